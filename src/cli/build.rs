@@ -1,0 +1,99 @@
+//! `retrodb build GAME`: solve a game and write its table.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use retrodb::error::human_bytes;
+use retrodb::games::AnyGame;
+use retrodb::table::{self, BuildOptions, BuildSummary};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The game: digraph:FILE (see docs/NOTATION.md).
+    game: String,
+    /// Where to write the table (default: a name made from the game, e.g. seed001.rdb).
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+    /// Also store each position's remoteness (plies to the end under best play).
+    #[arg(long)]
+    remoteness: bool,
+    /// No progress bar.
+    #[arg(long, short)]
+    quiet: bool,
+    /// Refuse builds estimated to need more memory than this (e.g. 8G; default: 80% of the
+    /// memory available).
+    #[arg(long, value_name = "SIZE", value_parser = retrodb::memory::parse_size)]
+    max_memory: Option<u64>,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(a: Args) -> Result<ExitCode> {
+    let max_memory = a.max_memory.unwrap_or_else(retrodb::memory::default_limit);
+    let game = AnyGame::open(&a.game, max_memory)?;
+    let out = a.output.unwrap_or_else(|| default_name(&a.game));
+    let opts = BuildOptions {
+        remoteness: a.remoteness,
+        progress: Some(super::progress_bar(a.quiet, "solving")),
+        max_memory,
+    };
+    let summary = table::build(&game, &out, &opts)?;
+    if let Some(p) = &opts.progress {
+        p.finish_and_clear();
+    }
+    let peak = retrodb::memory::peak_rss();
+    if a.json {
+        let mut v = serde_json::to_value(&summary)?;
+        v["peak_rss_bytes"] = serde_json::json!(peak);
+        v["threads"] = serde_json::json!(rayon::current_num_threads());
+        println!("{v}");
+    } else {
+        print_summary(&summary, peak);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `digraph:data/seed001.txt` -> `seed001.rdb`, `hex:4` -> `hex-4.rdb`.
+pub fn default_name(spec: &str) -> PathBuf {
+    let (kind, arg) = spec.split_once(':').unwrap_or((spec, ""));
+    let stem = std::path::Path::new(arg)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned());
+    let name = match stem {
+        Some(s) if arg.contains('/') || arg.contains('.') => s,
+        _ => format!("{kind}-{arg}"),
+    };
+    let clean: String = name
+        .chars()
+        .map(|c| if c.is_alphanumeric() || "-_.".contains(c) { c } else { '_' })
+        .collect();
+    PathBuf::from(format!("{clean}.rdb"))
+}
+
+pub fn print_summary(s: &BuildSummary, peak: Option<u64>) {
+    use super::{grouped, rate};
+    let [unused, win, loss, draw] = s.counts;
+    println!(
+        "built {} for {}: {} positions ({} win, {} loss, {} draw, {} unused indices)",
+        s.path,
+        s.spec,
+        grouped(s.positions - unused),
+        grouped(win),
+        grouped(loss),
+        grouped(draw),
+        grouped(unused)
+    );
+    println!(
+        "solved in {:.2} s with {} threads: {} rounds, {} positions, {} edges, {} parent visits; file {}{}",
+        s.solve_seconds,
+        rayon::current_num_threads(),
+        s.rounds,
+        rate(s.positions as f64, s.solve_seconds),
+        rate(s.edges as f64, s.solve_seconds),
+        rate(s.parent_visits as f64, s.solve_seconds),
+        human_bytes(s.file_bytes),
+        peak.map_or(String::new(), |p| format!(", peak memory {}", human_bytes(p)))
+    );
+}

@@ -1,0 +1,107 @@
+//! Command-line flags (clap derive) and the dispatch to one module per subcommand.
+
+mod build;
+mod demo;
+mod generate;
+mod inspect;
+mod probe;
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+/// Win/loss/draw tables for finite two-player games, by parallel retrograde analysis.
+#[derive(Parser)]
+#[command(name = "retrodb", version, about, long_about = None)]
+pub struct Cli {
+    /// Worker threads (default: all cores).
+    #[arg(long, global = true, value_name = "N")]
+    threads: Option<usize>,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Solve a game and write its table.
+    Build(build::Args),
+    /// Look positions up in a table: value, remoteness and every move's value.
+    Probe(probe::Args),
+    /// Describe a table: its game, size, value counts and layout.
+    Info(inspect::InfoArgs),
+    /// Print every used position of a table as "position<TAB>value[<TAB>remoteness]".
+    Dump(inspect::DumpArgs),
+    /// Check a table: every checksum, then every position against its children.
+    Verify(inspect::VerifyArgs),
+    /// Write a random input file (e.g. a large digraph for benchmarks).
+    Gen(generate::Args),
+    /// Build and probe the built-in example (seed 001's 12-vertex digraph).
+    Demo(demo::Args),
+}
+
+pub fn run(cli: Cli) -> Result<ExitCode> {
+    if let Some(n) = cli.threads {
+        if n == 0 {
+            anyhow::bail!("--threads must be at least 1");
+        }
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global()
+            .map_err(|e| anyhow::anyhow!("cannot start {n} threads: {e}"))?;
+    }
+    match cli.command {
+        Command::Build(a) => build::run(a),
+        Command::Probe(a) => probe::run(a),
+        Command::Info(a) => inspect::info(a),
+        Command::Dump(a) => inspect::dump(a),
+        Command::Verify(a) => inspect::verify(a),
+        Command::Gen(a) => generate::run(a),
+        Command::Demo(a) => demo::run(a),
+    }
+}
+
+/// A progress bar on stderr, or a hidden one when stderr is not a terminal or `quiet` is set.
+pub fn progress_bar(quiet: bool, what: &str) -> ProgressBar {
+    if quiet || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template(&format!(
+            "{what} [{{elapsed_precise}}] {{bar:30}} {{human_pos}}/{{human_len}} ({{per_sec}}) {{msg}}"
+        ))
+        .expect("valid template"),
+    );
+    bar
+}
+
+/// `1234567` as `1,234,567`.
+pub fn grouped(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A rate for people: `12.3M/s`.
+pub fn rate(n: f64, seconds: f64) -> String {
+    let r = if seconds > 0.0 { n / seconds } else { 0.0 };
+    if r >= 1e9 {
+        format!("{:.2}G/s", r / 1e9)
+    } else if r >= 1e6 {
+        format!("{:.2}M/s", r / 1e6)
+    } else if r >= 1e3 {
+        format!("{:.1}k/s", r / 1e3)
+    } else {
+        format!("{r:.0}/s")
+    }
+}

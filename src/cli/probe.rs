@@ -1,0 +1,83 @@
+//! `retrodb probe FILE POSITION...`: values from a table, one answer per position.
+
+use std::io::{BufRead, BufWriter, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use retrodb::Value;
+use retrodb::table::{Probe, Table};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The table file.
+    table: PathBuf,
+    /// Positions in the game's notation; '-' reads them from stdin, one a line.
+    #[arg(required = true)]
+    positions: Vec<String>,
+    /// One JSON object a line.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(a: Args) -> Result<ExitCode> {
+    let table = Table::open(&a.table)?;
+    let stdout = std::io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    let mut failed = false;
+    let mut answer = |text: &str, out: &mut dyn Write| -> Result<()> {
+        match table.probe_text(text) {
+            Ok(p) => {
+                if a.json {
+                    writeln!(out, "{}", serde_json::to_string(&p)?)?;
+                } else {
+                    write_probe(out, &p)?;
+                }
+            }
+            Err(e) => {
+                out.flush()?;
+                eprintln!("retrodb: {e}");
+                failed = true;
+            }
+        }
+        Ok(())
+    };
+    for pos in &a.positions {
+        if pos == "-" {
+            for line in std::io::stdin().lock().lines() {
+                let line = line?;
+                if !line.trim().is_empty() {
+                    answer(line.trim(), &mut out)?;
+                }
+            }
+        } else {
+            answer(pos, &mut out)?;
+        }
+    }
+    out.flush()?;
+    Ok(if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// `4  win in 1` and the moves, the ones that keep the value marked with `*`.
+fn write_probe(out: &mut dyn Write, p: &Probe) -> std::io::Result<()> {
+    let rem = |r: Option<u32>| r.map_or(String::new(), |r| format!(" in {r}"));
+    writeln!(out, "{}\t{}{}", p.position, p.value, rem(p.remoteness))?;
+    for m in &p.moves {
+        // A move keeps the mover's value when the child's value for its own mover is the flip.
+        let best = m.value == p.value.flip() || (p.value == Value::Loss);
+        writeln!(
+            out,
+            "  {} {} -> {}\t{} for the opponent{}",
+            if best { '*' } else { ' ' },
+            m.name,
+            m.position,
+            m.value,
+            rem(m.remoteness)
+        )?;
+    }
+    Ok(())
+}

@@ -1,0 +1,93 @@
+//! The library's error type. Every variant names the input it is about (a file and line, a table
+//! file, a position text), so a message printed on its own tells the user where to look.
+
+use std::io;
+use std::path::Path;
+
+use crate::game::PositionError;
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A game input file (graph, edge list) that does not parse.
+    #[error("{file}:{line}: {msg}")]
+    Input { file: String, line: u64, msg: String },
+
+    /// A game input that is well formed line by line but wrong as a whole.
+    #[error("{file}: {msg}")]
+    InputWhole { file: String, msg: String },
+
+    /// A game spec that names no game or has a bad argument.
+    #[error("game spec '{spec}': {msg}")]
+    Spec { spec: String, msg: String },
+
+    #[error(transparent)]
+    Position(#[from] PositionError),
+
+    #[error("{path}: {source}")]
+    Io { path: String, source: io::Error },
+
+    /// A table file that is not a table, has another format version, or is damaged.
+    #[error("table {path}: {msg}")]
+    Table { path: String, msg: String },
+
+    /// Work that would need more memory than allowed, refused before allocating.
+    #[error(
+        "{what} needs about {} but the memory limit is {} (raise it with --max-memory if the machine has the room)",
+        human_bytes(*need), human_bytes(*limit)
+    )]
+    Memory { what: String, need: u64, limit: u64 },
+
+    /// A request that does not fit the table or game (e.g. remoteness asked of a table without it).
+    #[error("{0}")]
+    Usage(String),
+}
+
+impl Error {
+    pub fn io(path: impl AsRef<Path>, source: io::Error) -> Self {
+        Error::Io {
+            path: path.as_ref().display().to_string(),
+            source,
+        }
+    }
+
+    pub fn table(path: impl AsRef<Path>, msg: impl Into<String>) -> Self {
+        Error::Table {
+            path: path.as_ref().display().to_string(),
+            msg: msg.into(),
+        }
+    }
+}
+
+/// Bytes for people: `512 B`, `3.2 MiB`, `1.50 GiB`.
+pub fn human_bytes(n: u64) -> String {
+    const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
+    if n < 1024 {
+        return format!("{n} B");
+    }
+    let mut v = n as f64 / 1024.0;
+    let mut unit = 0;
+    while v >= 1024.0 && unit + 1 < UNITS.len() {
+        v /= 1024.0;
+        unit += 1;
+    }
+    if v < 10.0 {
+        format!("{v:.2} {}", UNITS[unit])
+    } else {
+        format!("{v:.1} {}", UNITS[unit])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn human_bytes_picks_units() {
+        assert_eq!(human_bytes(12), "12 B");
+        assert_eq!(human_bytes(2048), "2.00 KiB");
+        assert_eq!(human_bytes(3 << 30), "3.00 GiB");
+        assert_eq!(human_bytes(100 << 20), "100.0 MiB");
+    }
+}

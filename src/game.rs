@@ -1,0 +1,245 @@
+//! The game contract every game implements, and the value of a position.
+//!
+//! A game maps its positions onto the dense index range `0..size()`. The one invariant a reader
+//! must not break: `for_each_parent` is the exact inverse of `for_each_child`, as multisets —
+//! `q` appears `k` times among the parents of `p` exactly when `p` appears `k` times among the
+//! children of `q`, and only open positions have children. A wrong unmove silently corrupts a
+//! table, so [`check_round_trip`] ships with the contract and every game runs it in its tests.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use serde::Serialize;
+
+/// The game-theoretic value of a position, for the player to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Value {
+    Win,
+    Loss,
+    Draw,
+}
+
+impl Value {
+    /// The value for the other player: what a child's value means to the parent's mover.
+    pub fn flip(self) -> Value {
+        match self {
+            Value::Win => Value::Loss,
+            Value::Loss => Value::Win,
+            Value::Draw => Value::Draw,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Value::Win => "win",
+            Value::Loss => "loss",
+            Value::Draw => "draw",
+        }
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What the rules say about an index before any search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// The index names no position (illegal, unreachable or a gap in the numbering).
+    Unused,
+    /// The game is over here; the value is for the player to move.
+    Over(Value),
+    /// The player to move chooses among the children. An open position without children is lost.
+    Open,
+}
+
+/// A move from a position: its name in the game's notation and the position it leads to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Move {
+    pub name: String,
+    pub child: u64,
+}
+
+/// Why a position text was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("position '{text}': {reason}")]
+pub struct PositionError {
+    pub text: String,
+    pub reason: String,
+}
+
+impl PositionError {
+    pub fn new(text: &str, reason: impl Into<String>) -> Self {
+        PositionError {
+            text: text.to_string(),
+            reason: reason.into(),
+        }
+    }
+}
+
+/// A finite two-player game in the shape the solvers need.
+///
+/// Generic closures keep the solvers' inner loops monomorphic; [`crate::games::AnyGame`] turns a
+/// game spec into one concrete type and `with_game!` dispatches on it once per command.
+pub trait Game: Sync {
+    /// The canonical game spec, as `retrodb build` accepts it (`digraph:FILE`, `hex:4`, ...).
+    fn spec(&self) -> String;
+
+    /// The number of indices; positions are `0..size()`.
+    fn size(&self) -> u64;
+
+    fn status(&self, pos: u64) -> Status;
+
+    /// Calls `f` once per move from an open position (a move listed twice counts twice).
+    fn for_each_child(&self, pos: u64, f: impl FnMut(u64));
+
+    /// Calls `f` once per move *into* `pos`: the exact inverse of `for_each_child`.
+    fn for_each_parent(&self, pos: u64, f: impl FnMut(u64));
+
+    /// An upper bound on the number of children of any position (picks the counter width).
+    fn max_children(&self) -> u64;
+
+    /// Reads a position in the game's notation.
+    fn parse_position(&self, text: &str) -> Result<u64, PositionError>;
+
+    /// Writes a position in the game's notation; `parse_position` reads it back.
+    fn position_text(&self, pos: u64) -> String;
+
+    /// The moves from `pos` with their names, in the order of `for_each_child`.
+    fn moves(&self, pos: u64) -> Vec<Move>;
+
+    /// A picture of the position for people, where the game has one.
+    fn render(&self, _pos: u64) -> Option<String> {
+        None
+    }
+
+    /// For games whose moves all go from tier `t` to tier `t + 1` (acyclic games): the tier of a
+    /// position. `None` for games that may cycle.
+    fn tier(&self, _pos: u64) -> Option<u32> {
+        None
+    }
+}
+
+/// A violation of the parent/child contract found by [`check_round_trip`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ContractError(pub String);
+
+/// Checks the contract on the given positions: for each, the multiset of its children agrees with
+/// the parent lists of those children, and the multiset of its parents agrees with their child
+/// lists. Positions out of range or inconsistent statuses are reported too.
+pub fn check_round_trip<G: Game>(
+    game: &G,
+    positions: impl IntoIterator<Item = u64>,
+) -> Result<(), ContractError> {
+    let size = game.size();
+    let multiset = |items: Vec<u64>| {
+        let mut m: HashMap<u64, usize> = HashMap::new();
+        for i in items {
+            *m.entry(i).or_default() += 1;
+        }
+        m
+    };
+    let children_of = |p: u64| {
+        let mut v = Vec::new();
+        game.for_each_child(p, |c| v.push(c));
+        v
+    };
+    let parents_of = |p: u64| {
+        let mut v = Vec::new();
+        game.for_each_parent(p, |q| v.push(q));
+        v
+    };
+    for pos in positions {
+        let status = game.status(pos);
+        let children = children_of(pos);
+        let parents = parents_of(pos);
+        let text = || game.position_text(pos);
+        if status != Status::Open && !children.is_empty() {
+            return Err(ContractError(format!(
+                "position {pos} ({}) is {status:?} but has children",
+                text()
+            )));
+        }
+        if status == Status::Unused && !parents.is_empty() {
+            return Err(ContractError(format!(
+                "unused index {pos} has parents {parents:?}"
+            )));
+        }
+        if status != Status::Unused {
+            let back = game.parse_position(&game.position_text(pos));
+            if back != Ok(pos) {
+                return Err(ContractError(format!(
+                    "position {pos} prints as '{}' which parses to {back:?}",
+                    text()
+                )));
+            }
+        }
+        let moves = game.moves(pos);
+        if moves.iter().map(|m| m.child).collect::<Vec<_>>() != children {
+            return Err(ContractError(format!(
+                "position {pos} ({}): moves() disagrees with for_each_child",
+                text()
+            )));
+        }
+        for (&child, &k) in &multiset(children) {
+            if child >= size || game.status(child) == Status::Unused {
+                return Err(ContractError(format!(
+                    "position {pos} ({}) has child {child}, which is not a position",
+                    text()
+                )));
+            }
+            let back = parents_of(child).into_iter().filter(|&q| q == pos).count();
+            if back != k {
+                return Err(ContractError(format!(
+                    "position {pos} ({}) moves {k} time(s) to {child} ({}), which lists it {back} time(s) as a parent",
+                    text(),
+                    game.position_text(child)
+                )));
+            }
+        }
+        for (&parent, &k) in &multiset(parents) {
+            if parent >= size || game.status(parent) != Status::Open {
+                return Err(ContractError(format!(
+                    "position {pos} ({}) lists parent {parent}, which is not an open position",
+                    text()
+                )));
+            }
+            let fwd = children_of(parent)
+                .into_iter()
+                .filter(|&c| c == pos)
+                .count();
+            if fwd != k {
+                return Err(ContractError(format!(
+                    "position {pos} ({}) lists {parent} ({}) {k} time(s) as a parent, which moves there {fwd} time(s)",
+                    text(),
+                    game.position_text(parent)
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A small deterministic generator (SplitMix64) for sampling positions and making random inputs
+/// that are the same on every machine and every version of the crate.
+#[derive(Clone, Debug)]
+pub struct SplitMix64(pub u64);
+
+impl SplitMix64 {
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (n > 0), by multiply-shift.
+    pub fn below(&mut self, n: u64) -> u64 {
+        ((self.next_u64() as u128 * n as u128) >> 64) as u64
+    }
+}

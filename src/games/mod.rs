@@ -1,0 +1,89 @@
+//! The games, one module per family, and the registry that turns a game spec (`hex:4`,
+//! `digraph:FILE`) into a concrete game.
+//!
+//! Adding a game: a module implementing [`crate::game::Game`], a variant of [`AnyGame`], an arm in
+//! [`AnyGame::load`] and one in `with_game!`. Nothing else in the crate names a game.
+
+pub mod digraph;
+pub mod source;
+
+use crate::error::{Error, Result};
+use crate::game::Game;
+pub use source::{InputBytes, Source};
+
+/// Every game retrodb knows, as one concrete type per family.
+pub enum AnyGame {
+    Digraph(digraph::Digraph),
+}
+
+/// Runs `$body` with `$g` bound to the concrete game inside an [`AnyGame`], so generic code
+/// (solvers, table writers) is compiled once per game type with no dynamic dispatch in loops.
+#[macro_export]
+macro_rules! with_game {
+    ($any:expr, $g:ident => $body:expr) => {
+        match $any {
+            $crate::games::AnyGame::Digraph($g) => $body,
+        }
+    };
+}
+
+/// The game families and what their argument is, for help texts and errors.
+pub const KINDS: &[(&str, &str)] = &[("digraph", "an edge-list file: 'u v' per line")];
+
+/// Where a file-backed game reads its input from.
+pub enum Input<'a> {
+    /// Read the file named in the spec.
+    Disk,
+    /// Bytes embedded in a table; the spec's path is only a name.
+    Embedded(&'a [u8]),
+}
+
+impl AnyGame {
+    /// Builds the game a spec names, reading its input file from disk.
+    pub fn open(spec: &str, max_memory: u64) -> Result<AnyGame> {
+        Self::load(spec, Input::Disk, max_memory)
+    }
+
+    pub fn load(spec: &str, input: Input<'_>, max_memory: u64) -> Result<AnyGame> {
+        let (kind, arg) = spec.split_once(':').ok_or_else(|| Error::Spec {
+            spec: spec.to_string(),
+            msg: format!("expected KIND:ARGUMENT, with KIND one of {}", kind_list()),
+        })?;
+        let bytes = || -> Result<InputBytes<'_>> {
+            match input {
+                Input::Disk => source::map_file(arg),
+                Input::Embedded(b) => Ok(InputBytes::Borrowed(b)),
+            }
+        };
+        match kind {
+            "digraph" => Ok(AnyGame::Digraph(digraph::Digraph::parse(
+                arg,
+                &bytes()?,
+                max_memory,
+            )?)),
+            _ => Err(Error::Spec {
+                spec: spec.to_string(),
+                msg: format!("unknown game '{kind}'; known games: {}", kind_list()),
+            }),
+        }
+    }
+
+    /// The input file the game was built from, for games that read one.
+    pub fn source(&self) -> Option<&Source> {
+        match self {
+            AnyGame::Digraph(g) => Some(g.source()),
+        }
+    }
+
+    pub fn spec(&self) -> String {
+        with_game!(self, g => g.spec())
+    }
+
+    pub fn size(&self) -> u64 {
+        with_game!(self, g => g.size())
+    }
+}
+
+fn kind_list() -> String {
+    KINDS.iter().map(|(k, _)| *k).collect::<Vec<_>>().join(", ")
+}

@@ -1,0 +1,122 @@
+//! Where a game's input came from, and the shared reader for line-oriented input files.
+//!
+//! A table embeds the bytes of the file its game was built from (up to [`EMBED_LIMIT`]), so the
+//! table answers on its own even when the file has moved. Larger inputs are referred to by path,
+//! length and hash, and a table refuses to answer for a file that has changed since the build.
+
+use std::fs::File;
+use std::path::Path;
+use std::sync::Arc;
+
+use memmap2::Mmap;
+
+use crate::error::{Error, Result};
+
+/// Inputs up to this size are copied into the table header.
+pub const EMBED_LIMIT: u64 = 64 << 20;
+
+/// The identity of a game's input file, and its bytes when they are small enough to embed.
+#[derive(Clone, Debug)]
+pub struct Source {
+    /// The path as the user gave it in the spec.
+    pub name: String,
+    pub len: u64,
+    /// xxh3-64 of the bytes.
+    pub hash: u64,
+    /// The bytes, kept when at most [`EMBED_LIMIT`] long.
+    pub bytes: Option<Arc<[u8]>>,
+}
+
+impl Source {
+    pub fn of(name: &str, bytes: &[u8]) -> Source {
+        Source {
+            name: name.to_string(),
+            len: bytes.len() as u64,
+            hash: xxhash_rust::xxh3::xxh3_64(bytes),
+            bytes: (bytes.len() as u64 <= EMBED_LIMIT).then(|| Arc::from(bytes)),
+        }
+    }
+
+    /// Whether two sources name the same bytes (by name, length and hash).
+    pub fn same_as(&self, other: &Source) -> bool {
+        self.name == other.name && self.len == other.len && self.hash == other.hash
+    }
+}
+
+/// The bytes of an input file: memory-mapped from disk or borrowed from a table's header.
+pub enum InputBytes<'a> {
+    Mapped(Mmap),
+    Empty,
+    Borrowed(&'a [u8]),
+}
+
+impl InputBytes<'_> {
+    pub fn bytes(&self) -> &[u8] {
+        match self {
+            InputBytes::Mapped(m) => m,
+            InputBytes::Empty => &[],
+            InputBytes::Borrowed(b) => b,
+        }
+    }
+}
+
+/// Maps a file for reading (an empty file maps to no bytes).
+pub fn map_file(path: &str) -> Result<InputBytes<'static>> {
+    let file = File::open(Path::new(path)).map_err(|e| Error::io(path, e))?;
+    let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
+    if len == 0 {
+        return Ok(InputBytes::Empty);
+    }
+    // SAFETY: the map is read-only and lives as long as the parse; a concurrent writer could
+    // change the bytes under us, which yields a parse error or a different graph, never UB in
+    // safe code reading plain `u8`s.
+    let map = unsafe { Mmap::map(&file) }.map_err(|e| Error::io(path, e))?;
+    Ok(InputBytes::Mapped(map))
+}
+
+/// One meaningful line of a small text input: its 1-based number and its whitespace-separated
+/// words, with `#` comments and blank lines already dropped.
+pub struct Line<'a> {
+    pub number: u64,
+    pub words: Vec<&'a str>,
+}
+
+/// Splits a text input into meaningful lines. Fails on bytes that are not UTF-8, naming the line.
+pub fn lines<'a>(name: &str, bytes: &'a [u8]) -> Result<Vec<Line<'a>>> {
+    let mut out = Vec::new();
+    for (i, raw) in bytes.split(|&b| b == b'\n').enumerate() {
+        let number = i as u64 + 1;
+        let text = std::str::from_utf8(raw).map_err(|_| Error::Input {
+            file: name.to_string(),
+            line: number,
+            msg: "not valid UTF-8 text".into(),
+        })?;
+        let text = text.split('#').next().unwrap_or("");
+        let words: Vec<&str> = text.split_whitespace().collect();
+        if !words.is_empty() {
+            out.push(Line { number, words });
+        }
+    }
+    Ok(out)
+}
+
+/// Reads a non-negative vertex id below `limit`, naming the file and line when it is not one.
+pub fn vertex_id(name: &str, line: u64, word: &str, limit: u64) -> Result<u64> {
+    let err = |msg: String| Error::Input {
+        file: name.to_string(),
+        line,
+        msg,
+    };
+    if word.starts_with('-') && word[1..].bytes().all(|b| b.is_ascii_digit()) && word.len() > 1 {
+        return Err(err(format!("negative vertex id '{word}'")));
+    }
+    if !word.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(err(format!("'{word}' is not a vertex id (a non-negative integer)")));
+    }
+    match word.parse::<u64>() {
+        Ok(v) if v < limit => Ok(v),
+        _ => Err(err(format!(
+            "vertex id {word} is too large (ids must be below {limit})"
+        ))),
+    }
+}

@@ -1,0 +1,29 @@
+//! # retrodb
+//!
+//! retrodb builds complete win/loss/draw databases for finite two-player games by parallel
+//! retrograde analysis, keeps them as packed 2-bit tables in memory-mapped files, and answers
+//! position lookups from them.
+//!
+//! The data flows one way: a game spec becomes a [`games::AnyGame`]; a solver from [`solve`]
+//! decides every position into 2-bit cells held by a [`table`] file; a [`table::Table`] opens the
+//! file again, rebuilds the game from its header and answers probes.
+//!
+//! ```no_run
+//! use retrodb::{games::AnyGame, table::{self, BuildOptions}};
+//! let game = AnyGame::open("digraph:data/seed001.txt", u64::MAX)?;
+//! let summary = table::build(&game, "seed001.rdb".as_ref(), &BuildOptions::default())?;
+//! let t = table::Table::open("seed001.rdb".as_ref())?;
+//! let answer = t.probe_text("4")?;
+//! assert_eq!(answer.value, retrodb::Value::Win);
+//! # Ok::<(), retrodb::Error>(())
+//! ```
+
+pub mod error;
+pub mod game;
+pub mod games;
+pub mod memory;
+pub mod solve;
+pub mod table;
+
+pub use error::{Error, Result};
+pub use game::{Game, Move, Status, Value};

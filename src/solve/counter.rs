@@ -1,0 +1,227 @@
+//! The counter-decrement engine: retrograde analysis for any finite game, cycles included.
+//!
+//! Each open position holds a count of its undecided children. Round 0 decides the positions
+//! whose game is over (and open positions without moves, which are lost). Round `r` walks the
+//! positions decided in round `r - 1`, in parallel: a lost position makes every undecided parent a
+//! win; a won position decrements each undecided parent's counter, and the task that takes it to
+//! zero makes that parent a loss. What is undecided when a round decides nothing is a draw.
+//!
+//! Invariant: a position is decided exactly once, by the task whose `fetch_or` finds its cell
+//! undecided, and only that task writes its remoteness — so values and remoteness are the same
+//! for every thread count.
+
+use std::sync::atomic::{AtomicU8, AtomicU16, AtomicU32, AtomicU64, Ordering};
+
+use rayon::prelude::*;
+
+use super::{SolveOptions, SolveStats};
+use crate::game::{Game, Status, Value};
+use crate::table::cells::{self, Cells};
+
+/// Bytes per counter for a game whose positions have at most `max_children` moves.
+pub fn counter_width(max_children: u64) -> u64 {
+    match max_children {
+        0..=0xFF => 1,
+        0x100..=0xFFFF => 2,
+        0x1_0000..=0xFFFF_FFFF => 4,
+        _ => 8,
+    }
+}
+
+/// An atomic counter of undecided children.
+trait Counter: Sync + Send + Sized {
+    fn zeroed(n: u64) -> Vec<Self>;
+    fn set(&self, v: u64);
+    fn get(&self) -> u64;
+    /// Decrements and returns the new value.
+    fn decrement(&self) -> u64;
+}
+
+macro_rules! counter {
+    ($atomic:ty, $plain:ty) => {
+        impl Counter for $atomic {
+            fn zeroed(n: u64) -> Vec<Self> {
+                let v = std::mem::ManuallyDrop::new(vec![0 as $plain; n as usize]);
+                // SAFETY: the atomic type has the size and alignment of its integer type and
+                // accepts all-zero bits; the allocation is handed over whole.
+                unsafe { Vec::from_raw_parts(v.as_ptr() as *mut $atomic, v.len(), v.capacity()) }
+            }
+            #[inline]
+            fn set(&self, v: u64) {
+                self.store(v as $plain, Ordering::Relaxed)
+            }
+            #[inline]
+            fn get(&self) -> u64 {
+                self.load(Ordering::Relaxed) as u64
+            }
+            #[inline]
+            fn decrement(&self) -> u64 {
+                (self.fetch_sub(1, Ordering::Relaxed) - 1) as u64
+            }
+        }
+        const _: () = assert!(std::mem::align_of::<$atomic>() == std::mem::align_of::<$plain>());
+    };
+}
+
+counter!(AtomicU8, u8);
+counter!(AtomicU16, u16);
+counter!(AtomicU32, u32);
+counter!(AtomicU64, u64);
+
+/// Positions handed to one task at a time.
+const CHUNK: usize = 4096;
+
+/// Solves `game` into `cells` (which must be all undecided and hold `game.size()` cells).
+pub fn solve<G: Game>(game: &G, cells: &Cells<'_>, opts: &SolveOptions) -> SolveStats {
+    assert_eq!(cells.len(), game.size(), "cells must match the game");
+    match counter_width(game.max_children()) {
+        1 => run::<G, AtomicU8>(game, cells, opts),
+        2 => run::<G, AtomicU16>(game, cells, opts),
+        4 => run::<G, AtomicU32>(game, cells, opts),
+        _ => run::<G, AtomicU64>(game, cells, opts),
+    }
+}
+
+fn run<G: Game, C: Counter>(game: &G, cells: &Cells<'_>, opts: &SolveOptions) -> SolveStats {
+    let size = game.size();
+    let counters = C::zeroed(size);
+    let remoteness: Option<Vec<AtomicU32>> = opts.remoteness.then(|| {
+        let v = std::mem::ManuallyDrop::new(vec![0u32; size as usize]);
+        // SAFETY: as for the counters: same layout, zero is valid, allocation handed over whole.
+        unsafe { Vec::from_raw_parts(v.as_ptr() as *mut AtomicU32, v.len(), v.capacity()) }
+    });
+    let progress = opts.progress.clone().unwrap_or_else(indicatif::ProgressBar::hidden);
+    progress.set_length(size);
+    progress.set_position(0);
+    progress.set_message("round 0");
+    let edges = AtomicU64::new(0);
+
+    // Round 0: terminal positions, and the children counted for every open one.
+    let chunks = size.div_ceil(CHUNK as u64);
+    let pieces: Vec<Vec<u64>> = (0..chunks)
+        .into_par_iter()
+        .map(|k| {
+            let mut decided = Vec::new();
+            let mut local_edges = 0u64;
+            let start = k * CHUNK as u64;
+            let end = (start + CHUNK as u64).min(size);
+            for pos in start..end {
+                match game.status(pos) {
+                    Status::Unused => {}
+                    Status::Over(Value::Draw) => {
+                        // A drawn end decides nothing about its parents: it keeps their counters
+                        // above zero, like a child that stays undecided.
+                        cells.decide(pos, cells::DRAW);
+                        if let Some(rem) = &remoteness {
+                            rem[pos as usize].store(u32::MAX, Ordering::Relaxed);
+                        }
+                    }
+                    Status::Over(v) => {
+                        cells.decide(pos, cells::code(v));
+                        decided.push(pos);
+                    }
+                    Status::Open => {
+                        let mut n = 0u64;
+                        game.for_each_child(pos, |_| n += 1);
+                        local_edges += n;
+                        if n == 0 {
+                            cells.decide(pos, cells::LOSS);
+                            decided.push(pos);
+                        } else {
+                            counters[pos as usize].set(n);
+                        }
+                    }
+                }
+            }
+            edges.fetch_add(local_edges, Ordering::Relaxed);
+            progress.inc(end - start);
+            decided
+        })
+        .collect();
+    let mut frontier = concat(pieces);
+    progress.set_position(0);
+
+    let visits = AtomicU64::new(0);
+    let mut decided_total = frontier.len() as u64;
+    progress.set_position(decided_total);
+    let mut round: u32 = 0;
+    while !frontier.is_empty() {
+        round += 1;
+        progress.set_message(format!("round {round}"));
+        let pieces: Vec<Vec<u64>> = frontier
+            .par_chunks(CHUNK)
+            .map(|chunk| {
+                let mut decided = Vec::new();
+                let mut local_visits = 0u64;
+                for &pos in chunk {
+                    match cells.get(pos) {
+                        cells::LOSS => game.for_each_parent(pos, |q| {
+                            local_visits += 1;
+                            if cells.decide(q, cells::WIN) {
+                                decided.push(q);
+                            }
+                        }),
+                        cells::WIN => game.for_each_parent(pos, |q| {
+                            local_visits += 1;
+                            if cells.get(q) == cells::UNDECIDED
+                                && counters[q as usize].decrement() == 0
+                                && cells.decide(q, cells::LOSS)
+                            {
+                                decided.push(q);
+                            }
+                        }),
+                        _ => unreachable!("only wins and losses enter a frontier"),
+                    }
+                }
+                if let Some(rem) = &remoteness {
+                    for &q in &decided {
+                        rem[q as usize].store(round, Ordering::Relaxed);
+                    }
+                }
+                visits.fetch_add(local_visits, Ordering::Relaxed);
+                progress.inc(decided.len() as u64);
+                decided
+            })
+            .collect();
+        frontier = concat(pieces);
+        decided_total += frontier.len() as u64;
+    }
+
+    // What is still undecided among open positions is a draw: an undecided open position still
+    // has a counter above zero, unused and terminal indices never had one.
+    let words = cells.words();
+    (0..words.len()).into_par_iter().for_each(|w| {
+        let start = w as u64 * cells::CELLS_PER_WORD;
+        let end = (start + cells::CELLS_PER_WORD).min(size);
+        for pos in start..end {
+            if counters[pos as usize].get() > 0 && cells.decide(pos, cells::DRAW) {
+                if let Some(rem) = &remoteness {
+                    rem[pos as usize].store(u32::MAX, Ordering::Relaxed);
+                }
+            }
+        }
+    });
+    progress.set_position(size);
+    debug_assert!(decided_total <= size);
+
+    SolveStats {
+        counts: cells.counts(),
+        rounds: round,
+        parent_visits: visits.into_inner(),
+        edges: edges.into_inner(),
+        remoteness: remoteness.map(|rem| {
+            let v = std::mem::ManuallyDrop::new(rem);
+            // SAFETY: AtomicU32 and u32 share a layout; the vector is handed over whole.
+            unsafe { Vec::from_raw_parts(v.as_ptr() as *mut u32, v.len(), v.capacity()) }
+        }),
+    }
+}
+
+fn concat(pieces: Vec<Vec<u64>>) -> Vec<u64> {
+    let total = pieces.iter().map(Vec::len).sum();
+    let mut out = Vec::with_capacity(total);
+    for p in pieces {
+        out.extend_from_slice(&p);
+    }
+    out
+}

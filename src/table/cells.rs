@@ -1,0 +1,169 @@
+//! Packed 2-bit value cells, 32 to an `AtomicU64`.
+//!
+//! Codes: `0` undecided (and, in a finished table, an unused index), `1` win, `2` loss, `3` draw,
+//! always for the player to move. The invariant: while solving, a cell only ever goes from `0` to
+//! a decided code, so a decision is a single `fetch_or` and its old value tells the caller whether
+//! it won the race — no compare-and-swap loop.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::game::Value;
+
+pub const UNDECIDED: u8 = 0;
+/// In a finished table the undecided code means "no position here".
+pub const UNUSED: u8 = 0;
+pub const WIN: u8 = 1;
+pub const LOSS: u8 = 2;
+pub const DRAW: u8 = 3;
+
+pub const CELLS_PER_WORD: u64 = 32;
+
+pub fn code(v: Value) -> u8 {
+    match v {
+        Value::Win => WIN,
+        Value::Loss => LOSS,
+        Value::Draw => DRAW,
+    }
+}
+
+pub fn value(code: u8) -> Option<Value> {
+    match code {
+        WIN => Some(Value::Win),
+        LOSS => Some(Value::Loss),
+        DRAW => Some(Value::Draw),
+        _ => None,
+    }
+}
+
+/// Words needed for `n` cells.
+pub fn words_for(n: u64) -> u64 {
+    n.div_ceil(CELLS_PER_WORD)
+}
+
+/// A view of `len` cells over shared atomic words (heap or memory map).
+#[derive(Clone, Copy)]
+pub struct Cells<'a> {
+    words: &'a [AtomicU64],
+    len: u64,
+}
+
+impl<'a> Cells<'a> {
+    pub fn new(words: &'a [AtomicU64], len: u64) -> Self {
+        assert!(words.len() as u64 >= words_for(len), "cell words too short");
+        Cells { words, len }
+    }
+
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn words(&self) -> &'a [AtomicU64] {
+        self.words
+    }
+
+    #[inline]
+    pub fn get(&self, i: u64) -> u8 {
+        let w = self.words[(i / CELLS_PER_WORD) as usize].load(Ordering::Relaxed);
+        ((w >> ((i % CELLS_PER_WORD) * 2)) & 3) as u8
+    }
+
+    /// Sets an undecided cell to `code`; true if this call made the decision. A cell that is
+    /// already decided is left as it is.
+    #[inline]
+    pub fn decide(&self, i: u64, code: u8) -> bool {
+        let shift = (i % CELLS_PER_WORD) * 2;
+        let word = &self.words[(i / CELLS_PER_WORD) as usize];
+        if (word.load(Ordering::Relaxed) >> shift) & 3 != 0 {
+            return false;
+        }
+        let old = word.fetch_or((code as u64) << shift, Ordering::Relaxed);
+        let was = (old >> shift) & 3;
+        debug_assert!(
+            was == 0 || was == code as u64,
+            "cell {i} decided twice: {was} then {code}"
+        );
+        was == 0
+    }
+
+    /// How many cells hold each code, `[unused, win, loss, draw]`.
+    pub fn counts(&self) -> [u64; 4] {
+        use rayon::prelude::*;
+        const LO: u64 = 0x5555_5555_5555_5555;
+        let full = (self.len / CELLS_PER_WORD) as usize;
+        let mut c = self.words[..full]
+            .par_iter()
+            .fold(
+                || [0u64; 4],
+                |mut acc, w| {
+                    let w = w.load(Ordering::Relaxed);
+                    let lo = w & LO;
+                    let hi = (w >> 1) & LO;
+                    acc[1] += (lo & !hi).count_ones() as u64;
+                    acc[2] += (hi & !lo).count_ones() as u64;
+                    acc[3] += (lo & hi).count_ones() as u64;
+                    acc
+                },
+            )
+            .reduce(
+                || [0u64; 4],
+                |a, b| [0, a[1] + b[1], a[2] + b[2], a[3] + b[3]],
+            );
+        for i in full as u64 * CELLS_PER_WORD..self.len {
+            c[self.get(i) as usize] += 1;
+        }
+        c[0] = self.len - c[1] - c[2] - c[3];
+        c
+    }
+}
+
+/// A heap buffer of zeroed atomics, allocated through the zeroing allocator so untouched pages
+/// cost nothing.
+pub fn zeroed_words(n: u64) -> Vec<AtomicU64> {
+    const _: () = assert!(std::mem::align_of::<u64>() == std::mem::align_of::<AtomicU64>());
+    let v = std::mem::ManuallyDrop::new(vec![0u64; n as usize]);
+    // SAFETY: AtomicU64 has the size and (asserted above) alignment of u64, and all-zero bits are
+    // a valid AtomicU64; the allocation is handed over whole with its length and capacity.
+    unsafe { Vec::from_raw_parts(v.as_ptr() as *mut AtomicU64, v.len(), v.capacity()) }
+}
+
+/// Reads the cell `i` from plain little-endian bytes of a payload.
+#[inline]
+pub fn get_in_bytes(bytes: &[u8], i: u64) -> u8 {
+    (bytes[(i / 4) as usize] >> ((i % 4) * 2)) & 3
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decide_sets_once_and_counts() {
+        let words = zeroed_words(words_for(70));
+        let cells = Cells::new(&words, 70);
+        assert!(cells.decide(3, WIN));
+        assert!(!cells.decide(3, WIN));
+        assert!(cells.decide(33, LOSS));
+        assert!(cells.decide(69, DRAW));
+        assert_eq!(cells.get(3), WIN);
+        assert_eq!(cells.get(33), LOSS);
+        assert_eq!(cells.get(69), DRAW);
+        assert_eq!(cells.get(4), UNDECIDED);
+        assert_eq!(cells.counts(), [67, 1, 1, 1]);
+    }
+
+    #[test]
+    fn byte_layout_is_little_endian_two_bits_per_cell() {
+        let words = zeroed_words(1);
+        let cells = Cells::new(&words, 32);
+        cells.decide(0, WIN);
+        cells.decide(5, DRAW);
+        let bytes = words[0].load(Ordering::Relaxed).to_le_bytes();
+        assert_eq!(bytes[0], 0b01);
+        assert_eq!(bytes[1], 0b11 << 2);
+        assert_eq!(get_in_bytes(&bytes, 5), DRAW);
+    }
+}

@@ -1,0 +1,263 @@
+//! The table file header: its byte layout, encoding and checked decoding.
+//!
+//! `docs/FORMAT.md` is the specification; this module is its one implementation. Decoding never
+//! trusts a field: every offset and length is checked against the file before use, so a damaged
+//! or foreign file is an error, never a panic or a wrong answer.
+
+use crate::error::{Error, Result};
+use crate::games::Source;
+
+pub const MAGIC: [u8; 8] = *b"RETRODB\0";
+pub const VERSION: u32 = 1;
+/// Bytes of the header before the variable-length game spec.
+pub const FIXED: usize = 152;
+/// Sections start on page boundaries so they can be memory-mapped on their own.
+pub const PAGE: u64 = 4096;
+/// Default bytes per checksummed block of a section.
+pub const BLOCK: u32 = 64 << 10;
+
+/// How the value cells are stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Encoding {
+    /// 2-bit cells, 4 to a byte, little-endian within the byte.
+    Raw = 0,
+}
+
+/// Where the game's input file lives relative to the table.
+#[derive(Clone, Debug)]
+pub enum SourceRef {
+    /// The game needs no input file (`hex:4`).
+    None,
+    /// The input's bytes are in the header at `offset..offset + source.len`.
+    Embedded { source: Source, offset: u64 },
+    /// The input is read from `source.name` and must still have its length and hash.
+    Referenced(Source),
+}
+
+/// A section of the file: a byte range.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Section {
+    pub offset: u64,
+    pub len: u64,
+}
+
+impl Section {
+    pub fn end(&self) -> u64 {
+        self.offset + self.len
+    }
+    pub fn blocks(&self, block: u64) -> u64 {
+        self.len.div_ceil(block)
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Header {
+    pub header_len: u64,
+    pub size: u64,
+    pub encoding: Encoding,
+    /// Bytes per stored remoteness, 0 when the table has none.
+    pub remoteness_width: u8,
+    pub block: u32,
+    /// `[unused, win, loss, draw]`.
+    pub counts: [u64; 4],
+    pub cells: Section,
+    pub remoteness: Section,
+    pub sums: Section,
+    pub sums_hash: u64,
+    pub rounds: u32,
+    pub spec: String,
+    pub source: SourceRef,
+}
+
+pub fn align(x: u64, to: u64) -> u64 {
+    x.div_ceil(to) * to
+}
+
+impl Header {
+    /// The header's length in bytes for a spec and an embedded input of these sizes.
+    pub fn len_for(spec: &str, embedded: u64) -> u64 {
+        FIXED as u64 + spec.len() as u64 + embedded + 8
+    }
+
+    /// Encodes the header; `embedded` is the input file's bytes when the source is embedded.
+    pub fn encode(&self, embedded: &[u8]) -> Vec<u8> {
+        let mut b = Vec::with_capacity(self.header_len as usize);
+        b.extend_from_slice(&MAGIC);
+        b.extend_from_slice(&VERSION.to_le_bytes());
+        b.extend_from_slice(&(self.header_len as u32).to_le_bytes());
+        b.extend_from_slice(&self.size.to_le_bytes());
+        b.push(self.encoding as u8);
+        b.push(self.remoteness_width);
+        let (kind, src) = match &self.source {
+            SourceRef::None => (0u8, None),
+            SourceRef::Embedded { source, .. } => (1, Some(source)),
+            SourceRef::Referenced(source) => (2, Some(source)),
+        };
+        b.push(kind);
+        b.push(0);
+        b.extend_from_slice(&self.block.to_le_bytes());
+        for c in self.counts {
+            b.extend_from_slice(&c.to_le_bytes());
+        }
+        for s in [self.cells, self.remoteness, self.sums] {
+            b.extend_from_slice(&s.offset.to_le_bytes());
+            b.extend_from_slice(&s.len.to_le_bytes());
+        }
+        b.extend_from_slice(&self.sums_hash.to_le_bytes());
+        b.extend_from_slice(&self.rounds.to_le_bytes());
+        b.extend_from_slice(&(self.spec.len() as u32).to_le_bytes());
+        let embedded_len = if kind == 1 { embedded.len() as u64 } else { 0 };
+        b.extend_from_slice(&embedded_len.to_le_bytes());
+        b.extend_from_slice(&src.map_or(0, |s| s.len).to_le_bytes());
+        b.extend_from_slice(&src.map_or(0, |s| s.hash).to_le_bytes());
+        debug_assert_eq!(b.len(), FIXED);
+        b.extend_from_slice(self.spec.as_bytes());
+        if kind == 1 {
+            b.extend_from_slice(embedded);
+        }
+        let sum = xxhash_rust::xxh3::xxh3_64(&b);
+        b.extend_from_slice(&sum.to_le_bytes());
+        debug_assert_eq!(b.len() as u64, self.header_len);
+        b
+    }
+
+    /// Decodes and checks the header of a file of `file_len` bytes whose start is `bytes`.
+    pub fn decode(path: &std::path::Path, bytes: &[u8], file_len: u64) -> Result<Header> {
+        let bad = |msg: String| Error::table(path, msg);
+        if bytes.len() < 8 || bytes[..8] != MAGIC {
+            return Err(bad("not a retrodb table (no RETRODB magic at the start)".into()));
+        }
+        if bytes.len() < FIXED + 8 {
+            return Err(bad(format!(
+                "file is truncated: {} bytes, shorter than a header",
+                bytes.len()
+            )));
+        }
+        let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
+        let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().unwrap());
+        let version = u32_at(8);
+        if version != VERSION {
+            return Err(bad(format!(
+                "format version {version}, this retrodb reads version {VERSION}"
+            )));
+        }
+        let header_len = u32_at(12) as u64;
+        if header_len < FIXED as u64 + 8 || header_len > bytes.len() as u64 {
+            return Err(bad(format!(
+                "header length {header_len} does not fit the file ({} bytes): truncated or damaged",
+                bytes.len()
+            )));
+        }
+        let h = header_len as usize;
+        let stored = u64_at(h - 8);
+        if xxhash_rust::xxh3::xxh3_64(&bytes[..h - 8]) != stored {
+            return Err(bad("header checksum mismatch: the header is damaged".into()));
+        }
+        let size = u64_at(16);
+        let encoding = match bytes[24] {
+            0 => Encoding::Raw,
+            e => return Err(bad(format!("unknown payload encoding {e}"))),
+        };
+        let remoteness_width = bytes[25];
+        if ![0, 1, 2, 4].contains(&remoteness_width) {
+            return Err(bad(format!("bad remoteness width {remoteness_width}")));
+        }
+        let block = u32_at(28);
+        if block == 0 || block % 8 != 0 {
+            return Err(bad(format!("bad checksum block size {block}")));
+        }
+        let counts = [u64_at(32), u64_at(40), u64_at(48), u64_at(56)];
+        let section = |o: usize| Section {
+            offset: u64_at(o),
+            len: u64_at(o + 8),
+        };
+        let (cells, remoteness, sums) = (section(64), section(80), section(96));
+        let sums_hash = u64_at(112);
+        let rounds = u32_at(120);
+        let spec_len = u32_at(124) as u64;
+        let embedded_len = u64_at(128);
+        let src_len = u64_at(136);
+        let src_hash = u64_at(144);
+        if FIXED as u64 + spec_len + embedded_len + 8 != header_len {
+            return Err(bad("header lengths disagree".into()));
+        }
+        let spec = std::str::from_utf8(&bytes[FIXED..FIXED + spec_len as usize])
+            .map_err(|_| bad("game spec is not UTF-8".into()))?
+            .to_string();
+        let name = spec.split_once(':').map_or("", |(_, a)| a).to_string();
+        let source = match bytes[26] {
+            0 => SourceRef::None,
+            1 => SourceRef::Embedded {
+                source: Source {
+                    name,
+                    len: embedded_len,
+                    hash: src_hash,
+                    bytes: None,
+                },
+                offset: FIXED as u64 + spec_len,
+            },
+            2 => SourceRef::Referenced(Source {
+                name,
+                len: src_len,
+                hash: src_hash,
+                bytes: None,
+            }),
+            k => return Err(bad(format!("unknown source kind {k}"))),
+        };
+        let header = Header {
+            header_len,
+            size,
+            encoding,
+            remoteness_width,
+            block,
+            counts,
+            cells,
+            remoteness,
+            sums,
+            sums_hash,
+            rounds,
+            spec,
+            source,
+        };
+        header.check_layout(file_len).map_err(bad)?;
+        Ok(header)
+    }
+
+    /// Checks that the sections fit the file and agree with the size.
+    fn check_layout(&self, file_len: u64) -> std::result::Result<(), String> {
+        if self.counts.iter().try_fold(0u64, |a, &c| a.checked_add(c)) != Some(self.size) {
+            return Err("value counts do not add up to the size".into());
+        }
+        let cell_bytes = crate::table::cells::words_for(self.size) * 8;
+        if self.cells.len != cell_bytes {
+            return Err(format!(
+                "cells section is {} bytes, {} positions need {cell_bytes}",
+                self.cells.len, self.size
+            ));
+        }
+        let rem_bytes = self.size * self.remoteness_width as u64;
+        if self.remoteness.len != rem_bytes {
+            return Err("remoteness section has the wrong length".into());
+        }
+        let blocks = self.cells.blocks(self.block as u64) + self.remoteness.blocks(self.block as u64);
+        if self.sums.len != blocks * 8 {
+            return Err("checksum section has the wrong length".into());
+        }
+        for (name, s) in [
+            ("cells", self.cells),
+            ("remoteness", self.remoteness),
+            ("checksum", self.sums),
+        ] {
+            if s.len > 0 && (s.offset < self.header_len || s.offset.checked_add(s.len).is_none_or(|e| e > file_len)) {
+                return Err(format!(
+                    "file is truncated: the {name} section ends at byte {} but the file has {file_len}",
+                    s.offset.saturating_add(s.len)
+                ));
+            }
+        }
+        if self.cells.offset % 8 != 0 {
+            return Err("cells section is not aligned".into());
+        }
+        Ok(())
+    }
+}
