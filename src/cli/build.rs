@@ -32,7 +32,9 @@ pub struct Args {
 
 pub fn run(a: Args) -> Result<ExitCode> {
     let max_memory = a.max_memory.unwrap_or_else(retrodb::memory::default_limit);
+    let load_start = std::time::Instant::now();
     let game = AnyGame::open(&a.game, max_memory)?;
+    let load_seconds = load_start.elapsed().as_secs_f64();
     let out = a.output.unwrap_or_else(|| default_name(&a.game));
     let opts = BuildOptions {
         remoteness: a.remoteness,
@@ -48,6 +50,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
         let mut v = serde_json::to_value(&summary)?;
         v["peak_rss_bytes"] = serde_json::json!(peak);
         v["threads"] = serde_json::json!(rayon::current_num_threads());
+        v["load_seconds"] = serde_json::json!(load_seconds);
         println!("{v}");
     } else {
         print_summary(&summary, peak);
@@ -67,7 +70,13 @@ pub fn default_name(spec: &str) -> PathBuf {
     };
     let clean: String = name
         .chars()
-        .map(|c| if c.is_alphanumeric() || "-_.".contains(c) { c } else { '_' })
+        .map(|c| {
+            if c.is_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     PathBuf::from(format!("{clean}.rdb"))
 }
@@ -94,6 +103,9 @@ pub fn print_summary(s: &BuildSummary, peak: Option<u64>) {
         rate(s.edges as f64, s.solve_seconds),
         rate(s.parent_visits as f64, s.solve_seconds),
         human_bytes(s.file_bytes),
-        peak.map_or(String::new(), |p| format!(", peak memory {}", human_bytes(p)))
+        peak.map_or(String::new(), |p| format!(
+            ", peak memory {}",
+            human_bytes(p)
+        ))
     );
 }

@@ -18,6 +18,9 @@ enum What {
         vertices: u64,
         #[arg(long)]
         edges: u64,
+        /// Fraction of the vertices (the lowest ids) that get no out-edge.
+        #[arg(long, default_value_t = 0.0)]
+        sinks: f64,
         #[arg(long, default_value_t = 1)]
         seed: u64,
         #[arg(short, long)]
@@ -30,11 +33,18 @@ pub fn run(a: Args) -> Result<ExitCode> {
         What::Digraph {
             vertices,
             edges,
+            sinks,
             seed,
             output,
         } => {
-            retrodb::games::digraph::write_random(&output, vertices, edges, seed)?;
-            println!("wrote {output}: {vertices} vertices, {edges} edges (seed {seed})");
+            if !(0.0..1.0).contains(&sinks) {
+                anyhow::bail!("--sinks is a fraction in [0, 1), got {sinks}");
+            }
+            let sink_count = (sinks * vertices as f64) as u64;
+            retrodb::games::digraph::write_random(&output, vertices, edges, sink_count, seed)?;
+            println!(
+                "wrote {output}: {vertices} vertices ({sink_count} sinks), {edges} edges (seed {seed})"
+            );
         }
     }
     Ok(ExitCode::SUCCESS)

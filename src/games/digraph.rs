@@ -6,7 +6,7 @@
 //! arrays are the exact transpose of the forward ones, multi-edges included.
 
 use std::io::{BufWriter, Write};
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
@@ -17,6 +17,7 @@ use crate::games::source::{InputBytes, Source};
 /// Vertex ids must be below this (they are stored as `u32`).
 pub const MAX_VERTICES: u64 = u32::MAX as u64;
 
+#[derive(Debug)]
 pub struct Digraph {
     source: Source,
     fwd_off: Vec<u64>,
@@ -31,8 +32,10 @@ impl Digraph {
     /// `max_memory` bounds the graph arrays; a larger graph is refused before they are allocated.
     pub fn parse(name: &str, input: &InputBytes<'_>, max_memory: u64) -> Result<Digraph> {
         let bytes = input.bytes();
-        let edges = parse_edges(name, bytes)?;
-        if edges.is_empty() {
+        let chunks = parse_edges(name, bytes)?;
+        let edges: Vec<&[(u32, u32)]> = chunks.iter().map(Vec::as_slice).collect();
+        let m: u64 = edges.iter().map(|c| c.len() as u64).sum();
+        if m == 0 {
             return Err(Error::InputWhole {
                 file: name.to_string(),
                 msg: "contains no edges (expected lines 'u v' with vertex ids)".into(),
@@ -40,32 +43,38 @@ impl Digraph {
         }
         let n = edges
             .par_iter()
+            .flat_map(|c| c.par_iter())
             .map(|&(u, v)| u.max(v) as u64 + 1)
             .max()
             .unwrap_or(0);
-        let need = Self::memory_estimate(n, edges.len() as u64);
+        let need = Self::memory_estimate(n, m);
         if need > max_memory {
             return Err(Error::Memory {
-                what: format!(
-                    "the digraph in {name} ({n} vertices, {} edges)",
-                    edges.len()
-                ),
+                what: format!("the digraph in {name} ({n} vertices, {m} edges)"),
                 need,
                 limit: max_memory,
             });
         }
-        Ok(Self::from_edges(Source::of(name, bytes), n, &edges))
+        Ok(Self::from_chunks(Source::of(name, bytes), n, &edges))
     }
 
-    /// Bytes the graph arrays take (both CSR directions plus the parsed edge list).
+    /// Bytes the graph takes at its peak while being built: the parsed edges, the scatter
+    /// buffer, and both CSR directions.
     pub fn memory_estimate(vertices: u64, edges: u64) -> u64 {
-        2 * (vertices + 1) * 8 + 2 * edges * 4 + edges * 8 + vertices * 4
+        edges * 8 + edges * 8 + 2 * (vertices + 1) * 8 + 2 * edges * 4
     }
 
     /// Builds the graph from an edge list; every id must be below `n`.
     pub fn from_edges(source: Source, n: u64, edges: &[(u32, u32)]) -> Digraph {
-        let (fwd_off, fwd) = csr(n, edges, |&(u, v)| (u, v));
-        let (rev_off, rev) = csr(n, edges, |&(u, v)| (v, u));
+        Self::from_chunks(source, n, &[edges])
+    }
+
+    /// Builds the graph from edge lists read in pieces; every id must be below `n`.
+    fn from_chunks(source: Source, n: u64, chunks: &[&[(u32, u32)]]) -> Digraph {
+        let m: u64 = chunks.iter().map(|c| c.len() as u64).sum();
+        let scratch = crate::table::cells::zeroed_words(m);
+        let (fwd_off, fwd) = csr(n, chunks, &scratch, |(u, v)| (u, v));
+        let (rev_off, rev) = csr(n, chunks, &scratch, |(u, v)| (v, u));
         let max_out = fwd_off.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
         Digraph {
             source,
@@ -169,54 +178,106 @@ impl Game for Digraph {
     }
 }
 
-/// Compressed sparse rows of `edges` keyed by `key(edge).0`, each row sorted.
-fn csr(n: u64, edges: &[(u32, u32)], key: impl Fn(&(u32, u32)) -> (u32, u32) + Sync) -> (Vec<u64>, Vec<u32>) {
-    let n = n as usize;
-    let degree: Vec<AtomicU32> = (0..n).into_par_iter().map(|_| AtomicU32::new(0)).collect();
-    edges.par_iter().for_each(|e| {
-        degree[key(e).0 as usize].fetch_add(1, Ordering::Relaxed);
-    });
-    let mut off = Vec::with_capacity(n + 1);
-    let mut total = 0u64;
-    off.push(0);
-    for d in &degree {
-        total += d.load(Ordering::Relaxed) as u64;
-        off.push(total);
-    }
-    drop(degree);
-    let cursor: Vec<AtomicU64> = off[..n].par_iter().map(|&o| AtomicU64::new(o)).collect();
-    let slots: Vec<AtomicU32> = (0..edges.len()).into_par_iter().map(|_| AtomicU32::new(0)).collect();
-    edges.par_iter().for_each(|e| {
-        let (from, to) = key(e);
-        let at = cursor[from as usize].fetch_add(1, Ordering::Relaxed);
-        slots[at as usize].store(to, Ordering::Relaxed);
-    });
-    drop(cursor);
-    let mut targets: Vec<u32> = slots.into_par_iter().map(AtomicU32::into_inner).collect();
-    // Sort every row, in parallel over blocks of rows cut at row boundaries.
-    const ROWS: usize = 4096;
-    let mut blocks: Vec<(usize, &mut [u32])> = Vec::with_capacity(n / ROWS + 1);
-    let mut rest: &mut [u32] = &mut targets;
-    let mut row = 0;
-    while row < n {
-        let end = (row + ROWS).min(n);
-        let (head, tail) = rest.split_at_mut((off[end] - off[row]) as usize);
-        blocks.push((row, head));
-        rest = tail;
-        row = end;
-    }
-    blocks.into_par_iter().for_each(|(first, block)| {
-        let base = off[first];
-        let last = (first + ROWS).min(n);
-        for r in first..last {
-            block[(off[r] - base) as usize..(off[r + 1] - base) as usize].sort_unstable();
+/// Compressed sparse rows of the edges keyed by `key(edge).0`, each row sorted.
+///
+/// A two-pass radix scatter: edges are first spread into buckets of at most 4096 rows (sequential
+/// writes to a few thousand streams), then each bucket is laid out with counters that stay in
+/// cache. Random increments over the whole vertex range would miss the cache on every edge.
+fn csr(
+    n: u64,
+    chunks: &[&[(u32, u32)]],
+    scattered: &[AtomicU64],
+    key: impl Fn((u32, u32)) -> (u32, u32) + Sync,
+) -> (Vec<u64>, Vec<u32>) {
+    let n = n.max(1) as usize;
+    let m: usize = chunks.iter().map(|c| c.len()).sum();
+    let row_bits = usize::BITS - (n - 1).leading_zeros();
+    let shift = row_bits.saturating_sub(12);
+    let buckets = ((n - 1) >> shift) + 1;
+    let pieces: Vec<&[(u32, u32)]> = chunks.iter().flat_map(|c| c.chunks(1 << 20)).collect();
+    let counts: Vec<Vec<u64>> = pieces
+        .par_iter()
+        .map(|p| {
+            let mut c = vec![0u64; buckets];
+            for &e in *p {
+                c[key(e).0 as usize >> shift] += 1;
+            }
+            c
+        })
+        .collect();
+    // Piece p writes its edges of bucket b from starts[p][b] on; buckets are laid out in order.
+    let mut starts = vec![vec![0u64; buckets]; pieces.len()];
+    let mut bucket_start = vec![0u64; buckets + 1];
+    let mut at = 0u64;
+    for b in 0..buckets {
+        bucket_start[b] = at;
+        for p in 0..pieces.len() {
+            starts[p][b] = at;
+            at += counts[p][b];
         }
-    });
+    }
+    bucket_start[buckets] = at;
+    drop(counts);
+    // `scattered` (one word per edge, shared by both directions) takes relaxed atomic stores,
+    // which compile to plain stores and let pieces write disjoint, interleaved ranges safely.
+    debug_assert_eq!(scattered.len(), m);
+    pieces
+        .par_iter()
+        .zip(starts.par_iter_mut())
+        .for_each(|(p, st)| {
+            for &e in *p {
+                let (row, to) = key(e);
+                let b = row as usize >> shift;
+                scattered[st[b] as usize]
+                    .store(((row as u64) << 32) | to as u64, Ordering::Relaxed);
+                st[b] += 1;
+            }
+        });
+    drop(starts);
+
+    let mut off = vec![0u64; n + 1];
+    let mut targets = vec![0u32; m];
+    let mut slices = Vec::with_capacity(buckets);
+    let mut rest: &mut [u32] = &mut targets;
+    for b in 0..buckets {
+        let (head, tail) = rest.split_at_mut((bucket_start[b + 1] - bucket_start[b]) as usize);
+        slices.push(head);
+        rest = tail;
+    }
+    off[..n]
+        .par_chunks_mut(1 << shift)
+        .zip(slices.into_par_iter())
+        .enumerate()
+        .for_each(|(b, (offs, dst))| {
+            let first_row = b << shift;
+            let base = bucket_start[b];
+            let src = &scattered[base as usize..bucket_start[b + 1] as usize];
+            let mut next = vec![0u64; offs.len() + 1];
+            for e in src {
+                next[(e.load(Ordering::Relaxed) >> 32) as usize - first_row + 1] += 1;
+            }
+            for r in 0..offs.len() {
+                next[r + 1] += next[r];
+                offs[r] = base + next[r];
+            }
+            for e in src {
+                let v = e.load(Ordering::Relaxed);
+                let r = (v >> 32) as usize - first_row;
+                dst[next[r] as usize] = v as u32;
+                next[r] += 1;
+            }
+            let mut start = 0usize;
+            for &end in &next[..offs.len()] {
+                dst[start..end as usize].sort_unstable();
+                start = end as usize;
+            }
+        });
+    off[n] = m as u64;
     (off, targets)
 }
 
 /// Parses the whole edge list, in parallel over line-aligned chunks.
-fn parse_edges(name: &str, bytes: &[u8]) -> Result<Vec<(u32, u32)>> {
+fn parse_edges(name: &str, bytes: &[u8]) -> Result<Vec<Vec<(u32, u32)>>> {
     const MIN_CHUNK: usize = 1 << 20;
     let pieces = (rayon::current_num_threads() * 8).max(1);
     let target = (bytes.len() / pieces).max(MIN_CHUNK);
@@ -230,14 +291,14 @@ fn parse_edges(name: &str, bytes: &[u8]) -> Result<Vec<(u32, u32)>> {
         bounds.push(end);
         at = end;
     }
-    let parts: Vec<std::result::Result<Vec<(u32, u32)>, (usize, String)>> = bounds
+    let parts: Vec<ChunkResult> = bounds
         .par_windows(2)
         .map(|w| parse_chunk(&bytes[w[0]..w[1]]).map_err(|(off, msg)| (w[0] + off, msg)))
         .collect();
-    let mut edges = Vec::with_capacity(parts.iter().map(|p| p.as_ref().map_or(0, Vec::len)).sum());
+    let mut chunks = Vec::with_capacity(parts.len());
     for part in parts {
         match part {
-            Ok(p) => edges.extend_from_slice(&p),
+            Ok(p) => chunks.push(p),
             Err((offset, msg)) => {
                 let line = bytes[..offset].iter().filter(|&&b| b == b'\n').count() as u64 + 1;
                 return Err(Error::Input {
@@ -248,24 +309,74 @@ fn parse_edges(name: &str, bytes: &[u8]) -> Result<Vec<(u32, u32)>> {
             }
         }
     }
+    Ok(chunks)
+}
+
+/// Edges of one chunk, or the byte offset of the bad line in the chunk and what is wrong.
+type ChunkResult = std::result::Result<Vec<(u32, u32)>, (usize, String)>;
+
+/// Parses the lines of one chunk. Plain `u v` lines take a fast path; anything else (comments,
+/// `\r`, errors) goes through [`parse_line`], which also words the error messages.
+fn parse_chunk(chunk: &[u8]) -> ChunkResult {
+    let mut edges = Vec::with_capacity(chunk.len() / 16);
+    let mut i = 0;
+    while i < chunk.len() {
+        let start = i;
+        match fast_line(chunk, &mut i) {
+            Some(Some(e)) => edges.push(e),
+            Some(None) => {}
+            None => {
+                let end = chunk[start..]
+                    .iter()
+                    .position(|&b| b == b'\n')
+                    .map_or(chunk.len(), |p| start + p);
+                if let Some(e) = parse_line(&chunk[start..end]).map_err(|m| (start, m))? {
+                    edges.push(e);
+                }
+                i = end + 1;
+            }
+        }
+    }
     Ok(edges)
 }
 
-/// Parses the lines of one chunk; an error carries the byte offset of its line in the chunk.
-fn parse_chunk(chunk: &[u8]) -> std::result::Result<Vec<(u32, u32)>, (usize, String)> {
-    let mut edges = Vec::with_capacity(chunk.len() / 12);
-    let mut start = 0;
-    while start < chunk.len() {
-        let end = chunk[start..]
-            .iter()
-            .position(|&b| b == b'\n')
-            .map_or(chunk.len(), |p| start + p);
-        if let Some(edge) = parse_line(&chunk[start..end]).map_err(|m| (start, m))? {
-            edges.push(edge);
+/// The fast path: `[ \t]*digits[ \t]+digits[ \t]*(\n|end)` or an empty line. `None` sends the
+/// line to the careful parser.
+#[inline]
+fn fast_line(b: &[u8], i: &mut usize) -> Option<Option<(u32, u32)>> {
+    let mut j = *i;
+    let blank = |j: &mut usize| {
+        while *j < b.len() && (b[*j] == b' ' || b[*j] == b'\t') {
+            *j += 1;
         }
-        start = end + 1;
+    };
+    let number = |j: &mut usize| -> Option<u64> {
+        let s = *j;
+        let mut v = 0u64;
+        while *j < b.len() && b[*j].is_ascii_digit() && *j - s < 11 {
+            v = v * 10 + (b[*j] - b'0') as u64;
+            *j += 1;
+        }
+        (*j > s && v < MAX_VERTICES).then_some(v)
+    };
+    blank(&mut j);
+    if j == b.len() || b[j] == b'\n' {
+        *i = j + 1;
+        return Some(None);
     }
-    Ok(edges)
+    let u = number(&mut j)?;
+    let before = j;
+    blank(&mut j);
+    if j == before {
+        return None;
+    }
+    let v = number(&mut j)?;
+    blank(&mut j);
+    if j < b.len() && b[j] != b'\n' {
+        return None;
+    }
+    *i = j + 1;
+    Some(Some((u as u32, v as u32)))
 }
 
 fn parse_line(line: &[u8]) -> std::result::Result<Option<(u32, u32)>, String> {
@@ -318,12 +429,19 @@ fn vertex(word: &[u8]) -> std::result::Result<u32, String> {
     Ok(v as u32)
 }
 
-/// Writes a random digraph with `vertices` vertices and `edges` uniformly random edges (loops and
-/// multi-edges possible) as an edge list. The same seed gives the same file on every machine.
-pub fn write_random(path: &str, vertices: u64, edges: u64, seed: u64) -> Result<()> {
+/// Writes a random digraph as an edge list: `edges` edges with uniformly random heads, and tails
+/// uniform over the vertices from `sinks` on (vertices `0..sinks` have no move, which gives the
+/// retrograde pass lost positions to start from; loops and multi-edges are possible). The same
+/// seed gives the same file on every machine.
+pub fn write_random(path: &str, vertices: u64, edges: u64, sinks: u64, seed: u64) -> Result<()> {
     if vertices == 0 || vertices > MAX_VERTICES {
         return Err(Error::Usage(format!(
             "a random digraph needs between 1 and {MAX_VERTICES} vertices"
+        )));
+    }
+    if sinks >= vertices {
+        return Err(Error::Usage(format!(
+            "{sinks} sinks leave no vertex of {vertices} to move from"
         )));
     }
     let tmp = format!("{path}.tmp");
@@ -331,7 +449,7 @@ pub fn write_random(path: &str, vertices: u64, edges: u64, seed: u64) -> Result<
     let mut out = BufWriter::with_capacity(1 << 22, file);
     writeln!(
         out,
-        "# random digraph: {vertices} vertices, {edges} edges, seed {seed}"
+        "# random digraph: {vertices} vertices, {edges} edges, {sinks} sinks, seed {seed}"
     )
     .map_err(|e| Error::io(&tmp, e))?;
     const BLOCK: u64 = 1 << 20;
@@ -348,7 +466,7 @@ pub fn write_random(path: &str, vertices: u64, edges: u64, seed: u64) -> Result<
                 let count = BLOCK.min(edges - i * BLOCK);
                 let mut s = Vec::with_capacity(count as usize * 18);
                 for _ in 0..count {
-                    let u = rng.below(vertices);
+                    let u = sinks + rng.below(vertices - sinks);
                     let v = rng.below(vertices);
                     writeln!(s, "{u} {v}").expect("writing to memory");
                 }
@@ -365,11 +483,15 @@ pub fn write_random(path: &str, vertices: u64, edges: u64, seed: u64) -> Result<
     std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
 }
 
-/// A random digraph in memory (for benches and tests), same distribution as [`write_random`].
-pub fn random(vertices: u64, edges: u64, seed: u64) -> Digraph {
+/// A random digraph in memory (for benches and tests), the distribution of [`write_random`].
+pub fn random(vertices: u64, edges: u64, sinks: u64, seed: u64) -> Digraph {
     let mut rng = SplitMix64(seed);
+    let sinks = sinks.min(vertices - 1);
     let list: Vec<(u32, u32)> = (0..edges)
-        .map(|_| (rng.below(vertices) as u32, rng.below(vertices) as u32))
+        .map(|_| {
+            let u = sinks + rng.below(vertices - sinks);
+            (u as u32, rng.below(vertices) as u32)
+        })
         .collect();
     let name = format!("random-{vertices}-{edges}-{seed}");
     Digraph::from_edges(Source::of(&name, &[]), vertices, &list)
@@ -389,7 +511,10 @@ mod tests {
         let g = parse("# SNAP header\n\n0\t1\n1 2 # trailing\r\n2 0\n2 2\n").unwrap();
         assert_eq!(g.size(), 3);
         assert_eq!(g.edge_count(), 4);
-        assert_eq!(g.moves(2).iter().map(|m| m.child).collect::<Vec<_>>(), vec![0, 2]);
+        assert_eq!(
+            g.moves(2).iter().map(|m| m.child).collect::<Vec<_>>(),
+            vec![0, 2]
+        );
     }
 
     #[test]
@@ -401,7 +526,10 @@ mod tests {
         let e = parse("0 x1\n").unwrap_err().to_string();
         assert!(e.starts_with("g.txt:1: 'x1' is not a vertex id"), "{e}");
         let e = parse("1 99999999999\n").unwrap_err().to_string();
-        assert!(e.starts_with("g.txt:1: vertex id 99999999999 is too large"), "{e}");
+        assert!(
+            e.starts_with("g.txt:1: vertex id 99999999999 is too large"),
+            "{e}"
+        );
         let e = parse("# nothing\n").unwrap_err().to_string();
         assert!(e.starts_with("g.txt: contains no edges"), "{e}");
         let e = parse("1 2 3\n").unwrap_err().to_string();
@@ -432,7 +560,7 @@ mod tests {
     #[test]
     fn round_trip_on_random_graphs() {
         for seed in 0..20 {
-            let g = random(30, 90, seed);
+            let g = random(30, 90, seed % 5, seed);
             check_round_trip(&g, 0..g.size()).unwrap();
         }
     }
@@ -443,5 +571,44 @@ mod tests {
         assert_eq!(g.status(3), Status::Unused);
         assert!(g.parse_position("3").is_err());
         assert_eq!(g.parse_position(" 5 "), Ok(5));
+    }
+}
+
+#[cfg(test)]
+mod parser_tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Lines of every shape the fast path must either take exactly or hand over.
+    fn line() -> impl Strategy<Value = String> {
+        let id = prop_oneof![
+            (0u64..1000).prop_map(|v| v.to_string()),
+            Just("4294967294".to_string()),
+            Just("007".to_string()),
+        ];
+        let ws = prop_oneof![Just(" "), Just("\t"), Just("  "), Just(" \t")];
+        prop_oneof![
+            (id.clone(), ws.clone(), id.clone(), ws.clone())
+                .prop_map(|(a, w, b, t)| format!("{a}{w}{b}{t}")),
+            (ws.clone(), id.clone(), ws.clone(), id.clone())
+                .prop_map(|(w, a, x, b)| format!("{w}{a}{x}{b}\r")),
+            (id.clone(), ws.clone(), id).prop_map(|(a, w, b)| format!("{a}{w}{b} # note")),
+            Just(String::new()),
+            Just("# comment".to_string()),
+            Just("   ".to_string()),
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn fast_and_careful_parsers_agree(lines in prop::collection::vec(line(), 0..40)) {
+            let text = lines.join("\n");
+            let fast = parse_chunk(text.as_bytes()).unwrap();
+            let careful: Vec<(u32, u32)> = text
+                .lines()
+                .filter_map(|l| parse_line(l.as_bytes()).unwrap())
+                .collect();
+            prop_assert_eq!(fast, careful);
+        }
     }
 }

@@ -1,0 +1,367 @@
+//! The `retrodb` binary end to end: building, probing, dumping and verifying tables, and the
+//! errors for bad input and damaged tables.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use std::io::Write;
+
+fn retrodb(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_retrodb"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run retrodb")
+}
+
+fn retrodb_stdin(args: &[&str], input: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_retrodb"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run retrodb");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Asserts a clean failure: non-zero exit, one line on stderr containing `needle`, no panic.
+fn fails_with(o: &Output, needle: &str) {
+    let err = stderr(o);
+    assert!(!o.status.success(), "expected failure, got success: {err}");
+    assert!(!err.contains("panicked"), "panic: {err}");
+    assert_eq!(
+        err.trim_end().lines().count(),
+        1,
+        "one-line error expected: {err}"
+    );
+    assert!(err.contains(needle), "stderr {err:?} lacks {needle:?}");
+}
+
+fn build_seed(dir: &Path, extra: &[&str]) -> PathBuf {
+    let out = dir.join("seed.rdb");
+    let mut args = vec![
+        "build",
+        "digraph:data/seed001.txt",
+        "-o",
+        out.to_str().unwrap(),
+        "--quiet",
+    ];
+    args.extend_from_slice(extra);
+    let o = retrodb(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    out
+}
+
+const SEED_ANSWER: [&str; 12] = [
+    "draw", "draw", "draw", "draw", "win", "win", "loss", "loss", "loss", "win", "loss", "win",
+];
+
+#[test]
+fn seed001_through_build_probe_and_dump() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = build_seed(dir.path(), &["--remoteness"]);
+    let t = table.to_str().unwrap();
+    let mut args = vec!["probe", t, "--json"];
+    let ids: Vec<String> = (0..12).map(|v| v.to_string()).collect();
+    args.extend(ids.iter().map(String::as_str));
+    let o = retrodb(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 12);
+    for (v, line) in lines.iter().enumerate() {
+        assert_eq!(line["position"], v.to_string());
+        assert_eq!(line["value"], SEED_ANSWER[v], "vertex {v}");
+    }
+    // Remoteness: 11 wins by moving to 8, which loses in 2 (its moves 4 and 5 win in 1).
+    assert_eq!(lines[11]["remoteness"], 3);
+    assert_eq!(lines[8]["remoteness"], 2);
+    assert!(
+        lines[0].get("remoteness").is_none(),
+        "draws have no remoteness"
+    );
+    let moves = lines[9]["moves"].as_array().unwrap();
+    let pairs: Vec<(String, String)> = moves
+        .iter()
+        .map(|m| {
+            (
+                m["position"].as_str().unwrap().to_string(),
+                m["value"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        pairs,
+        vec![("10".into(), "loss".into()), ("11".into(), "win".into())]
+    );
+
+    let o = retrodb(&["dump", t]);
+    assert!(o.status.success());
+    let dumped: Vec<String> = stdout(&o).lines().map(String::from).collect();
+    let expect: Vec<String> = (0..12)
+        .map(|v| {
+            let r = match v {
+                4 | 5 | 9 => "\t1",
+                6 | 7 | 10 => "\t0",
+                8 => "\t2",
+                11 => "\t3",
+                _ => "",
+            };
+            format!("{v}\t{}{r}", SEED_ANSWER[v])
+        })
+        .collect();
+    assert_eq!(dumped, expect);
+
+    let o = retrodb(&["verify", t]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("ok"));
+}
+
+#[test]
+fn probe_reads_stdin_and_human_output_marks_best_moves() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = build_seed(dir.path(), &[]);
+    let o = retrodb_stdin(&["probe", table.to_str().unwrap(), "-"], "4\n\n2\n");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.starts_with("4\twin\n"), "{text}");
+    // From 4 the winning move is to 6 (lost for the opponent), not to 3 (a draw).
+    assert!(text.contains("  * 6 -> 6\tloss"), "{text}");
+    assert!(text.contains("    3 -> 3\tdraw"), "{text}");
+    assert!(text.contains("2\tdraw\n"), "{text}");
+}
+
+#[test]
+fn probe_of_a_bad_position_fails_but_answers_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = build_seed(dir.path(), &[]);
+    let o = retrodb(&["probe", table.to_str().unwrap(), "4", "99", "x"]);
+    assert!(!o.status.success());
+    assert_eq!(stdout(&o).lines().next(), Some("4\twin"));
+    let err = stderr(&o);
+    assert!(err.contains("'99': vertex 99 is not in the graph"), "{err}");
+    assert!(
+        err.contains("'x': a digraph position is a vertex id"),
+        "{err}"
+    );
+}
+
+#[test]
+fn info_reports_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = build_seed(dir.path(), &[]);
+    let o = retrodb(&["info", table.to_str().unwrap(), "--json"]);
+    assert!(o.status.success());
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(v["game"], "digraph:data/seed001.txt");
+    assert_eq!(
+        (v["win"].as_u64(), v["loss"].as_u64(), v["draw"].as_u64()),
+        (Some(4), Some(4), Some(4))
+    );
+    assert_eq!(v["source"], "embedded");
+}
+
+#[test]
+fn the_table_answers_after_its_input_file_is_gone() {
+    let dir = tempfile::tempdir().unwrap();
+    let graph = dir.path().join("g.txt");
+    std::fs::write(&graph, "0 1\n1 2\n").unwrap();
+    let table = dir.path().join("g.rdb");
+    let spec = format!("digraph:{}", graph.display());
+    let o = retrodb(&["build", &spec, "-o", table.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    std::fs::remove_file(&graph).unwrap();
+    let o = retrodb(&["probe", table.to_str().unwrap(), "0", "1", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    let values: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.starts_with(' '))
+        .map(|l| l.split('\t').nth(1).unwrap())
+        .collect();
+    assert_eq!(values, ["loss", "win", "loss"]);
+}
+
+fn flip(path: &Path, at: usize) {
+    let mut bytes = std::fs::read(path).unwrap();
+    bytes[at] ^= 0x24;
+    std::fs::write(path, bytes).unwrap();
+}
+
+#[test]
+fn verify_and_probe_refuse_damaged_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = build_seed(dir.path(), &["--remoteness"]);
+    let len = std::fs::metadata(&good).unwrap().len() as usize;
+    let bad = dir.path().join("bad.rdb");
+    let t = bad.to_str().unwrap();
+
+    // A payload byte (the first cells are at 4096).
+    std::fs::copy(&good, &bad).unwrap();
+    flip(&bad, 4096);
+    fails_with(&retrodb(&["verify", t]), "fails its checksum");
+    fails_with(&retrodb(&["probe", t, "0"]), "fails its checksum");
+
+    // A header byte: the size, and a byte of the game spec.
+    for at in [16, 160] {
+        std::fs::copy(&good, &bad).unwrap();
+        flip(&bad, at);
+        fails_with(&retrodb(&["verify", t]), "header checksum mismatch");
+        fails_with(&retrodb(&["probe", t, "0"]), "header checksum mismatch");
+        fails_with(&retrodb(&["info", t]), "header checksum mismatch");
+    }
+
+    // Truncated, at several lengths.
+    let bytes = std::fs::read(&good).unwrap();
+    for cut in [0, 5, 100, 4100, len - 1] {
+        std::fs::write(&bad, &bytes[..cut]).unwrap();
+        let o = retrodb(&["verify", t]);
+        let err = stderr(&o);
+        assert!(
+            !o.status.success() && !err.contains("panicked"),
+            "cut {cut}: {err}"
+        );
+        assert!(
+            err.contains("truncated") || err.contains("empty") || err.contains("not a retrodb"),
+            "cut {cut}: {err}"
+        );
+        assert!(!retrodb(&["probe", t, "0"]).status.success());
+    }
+
+    // Not a table at all.
+    fails_with(
+        &retrodb(&["info", "data/seed001.txt"]),
+        "not a retrodb table",
+    );
+}
+
+/// Every single byte of a small table, flipped in turn: `verify` must notice, or the byte must be
+/// one that no answer depends on (page padding, which verify checks is zero).
+#[test]
+fn every_flipped_byte_is_detected() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = build_seed(dir.path(), &["--remoteness"]);
+    let bytes = std::fs::read(&good).unwrap();
+    let bad = dir.path().join("bad.rdb");
+    let mut rng = retrodb::game::SplitMix64(99);
+    for _ in 0..150 {
+        let at = rng.below(bytes.len() as u64) as usize;
+        let mut copy = bytes.clone();
+        copy[at] ^= 1 << rng.below(8);
+        std::fs::write(&bad, &copy).unwrap();
+        let o = retrodb(&["verify", bad.to_str().unwrap()]);
+        assert!(!o.status.success(), "flipping byte {at} went unnoticed");
+        assert!(!stderr(&o).contains("panicked"));
+    }
+}
+
+#[test]
+fn malformed_graphs_give_one_line_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: [(&str, &str); 6] = [
+        (
+            "0 1\n2\n",
+            "g.txt:2: expected an edge 'u v' but found one word '2'",
+        ),
+        ("0 1\n1 -2\n", "g.txt:2: negative vertex id '-2'"),
+        ("# c\n0 b\n", "g.txt:2: 'b' is not a vertex id"),
+        (
+            "0 4294967295\n",
+            "g.txt:1: vertex id 4294967295 is too large",
+        ),
+        ("", "g.txt: contains no edges"),
+        ("# only\n# comments\n", "g.txt: contains no edges"),
+    ];
+    for (text, needle) in cases {
+        let path = dir.path().join("g.txt");
+        std::fs::write(&path, text).unwrap();
+        let spec = format!("digraph:{}", path.display());
+        let out = dir.path().join("g.rdb");
+        let o = retrodb(&["build", &spec, "-o", out.to_str().unwrap()]);
+        fails_with(&o, needle);
+        assert!(!out.exists(), "no table may be left behind");
+    }
+    fails_with(
+        &retrodb(&["build", "digraph:/no/such/file.txt"]),
+        "/no/such/file.txt: No such file or directory",
+    );
+    fails_with(
+        &retrodb(&["build", "nosuchgame:3"]),
+        "unknown game 'nosuchgame'",
+    );
+    fails_with(&retrodb(&["build", "digraph"]), "expected KIND:ARGUMENT");
+    fails_with(&retrodb(&["probe", "/no/such.rdb", "0"]), "/no/such.rdb");
+}
+
+#[test]
+fn memory_limit_refuses_before_building() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("g.rdb");
+    let o = retrodb(&[
+        "build",
+        "digraph:data/seed001.txt",
+        "-o",
+        out.to_str().unwrap(),
+        "--max-memory",
+        "100",
+    ]);
+    fails_with(&o, "memory limit is 100 B");
+    assert!(!out.exists());
+}
+
+#[test]
+fn gen_writes_a_graph_that_builds() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = dir.path().join("r.txt");
+    let o = retrodb(&[
+        "gen",
+        "digraph",
+        "--vertices",
+        "1000",
+        "--edges",
+        "3000",
+        "--seed",
+        "5",
+        "-o",
+        g.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines = std::fs::read_to_string(&g).unwrap().lines().count();
+    assert_eq!(lines, 3001, "a comment line and 3000 edges");
+    let table = dir.path().join("r.rdb");
+    let spec = format!("digraph:{}", g.display());
+    for threads in ["1", "2"] {
+        let o = retrodb(&[
+            "build",
+            &spec,
+            "-o",
+            table.to_str().unwrap(),
+            "--threads",
+            threads,
+            "--json",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+        assert_eq!(v["edges"], 3000);
+        let o = retrodb(&["verify", table.to_str().unwrap()]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+}
