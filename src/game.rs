@@ -123,6 +123,37 @@ pub trait Game: Sync {
     }
 }
 
+/// What the rules alone say about an index, before any table is consulted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rules {
+    /// No position here.
+    Unused,
+    /// The value is known from the rules: the game is over, or the mover has no move (a loss).
+    /// The remoteness is 0, or `None` for a drawn end.
+    Known(Value, Option<u32>),
+    /// Only a search (a table) knows.
+    Search,
+}
+
+/// Classifies `pos` by the rules alone. Compressed tables store such positions as "don't care"
+/// and recompute them with this function when probed.
+pub fn by_rules<G: Game>(game: &G, pos: u64) -> Rules {
+    match game.status(pos) {
+        Status::Unused => Rules::Unused,
+        Status::Over(Value::Draw) => Rules::Known(Value::Draw, None),
+        Status::Over(v) => Rules::Known(v, Some(0)),
+        Status::Open => {
+            let mut any = false;
+            game.for_each_child(pos, |_| any = true);
+            if any {
+                Rules::Search
+            } else {
+                Rules::Known(Value::Loss, Some(0))
+            }
+        }
+    }
+}
+
 /// A violation of the parent/child contract found by [`check_round_trip`].
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]

@@ -28,6 +28,11 @@ pub struct Args {
     /// Print the summary as JSON.
     #[arg(long)]
     json: bool,
+    /// Write the table zstd-compressed (see `retrodb compress`).
+    #[arg(long)]
+    compress: bool,
+    #[command(flatten)]
+    zstd: super::convert::ZstdArgs,
 }
 
 pub fn run(a: Args) -> Result<ExitCode> {
@@ -41,10 +46,33 @@ pub fn run(a: Args) -> Result<ExitCode> {
         progress: Some(super::progress_bar(a.quiet, "solving")),
         max_memory,
     };
-    let summary = table::build(&game, &out, &opts)?;
+    let mut summary = if a.compress {
+        // Solve into a raw table beside the destination, then compress it into place.
+        let raw = out.with_file_name(format!(
+            ".{}.raw-{}",
+            out.file_name()
+                .map_or("table".into(), |n| n.to_string_lossy()),
+            std::process::id()
+        ));
+        let result = table::build(&game, &raw, &opts).and_then(|s| {
+            let t = table::Table::open(&raw)?;
+            let bar = super::progress_bar(a.quiet, "compressing");
+            let bytes = table::compress(&t, &out, a.zstd.params(), &bar)?;
+            bar.finish_and_clear();
+            Ok((s, bytes))
+        });
+        let _ = std::fs::remove_file(&raw);
+        let (mut s, bytes) = result?;
+        s.file_bytes = bytes;
+        s.path = out.display().to_string();
+        s
+    } else {
+        table::build(&game, &out, &opts)?
+    };
     if let Some(p) = &opts.progress {
         p.finish_and_clear();
     }
+    summary.total_seconds = load_start.elapsed().as_secs_f64() - load_seconds;
     let peak = retrodb::memory::peak_rss();
     if a.json {
         let mut v = serde_json::to_value(&summary)?;

@@ -50,7 +50,9 @@ pub fn info(a: InfoArgs) -> Result<ExitCode> {
             "file": a.table.display().to_string(),
             "game": h.spec,
             "format_version": retrodb::table::format::VERSION,
-            "encoding": "raw",
+            "encoding": if t.is_compressed() { "zstd" } else { "raw" },
+            "frame_positions": h.frame_positions,
+            "zstd_level": h.level,
             "size": h.size,
             "positions": used,
             "win": win, "loss": loss, "draw": draw, "unused": unused,
@@ -74,8 +76,17 @@ pub fn info(a: InfoArgs) -> Result<ExitCode> {
     use super::grouped;
     println!("table      {}", a.table.display());
     println!("game       {}", h.spec);
+    let encoding = if t.is_compressed() {
+        format!(
+            "zstd frames of {} positions (level {})",
+            grouped(h.frame_positions),
+            h.level
+        )
+    } else {
+        "raw 2-bit cells".to_string()
+    };
     println!(
-        "format     version {}, raw 2-bit cells{}",
+        "format     version {}, {encoding}{}",
         retrodb::table::format::VERSION,
         if h.remoteness_width > 0 {
             format!(", remoteness in {} byte(s)", h.remoteness_width)

@@ -1,6 +1,7 @@
 //! Command-line flags (clap derive) and the dispatch to one module per subcommand.
 
 mod build;
+mod convert;
 mod demo;
 mod generate;
 mod inspect;
@@ -37,6 +38,10 @@ enum Command {
     Dump(inspect::DumpArgs),
     /// Check a table: every checksum, then every position against its children.
     Verify(inspect::VerifyArgs),
+    /// Convert a raw table into a zstd-compressed one (same answers, a fraction of the size).
+    Compress(convert::CompressArgs),
+    /// Convert a compressed table back into the raw table it was made from.
+    Decompress(convert::DecompressArgs),
     /// Write a random input file (e.g. a large digraph for benchmarks).
     Gen(generate::Args),
     /// Build and probe the built-in example (seed 001's 12-vertex digraph).
@@ -59,6 +64,8 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Info(a) => inspect::info(a),
         Command::Dump(a) => inspect::dump(a),
         Command::Verify(a) => inspect::verify(a),
+        Command::Compress(a) => convert::compress(a),
+        Command::Decompress(a) => convert::decompress(a),
         Command::Gen(a) => generate::run(a),
         Command::Demo(a) => demo::run(a),
     }

@@ -25,21 +25,22 @@ pub fn run(a: Args) -> Result<ExitCode> {
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let mut failed = false;
-    let mut answer = |text: &str, out: &mut dyn Write| -> Result<()> {
-        match table.probe_text(text) {
-            Ok(p) => {
-                if a.json {
-                    writeln!(out, "{}", serde_json::to_string(&p)?)?;
-                } else {
-                    write_probe(out, &p)?;
+    // Positions are answered in batches: stdin streams at batch speed.
+    const BATCH: usize = 1 << 14;
+    let mut batch: Vec<String> = Vec::new();
+    let mut flush = |batch: &mut Vec<String>, out: &mut BufWriter<_>| -> Result<()> {
+        for r in table.probe_batch(batch) {
+            match r {
+                Ok(p) if a.json => writeln!(out, "{}", serde_json::to_string(&p)?)?,
+                Ok(p) => write_probe(out, &p)?,
+                Err(e) => {
+                    out.flush()?;
+                    eprintln!("retrodb: {e}");
+                    failed = true;
                 }
             }
-            Err(e) => {
-                out.flush()?;
-                eprintln!("retrodb: {e}");
-                failed = true;
-            }
         }
+        batch.clear();
         Ok(())
     };
     for pos in &a.positions {
@@ -47,13 +48,17 @@ pub fn run(a: Args) -> Result<ExitCode> {
             for line in std::io::stdin().lock().lines() {
                 let line = line?;
                 if !line.trim().is_empty() {
-                    answer(line.trim(), &mut out)?;
+                    batch.push(line.trim().to_string());
+                    if batch.len() == BATCH {
+                        flush(&mut batch, &mut out)?;
+                    }
                 }
             }
         } else {
-            answer(pos, &mut out)?;
+            batch.push(pos.clone());
         }
     }
+    flush(&mut batch, &mut out)?;
     out.flush()?;
     Ok(if failed {
         ExitCode::FAILURE

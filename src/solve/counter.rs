@@ -110,7 +110,11 @@ fn run<G: Game, C: Counter>(game: &G, cells: &Cells<'_>, opts: &SolveOptions) ->
             let end = (start + CHUNK as u64).min(size);
             for pos in start..end {
                 match game.status(pos) {
-                    Status::Unused => {}
+                    Status::Unused => {
+                        if let Some(rem) = &remoteness {
+                            rem[pos as usize].store(u32::MAX, Ordering::Relaxed);
+                        }
+                    }
                     Status::Over(Value::Draw) => {
                         // A drawn end decides nothing about its parents: it keeps their counters
                         // above zero, like a child that stays undecided.

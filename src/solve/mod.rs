@@ -27,8 +27,8 @@ pub struct SolveStats {
     pub parent_visits: u64,
     /// Children counted in the initial pass (the edges of the game graph).
     pub edges: u64,
-    /// Per position, the round it was decided in; present when asked for. Draws hold `u32::MAX`,
-    /// unused indices `0`.
+    /// Per position, the round it was decided in; present when asked for. Draws and unused
+    /// indices hold `u32::MAX`.
     pub remoteness: Option<Vec<u32>>,
 }
 

@@ -10,7 +10,7 @@ use crate::games::Source;
 pub const MAGIC: [u8; 8] = *b"RETRODB\0";
 pub const VERSION: u32 = 1;
 /// Bytes of the header before the variable-length game spec.
-pub const FIXED: usize = 152;
+pub const FIXED: usize = 168;
 /// Sections start on page boundaries so they can be memory-mapped on their own.
 pub const PAGE: u64 = 4096;
 /// Default bytes per checksummed block of a section.
@@ -21,6 +21,9 @@ pub const BLOCK: u32 = 64 << 10;
 pub enum Encoding {
     /// 2-bit cells, 4 to a byte, little-endian within the byte.
     Raw = 0,
+    /// The same bytes cut into frames of `frame_positions` positions, each an independent zstd
+    /// frame, followed by a zstd seekable-format seek table.
+    Zstd = 1,
 }
 
 /// Where the game's input file lives relative to the table.
@@ -65,6 +68,10 @@ pub struct Header {
     pub sums: Section,
     pub sums_hash: u64,
     pub rounds: u32,
+    /// Positions per zstd frame (compressed tables; 0 for raw).
+    pub frame_positions: u64,
+    /// The zstd level the frames were made with (compressed tables; 0 for raw).
+    pub level: i32,
     pub spec: String,
     pub source: SourceRef,
 }
@@ -110,6 +117,9 @@ impl Header {
         b.extend_from_slice(&embedded_len.to_le_bytes());
         b.extend_from_slice(&src.map_or(0, |s| s.len).to_le_bytes());
         b.extend_from_slice(&src.map_or(0, |s| s.hash).to_le_bytes());
+        b.extend_from_slice(&self.frame_positions.to_le_bytes());
+        b.extend_from_slice(&self.level.to_le_bytes());
+        b.extend_from_slice(&0u32.to_le_bytes());
         debug_assert_eq!(b.len(), FIXED);
         b.extend_from_slice(self.spec.as_bytes());
         if kind == 1 {
@@ -158,6 +168,7 @@ impl Header {
         let size = u64_at(16);
         let encoding = match bytes[24] {
             0 => Encoding::Raw,
+            1 => Encoding::Zstd,
             e => return Err(bad(format!("unknown payload encoding {e}"))),
         };
         let remoteness_width = bytes[25];
@@ -180,6 +191,8 @@ impl Header {
         let embedded_len = u64_at(128);
         let src_len = u64_at(136);
         let src_hash = u64_at(144);
+        let frame_positions = u64_at(152);
+        let level = u32_at(160) as i32;
         if FIXED as u64 + spec_len + embedded_len + 8 != header_len {
             return Err(bad("header lengths disagree".into()));
         }
@@ -218,6 +231,8 @@ impl Header {
             sums,
             sums_hash,
             rounds,
+            frame_positions,
+            level,
             spec,
             source,
         };
@@ -230,21 +245,38 @@ impl Header {
         if self.counts.iter().try_fold(0u64, |a, &c| a.checked_add(c)) != Some(self.size) {
             return Err("value counts do not add up to the size".into());
         }
-        let cell_bytes = crate::table::cells::words_for(self.size) * 8;
-        if self.cells.len != cell_bytes {
-            return Err(format!(
-                "cells section is {} bytes, {} positions need {cell_bytes}",
-                self.cells.len, self.size
-            ));
-        }
-        let rem_bytes = self.size * self.remoteness_width as u64;
-        if self.remoteness.len != rem_bytes {
-            return Err("remoteness section has the wrong length".into());
-        }
-        let blocks =
-            self.cells.blocks(self.block as u64) + self.remoteness.blocks(self.block as u64);
-        if self.sums.len != blocks * 8 {
-            return Err("checksum section has the wrong length".into());
+        match self.encoding {
+            Encoding::Raw => {
+                let cell_bytes = crate::table::cells::words_for(self.size) * 8;
+                if self.cells.len != cell_bytes {
+                    return Err(format!(
+                        "cells section is {} bytes, {} positions need {cell_bytes}",
+                        self.cells.len, self.size
+                    ));
+                }
+                let rem_bytes = self.size * self.remoteness_width as u64;
+                if self.remoteness.len != rem_bytes {
+                    return Err("remoteness section has the wrong length".into());
+                }
+                let block = self.block as u64;
+                let blocks = self.cells.blocks(block) + self.remoteness.blocks(block);
+                if self.sums.len != blocks * 8 {
+                    return Err("checksum section has the wrong length".into());
+                }
+            }
+            Encoding::Zstd => {
+                let f = self.frame_positions;
+                if f == 0 || !f.is_multiple_of(32) || f > 1 << 30 {
+                    return Err(format!("bad frame size {f} positions"));
+                }
+                let streams = if self.remoteness_width > 0 { 2 } else { 1 };
+                if (self.remoteness_width > 0) != (self.remoteness.len > 0) {
+                    return Err("remoteness section disagrees with its width".into());
+                }
+                if self.sums.len != streams * (self.size.div_ceil(f) + 1) * 8 {
+                    return Err("checksum section has the wrong length".into());
+                }
+            }
         }
         for (name, s) in [
             ("cells", self.cells),
@@ -261,7 +293,7 @@ impl Header {
                 ));
             }
         }
-        if !self.cells.offset.is_multiple_of(8) {
+        if self.encoding == Encoding::Raw && !self.cells.offset.is_multiple_of(8) {
             return Err("cells section is not aligned".into());
         }
         Ok(())

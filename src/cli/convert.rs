@@ -1,0 +1,79 @@
+//! `retrodb compress` and `decompress`: converting a table between raw and zstd encodings.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use retrodb::error::human_bytes;
+use retrodb::table::{self, Table, zstd::Params};
+
+/// How to compress (shared with `build --compress`).
+#[derive(clap::Args, Clone)]
+pub struct ZstdArgs {
+    /// zstd level, 1..=22.
+    #[arg(long, default_value_t = Params::default().level)]
+    level: i32,
+    /// Positions per independently compressed frame (a multiple of 32).
+    #[arg(long, default_value_t = Params::default().frame_positions)]
+    frame_positions: u64,
+}
+
+impl ZstdArgs {
+    pub fn params(&self) -> Params {
+        Params {
+            frame_positions: self.frame_positions,
+            level: self.level,
+        }
+    }
+}
+
+#[derive(clap::Args)]
+pub struct CompressArgs {
+    /// A raw table.
+    input: PathBuf,
+    /// The compressed table to write.
+    output: PathBuf,
+    #[command(flatten)]
+    zstd: ZstdArgs,
+    /// No progress bar.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+#[derive(clap::Args)]
+pub struct DecompressArgs {
+    /// A compressed table.
+    input: PathBuf,
+    /// The raw table to write.
+    output: PathBuf,
+    /// No progress bar.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+pub fn compress(a: CompressArgs) -> Result<ExitCode> {
+    let t = Table::open(&a.input)?;
+    let bar = super::progress_bar(a.quiet, "compressing");
+    let bytes = table::compress(&t, &a.output, a.zstd.params(), &bar)?;
+    bar.finish_and_clear();
+    let raw = std::fs::metadata(&a.input)?.len();
+    let used = t.header().size - t.header().counts[0];
+    println!(
+        "wrote {}: {} ({:.1}% of {}), {:.3} bits per position",
+        a.output.display(),
+        human_bytes(bytes),
+        100.0 * bytes as f64 / raw as f64,
+        human_bytes(raw),
+        bytes as f64 * 8.0 / used.max(1) as f64
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn decompress(a: DecompressArgs) -> Result<ExitCode> {
+    let t = Table::open(&a.input)?;
+    let bar = super::progress_bar(a.quiet, "decompressing");
+    let bytes = table::decompress(&t, &a.output, &bar)?;
+    bar.finish_and_clear();
+    println!("wrote {}: {}", a.output.display(), human_bytes(bytes));
+    Ok(ExitCode::SUCCESS)
+}

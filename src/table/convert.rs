@@ -1,0 +1,229 @@
+//! Converting tables between encodings: raw to zstd-compressed (`compress`, and `build
+//! --compress`) and back (`decompress`).
+//!
+//! Compression fills the "don't care" cells — positions the rules decide alone — with whatever
+//! compresses best (the value of the cell before, so runs get longer), in frames compressed in
+//! parallel a batch at a time, so memory stays bounded whatever the table's size. Decompression
+//! puts the rules' values back, so a round trip gives back the raw table byte for byte.
+
+use std::path::Path;
+
+use indicatif::ProgressBar;
+use rayon::prelude::*;
+
+use super::format::{self, Encoding, Header, Section};
+use super::read::Table;
+use super::write::{GameFields, RawWriter, TempFile, put_remoteness};
+use super::zstd::{Entry, Params, compress_frame, seek_table};
+use crate::error::{Error, Result};
+use crate::game::{Rules, by_rules};
+use crate::with_game;
+
+/// Frames compressed together before they are written (per thread).
+const BATCH_PER_THREAD: usize = 4;
+
+/// Writes a compressed copy of the raw table `input` to `out`; returns the file's size.
+pub fn compress(input: &Table, out: &Path, params: Params, progress: &ProgressBar) -> Result<u64> {
+    let h = input.header();
+    if input.is_compressed() {
+        return Err(Error::Usage(format!(
+            "{} is already compressed",
+            input.path().display()
+        )));
+    }
+    let f = params.frame_positions;
+    if f == 0 || !f.is_multiple_of(32) || f > 1 << 30 {
+        return Err(Error::Usage(format!(
+            "frame size {f} must be a positive multiple of 32 positions, at most 2^30"
+        )));
+    }
+    if !(1..=22).contains(&params.level) {
+        return Err(Error::Usage(format!(
+            "zstd level {} is outside 1..=22",
+            params.level
+        )));
+    }
+    // Every byte that goes into a frame is checked first.
+    input.verify_checksums()?;
+    let game = GameFields::from_header(h, input.bytes());
+    let size = h.size;
+    let frames = size.div_ceil(f) as usize;
+    let width = h.remoteness_width as u64;
+    let tmp = TempFile::create(out)?;
+    // Compressed files have no padding: every byte is covered by a checksum.
+    let start = game.header_len();
+    progress.set_length(frames as u64 * if width > 0 { 2 } else { 1 });
+
+    let mut sums = Vec::new();
+    let cells_sec = write_stream(
+        &tmp,
+        start,
+        frames,
+        params.level,
+        &mut sums,
+        progress,
+        |k| cell_frame(input, k as u64 * f, f.min(size - k as u64 * f)),
+    )?;
+    let rem_sec = if width > 0 {
+        write_stream(
+            &tmp,
+            cells_sec.end(),
+            frames,
+            params.level,
+            &mut sums,
+            progress,
+            |k| remoteness_frame(input, k as u64 * f, f.min(size - k as u64 * f)),
+        )?
+    } else {
+        Section::default()
+    };
+    let sum_bytes: Vec<u8> = sums.iter().flat_map(|s| s.to_le_bytes()).collect();
+    let sums_sec = Section {
+        offset: rem_sec.end().max(cells_sec.end()),
+        len: sum_bytes.len() as u64,
+    };
+    tmp.write_at(&sum_bytes, sums_sec.offset)?;
+    let header = Header {
+        header_len: game.header_len(),
+        size,
+        encoding: Encoding::Zstd,
+        remoteness_width: h.remoteness_width,
+        block: format::BLOCK,
+        counts: h.counts,
+        cells: cells_sec,
+        remoteness: rem_sec,
+        sums: sums_sec,
+        sums_hash: xxhash_rust::xxh3::xxh3_64(&sum_bytes),
+        rounds: h.rounds,
+        frame_positions: f,
+        level: params.level,
+        spec: game.spec,
+        source: game.source,
+    };
+    tmp.write_at(&header.encode(&game.embedded), 0)?;
+    tmp.commit()
+}
+
+/// Compresses `frames` frames made by `make` into a seekable stream at `at`; pushes each frame's
+/// checksum and then the seek table's onto `sums`.
+fn write_stream(
+    tmp: &TempFile,
+    at: u64,
+    frames: usize,
+    level: i32,
+    sums: &mut Vec<u64>,
+    progress: &ProgressBar,
+    make: impl Fn(usize) -> Result<Vec<u8>> + Sync,
+) -> Result<Section> {
+    let batch = rayon::current_num_threads() * BATCH_PER_THREAD;
+    let mut entries: Vec<Entry> = Vec::with_capacity(frames);
+    let mut pos = at;
+    for first in (0..frames).step_by(batch.max(1)) {
+        let last = (first + batch).min(frames);
+        let done: Vec<Result<(Vec<u8>, Entry)>> = (first..last)
+            .into_par_iter()
+            .map(|k| {
+                let raw = make(k)?;
+                compress_frame(&raw, level).map_err(|e| Error::io(&tmp.path, e))
+            })
+            .collect();
+        for d in done {
+            let (bytes, entry) = d?;
+            tmp.write_at(&bytes, pos)?;
+            pos += bytes.len() as u64;
+            sums.push(xxhash_rust::xxh3::xxh3_64(&bytes));
+            entries.push(entry);
+            progress.inc(1);
+        }
+    }
+    let table = seek_table(&entries);
+    tmp.write_at(&table, pos)?;
+    sums.push(xxhash_rust::xxh3::xxh3_64(&table));
+    Ok(Section {
+        offset: at,
+        len: pos + table.len() as u64 - at,
+    })
+}
+
+/// The cell bytes of positions `first..first + n` with don't-care cells set to the cell before.
+fn cell_frame(input: &Table, first: u64, n: u64) -> Result<Vec<u8>> {
+    let mut out = vec![0u8; n.div_ceil(4) as usize];
+    let mut prev = 0u8;
+    with_game!(input.game(), g => {
+        for i in 0..n {
+            let pos = first + i;
+            let code = match by_rules(g, pos) {
+                Rules::Search => {
+                    prev = input.code(pos)?;
+                    prev
+                }
+                _ => prev,
+            };
+            out[(i / 4) as usize] |= code << ((i % 4) * 2);
+        }
+        Ok::<(), Error>(())
+    })?;
+    Ok(out)
+}
+
+/// The remoteness bytes of positions `first..first + n`, don't-care entries repeating the one
+/// before.
+fn remoteness_frame(input: &Table, first: u64, n: u64) -> Result<Vec<u8>> {
+    let w = input.header().remoteness_width as usize;
+    let mut out = vec![0u8; n as usize * w];
+    let mut prev = u32::MAX;
+    with_game!(input.game(), g => {
+        for i in 0..n as usize {
+            let pos = first + i as u64;
+            if by_rules(g, pos) == Rules::Search {
+                prev = input.remoteness(pos)?.unwrap_or(u32::MAX);
+            }
+            put_remoteness(&mut out[i * w..(i + 1) * w], prev);
+        }
+        Ok::<(), Error>(())
+    })?;
+    Ok(out)
+}
+
+/// Writes the raw table a compressed table stands for (byte for byte what `build` wrote).
+pub fn decompress(input: &Table, out: &Path, progress: &ProgressBar) -> Result<u64> {
+    let h = input.header();
+    if !input.is_compressed() {
+        return Err(Error::Usage(format!(
+            "{} is not compressed",
+            input.path().display()
+        )));
+    }
+    let size = h.size;
+    let game = GameFields::from_header(h, input.bytes());
+    let mut writer = RawWriter::create(out, game, size)?;
+    const CHUNK: u64 = 1 << 16;
+    progress.set_length(size);
+    writer
+        .bytes_mut()
+        .par_chunks_mut((CHUNK / 4) as usize)
+        .enumerate()
+        .try_for_each(|(k, bytes)| {
+            let first = k as u64 * CHUNK;
+            for i in 0..CHUNK.min(size - first) {
+                bytes[(i / 4) as usize] |= input.code(first + i)? << ((i % 4) * 2);
+            }
+            progress.inc(CHUNK.min(size - first));
+            Ok::<(), Error>(())
+        })?;
+    let w = h.remoteness_width as usize;
+    let mut rem = vec![0u8; size as usize * w];
+    if w > 0 {
+        rem.par_chunks_mut(CHUNK as usize * w)
+            .enumerate()
+            .try_for_each(|(k, bytes)| {
+                let first = k as u64 * CHUNK;
+                for (i, d) in bytes.chunks_mut(w).enumerate() {
+                    let pos = first + i as u64;
+                    put_remoteness(d, input.remoteness(pos)?.unwrap_or(u32::MAX));
+                }
+                Ok::<(), Error>(())
+            })?;
+    }
+    writer.finish(h.counts, h.rounds, h.remoteness_width, &rem)
+}

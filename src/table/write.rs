@@ -1,0 +1,391 @@
+//! Writing table files: the raw table a build produces, and the pieces every writer shares
+//! (temporary files renamed into place, the header's game and source fields, block checksums).
+//!
+//! Invariant: a file appears under its final name only complete — written, checksummed, synced
+//! and renamed; on any error the temporary file is removed.
+
+use std::fs::{File, OpenOptions};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicU64;
+use std::time::Instant;
+
+use indicatif::ProgressBar;
+use memmap2::{MmapMut, MmapOptions};
+use rayon::prelude::*;
+use serde::Serialize;
+
+use super::cells::{self, Cells};
+use super::format::{self, Encoding, Header, PAGE, Section, SourceRef, align};
+use crate::error::{Error, Result};
+use crate::game::Game;
+use crate::games::AnyGame;
+use crate::solve::{self, SolveOptions, SolveStats};
+use crate::with_game;
+
+/// How to build a table.
+#[derive(Clone)]
+pub struct BuildOptions {
+    pub remoteness: bool,
+    pub progress: Option<ProgressBar>,
+    /// Bytes the build may use; larger builds are refused before allocating.
+    pub max_memory: u64,
+}
+
+impl Default for BuildOptions {
+    fn default() -> Self {
+        BuildOptions {
+            remoteness: false,
+            progress: None,
+            max_memory: crate::memory::default_limit(),
+        }
+    }
+}
+
+/// What a build did.
+#[derive(Clone, Debug, Serialize)]
+pub struct BuildSummary {
+    pub spec: String,
+    pub path: String,
+    pub positions: u64,
+    /// `[unused, win, loss, draw]`.
+    pub counts: [u64; 4],
+    pub rounds: u32,
+    pub edges: u64,
+    pub parent_visits: u64,
+    pub solve_seconds: f64,
+    pub total_seconds: f64,
+    pub file_bytes: u64,
+}
+
+/// A file being written under a temporary name beside its destination; removed on drop unless
+/// [`TempFile::commit`] renamed it into place.
+pub(crate) struct TempFile {
+    pub path: PathBuf,
+    pub file: File,
+    out: PathBuf,
+    done: bool,
+}
+
+impl TempFile {
+    pub fn create(out: &Path) -> Result<TempFile> {
+        let name = out
+            .file_name()
+            .map_or_else(|| "table".into(), |n| n.to_string_lossy().into_owned());
+        let path = out.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&path)
+            .map_err(|e| Error::io(&path, e))?;
+        Ok(TempFile {
+            path,
+            file,
+            out: out.to_path_buf(),
+            done: false,
+        })
+    }
+
+    pub fn write_at(&self, bytes: &[u8], at: u64) -> Result<()> {
+        self.file
+            .write_all_at(bytes, at)
+            .map_err(|e| Error::io(&self.path, e))
+    }
+
+    /// Syncs and renames into place; returns the file's length.
+    pub fn commit(mut self) -> Result<u64> {
+        self.file.sync_all().map_err(|e| Error::io(&self.path, e))?;
+        let len = self
+            .file
+            .metadata()
+            .map_err(|e| Error::io(&self.path, e))?
+            .len();
+        std::fs::rename(&self.path, &self.out).map_err(|e| Error::io(&self.out, e))?;
+        self.done = true;
+        Ok(len)
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        if !self.done {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// The header's description of the game: its spec, and its input embedded or referred to.
+pub(crate) struct GameFields {
+    pub spec: String,
+    pub source: SourceRef,
+    pub embedded: Vec<u8>,
+}
+
+impl GameFields {
+    pub fn of(game: &AnyGame) -> GameFields {
+        let spec = game.spec();
+        let (source, embedded) = match game.source() {
+            None => (SourceRef::None, Vec::new()),
+            Some(src) => match &src.bytes {
+                Some(bytes) => (
+                    SourceRef::Embedded {
+                        source: src.clone(),
+                        offset: format::FIXED as u64 + spec.len() as u64,
+                    },
+                    bytes.to_vec(),
+                ),
+                None => (SourceRef::Referenced(src.clone()), Vec::new()),
+            },
+        };
+        GameFields {
+            spec,
+            source,
+            embedded,
+        }
+    }
+
+    /// The same fields as a table's header has them (the embedded bytes read from `map`).
+    pub fn from_header(h: &Header, map: &[u8]) -> GameFields {
+        let embedded = match &h.source {
+            SourceRef::Embedded { source, offset } => {
+                map[*offset as usize..(*offset + source.len) as usize].to_vec()
+            }
+            _ => Vec::new(),
+        };
+        GameFields {
+            spec: h.spec.clone(),
+            source: h.source.clone(),
+            embedded,
+        }
+    }
+
+    pub fn header_len(&self) -> u64 {
+        let embedded = if matches!(self.source, SourceRef::Embedded { .. }) {
+            self.embedded.len() as u64
+        } else {
+            0
+        };
+        Header::len_for(&self.spec, embedded)
+    }
+}
+
+/// xxh3-64 of every `block` bytes of `bytes` (the last block may be shorter).
+pub(crate) fn block_sums(bytes: &[u8], block: u64) -> Vec<u64> {
+    bytes
+        .par_chunks(block as usize)
+        .map(xxhash_rust::xxh3::xxh3_64)
+        .collect()
+}
+
+/// A raw table being written: the temporary file with its cells section memory-mapped.
+pub(crate) struct RawWriter {
+    tmp: TempFile,
+    game: GameFields,
+    size: u64,
+    cells_sec: Section,
+    map: Option<MmapMut>,
+}
+
+impl RawWriter {
+    pub fn create(out: &Path, game: GameFields, size: u64) -> Result<RawWriter> {
+        let cells_sec = Section {
+            offset: align(game.header_len(), PAGE),
+            len: cells::words_for(size) * 8,
+        };
+        let tmp = TempFile::create(out)?;
+        tmp.file
+            .set_len(cells_sec.end())
+            .map_err(|e| Error::io(&tmp.path, e))?;
+        let map = if cells_sec.len > 0 {
+            // SAFETY: the temporary file is ours alone (fresh name, just created) and outlives
+            // the map; nothing else maps or truncates it while cells are written.
+            Some(
+                unsafe {
+                    MmapOptions::new()
+                        .offset(cells_sec.offset)
+                        .len(cells_sec.len as usize)
+                        .map_mut(&tmp.file)
+                }
+                .map_err(|e| Error::io(&tmp.path, e))?,
+            )
+        } else {
+            None
+        };
+        Ok(RawWriter {
+            tmp,
+            game,
+            size,
+            cells_sec,
+            map,
+        })
+    }
+
+    /// The cells as atomic words, for a solver to fill.
+    pub fn words(&mut self) -> &[AtomicU64] {
+        let Some(map) = self.map.as_mut() else {
+            return &[];
+        };
+        assert!(
+            (map.as_ptr() as usize).is_multiple_of(8) && map.len().is_multiple_of(8),
+            "cell maps are page-aligned whole words"
+        );
+        // SAFETY: the map is page-aligned (so aligned for u64) and a whole number of words long;
+        // AtomicU64 has u64's layout; the slice borrows the map mutably, so no other reference
+        // to these bytes exists while it lives.
+        unsafe { std::slice::from_raw_parts(map.as_mut_ptr() as *const AtomicU64, map.len() / 8) }
+    }
+
+    /// The cells as plain bytes.
+    pub fn bytes_mut(&mut self) -> &mut [u8] {
+        self.map.as_deref_mut().unwrap_or(&mut [])
+    }
+
+    /// Writes remoteness, checksums and the header, then renames the file into place.
+    pub fn finish(
+        self,
+        counts: [u64; 4],
+        rounds: u32,
+        rem_width: u8,
+        rem_bytes: &[u8],
+    ) -> Result<u64> {
+        let RawWriter {
+            tmp,
+            game,
+            size,
+            cells_sec,
+            map,
+        } = self;
+        if let Some(m) = &map {
+            m.flush().map_err(|e| Error::io(&tmp.path, e))?;
+        }
+        let cell_bytes: &[u8] = map.as_deref().unwrap_or(&[]);
+        let rem_sec = Section {
+            offset: if rem_width > 0 {
+                align(cells_sec.end(), PAGE)
+            } else {
+                0
+            },
+            len: rem_bytes.len() as u64,
+        };
+        if rem_width > 0 {
+            tmp.write_at(rem_bytes, rem_sec.offset)?;
+        }
+        let block = format::BLOCK as u64;
+        let mut sums = block_sums(cell_bytes, block);
+        sums.extend(block_sums(rem_bytes, block));
+        let sum_bytes: Vec<u8> = sums.iter().flat_map(|s| s.to_le_bytes()).collect();
+        let sums_sec = Section {
+            offset: align(rem_sec.end().max(cells_sec.end()), 8),
+            len: sum_bytes.len() as u64,
+        };
+        tmp.write_at(&sum_bytes, sums_sec.offset)?;
+        drop(map);
+        let header = Header {
+            header_len: game.header_len(),
+            size,
+            encoding: Encoding::Raw,
+            remoteness_width: rem_width,
+            block: format::BLOCK,
+            counts,
+            cells: cells_sec,
+            remoteness: rem_sec,
+            sums: sums_sec,
+            sums_hash: xxhash_rust::xxh3::xxh3_64(&sum_bytes),
+            rounds,
+            frame_positions: 0,
+            level: 0,
+            spec: game.spec,
+            source: game.source,
+        };
+        tmp.write_at(&header.encode(&game.embedded), 0)?;
+        tmp.commit()
+    }
+}
+
+/// Solves `game` and writes its raw table to `out`.
+pub fn build(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<BuildSummary> {
+    let started = Instant::now();
+    let spec = game.spec();
+    let size = game.size();
+    let max_children = with_game!(game, g => g.max_children());
+    crate::memory::check(
+        format!("solving {spec} ({size} positions)"),
+        solve::memory_estimate(size, max_children, opts.remoteness),
+        opts.max_memory,
+    )?;
+    let mut writer = RawWriter::create(out, GameFields::of(game), size)?;
+    let solve_start = Instant::now();
+    let stats = {
+        let cells = Cells::new(writer.words(), size);
+        let sopts = SolveOptions {
+            remoteness: opts.remoteness,
+            progress: opts.progress.clone(),
+        };
+        with_game!(game, g => solve::counter::solve(g, &cells, &sopts))
+    };
+    let solve_seconds = solve_start.elapsed().as_secs_f64();
+    let (width, rem_bytes) = encode_remoteness(&stats);
+    let file_bytes = writer.finish(stats.counts, stats.rounds, width, &rem_bytes)?;
+    Ok(BuildSummary {
+        spec,
+        path: out.display().to_string(),
+        positions: size,
+        counts: stats.counts,
+        rounds: stats.rounds,
+        edges: stats.edges,
+        parent_visits: stats.parent_visits,
+        solve_seconds,
+        total_seconds: started.elapsed().as_secs_f64(),
+        file_bytes,
+    })
+}
+
+/// Remoteness in the narrowest width whose all-ones value exceeds the largest finite value.
+fn encode_remoteness(stats: &SolveStats) -> (u8, Vec<u8>) {
+    let Some(rem) = &stats.remoteness else {
+        return (0, Vec::new());
+    };
+    let max = rem
+        .par_iter()
+        .filter(|&&r| r != u32::MAX)
+        .max()
+        .copied()
+        .unwrap_or(0);
+    let width: u8 = if max < 0xFF {
+        1
+    } else if max < 0xFFFF {
+        2
+    } else {
+        4
+    };
+    let mut out = vec![0u8; rem.len() * width as usize];
+    out.par_chunks_mut(width as usize * 4096)
+        .zip(rem.par_chunks(4096))
+        .for_each(|(dst, src)| {
+            for (d, &r) in dst.chunks_mut(width as usize).zip(src) {
+                put_remoteness(d, r);
+            }
+        });
+    (width, out)
+}
+
+/// Stores `r` (`u32::MAX` for none) in `d.len()` bytes, none as all-ones.
+pub(crate) fn put_remoteness(d: &mut [u8], r: u32) {
+    match d.len() {
+        1 => d[0] = r.min(0xFF) as u8,
+        2 => d.copy_from_slice(&(r.min(0xFFFF) as u16).to_le_bytes()),
+        _ => d.copy_from_slice(&r.to_le_bytes()),
+    }
+}
+
+/// Reads a remoteness of `b.len()` bytes; all-ones is none.
+pub(crate) fn get_remoteness(b: &[u8]) -> Option<u32> {
+    let (r, none) = match b.len() {
+        1 => (b[0] as u32, 0xFF),
+        2 => (u16::from_le_bytes([b[0], b[1]]) as u32, 0xFFFF),
+        _ => (u32::from_le_bytes([b[0], b[1], b[2], b[3]]), u32::MAX),
+    };
+    (r != none).then_some(r)
+}

@@ -1,0 +1,290 @@
+//! Compressed payloads: the 2-bit cells (and the remoteness bytes) cut into frames of a fixed
+//! number of positions, each an independent zstd frame with its content checksum, followed by a
+//! seek table in the zstd seekable format — so stock zstd tools decompress the payload, and one
+//! lookup decompresses one small frame. Decoded frames are kept in a small direct-mapped cache.
+//!
+//! Invariant: positions the rules decide on their own ([`crate::game::by_rules`]: unused
+//! indices, games already over, positions without moves) are "don't care" in a compressed frame
+//! and are never answered from it; everything else is answered only from a frame whose compressed
+//! bytes match their recorded checksum and whose zstd content checksum matched on decoding.
+
+use std::cell::RefCell;
+use std::sync::{Arc, Mutex};
+
+use crate::table::format::Section;
+
+/// The zstd seekable format's magic numbers.
+const SKIPPABLE_MAGIC: u32 = 0x184D_2A5E;
+const SEEKABLE_MAGIC: u32 = 0x8F92_EAB1;
+const FOOTER: usize = 9;
+const ENTRY: usize = 12;
+
+/// How a table is compressed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Params {
+    /// Positions per frame: a multiple of 32.
+    pub frame_positions: u64,
+    /// zstd compression level (1..=22).
+    pub level: i32,
+}
+
+impl Default for Params {
+    /// Chosen by measurement on `hex:4` and `bridgit:3` (docs/FORMAT.md).
+    fn default() -> Self {
+        Params {
+            frame_positions: 1 << 16,
+            level: 19,
+        }
+    }
+}
+
+/// One frame's entry in a seek table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Entry {
+    pub compressed: u32,
+    pub decompressed: u32,
+    /// Low 32 bits of the XXH64 of the decompressed bytes.
+    pub checksum: u32,
+}
+
+/// Compresses one frame's bytes with the content checksum on.
+pub fn compress_frame(bytes: &[u8], level: i32) -> std::io::Result<(Vec<u8>, Entry)> {
+    let mut c = zstd::bulk::Compressor::new(level)?;
+    c.include_checksum(true)?;
+    c.include_contentsize(true)?;
+    let out = c.compress(bytes)?;
+    let entry = Entry {
+        compressed: out.len() as u32,
+        decompressed: bytes.len() as u32,
+        checksum: xxhash_rust::xxh64::xxh64(bytes, 0) as u32,
+    };
+    Ok((out, entry))
+}
+
+/// The seek table frame for these entries (checksum flag set).
+pub fn seek_table(entries: &[Entry]) -> Vec<u8> {
+    let mut b = Vec::with_capacity(8 + entries.len() * ENTRY + FOOTER);
+    b.extend_from_slice(&SKIPPABLE_MAGIC.to_le_bytes());
+    b.extend_from_slice(&((entries.len() * ENTRY + FOOTER) as u32).to_le_bytes());
+    for e in entries {
+        b.extend_from_slice(&e.compressed.to_le_bytes());
+        b.extend_from_slice(&e.decompressed.to_le_bytes());
+        b.extend_from_slice(&e.checksum.to_le_bytes());
+    }
+    b.extend_from_slice(&(entries.len() as u32).to_le_bytes());
+    b.push(0x80);
+    b.extend_from_slice(&SEEKABLE_MAGIC.to_le_bytes());
+    b
+}
+
+/// A parsed, checked stream: where each frame starts within the file.
+#[derive(Clone, Debug)]
+pub struct Stream {
+    pub section: Section,
+    /// File offset of frame `k` is `starts[k]`; `starts[frames]` is the seek table's offset.
+    pub starts: Vec<u64>,
+    pub entries: Vec<Entry>,
+}
+
+impl Stream {
+    pub fn frames(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// The seek table frame's bytes range in the file.
+    pub fn table_range(&self) -> (u64, u64) {
+        (self.starts[self.frames()], self.section.end())
+    }
+
+    /// Reads the seek table at the end of `section` and checks it against the expected frame
+    /// count and the decompressed size of each frame.
+    pub fn parse(
+        file: &[u8],
+        section: Section,
+        frames: u64,
+        decompressed: impl Fn(u64) -> u64,
+    ) -> Result<Stream, String> {
+        let bytes = &file[section.offset as usize..section.end() as usize];
+        let need = 8 + frames as usize * ENTRY + FOOTER;
+        if bytes.len() < need {
+            return Err("compressed stream is shorter than its seek table".into());
+        }
+        let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
+        let end = bytes.len();
+        if u32_at(end - 4) != SEEKABLE_MAGIC {
+            return Err("seek table magic missing at the end of the stream".into());
+        }
+        if bytes[end - 5] & 0x7C != 0 || bytes[end - 5] & 0x80 == 0 {
+            return Err("seek table descriptor is not the one retrodb writes".into());
+        }
+        if u32_at(end - 9) as u64 != frames {
+            return Err(format!(
+                "seek table lists {} frames, the table needs {frames}",
+                u32_at(end - 9)
+            ));
+        }
+        let table = end - need;
+        if u32_at(table) != SKIPPABLE_MAGIC || u32_at(table + 4) as usize != need - 8 {
+            return Err("seek table frame header is damaged".into());
+        }
+        let mut starts = Vec::with_capacity(frames as usize + 1);
+        let mut entries = Vec::with_capacity(frames as usize);
+        let mut at = 0u64;
+        for k in 0..frames as usize {
+            let o = table + 8 + k * ENTRY;
+            let e = Entry {
+                compressed: u32_at(o),
+                decompressed: u32_at(o + 4),
+                checksum: u32_at(o + 8),
+            };
+            if e.decompressed as u64 != decompressed(k as u64) {
+                return Err(format!("frame {k} has the wrong decompressed size"));
+            }
+            starts.push(section.offset + at);
+            at += e.compressed as u64;
+            entries.push(e);
+        }
+        if at != table as u64 {
+            return Err("frame sizes do not add up to the seek table's offset".into());
+        }
+        starts.push(section.offset + at);
+        Ok(Stream {
+            section,
+            starts,
+            entries,
+        })
+    }
+
+    /// The compressed bytes of frame `k`.
+    pub fn frame<'a>(&self, file: &'a [u8], k: usize) -> &'a [u8] {
+        &file[self.starts[k] as usize..self.starts[k + 1] as usize]
+    }
+}
+
+thread_local! {
+    static DECODER: RefCell<Option<zstd::bulk::Decompressor<'static>>> = const { RefCell::new(None) };
+}
+
+/// Decompresses one frame of known size (zstd checks its content checksum).
+pub fn decompress_frame(frame: &[u8], size: usize) -> Result<Vec<u8>, String> {
+    DECODER.with(|d| {
+        let mut d = d.borrow_mut();
+        if d.is_none() {
+            *d = Some(zstd::bulk::Decompressor::new().map_err(|e| e.to_string())?);
+        }
+        let out = d
+            .as_mut()
+            .expect("set above")
+            .decompress(frame, size)
+            .map_err(|e| format!("zstd: {e}"))?;
+        if out.len() != size {
+            return Err(format!(
+                "decompressed to {} bytes instead of {size}",
+                out.len()
+            ));
+        }
+        Ok(out)
+    })
+}
+
+/// One cache slot: the key of the frame it holds and the decoded bytes.
+type Slot = Mutex<Option<(u64, Arc<[u8]>)>>;
+
+/// A direct-mapped cache of decoded frames, safe to share between threads.
+pub struct FrameCache {
+    slots: Vec<Slot>,
+}
+
+impl FrameCache {
+    /// A cache of about `bytes` bytes of frames of `frame_bytes` bytes, for `frames` frames.
+    pub fn new(bytes: u64, frame_bytes: u64, frames: u64) -> FrameCache {
+        let n = (bytes / frame_bytes.max(1)).clamp(1, frames.max(1));
+        FrameCache {
+            slots: (0..n).map(|_| Mutex::new(None)).collect(),
+        }
+    }
+
+    /// Runs `read` on the decoded frame `key`, decoding it with `decode` on a miss.
+    pub fn with<R>(
+        &self,
+        key: u64,
+        decode: impl FnOnce() -> Result<Vec<u8>, String>,
+        read: impl FnOnce(&[u8]) -> R,
+    ) -> Result<R, String> {
+        let slot = &self.slots
+            [(key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 17) as usize % self.slots.len()];
+        {
+            let guard = slot.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some((k, bytes)) = guard.as_ref()
+                && *k == key
+            {
+                return Ok(read(bytes));
+            }
+        }
+        let bytes: Arc<[u8]> = Arc::from(decode()?);
+        let r = read(&bytes);
+        *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some((key, bytes));
+        Ok(r)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stream_round_trip_and_stock_zstd_reads_it() {
+        let frames: Vec<Vec<u8>> = (0..5u8).map(|k| vec![k; 1000 + k as usize]).collect();
+        let mut file = vec![0u8; 16];
+        let mut entries = Vec::new();
+        for f in &frames {
+            let (c, e) = compress_frame(f, 3).unwrap();
+            file.extend_from_slice(&c);
+            entries.push(e);
+        }
+        file.extend_from_slice(&seek_table(&entries));
+        let sec = Section {
+            offset: 16,
+            len: file.len() as u64 - 16,
+        };
+        let s = Stream::parse(&file, sec, 5, |k| 1000 + k).unwrap();
+        for (k, f) in frames.iter().enumerate() {
+            assert_eq!(&decompress_frame(s.frame(&file, k), f.len()).unwrap(), f);
+        }
+        // The stock streaming decoder reads all frames and skips the seek table.
+        let all = zstd::stream::decode_all(&file[16..]).unwrap();
+        assert_eq!(all, frames.concat());
+        // A wrong frame count or size is refused.
+        assert!(Stream::parse(&file, sec, 4, |k| 1000 + k).is_err());
+        assert!(Stream::parse(&file, sec, 5, |_| 1000).is_err());
+    }
+
+    #[test]
+    fn a_damaged_frame_fails_to_decode() {
+        let data: Vec<u8> = (0..4096u32).map(|i| (i * 7 % 13) as u8).collect();
+        let (mut c, _) = compress_frame(&data, 3).unwrap();
+        let mid = c.len() / 2;
+        c[mid] ^= 0x10;
+        assert!(decompress_frame(&c, data.len()).is_err());
+    }
+
+    #[test]
+    fn cache_returns_what_was_decoded() {
+        let cache = FrameCache::new(1 << 20, 100, 10);
+        let mut decodes = 0;
+        for _ in 0..3 {
+            let v = cache
+                .with(
+                    7,
+                    || {
+                        decodes += 1;
+                        Ok(vec![7; 100])
+                    },
+                    |b| b[3],
+                )
+                .unwrap();
+            assert_eq!(v, 7);
+        }
+        assert_eq!(decodes, 1);
+    }
+}
