@@ -17,6 +17,7 @@ use crate::games::source::{InputBytes, Source};
 /// Vertex ids must be below this (they are stored as `u32`).
 pub const MAX_VERTICES: u64 = u32::MAX as u64;
 
+#[derive(Debug)]
 pub struct Digraph {
     source: Source,
     fwd_off: Vec<u64>,
