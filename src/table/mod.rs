@@ -21,7 +21,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::game::{Game, Status, Value};
+use crate::game::{Annotations, Game, Status, Value};
 use crate::games::{AnyGame, Input};
 use crate::solve::{self, SolveOptions, SolveStats};
 use crate::with_game;
@@ -246,7 +246,12 @@ fn encode_remoteness(stats: &SolveStats) -> (u8, Vec<u8>) {
     let Some(rem) = &stats.remoteness else {
         return (0, Vec::new());
     };
-    let max = rem.par_iter().filter(|&&r| r != u32::MAX).max().copied().unwrap_or(0);
+    let max = rem
+        .par_iter()
+        .filter(|&&r| r != u32::MAX)
+        .max()
+        .copied()
+        .unwrap_or(0);
     let width: u8 = if max < 0xFF {
         1
     } else if max < 0xFFFF {
@@ -296,6 +301,9 @@ pub struct Probe {
     pub value: Value,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub remoteness: Option<u32>,
+    /// What the game adds beyond the stored value ([`Game::annotate`]), flattened into the JSON.
+    #[serde(flatten)]
+    pub extra: Annotations,
     pub moves: Vec<ProbeMove>,
 }
 
@@ -309,6 +317,9 @@ pub struct ProbeMove {
     pub value: Value,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub remoteness: Option<u32>,
+    /// The game's annotations of the child position, flattened into the JSON.
+    #[serde(flatten)]
+    pub extra: Annotations,
 }
 
 impl Table {
@@ -366,7 +377,9 @@ impl Table {
                 ),
             ));
         }
-        let verified = (0..sums.len().div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
+        let verified = (0..sums.len().div_ceil(64))
+            .map(|_| AtomicU64::new(0))
+            .collect();
         Ok(Table {
             path: path.to_path_buf(),
             map,
@@ -468,6 +481,7 @@ impl Table {
                 format!("index {pos} holds no position (unused in this game)"),
             )
         })?;
+        let stored = |i: u64| self.value(i);
         with_game!(&self.game, g => {
             let mut moves = Vec::new();
             for m in g.moves(pos) {
@@ -479,6 +493,7 @@ impl Table {
                     name: m.name,
                     value: v,
                     remoteness: self.remoteness(m.child)?,
+                    extra: g.annotate(m.child, &stored)?,
                 });
             }
             Ok(Probe {
@@ -486,6 +501,7 @@ impl Table {
                 index: pos,
                 value,
                 remoteness: self.remoteness(pos)?,
+                extra: g.annotate(pos, &stored)?,
                 moves,
             })
         })
@@ -495,14 +511,16 @@ impl Table {
     pub fn verify_checksums(&self) -> Result<()> {
         let block = self.header.block as u64;
         let cells_blocks = self.header.cells.blocks(block);
-        let bad = (0..self.sums.len() as u64).into_par_iter().find_first(|&k| {
-            let (sec, first) = if k < cells_blocks {
-                (self.header.cells, 0)
-            } else {
-                (self.header.remoteness, cells_blocks)
-            };
-            self.check_block(sec, first, (k - first) * block).is_err()
-        });
+        let bad = (0..self.sums.len() as u64)
+            .into_par_iter()
+            .find_first(|&k| {
+                let (sec, first) = if k < cells_blocks {
+                    (self.header.cells, 0)
+                } else {
+                    (self.header.remoteness, cells_blocks)
+                };
+                self.check_block(sec, first, (k - first) * block).is_err()
+            });
         match bad {
             None => Ok(()),
             Some(k) => Err(Error::table(
@@ -518,13 +536,15 @@ impl Table {
         const CHUNK: u64 = 1 << 14;
         let size = self.header.size;
         progress.set_length(size);
-        let err = (0..size.div_ceil(CHUNK)).into_par_iter().find_map_first(|k| {
-            let start = k * CHUNK;
-            let end = (start + CHUNK).min(size);
-            let r = (start..end).find_map(|pos| self.check_position(pos).err());
-            progress.inc(end - start);
-            r
-        });
+        let err = (0..size.div_ceil(CHUNK))
+            .into_par_iter()
+            .find_map_first(|k| {
+                let start = k * CHUNK;
+                let end = (start + CHUNK).min(size);
+                let r = (start..end).find_map(|pos| self.check_position(pos).err());
+                progress.inc(end - start);
+                r
+            });
         match err {
             None => Ok(size),
             Some(e) => Err(e),
