@@ -674,9 +674,10 @@ impl Game for Hackenbush {
             return Err(PositionError::new(
                 text,
                 format!(
-                    "edge(s) {} are not connected to the ground, so this is no position (without them it is '{}')",
+                    "edge(s) {} are not connected to the ground, so this is no position (without them it is '{}/{}')",
                     free.join(", "),
-                    self.describe_set(grounded)
+                    self.describe_set(grounded),
+                    if right { 'R' } else { 'L' }
                 ),
             ));
         }
@@ -923,6 +924,7 @@ mod tests {
         assert!(e.contains("edge e1 (1-2) is red"), "{e}");
         let e = g.parse_position(".R").unwrap_err().to_string();
         assert!(e.contains("e1 are not connected to the ground"), "{e}");
+        assert!(e.ends_with("(without them it is '../L')"), "{e}");
         let e = g.parse_position("BR/X").unwrap_err().to_string();
         assert!(e.contains("/L or /R"), "{e}");
         assert_eq!(g.parse_position("BR"), g.parse_position("BR/L"));
@@ -1010,6 +1012,66 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("character 3 is 'Q', not an edge colour"), "{e}");
+    }
+
+    /// A canonical text of the subtree above vertex `v`: its branches' texts, sorted.
+    fn canonical(children: &[Vec<(usize, char)>], v: usize) -> String {
+        let mut parts: Vec<String> = children[v]
+            .iter()
+            .map(|&(c, colour)| format!("{colour}[{}]", canonical(children, c)))
+            .collect();
+        parts.sort();
+        parts.concat()
+    }
+
+    /// Writes the forest above `v` in the tree syntax, each edge with its own letter.
+    fn write_forest(children: &[Vec<(usize, char)>], v: usize, out: &mut String) {
+        for (i, &(c, colour)) in children[v].iter().enumerate() {
+            if i > 0 {
+                out.push(';');
+            }
+            out.push(colour);
+            let mut top = c;
+            while children[top].len() == 1 {
+                out.push(children[top][0].1);
+                top = children[top][0].0;
+            }
+            if children[top].len() > 1 {
+                out.push('(');
+                write_forest(children, top, out);
+                out.push(')');
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// Any tree written in the tree syntax reads back as the same tree.
+        #[test]
+        fn tree_syntax_round_trips(
+            shape in proptest::collection::vec((0usize..1000, 0usize..6), 0..40)
+        ) {
+            let letters = ['l', 'r', 'e', 'B', 'R', 'G'];
+            let mut children = vec![Vec::new(); shape.len() + 1];
+            for (k, &(p, c)) in shape.iter().enumerate() {
+                children[p % (k + 1)].push((k + 1, letters[c]));
+            }
+            let mut text = String::new();
+            write_forest(&children, 0, &mut text);
+            let edges = TreeParser::parse(&text).unwrap();
+            let mut parsed = vec![Vec::new(); edges.len() + 1];
+            for e in &edges {
+                parsed[e.u as usize].push((e.v as usize, e.colour.letter()));
+            }
+            let normal: Vec<Vec<(usize, char)>> = children
+                .iter()
+                .map(|cs| {
+                    cs.iter()
+                        .map(|&(v, l)| (v, Colour::from_spec_letter(l).unwrap().letter()))
+                        .collect()
+                })
+                .collect();
+            proptest::prop_assert_eq!(canonical(&parsed, 0), canonical(&normal, 0), "{}", text);
+        }
     }
 
     #[test]
