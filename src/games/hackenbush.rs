@@ -93,6 +93,32 @@ pub struct Edge {
     pub colour: Colour,
 }
 
+/// A hasher for edge-set keys: the SplitMix64 finaliser, cheaper than the default SipHash and
+/// mixing every key bit into the low bits the table indexes with.
+#[derive(Default)]
+struct MaskHasher(u64);
+
+impl std::hash::Hasher for MaskHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+
+    fn write_u64(&mut self, x: u64) {
+        self.0 = self.0.rotate_left(17) ^ x;
+    }
+
+    fn finish(&self) -> u64 {
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+type Memo = HashMap<u64, Part, std::hash::BuildHasherDefault<MaskHasher>>;
+
 /// What is known of one component's value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Part {
@@ -124,7 +150,7 @@ pub struct Hackenbush {
     /// Every grounded edge set, increasing.
     sets: Vec<u64>,
     max_children: u64,
-    memo: Mutex<HashMap<u64, Part>>,
+    memo: Mutex<Memo>,
 }
 
 impl std::fmt::Debug for Hackenbush {
@@ -250,18 +276,17 @@ impl Hackenbush {
                     i + 1
                 ))
             })?;
+            if edges.len() == MAX_EDGES {
+                return Err(err(format!(
+                    "more than {MAX_EDGES} edges; a Hackenbush position has at most {MAX_EDGES}"
+                )));
+            }
             let k = edges.len() as u64;
             edges.push(Edge {
                 u: k,
                 v: k + 1,
                 colour,
             });
-        }
-        if edges.len() > MAX_EDGES {
-            return Err(err(format!(
-                "{} edges; a Hackenbush position has at most {MAX_EDGES}",
-                edges.len()
-            )));
         }
         Self::assemble(spec, None, edges).enumerate(max_memory)
     }
@@ -270,19 +295,11 @@ impl Hackenbush {
     /// `docs/NOTATION.md`.
     pub fn parse_tree(arg: &str, max_memory: u64) -> Result<Hackenbush> {
         let spec = format!("hackenbush-tree:{arg}");
+        // The parser stops at the edge beyond MAX_EDGES.
         let edges = TreeParser::parse(arg).map_err(|msg| Error::Spec {
             spec: spec.clone(),
             msg,
         })?;
-        if edges.len() > MAX_EDGES {
-            return Err(Error::Spec {
-                spec,
-                msg: format!(
-                    "{} edges; a Hackenbush position has at most {MAX_EDGES}",
-                    edges.len()
-                ),
-            });
-        }
         Self::assemble(spec, None, edges).enumerate(max_memory)
     }
 
@@ -343,7 +360,7 @@ impl Hackenbush {
                 .unwrap_or(0),
             removable,
             sets: Vec::new(),
-            memo: Mutex::new(HashMap::new()),
+            memo: Mutex::new(Memo::default()),
         }
     }
 
@@ -483,7 +500,7 @@ impl Hackenbush {
         self.sum_value(set, &mut memo)
     }
 
-    fn sum_value(&self, set: u64, memo: &mut HashMap<u64, Part>) -> Option<GameValue> {
+    fn sum_value(&self, set: u64, memo: &mut Memo) -> Option<GameValue> {
         let mut total = GameValue::ZERO;
         for comp in self.components(set) {
             let v = match self.component_value(comp, memo) {
@@ -503,7 +520,7 @@ impl Hackenbush {
     }
 
     /// The value of one component (a grounded set whose edges meet only at the ground).
-    fn component_value(&self, comp: u64, memo: &mut HashMap<u64, Part>) -> Part {
+    fn component_value(&self, comp: u64, memo: &mut Memo) -> Part {
         if let Some(&p) = memo.get(&comp) {
             return p;
         }
@@ -958,6 +975,33 @@ mod tests {
         let many: String = (0..64).map(|i| format!("0 {} B\n", i + 1)).collect();
         let e = file(&many).unwrap_err().to_string();
         assert!(e.starts_with("h.txt:64: too many edges"), "{e}");
+    }
+
+    #[test]
+    fn refuses_huge_pictures_before_listing_them() {
+        // 40 edges on the ground: 2^40 grounded sets.
+        let star: String = (0..40).map(|i| format!("0 {} B\n", i + 1)).collect();
+        let e = Hackenbush::parse_file("h.txt", star.as_bytes(), 1 << 24).unwrap_err();
+        assert!(matches!(e, Error::Memory { .. }), "{e}");
+        assert!(
+            e.to_string()
+                .contains("listing the positions of hackenbush:h.txt"),
+            "{e}"
+        );
+        let e = Hackenbush::parse_stalk(&"B".repeat(64), u64::MAX)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("more than 63 edges"), "{e}");
+        let e = Hackenbush::parse_tree(&"l".repeat(70), u64::MAX)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("more than 63 edges"), "{e}");
+        assert_eq!(
+            Hackenbush::parse_stalk(&"R".repeat(63), u64::MAX)
+                .unwrap()
+                .size(),
+            128
+        );
     }
 
     #[test]
