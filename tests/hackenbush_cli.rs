@@ -188,3 +188,20 @@ fn malformed_input_is_refused_clearly() {
     );
     assert!(String::from_utf8_lossy(&o.stdout).starts_with("BR/L\twin"));
 }
+
+#[test]
+fn games_without_annotations_probe_as_before() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("seed001.rdb");
+    build("digraph:data/seed001.txt", &t);
+    let j = probe_json(&t, "4");
+    let keys: Vec<&String> = j.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["index", "moves", "position", "value"], "{j}");
+    for m in j["moves"].as_array().unwrap() {
+        let keys: Vec<&String> = m.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["move", "position", "value"], "{m}");
+    }
+    let o = retrodb(&["probe", t.to_str().unwrap(), "4"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.lines().all(|l| !l.contains('=')), "{text}");
+}
