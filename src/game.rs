@@ -121,6 +121,52 @@ pub trait Game: Sync {
     fn tier(&self, _pos: u64) -> Option<u32> {
         None
     }
+
+    /// Facts about a position beyond its stored win/loss/draw, for probe output (Hackenbush:
+    /// the outcome class and the exact game value). `stored` reads the table's value of any
+    /// index, so a game can combine several cells (e.g. the same board with either player to
+    /// move). Most games have nothing to add.
+    fn annotate(
+        &self,
+        _pos: u64,
+        _stored: &dyn Fn(u64) -> crate::Result<Option<Value>>,
+    ) -> crate::Result<Annotations> {
+        Ok(Annotations::default())
+    }
+}
+
+/// Extra `key = text` facts a game attaches to a probed position ([`Game::annotate`]), in the
+/// game's order. They are flattened into the probe's JSON object, so a key must not be one of
+/// the probe's own fields (`position`, `index`, `value`, `remoteness`, `moves`, `move`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Annotations(pub Vec<(String, String)>);
+
+impl Annotations {
+    pub fn push(&mut self, key: &str, text: impl Into<String>) {
+        self.0.push((key.to_string(), text.into()));
+    }
+
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl Serialize for Annotations {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
 }
 
 /// What the rules alone say about an index, before any table is consulted.

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use retrodb::Value;
+use retrodb::game::Annotations;
 use retrodb::table::{Probe, Table};
 
 #[derive(clap::Args)]
@@ -67,21 +68,35 @@ pub fn run(a: Args) -> Result<ExitCode> {
     })
 }
 
-/// `4  win in 1` and the moves, the ones that keep the value marked with `*`.
+/// `4  win in 1` and the moves, the ones that keep the value marked with `*`; a game's
+/// annotations follow as `key=text` pairs.
 fn write_probe(out: &mut dyn Write, p: &Probe) -> std::io::Result<()> {
     let rem = |r: Option<u32>| r.map_or(String::new(), |r| format!(" in {r}"));
-    writeln!(out, "{}\t{}{}", p.position, p.value, rem(p.remoteness))?;
+    let extra = |a: &Annotations| {
+        a.0.iter()
+            .map(|(k, v)| format!("\t{k}={v}"))
+            .collect::<String>()
+    };
+    writeln!(
+        out,
+        "{}\t{}{}{}",
+        p.position,
+        p.value,
+        rem(p.remoteness),
+        extra(&p.extra)
+    )?;
     for m in &p.moves {
         // A move keeps the mover's value when the child's value for its own mover is the flip.
         let best = m.value == p.value.flip() || (p.value == Value::Loss);
         writeln!(
             out,
-            "  {} {} -> {}\t{} for the opponent{}",
+            "  {} {} -> {}\t{} for the opponent{}{}",
             if best { '*' } else { ' ' },
             m.name,
             m.position,
             m.value,
-            rem(m.remoteness)
+            rem(m.remoteness),
+            extra(&m.extra)
         )?;
     }
     Ok(())

@@ -5,6 +5,7 @@
 //! [`AnyGame::load`] and one in `with_game!`. Nothing else in the crate names a game.
 
 pub mod digraph;
+pub mod hackenbush;
 pub mod source;
 
 use crate::error::{Error, Result};
@@ -14,6 +15,8 @@ pub use source::{InputBytes, Source};
 /// Every game retrodb knows, as one concrete type per family.
 pub enum AnyGame {
     Digraph(digraph::Digraph),
+    /// `hackenbush:FILE`, `hackenbush-stalk:BRR` and `hackenbush-tree:l(l;rl)`.
+    Hackenbush(hackenbush::Hackenbush),
 }
 
 /// Runs `$body` with `$g` bound to the concrete game inside an [`AnyGame`], so generic code
@@ -23,12 +26,27 @@ macro_rules! with_game {
     ($any:expr, $g:ident => $body:expr) => {
         match $any {
             $crate::games::AnyGame::Digraph($g) => $body,
+            $crate::games::AnyGame::Hackenbush($g) => $body,
         }
     };
 }
 
 /// The game families and what their argument is, for help texts and errors.
-pub const KINDS: &[(&str, &str)] = &[("digraph", "an edge-list file: 'u v' per line")];
+pub const KINDS: &[(&str, &str)] = &[
+    ("digraph", "an edge-list file: 'u v' per line"),
+    (
+        "hackenbush",
+        "a graph file: 'u v C' per line, C one of B, R, G; vertex 0 is the ground",
+    ),
+    (
+        "hackenbush-stalk",
+        "edge colours from the ground up, e.g. BRR",
+    ),
+    (
+        "hackenbush-tree",
+        "a tree in CGSuite style, e.g. l(l;rl) (l blue, r red, e green)",
+    ),
+];
 
 /// Where a file-backed game reads its input from.
 pub enum Input<'a> {
@@ -61,6 +79,17 @@ impl AnyGame {
                 &bytes()?,
                 max_memory,
             )?)),
+            "hackenbush" => Ok(AnyGame::Hackenbush(hackenbush::Hackenbush::parse_file(
+                arg,
+                bytes()?.bytes(),
+                max_memory,
+            )?)),
+            "hackenbush-stalk" => Ok(AnyGame::Hackenbush(hackenbush::Hackenbush::parse_stalk(
+                arg, max_memory,
+            )?)),
+            "hackenbush-tree" => Ok(AnyGame::Hackenbush(hackenbush::Hackenbush::parse_tree(
+                arg, max_memory,
+            )?)),
             _ => Err(Error::Spec {
                 spec: spec.to_string(),
                 msg: format!("unknown game '{kind}'; known games: {}", kind_list()),
@@ -72,6 +101,7 @@ impl AnyGame {
     pub fn source(&self) -> Option<&Source> {
         match self {
             AnyGame::Digraph(g) => Some(g.source()),
+            AnyGame::Hackenbush(g) => g.source(),
         }
     }
 

@@ -20,7 +20,7 @@ use super::format::{Encoding, Header, Section, SourceRef};
 use super::write::get_remoteness;
 use super::zstd::{FrameCache, Stream, decompress_frame};
 use crate::error::{Error, Result};
-use crate::game::{Game, Rules, Status, Value, by_rules};
+use crate::game::{Annotations, Game, Rules, Status, Value, by_rules};
 use crate::games::{AnyGame, Input};
 use crate::with_game;
 
@@ -57,6 +57,9 @@ pub struct Probe {
     pub value: Value,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub remoteness: Option<u32>,
+    /// What the game adds beyond the stored value ([`Game::annotate`]), flattened into the JSON.
+    #[serde(flatten)]
+    pub extra: Annotations,
     pub moves: Vec<ProbeMove>,
 }
 
@@ -70,6 +73,9 @@ pub struct ProbeMove {
     pub value: Value,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub remoteness: Option<u32>,
+    /// The game's annotations of the child position, flattened into the JSON.
+    #[serde(flatten)]
+    pub extra: Annotations,
 }
 
 impl Table {
@@ -368,6 +374,7 @@ impl Table {
                 format!("index {pos} holds no position (unused in this game)"),
             )
         })?;
+        let stored = |i: u64| self.value(i);
         with_game!(&self.game, g => {
             let mut moves = Vec::new();
             for m in g.moves(pos) {
@@ -379,6 +386,7 @@ impl Table {
                     name: m.name,
                     value: v,
                     remoteness: self.remoteness(m.child)?,
+                    extra: g.annotate(m.child, &stored)?,
                 });
             }
             Ok(Probe {
@@ -386,6 +394,7 @@ impl Table {
                 index: pos,
                 value,
                 remoteness: self.remoteness(pos)?,
+                extra: g.annotate(pos, &stored)?,
                 moves,
             })
         })
