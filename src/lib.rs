@@ -18,6 +18,7 @@
 //! # Ok::<(), retrodb::Error>(())
 //! ```
 
+pub mod bench;
 pub mod error;
 pub mod game;
 pub mod games;

@@ -1,5 +1,6 @@
 //! Command-line flags (clap derive) and the dispatch to one module per subcommand.
 
+mod bench;
 mod build;
 mod convert;
 mod demo;
@@ -44,6 +45,8 @@ enum Command {
     Decompress(convert::DecompressArgs),
     /// Write a random input file (e.g. a large digraph for benchmarks).
     Gen(generate::Args),
+    /// Measure: probe latencies and throughput of a table.
+    Bench(bench::Args),
     /// Build and probe the built-in example (seed 001's 12-vertex digraph).
     Demo(demo::Args),
 }
@@ -68,6 +71,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Decompress(a) => convert::decompress(a),
         Command::Gen(a) => generate::run(a),
         Command::Demo(a) => demo::run(a),
+        Command::Bench(a) => bench::run(a),
     }
 }
 

@@ -79,7 +79,14 @@ pub struct ProbeMove {
 }
 
 impl Table {
+    /// Opens a table with the default cache of decoded frames ([`DEFAULT_CACHE`] bytes).
     pub fn open(path: &Path) -> Result<Table> {
+        Self::open_with_cache(path, DEFAULT_CACHE)
+    }
+
+    /// Opens a table keeping about `cache_bytes` of decoded frames (compressed tables; at least
+    /// one frame is always kept).
+    pub fn open_with_cache(path: &Path, cache_bytes: u64) -> Result<Table> {
         let file = File::open(path).map_err(|e| Error::io(path, e))?;
         let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
         if len == 0 {
@@ -133,7 +140,7 @@ impl Table {
                 Payload::Zstd {
                     cells,
                     remoteness,
-                    cache: FrameCache::new(DEFAULT_CACHE, frame_bytes, frames * 2),
+                    cache: FrameCache::new(cache_bytes, frame_bytes, frames * 2),
                 }
             }
         };

@@ -211,8 +211,9 @@ impl FrameCache {
         decode: impl FnOnce() -> Result<Vec<u8>, String>,
         read: impl FnOnce(&[u8]) -> R,
     ) -> Result<R, String> {
-        let slot = &self.slots
-            [(key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 17) as usize % self.slots.len()];
+        // Keys are frame numbers: consecutive frames take consecutive slots, and a cache with a
+        // slot per frame never evicts.
+        let slot = &self.slots[(key % self.slots.len() as u64) as usize];
         {
             let guard = slot.lock().unwrap_or_else(|p| p.into_inner());
             if let Some((k, bytes)) = guard.as_ref()
