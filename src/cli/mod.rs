@@ -5,6 +5,7 @@ mod demo;
 mod generate;
 mod inspect;
 mod probe;
+mod show;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -39,6 +40,8 @@ enum Command {
     Verify(inspect::VerifyArgs),
     /// Write a random input file (e.g. a large digraph for benchmarks).
     Gen(generate::Args),
+    /// Draw a position of a board or graph game (colour on a terminal, SVG with --svg).
+    Show(show::Args),
     /// Build and probe the built-in example (seed 001's 12-vertex digraph).
     Demo(demo::Args),
 }
@@ -61,6 +64,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Verify(a) => inspect::verify(a),
         Command::Gen(a) => generate::run(a),
         Command::Demo(a) => demo::run(a),
+        Command::Show(a) => show::run(a),
     }
 }
 
