@@ -144,6 +144,7 @@ impl Graph {
             start: at(self.a),
             goal: at(self.b),
             always: false,
+            grid: None,
         }
     }
 
@@ -159,6 +160,7 @@ impl Graph {
             start: 0,
             goal: 0,
             always: false,
+            grid: None,
         };
         let a = self.a;
         for &(u, v) in &self.edges {
@@ -196,6 +198,48 @@ pub struct Links {
     pub goal: u64,
     /// The terminals are joined with no cell at all (an A-B edge in the vertex game).
     pub always: bool,
+    /// When the cells are a Hex board in row-major order, the neighbours of a whole set come
+    /// from six shifts instead of one lookup per cell; `adj` stays the reference.
+    pub grid: Option<HexGrid>,
+}
+
+/// Shift masks of an N x N Hex board whose cell `(r, c)` is bit `r * N + c`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HexGrid {
+    n: u32,
+    /// All cells but column 0, and all but column N-1.
+    not_first: u64,
+    not_last: u64,
+}
+
+impl HexGrid {
+    /// The grid of an N x N board (N * N <= 64).
+    pub fn new(n: u32) -> HexGrid {
+        let full = if n * n == 64 {
+            !0
+        } else {
+            (1u64 << (n * n)) - 1
+        };
+        let first: u64 = (0..n).map(|r| 1u64 << (r * n)).sum();
+        let last = first << (n - 1);
+        HexGrid {
+            n,
+            not_first: full & !first,
+            not_last: full & !last,
+        }
+    }
+
+    /// Every cell touching a cell of `s`: (r, c±1), (r±1, c), (r-1, c+1), (r+1, c-1).
+    #[inline]
+    pub fn neighbours(&self, s: u64) -> u64 {
+        let n = self.n;
+        ((s << 1) & self.not_first)
+            | ((s >> 1) & self.not_last)
+            | (s << n)
+            | (s >> n)
+            | ((s >> (n - 1)) & self.not_first)
+            | ((s << (n - 1)) & self.not_last)
+    }
 }
 
 impl Links {
@@ -205,6 +249,19 @@ impl Links {
     pub fn connects(&self, set: u64) -> bool {
         if self.always {
             return true;
+        }
+        if let Some(grid) = &self.grid {
+            let mut reach = self.start & set;
+            loop {
+                if reach & self.goal != 0 {
+                    return true;
+                }
+                let next = reach | (grid.neighbours(reach) & set);
+                if next == reach {
+                    return false;
+                }
+                reach = next;
+            }
         }
         let mut reach = self.start & set;
         let mut frontier = reach;

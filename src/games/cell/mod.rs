@@ -145,7 +145,13 @@ impl Layout {
             Layout::Edges(g) => g.edge_links(),
             Layout::Vertices(g) => g.vertex_links(),
             Layout::Board(b @ Board::Bridgit(_)) => b.graph().edge_links(),
-            Layout::Board(b @ Board::Hex(_)) => b.graph().vertex_links(),
+            Layout::Board(b @ Board::Hex(n)) => {
+                let mut links = b.graph().vertex_links();
+                if n * n <= 64 {
+                    links.grid = Some(graph::HexGrid::new(*n));
+                }
+                links
+            }
         }
     }
 }
