@@ -156,6 +156,12 @@ impl Layout {
     }
 }
 
+/// `10^log10` written as `7.29e19`.
+fn scientific(log10: f64) -> String {
+    let exponent = log10.floor();
+    format!("{:.2}e{}", 10f64.powf(log10 - exponent), exponent as i64)
+}
+
 /// Reads a position's cells and player to move, for a game of `cells` cells. Whitespace between
 /// cells is ignored, so boards may be written row by row.
 pub fn parse_cells(text: &str, cells: u64) -> Result<(Vec<u8>, Player), PositionError> {
@@ -254,16 +260,18 @@ impl CellGame {
     ) -> Result<CellGame> {
         let cells = layout.cell_count();
         if cells > MAX_CELLS {
-            let positions = 2.0 * 3f64.powi(cells as i32);
-            // The counter engine's bytes per position: a 2-bit cell, a 1-byte counter and up to
-            // 12 bytes of frontier (see `solve::memory_estimate`).
-            let bytes = positions * 13.25;
+            // Counted by logarithms: 3^E overflows even a float for large graphs. The counter
+            // engine needs about 13.25 bytes a position (a 2-bit cell, a 1-byte counter and up to
+            // 12 bytes of frontier; see `solve::memory_estimate`).
+            let log_positions = 2f64.log10() + cells as f64 * 3f64.log10();
             return Err(Error::Spec {
                 spec,
                 msg: format!(
-                    "{cells} cells make 2*3^{cells} = {positions:.3e} positions, more than a \
-                     64-bit index numbers (at most {MAX_CELLS} cells); solving would need about \
-                     {bytes:.3e} bytes but the memory limit is {}",
+                    "{cells} cells make 2*3^{cells} = {} positions, more than a 64-bit index \
+                     numbers (at most {MAX_CELLS} cells); solving would need about {} bytes but \
+                     the memory limit is {}",
+                    scientific(log_positions),
+                    scientific(log_positions + 13.25f64.log10()),
                     human_bytes(max_memory)
                 ),
             });

@@ -448,6 +448,14 @@ fn too_many_cells_fail_at_once_with_estimate_and_limit() {
     let g = graph_game(&vec![(0, 1); 39], 2, false);
     assert_eq!(g.size(), 2 * 3u64.pow(39));
     assert!(solve::memory_estimate(g.size(), g.max_children(), true) == u64::MAX);
+    let e = CellGame::load("hex", "32", || unreachable!(), 1 << 30)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("1024 cells make 2*3^1024 = 7.47e488 positions"),
+        "{e}"
+    );
+    assert!(e.contains("about 9.89e489 bytes"), "{e}");
     let forty = Graph {
         vertices: 2,
         edges: vec![(0, 1); 40],
