@@ -21,7 +21,7 @@ pub struct Args {
     json: bool,
     /// After each answer, draw the position (board and graph games) with the winning moves
     /// marked.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "json")]
     show: bool,
 }
 

@@ -400,10 +400,10 @@ fn hex_svg(n: u32, states: &[u8], mark: &dyn Fn(usize) -> bool, to_move: &str) -
         }
     }
     // The sides: corners k of each border hexagon (k = 0 at 30 degrees, clockwise in SVG).
-    let mut side = |cells: Vec<(u32, u32)>, ks: [u32; 3], colour: &str| {
+    let mut side = |cells: Vec<(u32, u32)>, ks: &[u32], colour: &str| {
         let mut pts = Vec::new();
         for (r, c) in cells {
-            for k in ks {
+            for &k in ks {
                 let (x, y) = corner(centre(r, c), k);
                 pts.push(format!("{x:.1},{y:.1}"));
             }
@@ -415,10 +415,12 @@ fn hex_svg(n: u32, states: &[u8], mark: &dyn Fn(usize) -> bool, to_move: &str) -
         )
         .unwrap();
     };
-    side((0..n).map(|c| (0, c)).collect(), [3, 4, 5], RED);
-    side((0..n).map(|c| (n - 1, c)).collect(), [2, 1, 0], RED);
-    side((0..n).map(|r| (r, 0)).collect(), [4, 3, 2], BLUE);
-    side((0..n).map(|r| (r, n - 1)).collect(), [5, 0, 1], BLUE);
+    // Consecutive border hexagons share a corner, so joining these corners in order traces the
+    // outline.
+    side((0..n).map(|c| (0, c)).collect(), &[3, 4, 5], RED);
+    side((0..n).map(|c| (n - 1, c)).collect(), &[2, 1, 0], RED);
+    side((0..n).map(|r| (r, 0)).collect(), &[3, 2], BLUE);
+    side((0..n).map(|r| (r, n - 1)).collect(), &[5, 0], BLUE);
     writeln!(
         s,
         "<text x=\"{margin}\" y=\"{:.0}\" font-size=\"14\">{to_move}</text>\n</svg>",
