@@ -234,3 +234,20 @@ fn probe_show_marks_the_winning_moves() {
     assert!(text.contains("   2 \\ * * . \\"), "{text}");
     assert!(text.contains("5 move(s)"), "{text}");
 }
+
+#[test]
+fn dump_lists_every_position_of_a_one_edge_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = build(dir.path(), "shannon:data/shannon/edge.txt");
+    let text = ok(&["dump", table.to_str().unwrap()]);
+    // Index order: mover bit, then the edge's digit (empty, Left's, Right's).
+    assert_eq!(
+        text,
+        "./L\twin\n./R\twin\nL/L\twin\nL/R\tloss\nR/L\tloss\nR/R\twin\n"
+    );
+    let shown = ok(&["show", "shannon:data/shannon/edge.txt", "R/L"]);
+    assert!(
+        shown.contains("edge (0-1)") && shown.contains("Right"),
+        "{shown}"
+    );
+}

@@ -271,6 +271,28 @@ fn round_trip_on_random_board_positions() {
 }
 
 #[test]
+fn boards_equal_their_graphs_written_out() {
+    // Bridg-It is the edge game on its board graph and Hex the vertex game on its: solving the
+    // graph as a plain Shannon game must give the same table, position for position.
+    for (b, vertex_game) in [
+        (Board::Bridgit(2), false),
+        (Board::Bridgit(3), false),
+        (Board::Hex(3), true),
+    ] {
+        let on_board = board(b);
+        let graph = b.graph();
+        let layout = if vertex_game {
+            Layout::Vertices(graph)
+        } else {
+            Layout::Edges(graph)
+        };
+        let as_graph = CellGame::new("graph".into(), layout, None, u64::MAX).unwrap();
+        assert!(as_graph.links.grid.is_none());
+        assert_eq!(solve_all(&on_board), solve_all(&as_graph), "{b:?}");
+    }
+}
+
+#[test]
 fn hex_shift_flood_matches_the_cell_by_cell_flood() {
     let mut rng = SplitMix64(7);
     for n in 1..=8 {
