@@ -300,7 +300,7 @@ impl CellGame {
             links: layout.links(),
             layout,
             cells,
-            full: if cells == 64 { !0 } else { (1u64 << cells) - 1 },
+            full: (1u64 << cells) - 1,
             size,
             step,
             decode,
