@@ -7,6 +7,7 @@ mod demo;
 mod generate;
 mod inspect;
 mod probe;
+mod show;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -47,6 +48,8 @@ enum Command {
     Gen(generate::Args),
     /// Measure: probe latencies and throughput of a table.
     Bench(bench::Args),
+    /// Draw a position of a board or graph game (colour on a terminal, SVG with --svg).
+    Show(show::Args),
     /// Build and probe the built-in example (seed 001's 12-vertex digraph).
     Demo(demo::Args),
 }
@@ -72,6 +75,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Gen(a) => generate::run(a),
         Command::Demo(a) => demo::run(a),
         Command::Bench(a) => bench::run(a),
+        Command::Show(a) => show::run(a),
     }
 }
 

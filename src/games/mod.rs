@@ -4,6 +4,7 @@
 //! Adding a game: a module implementing [`crate::game::Game`], a variant of [`AnyGame`], an arm in
 //! [`AnyGame::load`] and one in `with_game!`. Nothing else in the crate names a game.
 
+pub mod cell;
 pub mod digraph;
 pub mod hackenbush;
 pub mod source;
@@ -17,6 +18,8 @@ pub enum AnyGame {
     Digraph(digraph::Digraph),
     /// `hackenbush:FILE`, `hackenbush-stalk:BRR` and `hackenbush-tree:l(l;rl)`.
     Hackenbush(hackenbush::Hackenbush),
+    /// `shannon`, `shannon-vertex`, `bridgit` and `hex`: one core, so one variant.
+    Cell(cell::CellGame),
 }
 
 /// Runs `$body` with `$g` bound to the concrete game inside an [`AnyGame`], so generic code
@@ -27,6 +30,7 @@ macro_rules! with_game {
         match $any {
             $crate::games::AnyGame::Digraph($g) => $body,
             $crate::games::AnyGame::Hackenbush($g) => $body,
+            $crate::games::AnyGame::Cell($g) => $body,
         }
     };
 }
@@ -46,6 +50,19 @@ pub const KINDS: &[(&str, &str)] = &[
         "hackenbush-tree",
         "a tree in CGSuite style, e.g. l(l;rl) (l blue, r red, e green)",
     ),
+    (
+        "shannon",
+        "a graph file: 'u v' per edge and 'terminals A B'; cells are the edges",
+    ),
+    (
+        "shannon-vertex",
+        "a graph file as for shannon; cells are the non-terminal vertices",
+    ),
+    (
+        "bridgit",
+        "the board size N (3: 13 cells; 5, the commercial board: 41)",
+    ),
+    ("hex", "the side N of the N x N rhombus"),
 ];
 
 /// Where a file-backed game reads its input from.
@@ -90,6 +107,9 @@ impl AnyGame {
             "hackenbush-tree" => Ok(AnyGame::Hackenbush(hackenbush::Hackenbush::parse_tree(
                 arg, max_memory,
             )?)),
+            "shannon" | "shannon-vertex" | "bridgit" | "hex" => Ok(AnyGame::Cell(
+                cell::CellGame::load(kind, arg, bytes, max_memory)?,
+            )),
             _ => Err(Error::Spec {
                 spec: spec.to_string(),
                 msg: format!("unknown game '{kind}'; known games: {}", kind_list()),
@@ -102,6 +122,7 @@ impl AnyGame {
         match self {
             AnyGame::Digraph(g) => Some(g.source()),
             AnyGame::Hackenbush(g) => g.source(),
+            AnyGame::Cell(g) => g.source(),
         }
     }
 
@@ -112,6 +133,52 @@ impl AnyGame {
     pub fn size(&self) -> u64 {
         with_game!(self, g => g.size())
     }
+}
+
+/// How [`AnyGame::picture`] and [`picture`] draw: plain text, text with ANSI colours, or SVG.
+pub use cell::picture::Style as PictureStyle;
+
+impl AnyGame {
+    /// A picture of a position with the cells of the moves to `marked` children highlighted;
+    /// `None` when the game has no picture in that style.
+    pub fn picture(&self, pos: u64, marked: &[u64], style: PictureStyle) -> Option<String> {
+        match self {
+            AnyGame::Cell(g) => {
+                let cells: Vec<u32> = marked
+                    .iter()
+                    .filter_map(|&child| g.claimed_cell(pos, child))
+                    .collect();
+                g.picture(pos, &cells, style)
+            }
+            AnyGame::Hackenbush(g) => match style {
+                PictureStyle::Svg => None,
+                _ => g.render(pos),
+            },
+            AnyGame::Digraph(_) => None,
+        }
+    }
+}
+
+/// A picture of a position given by its text, without building the game's index — so boards
+/// too large to solve can be drawn too.
+pub fn picture(spec: &str, position: &str, style: PictureStyle) -> Result<String> {
+    let (kind, arg) = spec.split_once(':').unwrap_or((spec, ""));
+    let none = || {
+        Error::Spec {
+        spec: spec.to_string(),
+        msg: "no picture for this game (pictures: shannon, shannon-vertex, bridgit, hex, hackenbush; SVG: bridgit and hex)"
+            .to_string(),
+    }
+    };
+    if !matches!(kind, "shannon" | "shannon-vertex" | "bridgit" | "hex") {
+        // Other games draw through their `render`, which needs the game built.
+        let game = AnyGame::open(spec, crate::memory::default_limit())?;
+        let pos = with_game!(&game, g => g.parse_position(position))?;
+        return game.picture(pos, &[], style).ok_or_else(none);
+    }
+    let (layout, _) = cell::Layout::from_spec(spec, kind, arg, || source::map_file(arg))?;
+    let (states, mover) = cell::parse_cells(position, layout.cell_count())?;
+    cell::picture::draw(&layout, &states, mover, &[], style).ok_or_else(none)
 }
 
 fn kind_list() -> String {
