@@ -22,6 +22,7 @@ pub mod error;
 pub mod game;
 pub mod games;
 pub mod memory;
+pub mod oracle;
 pub mod solve;
 pub mod table;
 
