@@ -12,7 +12,11 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 pub enum Error {
     /// A game input file (graph, edge list) that does not parse.
     #[error("{file}:{line}: {msg}")]
-    Input { file: String, line: u64, msg: String },
+    Input {
+        file: String,
+        line: u64,
+        msg: String,
+    },
 
     /// A game input that is well formed line by line but wrong as a whole.
     #[error("{file}: {msg}")]

@@ -59,7 +59,11 @@ pub fn parse_size(text: &str) -> std::result::Result<u64, String> {
         "m" | "mb" | "mib" => 1 << 20,
         "g" | "gb" | "gib" => 1 << 30,
         "t" | "tb" | "tib" => 1 << 40,
-        _ => return Err(format!("'{text}': unknown size unit '{unit}' (use K, M, G or T)")),
+        _ => {
+            return Err(format!(
+                "'{text}': unknown size unit '{unit}' (use K, M, G or T)"
+            ));
+        }
     };
     Ok((num * mult as f64) as u64)
 }
@@ -81,7 +85,9 @@ mod tests {
     #[test]
     fn check_refuses_over_limit() {
         assert!(check("x", 10, 20).is_ok());
-        let e = check("the table", 3 << 30, 1 << 30).unwrap_err().to_string();
+        let e = check("the table", 3 << 30, 1 << 30)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("3.00 GiB") && e.contains("1.00 GiB"), "{e}");
     }
 }

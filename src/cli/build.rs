@@ -67,7 +67,13 @@ pub fn default_name(spec: &str) -> PathBuf {
     };
     let clean: String = name
         .chars()
-        .map(|c| if c.is_alphanumeric() || "-_.".contains(c) { c } else { '_' })
+        .map(|c| {
+            if c.is_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     PathBuf::from(format!("{clean}.rdb"))
 }
@@ -94,6 +100,9 @@ pub fn print_summary(s: &BuildSummary, peak: Option<u64>) {
         rate(s.edges as f64, s.solve_seconds),
         rate(s.parent_visits as f64, s.solve_seconds),
         human_bytes(s.file_bytes),
-        peak.map_or(String::new(), |p| format!(", peak memory {}", human_bytes(p)))
+        peak.map_or(String::new(), |p| format!(
+            ", peak memory {}",
+            human_bytes(p)
+        ))
     );
 }

@@ -17,6 +17,7 @@ use crate::games::source::{InputBytes, Source};
 /// Vertex ids must be below this (they are stored as `u32`).
 pub const MAX_VERTICES: u64 = u32::MAX as u64;
 
+#[derive(Debug)]
 pub struct Digraph {
     source: Source,
     fwd_off: Vec<u64>,
@@ -170,7 +171,11 @@ impl Game for Digraph {
 }
 
 /// Compressed sparse rows of `edges` keyed by `key(edge).0`, each row sorted.
-fn csr(n: u64, edges: &[(u32, u32)], key: impl Fn(&(u32, u32)) -> (u32, u32) + Sync) -> (Vec<u64>, Vec<u32>) {
+fn csr(
+    n: u64,
+    edges: &[(u32, u32)],
+    key: impl Fn(&(u32, u32)) -> (u32, u32) + Sync,
+) -> (Vec<u64>, Vec<u32>) {
     let n = n as usize;
     let degree: Vec<AtomicU32> = (0..n).into_par_iter().map(|_| AtomicU32::new(0)).collect();
     edges.par_iter().for_each(|e| {
@@ -185,7 +190,10 @@ fn csr(n: u64, edges: &[(u32, u32)], key: impl Fn(&(u32, u32)) -> (u32, u32) + S
     }
     drop(degree);
     let cursor: Vec<AtomicU64> = off[..n].par_iter().map(|&o| AtomicU64::new(o)).collect();
-    let slots: Vec<AtomicU32> = (0..edges.len()).into_par_iter().map(|_| AtomicU32::new(0)).collect();
+    let slots: Vec<AtomicU32> = (0..edges.len())
+        .into_par_iter()
+        .map(|_| AtomicU32::new(0))
+        .collect();
     edges.par_iter().for_each(|e| {
         let (from, to) = key(e);
         let at = cursor[from as usize].fetch_add(1, Ordering::Relaxed);
@@ -230,7 +238,7 @@ fn parse_edges(name: &str, bytes: &[u8]) -> Result<Vec<(u32, u32)>> {
         bounds.push(end);
         at = end;
     }
-    let parts: Vec<std::result::Result<Vec<(u32, u32)>, (usize, String)>> = bounds
+    let parts: Vec<ChunkResult> = bounds
         .par_windows(2)
         .map(|w| parse_chunk(&bytes[w[0]..w[1]]).map_err(|(off, msg)| (w[0] + off, msg)))
         .collect();
@@ -251,8 +259,11 @@ fn parse_edges(name: &str, bytes: &[u8]) -> Result<Vec<(u32, u32)>> {
     Ok(edges)
 }
 
+/// The edges of one chunk, or the byte offset of a bad line in it and the message.
+type ChunkResult = std::result::Result<Vec<(u32, u32)>, (usize, String)>;
+
 /// Parses the lines of one chunk; an error carries the byte offset of its line in the chunk.
-fn parse_chunk(chunk: &[u8]) -> std::result::Result<Vec<(u32, u32)>, (usize, String)> {
+fn parse_chunk(chunk: &[u8]) -> ChunkResult {
     let mut edges = Vec::with_capacity(chunk.len() / 12);
     let mut start = 0;
     while start < chunk.len() {
@@ -389,7 +400,10 @@ mod tests {
         let g = parse("# SNAP header\n\n0\t1\n1 2 # trailing\r\n2 0\n2 2\n").unwrap();
         assert_eq!(g.size(), 3);
         assert_eq!(g.edge_count(), 4);
-        assert_eq!(g.moves(2).iter().map(|m| m.child).collect::<Vec<_>>(), vec![0, 2]);
+        assert_eq!(
+            g.moves(2).iter().map(|m| m.child).collect::<Vec<_>>(),
+            vec![0, 2]
+        );
     }
 
     #[test]
@@ -401,7 +415,10 @@ mod tests {
         let e = parse("0 x1\n").unwrap_err().to_string();
         assert!(e.starts_with("g.txt:1: 'x1' is not a vertex id"), "{e}");
         let e = parse("1 99999999999\n").unwrap_err().to_string();
-        assert!(e.starts_with("g.txt:1: vertex id 99999999999 is too large"), "{e}");
+        assert!(
+            e.starts_with("g.txt:1: vertex id 99999999999 is too large"),
+            "{e}"
+        );
         let e = parse("# nothing\n").unwrap_err().to_string();
         assert!(e.starts_with("g.txt: contains no edges"), "{e}");
         let e = parse("1 2 3\n").unwrap_err().to_string();

@@ -111,7 +111,9 @@ pub fn vertex_id(name: &str, line: u64, word: &str, limit: u64) -> Result<u64> {
         return Err(err(format!("negative vertex id '{word}'")));
     }
     if !word.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(err(format!("'{word}' is not a vertex id (a non-negative integer)")));
+        return Err(err(format!(
+            "'{word}' is not a vertex id (a non-negative integer)"
+        )));
     }
     match word.parse::<u64>() {
         Ok(v) if v < limit => Ok(v),

@@ -90,7 +90,10 @@ fn run<G: Game, C: Counter>(game: &G, cells: &Cells<'_>, opts: &SolveOptions) ->
         // SAFETY: as for the counters: same layout, zero is valid, allocation handed over whole.
         unsafe { Vec::from_raw_parts(v.as_ptr() as *mut AtomicU32, v.len(), v.capacity()) }
     });
-    let progress = opts.progress.clone().unwrap_or_else(indicatif::ProgressBar::hidden);
+    let progress = opts
+        .progress
+        .clone()
+        .unwrap_or_else(indicatif::ProgressBar::hidden);
     progress.set_length(size);
     progress.set_position(0);
     progress.set_message("round 0");
@@ -194,10 +197,11 @@ fn run<G: Game, C: Counter>(game: &G, cells: &Cells<'_>, opts: &SolveOptions) ->
         let start = w as u64 * cells::CELLS_PER_WORD;
         let end = (start + cells::CELLS_PER_WORD).min(size);
         for pos in start..end {
-            if counters[pos as usize].get() > 0 && cells.decide(pos, cells::DRAW) {
-                if let Some(rem) = &remoteness {
-                    rem[pos as usize].store(u32::MAX, Ordering::Relaxed);
-                }
+            if counters[pos as usize].get() > 0
+                && cells.decide(pos, cells::DRAW)
+                && let Some(rem) = &remoteness
+            {
+                rem[pos as usize].store(u32::MAX, Ordering::Relaxed);
             }
         }
     });

@@ -125,7 +125,9 @@ impl Header {
     pub fn decode(path: &std::path::Path, bytes: &[u8], file_len: u64) -> Result<Header> {
         let bad = |msg: String| Error::table(path, msg);
         if bytes.len() < 8 || bytes[..8] != MAGIC {
-            return Err(bad("not a retrodb table (no RETRODB magic at the start)".into()));
+            return Err(bad(
+                "not a retrodb table (no RETRODB magic at the start)".into()
+            ));
         }
         if bytes.len() < FIXED + 8 {
             return Err(bad(format!(
@@ -239,7 +241,8 @@ impl Header {
         if self.remoteness.len != rem_bytes {
             return Err("remoteness section has the wrong length".into());
         }
-        let blocks = self.cells.blocks(self.block as u64) + self.remoteness.blocks(self.block as u64);
+        let blocks =
+            self.cells.blocks(self.block as u64) + self.remoteness.blocks(self.block as u64);
         if self.sums.len != blocks * 8 {
             return Err("checksum section has the wrong length".into());
         }
@@ -248,14 +251,17 @@ impl Header {
             ("remoteness", self.remoteness),
             ("checksum", self.sums),
         ] {
-            if s.len > 0 && (s.offset < self.header_len || s.offset.checked_add(s.len).is_none_or(|e| e > file_len)) {
+            if s.len > 0
+                && (s.offset < self.header_len
+                    || s.offset.checked_add(s.len).is_none_or(|e| e > file_len))
+            {
                 return Err(format!(
                     "file is truncated: the {name} section ends at byte {} but the file has {file_len}",
                     s.offset.saturating_add(s.len)
                 ));
             }
         }
-        if self.cells.offset % 8 != 0 {
+        if !self.cells.offset.is_multiple_of(8) {
             return Err("cells section is not aligned".into());
         }
         Ok(())

@@ -246,7 +246,12 @@ fn encode_remoteness(stats: &SolveStats) -> (u8, Vec<u8>) {
     let Some(rem) = &stats.remoteness else {
         return (0, Vec::new());
     };
-    let max = rem.par_iter().filter(|&&r| r != u32::MAX).max().copied().unwrap_or(0);
+    let max = rem
+        .par_iter()
+        .filter(|&&r| r != u32::MAX)
+        .max()
+        .copied()
+        .unwrap_or(0);
     let width: u8 = if max < 0xFF {
         1
     } else if max < 0xFFFF {
@@ -366,7 +371,9 @@ impl Table {
                 ),
             ));
         }
-        let verified = (0..sums.len().div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
+        let verified = (0..sums.len().div_ceil(64))
+            .map(|_| AtomicU64::new(0))
+            .collect();
         Ok(Table {
             path: path.to_path_buf(),
             map,
@@ -495,14 +502,16 @@ impl Table {
     pub fn verify_checksums(&self) -> Result<()> {
         let block = self.header.block as u64;
         let cells_blocks = self.header.cells.blocks(block);
-        let bad = (0..self.sums.len() as u64).into_par_iter().find_first(|&k| {
-            let (sec, first) = if k < cells_blocks {
-                (self.header.cells, 0)
-            } else {
-                (self.header.remoteness, cells_blocks)
-            };
-            self.check_block(sec, first, (k - first) * block).is_err()
-        });
+        let bad = (0..self.sums.len() as u64)
+            .into_par_iter()
+            .find_first(|&k| {
+                let (sec, first) = if k < cells_blocks {
+                    (self.header.cells, 0)
+                } else {
+                    (self.header.remoteness, cells_blocks)
+                };
+                self.check_block(sec, first, (k - first) * block).is_err()
+            });
         match bad {
             None => Ok(()),
             Some(k) => Err(Error::table(
@@ -518,13 +527,15 @@ impl Table {
         const CHUNK: u64 = 1 << 14;
         let size = self.header.size;
         progress.set_length(size);
-        let err = (0..size.div_ceil(CHUNK)).into_par_iter().find_map_first(|k| {
-            let start = k * CHUNK;
-            let end = (start + CHUNK).min(size);
-            let r = (start..end).find_map(|pos| self.check_position(pos).err());
-            progress.inc(end - start);
-            r
-        });
+        let err = (0..size.div_ceil(CHUNK))
+            .into_par_iter()
+            .find_map_first(|k| {
+                let start = k * CHUNK;
+                let end = (start + CHUNK).min(size);
+                let r = (start..end).find_map(|pos| self.check_position(pos).err());
+                progress.inc(end - start);
+                r
+            });
         match err {
             None => Ok(size),
             Some(e) => Err(e),
