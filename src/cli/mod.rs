@@ -5,6 +5,7 @@ mod demo;
 mod generate;
 mod inspect;
 mod probe;
+mod sweep;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -41,6 +42,8 @@ enum Command {
     Gen(generate::Args),
     /// Build and probe the built-in example (seed 001's 12-vertex digraph).
     Demo(demo::Args),
+    /// Solve a game on every small graph and compare the tables with an oracle.
+    Sweep(sweep::Args),
 }
 
 pub fn run(cli: Cli) -> Result<ExitCode> {
@@ -61,6 +64,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Verify(a) => inspect::verify(a),
         Command::Gen(a) => generate::run(a),
         Command::Demo(a) => demo::run(a),
+        Command::Sweep(a) => sweep::run(a),
     }
 }
 

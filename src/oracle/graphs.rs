@@ -48,10 +48,7 @@ impl Graph {
                 "{n} vertices is more than the {MAX_VERTICES} supported"
             )));
         }
-        Ok(Graph {
-            n,
-            adj: vec![0; n],
-        })
+        Ok(Graph { n, adj: vec![0; n] })
     }
 
     /// A graph from an edge list; loops, parallel edges and ends out of range are refused.
@@ -59,9 +56,7 @@ impl Graph {
         let mut g = Graph::empty(n)?;
         for &(u, v) in edges {
             if u >= n || v >= n {
-                return Err(GraphError(format!(
-                    "edge {u} {v} has an end not below {n}"
-                )));
+                return Err(GraphError(format!("edge {u} {v} has an end not below {n}")));
             }
             if u == v {
                 return Err(GraphError(format!("loop at vertex {u}")));
@@ -105,7 +100,11 @@ impl Graph {
     }
 
     pub fn edge_count(&self) -> usize {
-        self.adj.iter().map(|a| a.count_ones() as usize).sum::<usize>() / 2
+        self.adj
+            .iter()
+            .map(|a| a.count_ones() as usize)
+            .sum::<usize>()
+            / 2
     }
 
     /// Connected (the graph on no vertices counts as connected, like on one).
@@ -153,11 +152,15 @@ impl Graph {
             )));
         }
         if let Some(&b) = body.iter().find(|b| !(63..=126).contains(*b)) {
-            return Err(bad(format!("byte {b:?} is outside the graph6 range 63..=126")));
+            return Err(bad(format!(
+                "byte {b:?} is outside the graph6 range 63..=126"
+            )));
         }
         let bit = |k: usize| (body[k / 6] - 63) >> (5 - k % 6) & 1 == 1;
         if (bits..want * 6).any(bit) {
-            return Err(bad("the padding bits after the last edge bit are not zero".into()));
+            return Err(bad(
+                "the padding bits after the last edge bit are not zero".into()
+            ));
         }
         let mut g = Graph::empty(n).map_err(|e| bad(e.0))?;
         let mut k = 0;
@@ -250,7 +253,9 @@ impl Graph {
         let mut head = 0;
         while order.len() < n {
             if head == order.len() {
-                let v = (0..n).find(|&v| placed >> v & 1 == 0).expect("a vertex left");
+                let v = (0..n)
+                    .find(|&v| placed >> v & 1 == 0)
+                    .expect("a vertex left");
                 placed |= 1 << v;
                 order.push(v);
             }
@@ -271,7 +276,10 @@ impl Graph {
             .map(|&v| prescribed.iter().find(|p| p.0 == v).map(|p| p.1))
             .collect();
         if prescribed.iter().any(|&(v, w)| {
-            let at = order.iter().position(|&o| o == v).expect("prescribed vertices are placed");
+            let at = order
+                .iter()
+                .position(|&o| o == v)
+                .expect("prescribed vertices are placed");
             want[at] != Some(w)
         }) {
             return; // one vertex prescribed two images
@@ -383,7 +391,10 @@ fn next_permutation(p: &mut [usize]) -> bool {
     let Some(i) = (1..p.len()).rev().find(|&i| p[i - 1] < p[i]) else {
         return false;
     };
-    let j = (i..p.len()).rev().find(|&j| p[j] > p[i - 1]).expect("a larger element");
+    let j = (i..p.len())
+        .rev()
+        .find(|&j| p[j] > p[i - 1])
+        .expect("a larger element");
     p.swap(i - 1, j);
     p[i..].reverse();
     true

@@ -153,7 +153,9 @@ impl EdgeGame {
             )));
         }
         if a == b {
-            return Err(EdgeGameError(format!("the terminals are the same vertex {a}")));
+            return Err(EdgeGameError(format!(
+                "the terminals are the same vertex {a}"
+            )));
         }
         if let Some((i, &(u, v))) = edges
             .iter()
@@ -323,7 +325,10 @@ impl ForestPair {
 
     /// Adds the edge `u v`; true if the forests grew to take it (possibly after exchanges).
     pub fn push(&mut self, u: usize, v: usize) -> bool {
-        assert!(u < self.vertices && v < self.vertices, "edge end out of range");
+        assert!(
+            u < self.vertices && v < self.vertices,
+            "edge end out of range"
+        );
         self.edges.push((u, v));
         self.owner.push(0);
         let x = self.edges.len() - 1;
@@ -490,7 +495,9 @@ mod tests {
     use std::collections::HashMap;
 
     fn class_of(vertices: usize, edges: &[(usize, usize)]) -> Class {
-        EdgeGame::new(vertices, edges.to_vec(), 0, 1).unwrap().class()
+        EdgeGame::new(vertices, edges.to_vec(), 0, 1)
+            .unwrap()
+            .class()
     }
 
     #[test]
@@ -587,10 +594,18 @@ mod tests {
             seen[1]
         };
         if joined(claims, |c| c == Claim::Short) {
-            return if mover == Player::Short { Value::Win } else { Value::Loss };
+            return if mover == Player::Short {
+                Value::Win
+            } else {
+                Value::Loss
+            };
         }
         if !joined(claims, |c| c != Claim::Cut) {
-            return if mover == Player::Cut { Value::Win } else { Value::Loss };
+            return if mover == Player::Cut {
+                Value::Win
+            } else {
+                Value::Loss
+            };
         }
         if let Some(&v) = memo.get(&(claims.clone(), mover)) {
             return v;
@@ -616,11 +631,11 @@ mod tests {
     }
 
     fn multigraph() -> impl Strategy<Value = (usize, Vec<(usize, usize)>)> {
-        (2usize..=5).prop_flat_map(|n| (Just(n), prop::collection::vec((0..n, 0..n), 0..=7)))
+        (2usize..=5).prop_flat_map(|n| (Just(n), prop::collection::vec((0..n, 0..n), 0..=8)))
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(64))]
+        #![proptest_config(ProptestConfig::with_cases(200))]
 
         #[test]
         fn packing_is_maximum((n, edges) in multigraph()) {

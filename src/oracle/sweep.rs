@@ -158,9 +158,8 @@ pub fn check_pair(graph: &Graph, a: usize, b: usize, opts: &SweepOptions) -> Res
     let graph6 = graph.to_graph6();
     let edges = graph.edges();
     let m = edges.len();
-    let oracle = EdgeGame::new(graph.vertices(), edges, a, b).map_err(|e| Error::Usage(format!(
-        "graph {graph6} with terminals {a} {b}: {e}"
-    )))?;
+    let oracle = EdgeGame::new(graph.vertices(), edges, a, b)
+        .map_err(|e| Error::Usage(format!("graph {graph6} with terminals {a} {b}: {e}")))?;
     let text = shannon_file(graph, a, b);
     let spec = format!("shannon:sweep/{graph6}-{a}-{b}.txt");
     let game = AnyGame::load(&spec, Input::Embedded(text.as_bytes()), opts.max_memory)?;
@@ -304,7 +303,8 @@ pub fn sweep(graphs: &[Graph], opts: &SweepOptions) -> Result<SweepReport> {
         .into_iter()
         .filter(|r| r.disagreements > 0)
         .collect();
-    disagreeing.sort_by(|x, y| (x.vertices, &x.graph6, x.a, x.b).cmp(&(y.vertices, &y.graph6, y.a, y.b)));
+    disagreeing
+        .sort_by(|x, y| (x.vertices, &x.graph6, x.a, x.b).cmp(&(y.vertices, &y.graph6, y.a, y.b)));
     Ok(SweepReport {
         rows,
         total,
@@ -321,7 +321,10 @@ mod tests {
     #[test]
     fn shannon_file_lists_edges_then_terminals() {
         let g = Graph::from_graph6("Bg").unwrap();
-        assert_eq!(shannon_file(&g, 0, 2), "# graph6 Bg\n0 1\n1 2\nterminals 0 2\n");
+        assert_eq!(
+            shannon_file(&g, 0, 2),
+            "# graph6 Bg\n0 1\n1 2\nterminals 0 2\n"
+        );
     }
 
     #[test]
