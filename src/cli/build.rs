@@ -10,7 +10,8 @@ use retrodb::table::{self, BuildOptions, BuildSummary};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The game: digraph:FILE (see docs/NOTATION.md).
+    /// The game: digraph:FILE, shannon:FILE, shannon-vertex:FILE, bridgit:N or hex:N (see
+    /// docs/NOTATION.md).
     game: String,
     /// Where to write the table (default: a name made from the game, e.g. seed001.rdb).
     #[arg(short, long)]

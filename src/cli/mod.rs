@@ -5,6 +5,7 @@ mod demo;
 mod generate;
 mod inspect;
 mod probe;
+mod show;
 mod sweep;
 
 use std::io::IsTerminal;
@@ -40,6 +41,8 @@ enum Command {
     Verify(inspect::VerifyArgs),
     /// Write a random input file (e.g. a large digraph for benchmarks).
     Gen(generate::Args),
+    /// Draw a position of a board or graph game (colour on a terminal, SVG with --svg).
+    Show(show::Args),
     /// Build and probe the built-in example (seed 001's 12-vertex digraph).
     Demo(demo::Args),
     /// Solve a game on every small graph and compare the tables with an oracle.
@@ -64,6 +67,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Verify(a) => inspect::verify(a),
         Command::Gen(a) => generate::run(a),
         Command::Demo(a) => demo::run(a),
+        Command::Show(a) => show::run(a),
         Command::Sweep(a) => sweep::run(a),
     }
 }

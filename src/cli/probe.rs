@@ -1,12 +1,13 @@
 //! `retrodb probe FILE POSITION...`: values from a table, one answer per position.
 
-use std::io::{BufRead, BufWriter, Write};
+use std::io::{BufRead, BufWriter, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use retrodb::Value;
+use retrodb::games::PictureStyle;
 use retrodb::table::{Probe, Table};
+use retrodb::{Game, Value};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -18,6 +19,10 @@ pub struct Args {
     /// One JSON object a line.
     #[arg(long)]
     json: bool,
+    /// After each answer, draw the position (board and graph games) with the winning moves
+    /// marked.
+    #[arg(long)]
+    show: bool,
 }
 
 pub fn run(a: Args) -> Result<ExitCode> {
@@ -32,6 +37,9 @@ pub fn run(a: Args) -> Result<ExitCode> {
                     writeln!(out, "{}", serde_json::to_string(&p)?)?;
                 } else {
                     write_probe(out, &p)?;
+                }
+                if a.show {
+                    write_picture(out, &table, &p)?;
                 }
             }
             Err(e) => {
@@ -60,6 +68,27 @@ pub fn run(a: Args) -> Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The game's picture of the probed position, its winning moves (children lost for their
+/// mover) marked; nothing for games without pictures.
+fn write_picture(out: &mut dyn Write, table: &Table, p: &Probe) -> Result<()> {
+    let children: Vec<u64> = retrodb::with_game!(table.game(), g => g.moves(p.index).into_iter().map(|m| m.child).collect());
+    let winning: Vec<u64> = children
+        .into_iter()
+        .zip(&p.moves)
+        .filter(|(_, m)| m.value == Value::Loss)
+        .map(|(c, _)| c)
+        .collect();
+    let style = if std::io::stdout().is_terminal() {
+        PictureStyle::Colour
+    } else {
+        PictureStyle::Plain
+    };
+    if let Some(pic) = table.game().picture(p.index, &winning, style) {
+        writeln!(out, "{pic}")?;
+    }
+    Ok(())
 }
 
 /// `4  win in 1` and the moves, the ones that keep the value marked with `*`.

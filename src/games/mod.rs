@@ -4,6 +4,7 @@
 //! Adding a game: a module implementing [`crate::game::Game`], a variant of [`AnyGame`], an arm in
 //! [`AnyGame::load`] and one in `with_game!`. Nothing else in the crate names a game.
 
+pub mod cell;
 pub mod digraph;
 pub mod source;
 
@@ -14,6 +15,8 @@ pub use source::{InputBytes, Source};
 /// Every game retrodb knows, as one concrete type per family.
 pub enum AnyGame {
     Digraph(digraph::Digraph),
+    /// `shannon`, `shannon-vertex`, `bridgit` and `hex`: one core, so one variant.
+    Cell(cell::CellGame),
 }
 
 /// Runs `$body` with `$g` bound to the concrete game inside an [`AnyGame`], so generic code
@@ -23,12 +26,28 @@ macro_rules! with_game {
     ($any:expr, $g:ident => $body:expr) => {
         match $any {
             $crate::games::AnyGame::Digraph($g) => $body,
+            $crate::games::AnyGame::Cell($g) => $body,
         }
     };
 }
 
 /// The game families and what their argument is, for help texts and errors.
-pub const KINDS: &[(&str, &str)] = &[("digraph", "an edge-list file: 'u v' per line")];
+pub const KINDS: &[(&str, &str)] = &[
+    ("digraph", "an edge-list file: 'u v' per line"),
+    (
+        "shannon",
+        "a graph file: 'u v' per edge and 'terminals A B'; cells are the edges",
+    ),
+    (
+        "shannon-vertex",
+        "a graph file as for shannon; cells are the non-terminal vertices",
+    ),
+    (
+        "bridgit",
+        "the board size N (3: 13 cells; 5, the commercial board: 41)",
+    ),
+    ("hex", "the side N of the N x N rhombus"),
+];
 
 /// Where a file-backed game reads its input from.
 pub enum Input<'a> {
@@ -61,6 +80,9 @@ impl AnyGame {
                 &bytes()?,
                 max_memory,
             )?)),
+            "shannon" | "shannon-vertex" | "bridgit" | "hex" => Ok(AnyGame::Cell(
+                cell::CellGame::load(kind, arg, bytes, max_memory)?,
+            )),
             _ => Err(Error::Spec {
                 spec: spec.to_string(),
                 msg: format!("unknown game '{kind}'; known games: {}", kind_list()),
@@ -72,6 +94,7 @@ impl AnyGame {
     pub fn source(&self) -> Option<&Source> {
         match self {
             AnyGame::Digraph(g) => Some(g.source()),
+            AnyGame::Cell(g) => g.source(),
         }
     }
 
@@ -82,6 +105,45 @@ impl AnyGame {
     pub fn size(&self) -> u64 {
         with_game!(self, g => g.size())
     }
+}
+
+/// How [`AnyGame::picture`] and [`picture`] draw: plain text, text with ANSI colours, or SVG.
+pub use cell::picture::Style as PictureStyle;
+
+impl AnyGame {
+    /// A picture of a position with the cells of the moves to `marked` children highlighted;
+    /// `None` when the game has no picture in that style.
+    pub fn picture(&self, pos: u64, marked: &[u64], style: PictureStyle) -> Option<String> {
+        match self {
+            AnyGame::Cell(g) => {
+                let cells: Vec<u32> = marked
+                    .iter()
+                    .filter_map(|&child| g.claimed_cell(pos, child))
+                    .collect();
+                g.picture(pos, &cells, style)
+            }
+            AnyGame::Digraph(_) => None,
+        }
+    }
+}
+
+/// A picture of a position given by its text, without building the game's index — so boards
+/// too large to solve can be drawn too.
+pub fn picture(spec: &str, position: &str, style: PictureStyle) -> Result<String> {
+    let (kind, arg) = spec.split_once(':').unwrap_or((spec, ""));
+    let none = || {
+        Error::Spec {
+        spec: spec.to_string(),
+        msg: "no picture for this game (pictures: shannon, shannon-vertex, bridgit, hex; SVG: bridgit and hex)"
+            .to_string(),
+    }
+    };
+    if !matches!(kind, "shannon" | "shannon-vertex" | "bridgit" | "hex") {
+        return Err(none());
+    }
+    let (layout, _) = cell::Layout::from_spec(spec, kind, arg, || source::map_file(arg))?;
+    let (states, mover) = cell::parse_cells(position, layout.cell_count())?;
+    cell::picture::draw(&layout, &states, mover, &[], style).ok_or_else(none)
 }
 
 fn kind_list() -> String {

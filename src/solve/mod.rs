@@ -35,11 +35,19 @@ pub struct SolveStats {
 /// Bytes the counter engine needs for a game of `size` positions whose positions have at most
 /// `max_children` moves (cells, counters, frontiers, remoteness when asked).
 pub fn memory_estimate(size: u64, max_children: u64, remoteness: bool) -> u64 {
+    // Saturating, so a game too large to number still gets an estimate above any limit.
     let cells = size.div_ceil(4);
-    let counters = size * counter::counter_width(max_children);
+    let counters = size.saturating_mul(counter::counter_width(max_children));
     // The current and next frontier together hold each position at most once, plus the
     // per-task pieces of the next one while it is gathered.
-    let frontiers = size * 8 + size * 8 / 2;
-    let rem = if remoteness { size * 4 } else { 0 };
-    cells + counters + frontiers + rem
+    let frontiers = size.saturating_mul(12);
+    let rem = if remoteness {
+        size.saturating_mul(4)
+    } else {
+        0
+    };
+    cells
+        .saturating_add(counters)
+        .saturating_add(frontiers)
+        .saturating_add(rem)
 }

@@ -1,0 +1,576 @@
+//! Cell games: games where the players take turns claiming empty cells, Left's cells and Right's
+//! cells deciding the end. One core serves four specs — the Shannon switching game on a graph
+//! file's edges (`shannon:PATH`) or vertices (`shannon-vertex:PATH`), Bridg-It (`bridgit:N`) and
+//! Hex (`hex:N`) — each of which is a Shannon game on some graph (see [`board`]).
+//!
+//! Indexing: with `E` cells and digit `d_i` of cell `i` (0 empty, 1 Left's, 2 Right's), a
+//! position is `mover + 2 * sum(d_i * 3^i)` with `mover` 0 when Left is to move and 1 when Right
+//! is, so `0..2*3^E` holds every configuration with either player to move. Left has won when his
+//! cells join the terminals; Right has won when the cells he has not taken no longer do.
+//!
+//! The invariant: a move adds exactly one digit (`tier` = filled cells grows by one), and the
+//! parent enumeration undoes exactly one digit of the player who just moved, keeping only parents
+//! where the game was still open — the exact inverse of the children.
+
+pub mod board;
+pub mod graph;
+pub mod picture;
+
+use crate::error::{Error, Result, human_bytes};
+use crate::game::{Game, Move, PositionError, Status, Value};
+use crate::games::source::Source;
+pub use board::{Board, Symmetry};
+pub use graph::{Graph, Links};
+
+/// The most cells a table can have: `2 * 3^39` still fits a 64-bit index, `2 * 3^40` does not.
+pub const MAX_CELLS: u64 = 39;
+
+/// Base-3 digits decoded per table lookup.
+const CHUNK_DIGITS: u32 = 8;
+const CHUNK: u64 = 3u64.pow(CHUNK_DIGITS);
+
+/// A cell's state, as in the position text.
+pub const EMPTY: u8 = 0;
+pub const LEFT: u8 = 1;
+pub const RIGHT: u8 = 2;
+
+/// The player to move, as the index's low bit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Player {
+    Left = 0,
+    Right = 1,
+}
+
+impl Player {
+    pub fn other(self) -> Player {
+        match self {
+            Player::Left => Player::Right,
+            Player::Right => Player::Left,
+        }
+    }
+
+    /// The cell state this player's claims leave.
+    pub fn cell(self) -> u8 {
+        self as u8 + 1
+    }
+
+    pub fn letter(self) -> char {
+        match self {
+            Player::Left => 'L',
+            Player::Right => 'R',
+        }
+    }
+}
+
+/// What the cells are: a graph file's edges or vertices, or a board.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// `shannon:PATH`: one cell per edge, in file order.
+    Edges(Graph),
+    /// `shannon-vertex:PATH`: one cell per non-terminal vertex, in increasing id order.
+    Vertices(Graph),
+    Board(Board),
+}
+
+impl Layout {
+    /// Reads the layout a spec names. `bytes` gives a graph file's contents when asked for.
+    pub fn from_spec<'a>(
+        spec: &str,
+        kind: &str,
+        arg: &str,
+        bytes: impl FnOnce() -> Result<crate::games::InputBytes<'a>>,
+    ) -> Result<(Layout, Option<Source>)> {
+        let side = || -> Result<u32> {
+            match arg.parse::<u32>() {
+                Ok(n) if (1..=board::MAX_SIDE).contains(&n) => Ok(n),
+                _ => Err(Error::Spec {
+                    spec: spec.to_string(),
+                    msg: format!(
+                        "'{arg}' is not a board size (a whole number from 1 to {})",
+                        board::MAX_SIDE
+                    ),
+                }),
+            }
+        };
+        match kind {
+            "bridgit" => Ok((Layout::Board(Board::Bridgit(side()?)), None)),
+            "hex" => Ok((Layout::Board(Board::Hex(side()?)), None)),
+            "shannon" | "shannon-vertex" => {
+                let input = bytes()?;
+                let graph = Graph::parse(arg, input.bytes())?;
+                let source = Source::of(arg, input.bytes());
+                let layout = if kind == "shannon" {
+                    Layout::Edges(graph)
+                } else {
+                    Layout::Vertices(graph)
+                };
+                Ok((layout, Some(source)))
+            }
+            _ => Err(Error::Spec {
+                spec: spec.to_string(),
+                msg: format!("'{kind}' is not a cell game"),
+            }),
+        }
+    }
+
+    pub fn cell_count(&self) -> u64 {
+        match self {
+            Layout::Edges(g) => g.edges.len() as u64,
+            Layout::Vertices(g) => g.vertices as u64 - 2,
+            Layout::Board(b) => b.cell_count(),
+        }
+    }
+
+    /// Each cell's name for moves and pictures: `(u-v)` for an edge, `(v)` for a vertex,
+    /// coordinates on boards.
+    pub fn labels(&self) -> Vec<String> {
+        match self {
+            Layout::Edges(g) => g.edges.iter().map(|(u, v)| format!("({u}-{v})")).collect(),
+            Layout::Vertices(g) => g
+                .inner_vertices()
+                .iter()
+                .map(|v| format!("(v{v})"))
+                .collect(),
+            Layout::Board(b) => b
+                .coordinates()
+                .iter()
+                .map(|(a, c)| format!("({a},{c})"))
+                .collect(),
+        }
+    }
+
+    /// The connectivity the winning conditions read (at most 64 cells).
+    pub fn links(&self) -> Links {
+        match self {
+            Layout::Edges(g) => g.edge_links(),
+            Layout::Vertices(g) => g.vertex_links(),
+            Layout::Board(b @ Board::Bridgit(_)) => b.graph().edge_links(),
+            Layout::Board(b @ Board::Hex(n)) => {
+                let mut links = b.graph().vertex_links();
+                if n * n <= 64 {
+                    links.grid = Some(graph::HexGrid::new(*n));
+                }
+                links
+            }
+        }
+    }
+}
+
+/// Reads a position's cells and player to move, for a game of `cells` cells. Whitespace between
+/// cells is ignored, so boards may be written row by row.
+pub fn parse_cells(text: &str, cells: u64) -> Result<(Vec<u8>, Player), PositionError> {
+    let (body, suffix) = match text.trim().rsplit_once('/') {
+        Some((b, s)) => (b, Some(s.trim())),
+        None => (text.trim(), None),
+    };
+    let mut states = Vec::with_capacity(cells as usize);
+    for ch in body.chars().filter(|c| !c.is_whitespace()) {
+        let state = match ch {
+            '.' => EMPTY,
+            'L' => LEFT,
+            'R' => RIGHT,
+            _ => {
+                return Err(PositionError::new(
+                    text,
+                    format!(
+                        "character '{ch}' at cell {}: cells are '.' (empty), 'L' or 'R'",
+                        states.len()
+                    ),
+                ));
+            }
+        };
+        states.push(state);
+    }
+    if states.len() as u64 != cells {
+        return Err(PositionError::new(
+            text,
+            format!("has {} cells but this game has {cells}", states.len()),
+        ));
+    }
+    let lefts = states.iter().filter(|&&s| s == LEFT).count();
+    let rights = states.iter().filter(|&&s| s == RIGHT).count();
+    let mover = match suffix {
+        Some("L") => Player::Left,
+        Some("R") => Player::Right,
+        Some(s) => {
+            return Err(PositionError::new(
+                text,
+                format!("'/{s}': the player to move is '/L' or '/R'"),
+            ));
+        }
+        None if lefts == rights => Player::Left,
+        None if lefts == rights + 1 => Player::Right,
+        None => {
+            return Err(PositionError::new(
+                text,
+                format!(
+                    "Left has {lefts} cells and Right {rights}, so the player to move does not \
+                     follow from Left moving first; add '/L' or '/R'"
+                ),
+            ));
+        }
+    };
+    Ok((states, mover))
+}
+
+/// A cell game ready for solving: layout, winning conditions and index arithmetic.
+#[derive(Debug)]
+pub struct CellGame {
+    spec: String,
+    source: Option<Source>,
+    layout: Layout,
+    labels: Vec<String>,
+    links: Links,
+    cells: u32,
+    full: u64,
+    size: u64,
+    /// `step[i] = 2 * 3^i`: what one Left digit in cell `i` adds to an index.
+    step: Vec<u64>,
+    /// Per value of `CHUNK_DIGITS` base-3 digits: Left's bits in the low byte, Right's in the high.
+    decode: Vec<u16>,
+}
+
+impl CellGame {
+    /// Builds the game a spec names (`kind:arg` already split). Refuses games whose positions do
+    /// not fit a 64-bit index, with the estimate and the memory limit, before allocating anything
+    /// in proportion to the table.
+    pub fn load<'a>(
+        kind: &str,
+        arg: &str,
+        bytes: impl FnOnce() -> Result<crate::games::InputBytes<'a>>,
+        max_memory: u64,
+    ) -> Result<CellGame> {
+        let spec = format!("{kind}:{arg}");
+        let (layout, source) = Layout::from_spec(&spec, kind, arg, bytes)?;
+        Self::new(spec, layout, source, max_memory)
+    }
+
+    /// The game on a layout; `spec` is what tables record.
+    pub fn new(
+        spec: String,
+        layout: Layout,
+        source: Option<Source>,
+        max_memory: u64,
+    ) -> Result<CellGame> {
+        let cells = layout.cell_count();
+        if cells > MAX_CELLS {
+            let positions = 2.0 * 3f64.powi(cells as i32);
+            // The counter engine's bytes per position: a 2-bit cell, a 1-byte counter and up to
+            // 12 bytes of frontier (see `solve::memory_estimate`).
+            let bytes = positions * 13.25;
+            return Err(Error::Spec {
+                spec,
+                msg: format!(
+                    "{cells} cells make 2*3^{cells} = {positions:.3e} positions, more than a \
+                     64-bit index numbers (at most {MAX_CELLS} cells); solving would need about \
+                     {bytes:.3e} bytes but the memory limit is {}",
+                    human_bytes(max_memory)
+                ),
+            });
+        }
+        let cells = cells as u32;
+        let step: Vec<u64> = (0..cells).map(|i| 2 * 3u64.pow(i)).collect();
+        let size = 2 * 3u64.pow(cells);
+        let decode = (0..CHUNK)
+            .map(|mut v| {
+                let (mut l, mut r) = (0u16, 0u16);
+                for i in 0..CHUNK_DIGITS {
+                    match v % 3 {
+                        1 => l |= 1 << i,
+                        2 => r |= 1 << i,
+                        _ => {}
+                    }
+                    v /= 3;
+                }
+                l | r << 8
+            })
+            .collect();
+        Ok(CellGame {
+            spec,
+            source,
+            labels: layout.labels(),
+            links: layout.links(),
+            layout,
+            cells,
+            full: if cells == 64 { !0 } else { (1u64 << cells) - 1 },
+            size,
+            step,
+            decode,
+        })
+    }
+
+    pub fn source(&self) -> Option<&Source> {
+        self.source.as_ref()
+    }
+
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    pub fn cells(&self) -> u32 {
+        self.cells
+    }
+
+    pub fn labels(&self) -> &[String] {
+        &self.labels
+    }
+
+    /// Left's and Right's cells as bitboards.
+    #[inline]
+    pub fn masks(&self, pos: u64) -> (u64, u64) {
+        let mut q = pos >> 1;
+        let (mut l, mut r) = (0u64, 0u64);
+        let mut shift = 0;
+        while q != 0 {
+            let d = self.decode[(q % CHUNK) as usize] as u64;
+            l |= (d & 0xFF) << shift;
+            r |= (d >> 8) << shift;
+            q /= CHUNK;
+            shift += CHUNK_DIGITS;
+        }
+        (l, r)
+    }
+
+    pub fn mover(&self, pos: u64) -> Player {
+        if pos & 1 == 0 {
+            Player::Left
+        } else {
+            Player::Right
+        }
+    }
+
+    /// The index of a configuration.
+    pub fn index(&self, left: u64, right: u64, mover: Player) -> u64 {
+        let mut pos = mover as u64;
+        for i in 0..self.cells {
+            if left >> i & 1 == 1 {
+                pos += self.step[i as usize];
+            } else if right >> i & 1 == 1 {
+                pos += 2 * self.step[i as usize];
+            }
+        }
+        pos
+    }
+
+    /// The cell states of a position.
+    pub fn states(&self, pos: u64) -> Vec<u8> {
+        let (l, r) = self.masks(pos);
+        (0..self.cells)
+            .map(|i| {
+                if l >> i & 1 == 1 {
+                    LEFT
+                } else if r >> i & 1 == 1 {
+                    RIGHT
+                } else {
+                    EMPTY
+                }
+            })
+            .collect()
+    }
+
+    /// The index of a position given by its cell states.
+    pub fn index_of_states(&self, states: &[u8], mover: Player) -> u64 {
+        let bits = |want: u8| {
+            states
+                .iter()
+                .enumerate()
+                .filter(|&(_, &s)| s == want)
+                .fold(0u64, |m, (i, _)| m | 1 << i)
+        };
+        self.index(bits(LEFT), bits(RIGHT), mover)
+    }
+
+    #[inline]
+    pub fn left_has_won(&self, left: u64) -> bool {
+        self.links.connects(left)
+    }
+
+    #[inline]
+    pub fn right_has_won(&self, right: u64) -> bool {
+        !self.links.connects(self.full & !right)
+    }
+
+    /// Who has won in a configuration, if anyone.
+    #[inline]
+    pub fn winner(&self, left: u64, right: u64) -> Option<Player> {
+        if self.left_has_won(left) {
+            Some(Player::Left)
+        } else if self.right_has_won(right) {
+            Some(Player::Right)
+        } else {
+            None
+        }
+    }
+
+    /// The cell a move from `pos` to `child` claims.
+    pub fn claimed_cell(&self, pos: u64, child: u64) -> Option<u32> {
+        let (l, r) = self.masks(pos);
+        let (l2, r2) = self.masks(child);
+        let new = (l2 | r2) & !(l | r);
+        (new.count_ones() == 1).then(|| new.trailing_zeros())
+    }
+
+    /// The board's symmetries (none for graph files).
+    pub fn symmetries(&self) -> Vec<Symmetry> {
+        match &self.layout {
+            Layout::Board(b) => b.symmetries(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The image of a position under a symmetry (colours and mover swapped if it swaps them).
+    pub fn apply(&self, sym: &Symmetry, pos: u64) -> u64 {
+        let (l, r) = self.masks(pos);
+        let (mut l2, mut r2) = (0u64, 0u64);
+        for i in 0..self.cells {
+            let to = sym.perm[i as usize];
+            l2 |= (l >> i & 1) << to;
+            r2 |= (r >> i & 1) << to;
+        }
+        let mut mover = self.mover(pos);
+        if sym.swaps_colours {
+            std::mem::swap(&mut l2, &mut r2);
+            mover = mover.other();
+        }
+        self.index(l2, r2, mover)
+    }
+
+    /// A picture of the position, with the cells of `marked` moves highlighted.
+    pub fn picture(&self, pos: u64, marked: &[u32], style: picture::Style) -> Option<String> {
+        picture::draw(
+            &self.layout,
+            &self.states(pos),
+            self.mover(pos),
+            marked,
+            style,
+        )
+    }
+}
+
+impl Game for CellGame {
+    fn spec(&self) -> String {
+        self.spec.clone()
+    }
+
+    fn size(&self) -> u64 {
+        self.size
+    }
+
+    #[inline]
+    fn status(&self, pos: u64) -> Status {
+        if pos >= self.size {
+            return Status::Unused;
+        }
+        let (l, r) = self.masks(pos);
+        match self.winner(l, r) {
+            None => Status::Open,
+            Some(w) if w == self.mover(pos) => Status::Over(Value::Win),
+            Some(_) => Status::Over(Value::Loss),
+        }
+    }
+
+    #[inline]
+    fn for_each_child(&self, pos: u64, mut f: impl FnMut(u64)) {
+        let (l, r) = self.masks(pos);
+        if self.winner(l, r).is_some() {
+            return;
+        }
+        let mut empty = self.full & !(l | r);
+        // Left claims: digit 0 -> 1 and mover 0 -> 1. Right claims: digit 0 -> 2, mover 1 -> 0.
+        let left = pos & 1 == 0;
+        while empty != 0 {
+            let i = empty.trailing_zeros() as usize;
+            empty &= empty - 1;
+            f(if left {
+                pos + self.step[i] + 1
+            } else {
+                pos + 2 * self.step[i] - 1
+            });
+        }
+    }
+
+    #[inline]
+    fn for_each_parent(&self, pos: u64, mut f: impl FnMut(u64)) {
+        let (l, r) = self.masks(pos);
+        if pos & 1 == 1 {
+            // Right to move: Left just claimed one of his cells. The parent had the same Right
+            // cells, so Right had not won there iff he has not won here; Left's win is monotone,
+            // so only when Left has won here can removing a cell leave a parent already won.
+            if self.right_has_won(r) {
+                return;
+            }
+            let check = self.left_has_won(l);
+            let mut mine = l;
+            while mine != 0 {
+                let i = mine.trailing_zeros();
+                mine &= mine - 1;
+                if !check || !self.left_has_won(l & !(1 << i)) {
+                    f(pos - self.step[i as usize] - 1);
+                }
+            }
+        } else {
+            if self.left_has_won(l) {
+                return;
+            }
+            let check = self.right_has_won(r);
+            let mut mine = r;
+            while mine != 0 {
+                let i = mine.trailing_zeros();
+                mine &= mine - 1;
+                if !check || !self.right_has_won(r & !(1 << i)) {
+                    f(pos - 2 * self.step[i as usize] + 1);
+                }
+            }
+        }
+    }
+
+    fn max_children(&self) -> u64 {
+        self.cells as u64
+    }
+
+    fn parse_position(&self, text: &str) -> Result<u64, PositionError> {
+        let (states, mover) = parse_cells(text, self.cells as u64)?;
+        Ok(self.index_of_states(&states, mover))
+    }
+
+    fn position_text(&self, pos: u64) -> String {
+        let mut s: String = self
+            .states(pos)
+            .iter()
+            .map(|&c| match c {
+                LEFT => 'L',
+                RIGHT => 'R',
+                _ => '.',
+            })
+            .collect();
+        s.push('/');
+        s.push(self.mover(pos).letter());
+        s
+    }
+
+    fn moves(&self, pos: u64) -> Vec<Move> {
+        let mut out = Vec::new();
+        self.for_each_child(pos, |child| {
+            let cell = self
+                .claimed_cell(pos, child)
+                .expect("a move claims one cell");
+            out.push(Move {
+                name: format!("{cell}{}", self.labels[cell as usize]),
+                child,
+            });
+        });
+        out
+    }
+
+    fn render(&self, pos: u64) -> Option<String> {
+        self.picture(pos, &[], picture::Style::Plain)
+    }
+
+    fn tier(&self, pos: u64) -> Option<u32> {
+        let (l, r) = self.masks(pos);
+        Some((l | r).count_ones())
+    }
+}
+
+#[cfg(test)]
+mod tests;
