@@ -119,6 +119,11 @@ fn bad_input_is_a_clear_error() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("<stdin>:2:"), "{err}");
 
+    let out = retrodb(&["sweep", "shannon", "--graph6", "-"], Some("C?\n"));
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no edges"), "{err}");
+
     // K7 has 21 edges: its table cannot fit, and the sweep says so before solving anything.
     let out = retrodb(
         &["sweep", "shannon", "--graph6", "-", "--max-memory", "1G"],

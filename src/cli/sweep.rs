@@ -84,7 +84,7 @@ fn read_graphs(path: &PathBuf) -> Result<Vec<Graph>> {
         ("<stdin>".to_string(), buf)
     } else {
         let name = path.display().to_string();
-        let bytes = std::fs::read(path).with_context(|| format!("reading {name}"))?;
+        let bytes = std::fs::read(path).map_err(|e| retrodb::Error::io(path, e))?;
         (name, bytes)
     };
     Ok(graphs::read_graph6(&name, &bytes)?)

@@ -19,8 +19,10 @@
 //! `e` lies in the `N`-closure of the free edges, i.e. adding `e` does not enlarge the largest
 //! pair of edge-disjoint forests. (If the subgraph `S` exists, its two trees `T1`, `T2` already
 //! span `e` in both copies, so `r_N(S + e) = r_N(S)`. Conversely, when the augmenting-path search
-//! below fails to insert `e`, the elements it reached form a set `T` whose parts in each forest
-//! both span `T`: two disjoint spanning trees of a subgraph containing both ends of `e`.)
+//! below fails to insert `e`, every edge it reached has its cycle in each forest inside the
+//! reached set `T`, so both `F1 ∩ T` and `F2 ∩ T` span `T`; the component of `F1 ∩ T` holding
+//! the ends of `e` is then also one component of `F2 ∩ T`, and the two forests restricted to it
+//! are two disjoint spanning trees of a subgraph containing A' and B'.)
 //!
 //! So with `p(G)` the size of the largest union of two forests of `G`:
 //! - Short moving second wins iff `p(G + e) = p(G)`;

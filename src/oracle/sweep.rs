@@ -252,6 +252,18 @@ pub fn check_pair(graph: &Graph, a: usize, b: usize, opts: &SweepOptions) -> Res
 /// Sweeps `graphs`: every terminal pair up to automorphism of each, solved and compared.
 pub fn sweep(graphs: &[Graph], opts: &SweepOptions) -> Result<SweepReport> {
     let started = Instant::now();
+    // The Shannon game needs an edge; a graph with two vertices and none has terminal pairs but
+    // no game.
+    if let Some(g) = graphs
+        .iter()
+        .find(|g| g.vertices() >= 2 && g.edge_count() == 0)
+    {
+        return Err(Error::Usage(format!(
+            "graph {} has {} vertices and no edges: the Shannon game needs at least one edge",
+            g.to_graph6(),
+            g.vertices()
+        )));
+    }
     check_memory(graphs, opts)?;
     let mut jobs: Vec<(usize, usize, usize)> = graphs
         .iter()
