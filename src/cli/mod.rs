@@ -8,6 +8,7 @@ mod generate;
 mod inspect;
 mod probe;
 mod show;
+mod sweep;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -52,6 +53,8 @@ enum Command {
     Show(show::Args),
     /// Build and probe the built-in example (seed 001's 12-vertex digraph).
     Demo(demo::Args),
+    /// Solve a game on every small graph and compare the tables with an oracle.
+    Sweep(sweep::Args),
 }
 
 pub fn run(cli: Cli) -> Result<ExitCode> {
@@ -76,6 +79,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Demo(a) => demo::run(a),
         Command::Bench(a) => bench::run(a),
         Command::Show(a) => show::run(a),
+        Command::Sweep(a) => sweep::run(a),
     }
 }
 

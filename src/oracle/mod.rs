@@ -1,9 +1,18 @@
 //! Independent answers used to check the tables, computed without retrograde analysis.
 //!
+//! - [`lehman`]: Lehman's matroid criterion, the value of any Shannon edge-game position in
+//!   polynomial time;
+//! - [`graphs`]: small simple graphs — every connected one up to isomorphism, graph6 text,
+//!   automorphisms and terminal pairs up to them;
+//! - [`sweep`]: solves the Shannon game on many graphs and compares every table with Lehman;
 //! - [`surreal`]: exact dyadic rationals, the simplicity rule and nimbers — the values of
 //!   Hackenbush positions, from which outcome classes follow without any table.
 //!
 //! The invariant: nothing here calls a solver to reach its own answer — an oracle that consulted
-//! the tables could not catch their mistakes.
+//! the tables could not catch their mistakes. (The sweep calls the solver only for the tables it
+//! checks.)
 
+pub mod graphs;
+pub mod lehman;
 pub mod surreal;
+pub mod sweep;

@@ -1,0 +1,372 @@
+//! The Shannon sweep: solve the edge game on many small graphs, for every terminal pair up to the
+//! graph's automorphisms, and compare each table with Lehman's criterion.
+//!
+//! Each (graph, terminal pair) becomes a `shannon:` game built from graph-file text held in memory
+//! (edges in [`Graph::edges`] order, so cell `i` is edge `i`), solved by the counter engine into
+//! heap cells. The table's class comes from the empty position with Left (Short) and with Right
+//! (Cut) to move. Lehman's answer is compared with the table's on the empty position always, and
+//! on every position when the graph has at most [`SweepOptions::all_positions_max_edges`] edges.
+//! Pairs run in parallel.
+//!
+//! The invariant: the sweep reads the table only through the game's public notation (position
+//! text in, value out), so it checks the game's indexing along with the solver.
+
+use std::time::Instant;
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use super::graphs::Graph;
+use super::lehman::{Claim, Class, EdgeGame, Player};
+use crate::error::{Error, Result};
+use crate::game::{Game, Status, Value};
+use crate::games::{AnyGame, Input};
+use crate::solve::{self, SolveOptions, counter};
+use crate::table::cells::{self, Cells};
+use crate::with_game;
+
+/// What to compare.
+#[derive(Clone, Debug)]
+pub struct SweepOptions {
+    /// Compare every position of tables of graphs with at most this many edges.
+    pub all_positions_max_edges: usize,
+    /// Bytes one solve may use; a graph whose table would need more is refused before any work.
+    pub max_memory: u64,
+}
+
+impl Default for SweepOptions {
+    fn default() -> Self {
+        SweepOptions {
+            all_positions_max_edges: 12,
+            max_memory: crate::memory::default_limit(),
+        }
+    }
+}
+
+/// Disagreement examples kept per terminal pair.
+const EXAMPLES: usize = 5;
+
+/// One graph with one terminal pair, solved and compared.
+#[derive(Clone, Debug, Serialize)]
+pub struct PairResult {
+    pub graph6: String,
+    pub vertices: usize,
+    pub edges: usize,
+    pub a: usize,
+    pub b: usize,
+    /// The class the table gives; `None` if its empty-position values fit no class.
+    pub table_class: Option<Class>,
+    pub lehman_class: Class,
+    /// Positions whose table value was compared with Lehman's.
+    pub positions_checked: u64,
+    pub disagreements: u64,
+    /// The first few disagreements: `position: table VALUE, lehman VALUE`.
+    pub examples: Vec<String>,
+}
+
+/// The counts for one vertex count (or for all, in [`SweepReport::total`]).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Row {
+    pub vertices: usize,
+    pub graphs: usize,
+    pub terminal_pairs: usize,
+    /// Pairs by the table's class.
+    pub short: usize,
+    pub cut: usize,
+    pub first: usize,
+    pub positions_checked: u64,
+    pub disagreements: u64,
+}
+
+/// Everything a sweep found.
+#[derive(Clone, Debug, Serialize)]
+pub struct SweepReport {
+    pub rows: Vec<Row>,
+    pub total: Row,
+    /// The pairs with a disagreement (all of them, each with a few examples).
+    pub disagreeing: Vec<PairResult>,
+    pub all_positions_max_edges: usize,
+    pub seconds: f64,
+}
+
+/// The `shannon:` graph-file text for `graph` with terminals `a` and `b`.
+pub fn shannon_file(graph: &Graph, a: usize, b: usize) -> String {
+    let mut text = format!("# graph6 {}\n", graph.to_graph6());
+    for (u, v) in graph.edges() {
+        text.push_str(&format!("{u} {v}\n"));
+    }
+    text.push_str(&format!("terminals {a} {b}\n"));
+    text
+}
+
+/// Reads a cell-game position text (`.LR` per edge, optional `/L` or `/R`) into claims and the
+/// mover; without a suffix the mover follows from alternation with Left first.
+pub fn parse_position(text: &str, edges: usize) -> Result<(Vec<Claim>, Player)> {
+    let bad = |msg: &str| Error::Position(crate::game::PositionError::new(text, msg));
+    let (cells_text, mover) = match text.split_once('/') {
+        Some((c, "L")) => (c, Some(Player::Short)),
+        Some((c, "R")) => (c, Some(Player::Cut)),
+        Some(_) => return Err(bad("the mover suffix must be /L or /R")),
+        None => (text, None),
+    };
+    let claims = cells_text
+        .chars()
+        .map(|c| match c {
+            '.' => Ok(Claim::Free),
+            'L' => Ok(Claim::Short),
+            'R' => Ok(Claim::Cut),
+            _ => Err(bad("cells must be '.', 'L' or 'R'")),
+        })
+        .collect::<Result<Vec<_>>>()?;
+    if claims.len() != edges {
+        return Err(bad(&format!("expected {edges} cells")));
+    }
+    let mover = mover.unwrap_or_else(|| {
+        let l = claims.iter().filter(|&&c| c == Claim::Short).count();
+        let r = claims.iter().filter(|&&c| c == Claim::Cut).count();
+        if l > r { Player::Cut } else { Player::Short }
+    });
+    Ok((claims, mover))
+}
+
+/// Table size of the Shannon game on `edges` edges (every configuration, either mover),
+/// saturating.
+fn shannon_positions(edges: usize) -> u64 {
+    3u64.saturating_pow(edges as u32).saturating_mul(2)
+}
+
+/// Refuses, before any work, graphs whose tables would not fit the memory limit.
+pub fn check_memory(graphs: &[Graph], opts: &SweepOptions) -> Result<()> {
+    if let Some(g) = graphs.iter().max_by_key(|g| g.edge_count()) {
+        let m = g.edge_count();
+        let size = shannon_positions(m);
+        let need = solve::memory_estimate(size, m as u64, false);
+        crate::memory::check(
+            format!(
+                "the Shannon table of graph {} ({m} edges, {size} positions)",
+                g.to_graph6()
+            ),
+            need,
+            opts.max_memory,
+        )?;
+    }
+    Ok(())
+}
+
+/// Solves the Shannon game on `graph` with terminals `a`, `b` and compares it with Lehman.
+pub fn check_pair(graph: &Graph, a: usize, b: usize, opts: &SweepOptions) -> Result<PairResult> {
+    let graph6 = graph.to_graph6();
+    let edges = graph.edges();
+    let m = edges.len();
+    let oracle = EdgeGame::new(graph.vertices(), edges, a, b)
+        .map_err(|e| Error::Usage(format!("graph {graph6} with terminals {a} {b}: {e}")))?;
+    let text = shannon_file(graph, a, b);
+    let spec = format!("shannon:sweep/{graph6}-{a}-{b}.txt");
+    let game = AnyGame::load(&spec, Input::Embedded(text.as_bytes()), opts.max_memory)?;
+    let oracle_value = |text: &str| -> Result<Value> {
+        let (claims, mover) = parse_position(text, m)?;
+        oracle
+            .value(&claims, mover)
+            .map_err(|e| Error::Usage(format!("{spec}: position '{text}': {e}")))
+    };
+    with_game!(&game, g => {
+        let size = g.size();
+        crate::memory::check(
+            format!("solving {spec} ({size} positions)"),
+            solve::memory_estimate(size, g.max_children(), false),
+            opts.max_memory,
+        )?;
+        let words = cells::zeroed_words(cells::words_for(size));
+        let table = Cells::new(&words, size);
+        counter::solve(g, &table, &SolveOptions::default());
+        let table_value = |pos: u64| cells::value(table.get(pos));
+
+        let empty = ".".repeat(m);
+        let mut examples = Vec::new();
+        let mut disagreements = 0u64;
+        let mut empty_values = Vec::new();
+        for suffix in ["/L", "/R"] {
+            let text = format!("{empty}{suffix}");
+            let pos = g.parse_position(&text)?;
+            let want = oracle_value(&text)?;
+            let got = table_value(pos);
+            if got != Some(want) {
+                disagreements += 1;
+                examples.push(format!("{text}: table {got:?}, lehman {want}"));
+            }
+            empty_values.push(got.unwrap_or(Value::Draw));
+        }
+        let table_class = Class::from_values(empty_values[0], empty_values[1]);
+        let lehman_class = oracle.class();
+        if table_class != Some(lehman_class) {
+            disagreements += 1;
+            examples.push(format!(
+                "empty position class: table {table_class:?}, lehman {lehman_class}"
+            ));
+        }
+
+        let mut positions_checked = 2;
+        if m <= opts.all_positions_max_edges {
+            let (checked, bad, mut found) = (0..size)
+                .into_par_iter()
+                .filter(|&pos| g.status(pos) != Status::Unused)
+                .map(|pos| -> Result<(u64, u64, Vec<String>)> {
+                    let text = g.position_text(pos);
+                    let want = oracle_value(&text)?;
+                    let got = table_value(pos);
+                    Ok(if got == Some(want) {
+                        (1, 0, Vec::new())
+                    } else {
+                        (1, 1, vec![format!("{text}: table {got:?}, lehman {want}")])
+                    })
+                })
+                .try_reduce(
+                    || (0, 0, Vec::new()),
+                    |x, y| {
+                        let mut v = x.2;
+                        v.extend(y.2);
+                        v.truncate(EXAMPLES);
+                        Ok((x.0 + y.0, x.1 + y.1, v))
+                    },
+                )?;
+            positions_checked = checked;
+            disagreements += bad;
+            examples.append(&mut found);
+        }
+        examples.truncate(EXAMPLES);
+        Ok(PairResult {
+            graph6,
+            vertices: graph.vertices(),
+            edges: m,
+            a,
+            b,
+            table_class,
+            lehman_class,
+            positions_checked,
+            disagreements,
+            examples,
+        })
+    })
+}
+
+/// Sweeps `graphs`: every terminal pair up to automorphism of each, solved and compared.
+pub fn sweep(graphs: &[Graph], opts: &SweepOptions) -> Result<SweepReport> {
+    let started = Instant::now();
+    // The Shannon game needs an edge; a graph with two vertices and none has terminal pairs but
+    // no game.
+    if let Some(g) = graphs
+        .iter()
+        .find(|g| g.vertices() >= 2 && g.edge_count() == 0)
+    {
+        return Err(Error::Usage(format!(
+            "graph {} has {} vertices and no edges: the Shannon game needs at least one edge",
+            g.to_graph6(),
+            g.vertices()
+        )));
+    }
+    check_memory(graphs, opts)?;
+    let mut jobs: Vec<(usize, usize, usize)> = graphs
+        .iter()
+        .enumerate()
+        .flat_map(|(i, g)| g.terminal_pairs().into_iter().map(move |(a, b)| (i, a, b)))
+        .collect();
+    // Largest tables first, so the long solves do not trail at the end.
+    jobs.sort_by_key(|&(i, _, _)| std::cmp::Reverse(graphs[i].edge_count()));
+    let results: Vec<PairResult> = jobs
+        .par_iter()
+        .map(|&(i, a, b)| check_pair(&graphs[i], a, b, opts))
+        .collect::<Result<_>>()?;
+
+    let max_n = graphs.iter().map(Graph::vertices).max().unwrap_or(0);
+    let mut rows: Vec<Row> = (0..=max_n)
+        .map(|n| Row {
+            vertices: n,
+            graphs: graphs.iter().filter(|g| g.vertices() == n).count(),
+            ..Row::default()
+        })
+        .collect();
+    for r in &results {
+        let row = &mut rows[r.vertices];
+        row.terminal_pairs += 1;
+        match r.table_class {
+            Some(Class::Short) => row.short += 1,
+            Some(Class::Cut) => row.cut += 1,
+            Some(Class::First) => row.first += 1,
+            None => {}
+        }
+        row.positions_checked += r.positions_checked;
+        row.disagreements += r.disagreements;
+    }
+    rows.retain(|r| r.graphs > 0);
+    let mut total = Row {
+        vertices: max_n,
+        ..Row::default()
+    };
+    for r in &rows {
+        total.graphs += r.graphs;
+        total.terminal_pairs += r.terminal_pairs;
+        total.short += r.short;
+        total.cut += r.cut;
+        total.first += r.first;
+        total.positions_checked += r.positions_checked;
+        total.disagreements += r.disagreements;
+    }
+    let mut disagreeing: Vec<PairResult> = results
+        .into_iter()
+        .filter(|r| r.disagreements > 0)
+        .collect();
+    disagreeing
+        .sort_by(|x, y| (x.vertices, &x.graph6, x.a, x.b).cmp(&(y.vertices, &y.graph6, y.a, y.b)));
+    Ok(SweepReport {
+        rows,
+        total,
+        disagreeing,
+        all_positions_max_edges: opts.all_positions_max_edges,
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shannon_file_lists_edges_then_terminals() {
+        let g = Graph::from_graph6("Bg").unwrap();
+        assert_eq!(
+            shannon_file(&g, 0, 2),
+            "# graph6 Bg\n0 1\n1 2\nterminals 0 2\n"
+        );
+    }
+
+    #[test]
+    fn position_text_reads_cells_and_mover() {
+        use Claim::*;
+        assert_eq!(
+            parse_position("L.R/R", 3).unwrap(),
+            (vec![Short, Free, Cut], Player::Cut)
+        );
+        assert_eq!(parse_position("L..", 3).unwrap().1, Player::Cut);
+        assert_eq!(parse_position("LR.", 3).unwrap().1, Player::Short);
+        assert!(parse_position("L.", 3).is_err());
+        assert!(parse_position("L.X", 3).is_err());
+        assert!(parse_position("L../Q", 3).is_err());
+    }
+
+    #[test]
+    fn too_many_edges_is_refused_before_work() {
+        let k7 = Graph::from_edges(
+            7,
+            &(0..7)
+                .flat_map(|u| (u + 1..7).map(move |v| (u, v)))
+                .collect::<Vec<_>>(),
+        )
+        .unwrap();
+        let opts = SweepOptions {
+            max_memory: 1 << 30,
+            ..SweepOptions::default()
+        };
+        let e = sweep(&[k7], &opts).unwrap_err().to_string();
+        assert!(e.contains("21 edges"), "{e}");
+    }
+}
