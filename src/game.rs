@@ -122,6 +122,22 @@ pub trait Game: Sync {
         None
     }
 
+    /// For acyclic games the tiered engine can solve: the number of tiers. Tiers are `0..count`,
+    /// every position is in exactly one, and every move goes to a strictly higher tier (so the
+    /// last tier holds only ended positions). `None` (the default) for games that may cycle.
+    fn tier_count(&self) -> Option<u32> {
+        None
+    }
+
+    /// How many work units [`Game::for_each_in_tier`] splits tier `t` into (for parallelism).
+    fn tier_units(&self, _t: u32) -> u64 {
+        0
+    }
+
+    /// Calls `f` on the indices of tier `t` that work unit `unit` holds; over all units of the
+    /// tier, each index of the tier exactly once (unused indices may be listed too).
+    fn for_each_in_tier(&self, _t: u32, _unit: u64, _f: impl FnMut(u64)) {}
+
     /// Facts about a position beyond its stored win/loss/draw, for probe output (Hackenbush:
     /// the outcome class and the exact game value). `stored` reads the table's value of any
     /// index, so a game can combine several cells (e.g. the same board with either player to

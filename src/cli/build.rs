@@ -26,6 +26,10 @@ pub struct Args {
     /// memory available).
     #[arg(long, value_name = "SIZE", value_parser = retrodb::memory::parse_size)]
     max_memory: Option<u64>,
+    /// The retrograde engine: counter (any game) or tiered (acyclic games). Default: tiered
+    /// where it applies, counter otherwise.
+    #[arg(long, value_parser = retrodb::solve::Engine::parse)]
+    engine: Option<retrodb::solve::Engine>,
     /// Print the summary as JSON.
     #[arg(long)]
     json: bool,
@@ -46,6 +50,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
         remoteness: a.remoteness,
         progress: Some(super::progress_bar(a.quiet, "solving")),
         max_memory,
+        engine: a.engine,
     };
     let mut summary = if a.compress {
         // Solve into a raw table beside the destination, then compress it into place.
@@ -124,13 +129,19 @@ pub fn print_summary(s: &BuildSummary, peak: Option<u64>) {
         grouped(unused)
     );
     println!(
-        "solved in {:.2} s with {} threads: {} rounds, {} positions, {} edges, {} parent visits; file {}{}",
+        "solved in {:.2} s by the {} engine with {} threads: {} rounds, {} positions, {} edges, {} {}; file {}{}",
         s.solve_seconds,
+        s.engine.name(),
         rayon::current_num_threads(),
         s.rounds,
         rate(s.positions as f64, s.solve_seconds),
         rate(s.edges as f64, s.solve_seconds),
-        rate(s.parent_visits as f64, s.solve_seconds),
+        rate((s.parent_visits + s.child_probes) as f64, s.solve_seconds),
+        if s.child_probes > 0 {
+            "child probes"
+        } else {
+            "parent visits"
+        },
         human_bytes(s.file_bytes),
         peak.map_or(String::new(), |p| format!(
             ", peak memory {}",

@@ -31,6 +31,9 @@ use crate::oracle::surreal::{self, Dyadic, GameValue};
 /// Edge sets are `u64` bitmasks; one bit is kept free so counts never overflow.
 pub const MAX_EDGES: usize = 63;
 
+/// Edge sets per work unit of a tier (see [`Game::for_each_in_tier`]).
+const TIER_UNIT: usize = 4096;
+
 /// Vertex ids in a file must be below this.
 pub const MAX_VERTEX_ID: u64 = u32::MAX as u64;
 
@@ -736,10 +739,35 @@ impl Game for Hackenbush {
 
     /// Hackenbush is acyclic, but a move removes one edge *and* whatever falls with it, so the
     /// number of edges gone does not rise by exactly one per move and no tier numbering fits
-    /// the tiered engine's "every move goes from tier t to t + 1". (Edges present strictly
-    /// decreases along every move, should an engine accept any increasing tier.)
+    /// "every move goes from tier t to t + 1". Edges gone strictly rises along every move,
+    /// which is what [`Game::tier_count`] asks for.
     fn tier(&self, _pos: u64) -> Option<u32> {
         None
+    }
+
+    /// Tier `t` holds the sets with `t` edges gone.
+    fn tier_count(&self) -> Option<u32> {
+        Some(self.edges.len() as u32 + 1)
+    }
+
+    /// Units are runs of [`TIER_UNIT`] consecutive sets; each keeps the sets of its tier.
+    fn tier_units(&self, _t: u32) -> u64 {
+        self.sets.len().div_ceil(TIER_UNIT) as u64
+    }
+
+    fn for_each_in_tier(&self, t: u32, unit: u64, mut f: impl FnMut(u64)) {
+        let present = (self.edges.len() as u32).checked_sub(t);
+        let start = (unit as usize)
+            .saturating_mul(TIER_UNIT)
+            .min(self.sets.len());
+        let end = (start + TIER_UNIT).min(self.sets.len());
+        for (k, set) in self.sets[start..end].iter().enumerate() {
+            if Some(set.count_ones()) == present {
+                let pos = 2 * (start + k) as u64;
+                f(pos);
+                f(pos + 1);
+            }
+        }
     }
 
     fn annotate(

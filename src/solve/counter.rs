@@ -217,6 +217,7 @@ fn run<G: Game, C: Counter>(game: &G, cells: &Cells<'_>, opts: &SolveOptions) ->
         rounds: round,
         parent_visits: visits.into_inner(),
         edges: edges.into_inner(),
+        child_probes: 0,
         remoteness: remoteness.map(|rem| {
             let v = std::mem::ManuallyDrop::new(rem);
             // SAFETY: AtomicU32 and u32 share a layout; the vector is handed over whole.

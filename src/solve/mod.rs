@@ -2,8 +2,72 @@
 //! [`crate::table::cells`], and nothing of any particular game or of files.
 //!
 //! - [`counter`]: the counter-decrement engine, for any game (cycles and draws included).
+//! - [`tiered`]: the tiered engine, for acyclic games that number their tiers; it decides every
+//!   position exactly as the counter engine does (values, remoteness, rounds).
 
 pub mod counter;
+pub mod tiered;
+
+use crate::game::Game;
+
+/// Which retrograde engine solves a game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Engine {
+    Counter,
+    Tiered,
+}
+
+impl Engine {
+    /// The default engine for a game: tiered where it applies (it measures faster on every
+    /// game it solves, see docs/BENCHMARKS.md), counter otherwise.
+    pub fn default_for<G: Game>(game: &G) -> Engine {
+        if tiered::unsupported(game).is_none() {
+            Engine::Tiered
+        } else {
+            Engine::Counter
+        }
+    }
+
+    /// Reads `counter` or `tiered`.
+    pub fn parse(text: &str) -> Result<Engine, String> {
+        match text {
+            "counter" => Ok(Engine::Counter),
+            "tiered" => Ok(Engine::Tiered),
+            _ => Err(format!(
+                "'{text}' is not an engine (engines: counter, tiered)"
+            )),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Counter => "counter",
+            Engine::Tiered => "tiered",
+        }
+    }
+
+    /// Bytes this engine needs for `game` (see each engine's estimate).
+    pub fn memory_estimate<G: Game>(self, game: &G, remoteness: bool) -> u64 {
+        match self {
+            Engine::Counter => memory_estimate(game.size(), game.max_children(), remoteness),
+            Engine::Tiered => tiered::memory_estimate(game.size(), remoteness),
+        }
+    }
+
+    /// Solves `game` into `cells` with this engine; the caller has checked that it applies.
+    pub fn solve<G: Game>(
+        self,
+        game: &G,
+        cells: &crate::table::cells::Cells<'_>,
+        opts: &SolveOptions,
+    ) -> SolveStats {
+        match self {
+            Engine::Counter => counter::solve(game, cells, opts),
+            Engine::Tiered => tiered::solve(game, cells, opts),
+        }
+    }
+}
 
 use indicatif::ProgressBar;
 
@@ -27,6 +91,8 @@ pub struct SolveStats {
     pub parent_visits: u64,
     /// Children counted in the initial pass (the edges of the game graph).
     pub edges: u64,
+    /// Children whose cells were read to decide a parent (the tiered engine's random reads).
+    pub child_probes: u64,
     /// Per position, the round it was decided in; present when asked for. Draws and unused
     /// indices hold `u32::MAX`.
     pub remoteness: Option<Vec<u32>>,

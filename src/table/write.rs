@@ -18,7 +18,6 @@ use serde::Serialize;
 use super::cells::{self, Cells};
 use super::format::{self, Encoding, Header, PAGE, Section, SourceRef, align};
 use crate::error::{Error, Result};
-use crate::game::Game;
 use crate::games::AnyGame;
 use crate::solve::{self, SolveOptions, SolveStats};
 use crate::with_game;
@@ -30,6 +29,8 @@ pub struct BuildOptions {
     pub progress: Option<ProgressBar>,
     /// Bytes the build may use; larger builds are refused before allocating.
     pub max_memory: u64,
+    /// The engine; `None` picks the game's default ([`solve::Engine::default_for`]).
+    pub engine: Option<solve::Engine>,
 }
 
 impl Default for BuildOptions {
@@ -38,6 +39,7 @@ impl Default for BuildOptions {
             remoteness: false,
             progress: None,
             max_memory: crate::memory::default_limit(),
+            engine: None,
         }
     }
 }
@@ -53,6 +55,9 @@ pub struct BuildSummary {
     pub rounds: u32,
     pub edges: u64,
     pub parent_visits: u64,
+    /// Children read to decide their parents (tiered engine).
+    pub child_probes: u64,
+    pub engine: solve::Engine,
     pub solve_seconds: f64,
     pub total_seconds: f64,
     pub file_bytes: u64,
@@ -309,10 +314,23 @@ pub fn build(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<BuildSum
     let started = Instant::now();
     let spec = game.spec();
     let size = game.size();
-    let max_children = with_game!(game, g => g.max_children());
+    let engine = opts
+        .engine
+        .unwrap_or_else(|| with_game!(game, g => solve::Engine::default_for(g)));
+    if engine == solve::Engine::Tiered
+        && let Some(why) = with_game!(game, g => solve::tiered::unsupported(g))
+    {
+        return Err(Error::Spec {
+            spec: spec.clone(),
+            msg: format!("the tiered engine cannot solve this game: {why}"),
+        });
+    }
     crate::memory::check(
-        format!("solving {spec} ({size} positions)"),
-        solve::memory_estimate(size, max_children, opts.remoteness),
+        format!(
+            "solving {spec} ({size} positions) with the {} engine",
+            engine.name()
+        ),
+        with_game!(game, g => engine.memory_estimate(g, opts.remoteness)),
         opts.max_memory,
     )?;
     let mut writer = RawWriter::create(out, GameFields::of(game), size)?;
@@ -323,7 +341,7 @@ pub fn build(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<BuildSum
             remoteness: opts.remoteness,
             progress: opts.progress.clone(),
         };
-        with_game!(game, g => solve::counter::solve(g, &cells, &sopts))
+        with_game!(game, g => engine.solve(g, &cells, &sopts))
     };
     let solve_seconds = solve_start.elapsed().as_secs_f64();
     let (width, rem_bytes) = encode_remoteness(&stats);
@@ -336,6 +354,8 @@ pub fn build(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<BuildSum
         rounds: stats.rounds,
         edges: stats.edges,
         parent_visits: stats.parent_visits,
+        child_probes: stats.child_probes,
+        engine,
         solve_seconds,
         total_seconds: started.elapsed().as_secs_f64(),
         file_bytes,

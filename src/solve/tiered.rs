@@ -1,0 +1,169 @@
+//! The tiered engine: retrograde analysis for acyclic games, one tier at a time.
+//!
+//! A game that numbers its tiers ([`Game::tier_count`]) promises that every move goes to a
+//! strictly higher tier. The engine solves the last tier first and walks down: a position of the
+//! tier being solved reads its children, all already decided. It wins iff some child is lost
+//! (remoteness `1 + min` over lost children); otherwise it is drawn if some child is drawn (or is
+//! no position), and lost if every child is won (remoteness `1 + max` over all children). Ended
+//! positions take the rules' value with remoteness 0, drawn ends none. These are exactly the
+//! values and rounds of the counter engine, so both write byte-identical tables. No parents, no
+//! counters and no frontiers are needed: a 2-bit cell and a 1-byte remoteness per index.
+//!
+//! Invariant: when tier `t` is solved, every index of tiers above `t` is final (the tiers are
+//! finished in order, and a tier's positions only read higher tiers), so the positions of a tier
+//! can be decided in any order by any number of threads.
+
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+
+use rayon::prelude::*;
+
+use super::{SolveOptions, SolveStats};
+use crate::game::{Game, Status, Value};
+use crate::table::cells::{self, Cells};
+
+/// Remoteness as the engine keeps it: one byte, this value for none (draws, unused indices).
+const NONE: u8 = u8::MAX;
+
+/// The most tiers the engine's one-byte remoteness can follow (remoteness is below the number of
+/// tiers, and one value means "none").
+pub const MAX_TIERS: u32 = NONE as u32;
+
+/// Why the tiered engine cannot solve a game, or `None` when it can.
+pub fn unsupported<G: Game>(game: &G) -> Option<String> {
+    match game.tier_count() {
+        None => Some(format!(
+            "{} may have cycles or numbers no tiers; use the counter engine",
+            game.spec()
+        )),
+        Some(n) if n > MAX_TIERS => Some(format!(
+            "{} has {n} tiers, more than the tiered engine follows ({MAX_TIERS})",
+            game.spec()
+        )),
+        Some(_) => None,
+    }
+}
+
+/// Bytes the tiered engine needs for `size` positions: the cells, one byte of remoteness each,
+/// and the output remoteness (four bytes each) when asked for.
+pub fn memory_estimate(size: u64, remoteness: bool) -> u64 {
+    let out = if remoteness {
+        size.saturating_mul(4)
+    } else {
+        0
+    };
+    size.div_ceil(4).saturating_add(size).saturating_add(out)
+}
+
+/// Solves `game` into `cells` (all undecided, `game.size()` of them).
+///
+/// # Panics
+/// When [`unsupported`] names a reason; callers check it first.
+pub fn solve<G: Game>(game: &G, cells: &Cells<'_>, opts: &SolveOptions) -> SolveStats {
+    assert_eq!(cells.len(), game.size(), "cells must match the game");
+    if let Some(why) = unsupported(game) {
+        panic!("tiered engine: {why}");
+    }
+    let size = game.size();
+    let tiers = game.tier_count().unwrap_or(0);
+    let rem: Vec<AtomicU8> = {
+        let v = std::mem::ManuallyDrop::new(vec![NONE; size as usize]);
+        // SAFETY: AtomicU8 has u8's layout and accepts every bit pattern; the allocation is
+        // handed over whole.
+        unsafe { Vec::from_raw_parts(v.as_ptr() as *mut AtomicU8, v.len(), v.capacity()) }
+    };
+    let progress = opts
+        .progress
+        .clone()
+        .unwrap_or_else(indicatif::ProgressBar::hidden);
+    progress.set_length(size);
+    progress.set_position(0);
+    let edges = AtomicU64::new(0);
+    // The largest remoteness plus one, over won and lost positions; 0 while there are none.
+    let rounds = AtomicU64::new(0);
+
+    for t in (0..tiers).rev() {
+        progress.set_message(format!("tier {t} of {tiers}"));
+        let units = game.tier_units(t);
+        (0..units).into_par_iter().for_each(|unit| {
+            let mut local_edges = 0u64;
+            let mut local_rounds = 0u64;
+            let mut done = 0u64;
+            game.for_each_in_tier(t, unit, |pos| {
+                done += 1;
+                let (code, r) = decide(game, cells, &rem, pos, &mut local_edges);
+                if code != cells::UNDECIDED {
+                    cells.decide(pos, code);
+                }
+                if r != NONE {
+                    rem[pos as usize].store(r, Ordering::Relaxed);
+                    local_rounds = local_rounds.max(r as u64 + 1);
+                }
+            });
+            edges.fetch_add(local_edges, Ordering::Relaxed);
+            rounds.fetch_max(local_rounds, Ordering::Relaxed);
+            progress.inc(done);
+        });
+    }
+    progress.set_position(size);
+
+    let edges = edges.into_inner();
+    SolveStats {
+        counts: cells.counts(),
+        rounds: rounds.into_inner() as u32,
+        parent_visits: 0,
+        edges,
+        child_probes: edges,
+        remoteness: opts.remoteness.then(|| {
+            rem.par_iter()
+                .map(|r| match r.load(Ordering::Relaxed) {
+                    NONE => u32::MAX,
+                    r => r as u32,
+                })
+                .collect()
+        }),
+    }
+}
+
+/// The code and remoteness of `pos`, from the rules or from its (decided) children.
+#[inline]
+fn decide<G: Game>(
+    game: &G,
+    cells: &Cells<'_>,
+    rem: &[AtomicU8],
+    pos: u64,
+    edges: &mut u64,
+) -> (u8, u8) {
+    match game.status(pos) {
+        Status::Unused => (cells::UNDECIDED, NONE),
+        Status::Over(Value::Draw) => (cells::DRAW, NONE),
+        Status::Over(v) => (cells::code(v), 0),
+        Status::Open => {
+            let mut n = 0u64;
+            let mut quickest_loss = NONE;
+            let mut slowest_win = 0u8;
+            let mut all_won = true;
+            game.for_each_child(pos, |c| {
+                n += 1;
+                match cells.get(c) {
+                    cells::LOSS => {
+                        quickest_loss = quickest_loss.min(rem[c as usize].load(Ordering::Relaxed))
+                    }
+                    cells::WIN => {
+                        slowest_win = slowest_win.max(rem[c as usize].load(Ordering::Relaxed))
+                    }
+                    _ => all_won = false,
+                }
+            });
+            *edges += n;
+            if n == 0 {
+                (cells::LOSS, 0)
+            } else if quickest_loss != NONE {
+                (cells::WIN, quickest_loss + 1)
+            } else if all_won {
+                (cells::LOSS, slowest_win + 1)
+            } else {
+                (cells::DRAW, NONE)
+            }
+        }
+    }
+}
