@@ -1,0 +1,141 @@
+//! The tiered engine against the counter engine: byte-identical table files (values, remoteness,
+//! rounds, checksums) on every game's small instances, with one thread and with several; and the
+//! tier enumeration every tiered solve relies on (each index once, every move to a higher tier).
+
+use std::path::Path;
+
+use retrodb::Game;
+use retrodb::games::AnyGame;
+use retrodb::solve::Engine;
+use retrodb::table::{self, BuildOptions};
+use retrodb::with_game;
+
+const SPECS: &[&str] = &[
+    "bridgit:1",
+    "bridgit:2",
+    "hex:1",
+    "hex:2",
+    "hex:3",
+    "shannon:data/shannon/edge.txt",
+    "shannon:data/shannon/path.txt",
+    "shannon:data/shannon/parallel.txt",
+    "shannon:data/shannon/triangle.txt",
+    "shannon:data/shannon/square.txt",
+    "shannon:data/shannon/k4.txt",
+    "shannon:data/shannon/k4-minus-ab.txt",
+    "shannon-vertex:data/shannon/square.txt",
+    "shannon-vertex:data/shannon/k4.txt",
+    "shannon-vertex:data/shannon/grid3x4.txt",
+    "hackenbush:data/hackenbush-house.txt",
+    "hackenbush-stalk:BRGBR",
+    "hackenbush-tree:l(l;rg);e(r;b)",
+];
+
+fn open(spec: &str) -> AnyGame {
+    let here = env!("CARGO_MANIFEST_DIR");
+    let spec = match spec.split_once(':') {
+        Some((kind, arg)) if arg.starts_with("data/") => format!("{kind}:{here}/{arg}"),
+        _ => spec.to_string(),
+    };
+    AnyGame::open(&spec, u64::MAX).unwrap_or_else(|e| panic!("{spec}: {e}"))
+}
+
+fn build(game: &AnyGame, dir: &Path, engine: Engine, threads: usize, rem: bool) -> Vec<u8> {
+    let out = dir.join(format!("{}-{threads}-{rem}.rdb", engine.name()));
+    let opts = BuildOptions {
+        remoteness: rem,
+        engine: Some(engine),
+        ..BuildOptions::default()
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap();
+    let summary = pool
+        .install(|| table::build(game, &out, &opts))
+        .unwrap_or_else(|e| panic!("{}: {e}", game.spec()));
+    assert_eq!(summary.engine, engine);
+    std::fs::read(&out).unwrap()
+}
+
+#[test]
+fn tiered_and_counter_write_identical_files() {
+    let dir = tempfile::tempdir().unwrap();
+    for spec in SPECS {
+        let game = open(spec);
+        for rem in [false, true] {
+            let reference = build(&game, dir.path(), Engine::Counter, 1, rem);
+            for threads in [1, 2, 4] {
+                for engine in [Engine::Tiered, Engine::Counter] {
+                    let got = build(&game, dir.path(), engine, threads, rem);
+                    assert!(
+                        got == reference,
+                        "{spec}: the {} engine with {threads} thread(s) (remoteness {rem}) \
+                         wrote a different file from the counter engine with one",
+                        engine.name()
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn tiers_list_every_index_once_and_moves_go_up() {
+    for spec in SPECS {
+        let game = open(spec);
+        with_game!(&game, g => {
+            let tiers = g.tier_count().expect("acyclic games number their tiers");
+            let mut tier_of = vec![u32::MAX; g.size() as usize];
+            for t in 0..tiers {
+                for unit in 0..g.tier_units(t) {
+                    g.for_each_in_tier(t, unit, |pos| {
+                        assert!(pos < g.size(), "{spec}: tier {t} lists {pos}");
+                        assert_eq!(
+                            tier_of[pos as usize],
+                            u32::MAX,
+                            "{spec}: index {pos} listed twice"
+                        );
+                        tier_of[pos as usize] = t;
+                    });
+                }
+            }
+            for pos in 0..g.size() {
+                let t = tier_of[pos as usize];
+                assert_ne!(t, u32::MAX, "{spec}: index {pos} is in no tier");
+                if let Some(exact) = g.tier(pos) {
+                    assert_eq!(exact, t, "{spec}: {pos} is listed in the wrong tier");
+                }
+                g.for_each_child(pos, |c| {
+                    assert!(
+                        tier_of[c as usize] > t,
+                        "{spec}: the move {pos} -> {c} does not go up a tier"
+                    );
+                });
+            }
+        });
+    }
+}
+
+#[test]
+fn tiered_engine_refuses_cyclic_games_clearly() {
+    let game = open("digraph:data/seed001.txt");
+    let dir = tempfile::tempdir().unwrap();
+    let opts = BuildOptions {
+        engine: Some(Engine::Tiered),
+        ..BuildOptions::default()
+    };
+    let err = table::build(&game, &dir.path().join("t.rdb"), &opts)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("tiered engine") && err.contains("counter"), "{err}");
+    // The default picks the counter engine for it.
+    let summary = table::build(&game, &dir.path().join("t.rdb"), &BuildOptions::default()).unwrap();
+    assert_eq!(summary.engine, Engine::Counter);
+}
+
+#[test]
+fn tiered_is_the_default_for_acyclic_games() {
+    let game = open("hex:2");
+    with_game!(&game, g => assert_eq!(Engine::default_for(g), Engine::Tiered));
+}
