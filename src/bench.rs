@@ -135,3 +135,69 @@ pub fn probe(path: &Path, samples: usize, batch: usize) -> Result<ProbeReport> {
         batch_size: many.len(),
     })
 }
+
+/// This machine's rate of random 8-byte reads over a large buffer.
+#[derive(Clone, Debug, Serialize)]
+pub struct ReadRate {
+    pub buffer_bytes: u64,
+    pub threads: usize,
+    pub reads: u64,
+    pub seconds: f64,
+    /// Reads per second, all threads together.
+    pub per_second: f64,
+}
+
+/// Measures random 8-byte reads over a buffer of `bytes` bytes (allocated and written first, so
+/// every page is resident) with all threads of the current rayon pool, `reads_per_thread` reads
+/// each. The addresses come from a xorshift generator and do not depend on the values read, so
+/// the processor overlaps the misses — as it does for the children of a position.
+pub fn random_read_rate(bytes: u64, reads_per_thread: u64) -> ReadRate {
+    use rayon::prelude::*;
+    let words = (bytes / 8).max(1);
+    let mut buf = vec![0u64; words as usize];
+    buf.par_chunks_mut(1 << 16)
+        .enumerate()
+        .for_each(|(k, chunk)| {
+            for (i, w) in chunk.iter_mut().enumerate() {
+                *w = (k << 16 | i) as u64;
+            }
+        });
+    let threads = rayon::current_num_threads();
+    let started = Instant::now();
+    let sums: u64 = (0..threads as u64)
+        .into_par_iter()
+        .map(|t| {
+            let mut x = SplitMix64(t + 1).next_u64() | 1;
+            let mut sum = 0u64;
+            for _ in 0..reads_per_thread {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let i = ((x as u128 * words as u128) >> 64) as usize;
+                sum = sum.wrapping_add(buf[i]);
+            }
+            sum
+        })
+        .sum();
+    let seconds = started.elapsed().as_secs_f64();
+    std::hint::black_box(sums);
+    let reads = reads_per_thread * threads as u64;
+    ReadRate {
+        buffer_bytes: words * 8,
+        threads,
+        reads,
+        seconds,
+        per_second: reads as f64 / seconds,
+    }
+}
+
+#[cfg(test)]
+mod read_rate_tests {
+    #[test]
+    fn read_rate_counts_every_read() {
+        let r = super::random_read_rate(1 << 20, 10_000);
+        assert_eq!(r.reads, 10_000 * r.threads as u64);
+        assert_eq!(r.buffer_bytes, 1 << 20);
+        assert!(r.per_second > 0.0);
+    }
+}

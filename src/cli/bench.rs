@@ -1,15 +1,19 @@
-//! `retrodb bench`: measurements of this machine and of retrodb itself.
+//! `retrodb bench`: measurements of this machine and of retrodb itself. Plain `retrodb bench`
+//! (or `bench suite`) runs the suite: the machine's random-read bound, then a fixed set of builds
+//! with one thread and with all, each in a child process so its peak memory is its own.
 
-use std::path::PathBuf;
-use std::process::ExitCode;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
 
-use anyhow::Result;
+use anyhow::{Context, Result, bail};
 use retrodb::error::human_bytes;
+use serde::Serialize;
+use serde_json::Value as Json;
 
 #[derive(clap::Args)]
 pub struct Args {
     #[command(subcommand)]
-    what: What,
+    what: Option<What>,
 }
 
 #[derive(clap::Subcommand)]
@@ -26,10 +30,54 @@ enum What {
         #[arg(long)]
         json: bool,
     },
+    /// The benchmark suite (what plain `retrodb bench` runs).
+    Suite(SuiteArgs),
+}
+
+#[derive(clap::Args, Clone)]
+struct SuiteArgs {
+    /// Where the generated digraph is cached and the tables are built.
+    #[arg(long, default_value = "bench-work")]
+    work: PathBuf,
+    /// Size of the buffer for the random-read bound.
+    #[arg(long, default_value = "2G", value_parser = retrodb::memory::parse_size)]
+    read_buffer: u64,
+    /// Random reads per thread for the bound.
+    #[arg(long, default_value_t = 100_000_000)]
+    reads: u64,
+    /// Only these cases (comma-separated): digraph, hex4, bridgit3, shannon18.
+    #[arg(long, value_delimiter = ',')]
+    only: Vec<String>,
+    /// Vertices of the random digraph.
+    #[arg(long, default_value_t = 10_000_000)]
+    vertices: u64,
+    /// Edges of the random digraph.
+    #[arg(long, default_value_t = 100_000_000)]
+    edges: u64,
+    /// Build with this engine instead of each game's default (counter or tiered).
+    #[arg(long)]
+    engine: Option<String>,
+    #[arg(long)]
+    json: bool,
+}
+
+impl Default for SuiteArgs {
+    fn default() -> Self {
+        SuiteArgs {
+            work: PathBuf::from("bench-work"),
+            read_buffer: 2 << 30,
+            reads: 100_000_000,
+            only: Vec::new(),
+            vertices: 10_000_000,
+            edges: 100_000_000,
+            engine: None,
+            json: false,
+        }
+    }
 }
 
 pub fn run(a: Args) -> Result<ExitCode> {
-    match a.what {
+    match a.what.unwrap_or_else(|| What::Suite(SuiteArgs::default())) {
         What::Probe {
             table,
             samples,
@@ -58,6 +106,217 @@ pub fn run(a: Args) -> Result<ExitCode> {
                 );
             }
         }
+        What::Suite(s) => suite(&s)?,
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The 18-edge Shannon graph of the suite, written into the work directory so the suite runs
+/// from any directory.
+const GRID: &[u8] = include_bytes!("../../data/shannon/grid3x4.txt");
+
+const CASES: &[&str] = &["digraph", "hex4", "bridgit3", "shannon18"];
+
+/// One build of the suite.
+#[derive(Serialize)]
+struct Row {
+    case: String,
+    spec: String,
+    engine: String,
+    threads: usize,
+    positions: u64,
+    edges: u64,
+    /// Parent visits (counter engine) or child probes (tiered engine): the random accesses.
+    probes: u64,
+    solve_seconds: f64,
+    positions_per_second: f64,
+    edges_per_second: f64,
+    probes_per_second: f64,
+    /// Probes per second over the machine's random-read rate with the same number of threads.
+    fraction_of_bound: f64,
+    /// One-thread solve time over this one (1 for the one-thread row).
+    speedup: f64,
+    peak_rss_bytes: u64,
+    peak_bytes_per_position: f64,
+}
+
+#[derive(Serialize)]
+struct Report {
+    read_rates: Vec<retrodb::bench::ReadRate>,
+    rows: Vec<Row>,
+}
+
+fn suite(s: &SuiteArgs) -> Result<()> {
+    for c in &s.only {
+        if !CASES.contains(&c.as_str()) {
+            bail!("unknown case '{c}' for --only; cases: {}", CASES.join(", "));
+        }
+    }
+    if let Some(e) = &s.engine {
+        retrodb::solve::Engine::parse(e).map_err(anyhow::Error::msg)?;
+    }
+    let wanted = |c: &str| s.only.is_empty() || s.only.iter().any(|o| o == c);
+    std::fs::create_dir_all(&s.work)
+        .with_context(|| format!("creating the work directory {}", s.work.display()))?;
+    let all = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let thread_counts: Vec<usize> = if all > 1 { vec![1, all] } else { vec![1] };
+
+    let mut read_rates = Vec::new();
+    for &t in &thread_counts {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(t).build()?;
+        let r = pool.install(|| retrodb::bench::random_read_rate(s.read_buffer, s.reads));
+        if !s.json {
+            println!(
+                "random 8-byte reads over {}: {} thread(s) {:.1}M/s",
+                human_bytes(r.buffer_bytes),
+                t,
+                r.per_second / 1e6
+            );
+        }
+        read_rates.push(r);
+    }
+
+    let exe = std::env::current_exe().context("finding the retrodb binary")?;
+    let mut rows = Vec::new();
+    for &case in CASES.iter().filter(|c| wanted(c)) {
+        let spec = prepare(case, s, &exe)?;
+        let mut one_thread = None;
+        for (k, &t) in thread_counts.iter().enumerate() {
+            let out = s.work.join(format!("{case}.rdb"));
+            let v = build_in_child(&exe, &spec, t, &out, s.engine.as_deref())?;
+            let _ = std::fs::remove_file(&out);
+            let num = |key: &str| v[key].as_f64().unwrap_or(0.0);
+            let secs = num("solve_seconds").max(1e-9);
+            let positions = num("positions") as u64;
+            let probes = (num("parent_visits") + num("child_probes")) as u64;
+            let peak = num("peak_rss_bytes") as u64;
+            let speedup = match one_thread {
+                None => 1.0,
+                Some(base) => base / secs,
+            };
+            one_thread.get_or_insert(secs);
+            let row = Row {
+                case: case.to_string(),
+                spec: spec.clone(),
+                engine: v["engine"].as_str().unwrap_or("?").to_string(),
+                threads: t,
+                positions,
+                edges: num("edges") as u64,
+                probes,
+                solve_seconds: secs,
+                positions_per_second: positions as f64 / secs,
+                edges_per_second: num("edges") / secs,
+                probes_per_second: probes as f64 / secs,
+                fraction_of_bound: probes as f64 / secs / read_rates[k].per_second,
+                speedup,
+                peak_rss_bytes: peak,
+                peak_bytes_per_position: peak as f64 / positions.max(1) as f64,
+            };
+            if !s.json {
+                if rows.is_empty() {
+                    println!(
+                        "{:<10} {:<8} {:>3} {:>13} {:>8} {:>11} {:>11} {:>11} {:>6} {:>7} {:>8}",
+                        "case",
+                        "engine",
+                        "thr",
+                        "positions",
+                        "solve s",
+                        "pos/s",
+                        "edges/s",
+                        "probes/s",
+                        "bound",
+                        "speedup",
+                        "peak B/p"
+                    );
+                }
+                println!(
+                    "{:<10} {:<8} {:>3} {:>13} {:>8.2} {:>11} {:>11} {:>11} {:>6.2} {:>7.2} {:>8.2}",
+                    row.case,
+                    row.engine,
+                    row.threads,
+                    super::grouped(row.positions),
+                    row.solve_seconds,
+                    super::rate(row.positions as f64, secs),
+                    super::rate(row.edges as f64, secs),
+                    super::rate(row.probes as f64, secs),
+                    row.fraction_of_bound,
+                    row.speedup,
+                    row.peak_bytes_per_position
+                );
+            }
+            rows.push(row);
+        }
+    }
+    if s.json {
+        println!("{}", serde_json::to_string(&Report { read_rates, rows })?);
+    }
+    Ok(())
+}
+
+/// The game spec of a case, generating or writing its input into the work directory first.
+fn prepare(case: &str, s: &SuiteArgs, exe: &Path) -> Result<String> {
+    Ok(match case {
+        "digraph" => {
+            let path = s
+                .work
+                .join(format!("digraph-{}-{}.txt", s.vertices, s.edges));
+            if !path.exists() {
+                let tmp = path.with_extension("txt.partial");
+                let status = Command::new(exe)
+                    .args(["gen", "digraph", "--sinks", "0.25", "--vertices"])
+                    .arg(s.vertices.to_string())
+                    .arg("--edges")
+                    .arg(s.edges.to_string())
+                    .arg("-o")
+                    .arg(&tmp)
+                    .stdout(std::process::Stdio::null())
+                    .status()
+                    .context("running retrodb gen digraph")?;
+                if !status.success() {
+                    bail!("retrodb gen digraph failed ({status})");
+                }
+                std::fs::rename(&tmp, &path)
+                    .with_context(|| format!("renaming {} into place", tmp.display()))?;
+            }
+            format!("digraph:{}", path.display())
+        }
+        "hex4" => "hex:4".to_string(),
+        "bridgit3" => "bridgit:3".to_string(),
+        "shannon18" => {
+            let path = s.work.join("grid3x4.txt");
+            std::fs::write(&path, GRID).with_context(|| format!("writing {}", path.display()))?;
+            format!("shannon:{}", path.display())
+        }
+        _ => unreachable!("cases are checked against CASES"),
+    })
+}
+
+/// Runs `retrodb --threads T build SPEC --json` and returns its summary.
+fn build_in_child(
+    exe: &Path,
+    spec: &str,
+    threads: usize,
+    out: &Path,
+    engine: Option<&str>,
+) -> Result<Json> {
+    let mut cmd = Command::new(exe);
+    cmd.arg("--threads")
+        .arg(threads.to_string())
+        .args(["build", spec, "--quiet", "--json", "-o"])
+        .arg(out);
+    if let Some(e) = engine {
+        cmd.args(["--engine", e]);
+    }
+    let output = cmd
+        .output()
+        .with_context(|| format!("running retrodb build {spec}"))?;
+    if !output.status.success() {
+        bail!(
+            "retrodb build {spec} with {threads} thread(s) failed: {}",
+            String::from_utf8_lossy(&output.stderr).trim()
+        );
+    }
+    let text = String::from_utf8_lossy(&output.stdout);
+    let line = text.lines().last().unwrap_or("");
+    serde_json::from_str(line).with_context(|| format!("reading the summary of {spec}: '{line}'"))
 }
