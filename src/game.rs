@@ -96,6 +96,17 @@ pub trait Game: Sync {
     /// Calls `f` once per move from an open position (a move listed twice counts twice).
     fn for_each_child(&self, pos: u64, f: impl FnMut(u64));
 
+    /// The status of `pos`, calling `f` once per move when it is open: `status` and
+    /// `for_each_child` in one step, for games that can share the work of both.
+    #[inline]
+    fn visit(&self, pos: u64, mut f: impl FnMut(u64)) -> Status {
+        let status = self.status(pos);
+        if status == Status::Open {
+            self.for_each_child(pos, &mut f);
+        }
+        status
+    }
+
     /// Calls `f` once per move *into* `pos`: the exact inverse of `for_each_child`.
     fn for_each_parent(&self, pos: u64, f: impl FnMut(u64));
 

@@ -139,3 +139,17 @@ fn tiered_is_the_default_for_acyclic_games() {
     let game = open("hex:2");
     with_game!(&game, g => assert_eq!(Engine::default_for(g), Engine::Tiered));
 }
+
+#[test]
+fn build_refuses_to_replace_a_special_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let socket = dir.path().join("not-a-table");
+    let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    let game = open("hex:1");
+    let err = table::build(&game, &socket, &BuildOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("not a regular file"), "{err}");
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::metadata(&socket).unwrap().file_type().is_socket());
+}

@@ -88,9 +88,10 @@ pub fn solve<G: Game>(game: &G, cells: &Cells<'_>, opts: &SolveOptions) -> Solve
             let mut local_edges = 0u64;
             let mut local_rounds = 0u64;
             let mut done = 0u64;
+            let mut kids = Vec::new();
             game.for_each_in_tier(t, unit, |pos| {
                 done += 1;
-                let (code, r) = decide(game, cells, &rem, pos, &mut local_edges);
+                let (code, r) = decide(game, cells, &rem, pos, &mut kids, &mut local_edges);
                 if code != cells::UNDECIDED {
                     cells.decide(pos, code);
                 }
@@ -124,43 +125,49 @@ pub fn solve<G: Game>(game: &G, cells: &Cells<'_>, opts: &SolveOptions) -> Solve
     }
 }
 
-/// The code and remoteness of `pos`, from the rules or from its (decided) children.
+/// The code and remoteness of `pos`, from the rules or from its (decided) children. `kids` is
+/// scratch space. Children's cells are read first and their remoteness only where it counts
+/// (lost children of a win, every child of a loss): the remoteness bytes are the larger array.
 #[inline]
 fn decide<G: Game>(
     game: &G,
     cells: &Cells<'_>,
     rem: &[AtomicU8],
     pos: u64,
+    kids: &mut Vec<u64>,
     edges: &mut u64,
 ) -> (u8, u8) {
-    match game.status(pos) {
+    kids.clear();
+    match game.visit(pos, |c| kids.push(c)) {
         Status::Unused => (cells::UNDECIDED, NONE),
         Status::Over(Value::Draw) => (cells::DRAW, NONE),
         Status::Over(v) => (cells::code(v), 0),
         Status::Open => {
-            let mut n = 0u64;
-            let mut quickest_loss = NONE;
-            let mut slowest_win = 0u8;
+            *edges += kids.len() as u64;
+            if kids.is_empty() {
+                return (cells::LOSS, 0);
+            }
+            let mut any_lost = false;
             let mut all_won = true;
-            game.for_each_child(pos, |c| {
-                n += 1;
+            for &c in kids.iter() {
                 match cells.get(c) {
-                    cells::LOSS => {
-                        quickest_loss = quickest_loss.min(rem[c as usize].load(Ordering::Relaxed))
-                    }
-                    cells::WIN => {
-                        slowest_win = slowest_win.max(rem[c as usize].load(Ordering::Relaxed))
-                    }
+                    cells::LOSS => any_lost = true,
+                    cells::WIN => {}
                     _ => all_won = false,
                 }
-            });
-            *edges += n;
-            if n == 0 {
-                (cells::LOSS, 0)
-            } else if quickest_loss != NONE {
-                (cells::WIN, quickest_loss + 1)
+            }
+            let r = |c: u64| rem[c as usize].load(Ordering::Relaxed);
+            if any_lost {
+                let quickest = kids
+                    .iter()
+                    .filter(|&&c| cells.get(c) == cells::LOSS)
+                    .map(|&c| r(c))
+                    .min()
+                    .unwrap_or(0);
+                (cells::WIN, quickest + 1)
             } else if all_won {
-                (cells::LOSS, slowest_win + 1)
+                let slowest = kids.iter().map(|&c| r(c)).max().unwrap_or(0);
+                (cells::LOSS, slowest + 1)
             } else {
                 (cells::DRAW, NONE)
             }

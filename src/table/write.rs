@@ -74,6 +74,19 @@ pub(crate) struct TempFile {
 
 impl TempFile {
     pub fn create(out: &Path) -> Result<TempFile> {
+        // Renaming over a device or a directory would replace it (`-o /dev/null` would turn the
+        // device into a plain file), so only plain files or new names are written.
+        if let Ok(meta) = std::fs::metadata(out)
+            && !meta.is_file()
+        {
+            return Err(Error::io(
+                out,
+                std::io::Error::new(
+                    std::io::ErrorKind::AlreadyExists,
+                    "exists and is not a regular file; refusing to replace it",
+                ),
+            ));
+        }
         let name = out
             .file_name()
             .map_or_else(|| "table".into(), |n| n.to_string_lossy().into_owned());

@@ -465,6 +465,23 @@ impl CellGame {
         mask
     }
 
+    /// The children of an open position with Left's cells `l` and Right's `r`.
+    #[inline]
+    fn children(&self, pos: u64, l: u64, r: u64, mut f: impl FnMut(u64)) {
+        let mut empty = self.full & !(l | r);
+        // Left claims: digit 0 -> 1 and mover 0 -> 1. Right claims: digit 0 -> 2, mover 1 -> 0.
+        let left = pos & 1 == 0;
+        while empty != 0 {
+            let i = empty.trailing_zeros() as usize;
+            empty &= empty - 1;
+            f(if left {
+                pos + self.step[i] + 1
+            } else {
+                pos + 2 * self.step[i] - 1
+            });
+        }
+    }
+
     /// The cell a move from `pos` to `child` claims.
     pub fn claimed_cell(&self, pos: u64, child: u64) -> Option<u32> {
         let (l, r) = self.masks(pos);
@@ -533,22 +550,27 @@ impl Game for CellGame {
     }
 
     #[inline]
-    fn for_each_child(&self, pos: u64, mut f: impl FnMut(u64)) {
+    fn for_each_child(&self, pos: u64, f: impl FnMut(u64)) {
         let (l, r) = self.masks(pos);
-        if self.winner(l, r).is_some() {
-            return;
+        if self.winner(l, r).is_none() {
+            self.children(pos, l, r, f);
         }
-        let mut empty = self.full & !(l | r);
-        // Left claims: digit 0 -> 1 and mover 0 -> 1. Right claims: digit 0 -> 2, mover 1 -> 0.
-        let left = pos & 1 == 0;
-        while empty != 0 {
-            let i = empty.trailing_zeros() as usize;
-            empty &= empty - 1;
-            f(if left {
-                pos + self.step[i] + 1
-            } else {
-                pos + 2 * self.step[i] - 1
-            });
+    }
+
+    /// One decoding and one win test for both the status and the children.
+    #[inline]
+    fn visit(&self, pos: u64, f: impl FnMut(u64)) -> Status {
+        if pos >= self.size {
+            return Status::Unused;
+        }
+        let (l, r) = self.masks(pos);
+        match self.winner(l, r) {
+            None => {
+                self.children(pos, l, r, f);
+                Status::Open
+            }
+            Some(w) if w == self.mover(pos) => Status::Over(Value::Win),
+            Some(_) => Status::Over(Value::Loss),
         }
     }
 

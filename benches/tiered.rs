@@ -1,0 +1,74 @@
+//! Criterion benches of the tiered engine's hot loops: a whole tiered solve of a cell game (with
+//! one thread and with all, in the same run), the same game by the counter engine for the ratio,
+//! and the per-position work alone (tier enumeration, status and children of every index).
+//!
+//! The game comes from `RETRODB_BENCH_GAME` (default `bridgit:3`, 3.2M positions).
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use retrodb::Game;
+use retrodb::games::AnyGame;
+use retrodb::solve::{SolveOptions, counter, tiered};
+use retrodb::table::cells::{Cells, words_for, zeroed_words};
+use retrodb::with_game;
+
+fn solves(c: &mut Criterion) {
+    let spec = std::env::var("RETRODB_BENCH_GAME").unwrap_or_else(|_| "bridgit:3".into());
+    let game = AnyGame::open(&spec, u64::MAX).expect("a benchmark game");
+    with_game!(&game, g => {
+        let mut group = c.benchmark_group(format!("solve/{spec}"));
+        group.sample_size(10);
+        group.throughput(Throughput::Elements(g.size()));
+        let all = std::thread::available_parallelism().map_or(2, |n| n.get());
+        for threads in [1, all] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            group.bench_function(format!("tiered/threads-{threads}"), |b| {
+                b.iter(|| {
+                    let words = zeroed_words(words_for(g.size()));
+                    let cells = Cells::new(&words, g.size());
+                    pool.install(|| tiered::solve(g, &cells, &SolveOptions::default()))
+                })
+            });
+            group.bench_function(format!("counter/threads-{threads}"), |b| {
+                b.iter(|| {
+                    let words = zeroed_words(words_for(g.size()));
+                    let cells = Cells::new(&words, g.size());
+                    pool.install(|| counter::solve(g, &cells, &SolveOptions::default()))
+                })
+            });
+        }
+        group.finish();
+
+        let mut group = c.benchmark_group(format!("positions/{spec}"));
+        group.sample_size(10);
+        group.throughput(Throughput::Elements(g.size()));
+        group.bench_function("enumerate-tiers", |b| {
+            b.iter(|| {
+                let mut sum = 0u64;
+                for t in 0..g.tier_count().unwrap_or(0) {
+                    for unit in 0..g.tier_units(t) {
+                        g.for_each_in_tier(t, unit, |p| sum = sum.wrapping_add(p));
+                    }
+                }
+                sum
+            })
+        });
+        group.bench_function("status-and-children", |b| {
+            b.iter(|| {
+                let mut sum = 0u64;
+                for pos in 0..g.size() {
+                    if g.status(pos) == retrodb::Status::Open {
+                        g.for_each_child(pos, |c| sum = sum.wrapping_add(c));
+                    }
+                }
+                sum
+            })
+        });
+        group.finish();
+    });
+}
+
+criterion_group!(benches, solves);
+criterion_main!(benches);
