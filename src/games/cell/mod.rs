@@ -156,6 +156,25 @@ impl Layout {
     }
 }
 
+/// Cells fixed by one work unit of a tier: `3^7 = 2187` units, so every thread gets many.
+const TIER_PREFIX_DIGITS: u32 = 7;
+
+/// Calls `f` on both indices (either mover) of every configuration `base + v`, in increasing
+/// order, where `v` runs over the numbers below `3^n` with exactly `m` nonzero base-3 digits.
+fn ascending(n: u32, m: u32, base: u64, f: &mut impl FnMut(u64)) {
+    if m == 0 {
+        f(2 * base);
+        f(2 * base + 1);
+        return;
+    }
+    let top = 3u64.pow(n - 1);
+    if n > m {
+        ascending(n - 1, m, base, f);
+    }
+    ascending(n - 1, m - 1, base + top, f);
+    ascending(n - 1, m - 1, base + 2 * top, f);
+}
+
 /// `10^log10` written as `7.29e19`.
 fn scientific(log10: f64) -> String {
     let exponent = log10.floor();
@@ -234,11 +253,6 @@ pub struct CellGame {
     step: Vec<u64>,
     /// Per value of `CHUNK_DIGITS` base-3 digits: Left's bits in the low byte, Right's in the high.
     decode: Vec<u16>,
-    /// `ternary[k][b]`: the base-3 number whose digits are the bits of byte `b` placed at cells
-    /// `8k..8k+8` (each set bit a digit 1), for enumerating tiers.
-    ternary: Vec<[u64; 256]>,
-    /// `binom[n][k]` for `n, k <= cells`.
-    binom: Vec<Vec<u64>>,
 }
 
 impl CellGame {
@@ -298,30 +312,9 @@ impl CellGame {
                 l | r << 8
             })
             .collect();
-        let ternary = (0..cells.div_ceil(8))
-            .map(|k| {
-                let mut t = [0u64; 256];
-                for (b, v) in t.iter_mut().enumerate() {
-                    *v = (0..8)
-                        .filter(|i| b >> i & 1 == 1 && 8 * k + i < cells)
-                        .map(|i| 3u64.pow(8 * k + i))
-                        .sum();
-                }
-                t
-            })
-            .collect();
-        let mut binom = vec![vec![0u64; cells as usize + 1]; cells as usize + 1];
-        for n in 0..=cells as usize {
-            binom[n][0] = 1;
-            for k in 1..=n {
-                binom[n][k] = binom[n - 1][k - 1] + if k < n { binom[n - 1][k] } else { 0 };
-            }
-        }
         Ok(CellGame {
             spec,
             source,
-            ternary,
-            binom,
             labels: layout.labels(),
             links: layout.links(),
             layout,
@@ -434,35 +427,6 @@ impl CellGame {
         } else {
             None
         }
-    }
-
-    /// The base-3 number with digit 1 at each cell of `mask`.
-    #[inline]
-    fn ternary_of(&self, mut mask: u64) -> u64 {
-        let mut v = 0;
-        let mut k = 0;
-        while mask != 0 {
-            v += self.ternary[k][(mask & 0xFF) as usize];
-            mask >>= 8;
-            k += 1;
-        }
-        v
-    }
-
-    /// The `rank`-th set of `t` cells in colex order.
-    fn filled_set(&self, t: u32, mut rank: u64) -> u64 {
-        let mut mask = 0u64;
-        let mut c = self.cells as usize;
-        for i in (1..=t as usize).rev() {
-            // The largest c with C(c, i) <= rank; C(i - 1, i) = 0 always qualifies.
-            c -= 1;
-            while self.binom[c][i] > rank {
-                c -= 1;
-            }
-            rank -= self.binom[c][i];
-            mask |= 1 << c;
-        }
-        mask
     }
 
     /// The children of an open position with Left's cells `l` and Right's `r`.
@@ -660,33 +624,32 @@ impl Game for CellGame {
         Some(self.cells + 1)
     }
 
-    /// One unit per set of `t` filled cells (colex rank).
+    /// One unit per value of the top [`TIER_PREFIX_DIGITS`] cells, so units are index ranges.
     fn tier_units(&self, t: u32) -> u64 {
         if t > self.cells {
             return 0;
         }
-        self.binom[self.cells as usize][t as usize]
+        3u64.pow(self.cells.min(TIER_PREFIX_DIGITS))
     }
 
-    /// The filled set's every split into Left's and Right's cells, with either player to move.
+    /// The unit's indices with `t` filled cells, in increasing order: children are then read as
+    /// a few increasing streams (one per cell), which caches and prefetchers follow.
     #[inline]
     fn for_each_in_tier(&self, t: u32, unit: u64, mut f: impl FnMut(u64)) {
         if unit >= self.tier_units(t) {
             return;
         }
-        let filled = self.filled_set(t, unit);
-        // Left digit 1, Right digit 2: sum = ternary(filled) + ternary(Right's cells).
-        let base = self.ternary_of(filled);
-        let mut right = 0u64;
-        loop {
-            let v = 2 * (base + self.ternary_of(right));
-            f(v);
-            f(v + 1);
-            right = right.wrapping_sub(filled) & filled;
-            if right == 0 {
-                break;
-            }
+        let low = self.cells - self.cells.min(TIER_PREFIX_DIGITS);
+        let mut filled_top = 0;
+        let mut u = unit;
+        while u != 0 {
+            filled_top += (u % 3 != 0) as u32;
+            u /= 3;
         }
+        if filled_top > t || t - filled_top > low {
+            return;
+        }
+        ascending(low, t - filled_top, unit * 3u64.pow(low), &mut f);
     }
 }
 
