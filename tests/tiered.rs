@@ -153,3 +153,82 @@ fn build_refuses_to_replace_a_special_file() {
     use std::os::unix::fs::FileTypeExt;
     assert!(std::fs::metadata(&socket).unwrap().file_type().is_socket());
 }
+
+#[test]
+fn memory_guard_refuses_with_the_estimate_and_the_limit() {
+    let game = open("hex:3");
+    let dir = tempfile::tempdir().unwrap();
+    for engine in [Engine::Tiered, Engine::Counter] {
+        let opts = BuildOptions {
+            engine: Some(engine),
+            max_memory: 20_000,
+            ..BuildOptions::default()
+        };
+        let need = table::estimate(&game, &opts).memory_bytes;
+        assert!(need > 20_000);
+        let err = table::build(&game, &dir.path().join("t.rdb"), &opts)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains(engine.name()) && err.contains(&retrodb::error::human_bytes(need)),
+            "{err}"
+        );
+        assert!(!dir.path().join("t.rdb").exists());
+    }
+    // The tiered engine's estimate is far below the counter engine's.
+    let t = table::estimate(&game, &BuildOptions { engine: Some(Engine::Tiered), ..BuildOptions::default() });
+    let c = table::estimate(&game, &BuildOptions { engine: Some(Engine::Counter), ..BuildOptions::default() });
+    assert!(t.memory_bytes * 4 < c.memory_bytes, "{t:?} {c:?}");
+}
+
+#[test]
+fn an_interrupted_tiered_build_resumes_to_the_same_file() {
+    let dir = tempfile::tempdir().unwrap();
+    for spec in ["hex:3", "hackenbush:data/hackenbush-house.txt"] {
+        let game = open(spec);
+        let whole = build(&game, dir.path(), Engine::Counter, 2, true);
+        let out = dir.path().join("resumed.rdb");
+        let mut runs = 0;
+        loop {
+            let opts = BuildOptions {
+                remoteness: true,
+                engine: Some(Engine::Tiered),
+                stop_after_tiers: Some(2),
+                ..BuildOptions::default()
+            };
+            let s = table::build(&game, &out, &opts).unwrap();
+            assert_eq!(s.resumed_from_tier.is_some(), runs > 0, "{spec}: run {runs}");
+            runs += 1;
+            if s.complete {
+                break;
+            }
+            assert!(!out.exists(), "{spec}: no table before the last tier");
+        }
+        let tiers = with_game!(&game, g => g.tier_count().unwrap());
+        assert_eq!(runs, tiers.div_ceil(2), "{spec}: two tiers a run");
+        assert!(std::fs::read(&out).unwrap() == whole, "{spec}: resumed table differs");
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.contains("partial"))
+            .collect();
+        assert!(left.is_empty(), "{spec}: work files left: {left:?}");
+        std::fs::remove_file(&out).unwrap();
+    }
+}
+
+#[test]
+fn a_checkpoint_of_another_game_is_not_resumed() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t.rdb");
+    let stop = BuildOptions {
+        engine: Some(Engine::Tiered),
+        stop_after_tiers: Some(3),
+        ..BuildOptions::default()
+    };
+    assert!(!table::build(&open("hex:3"), &out, &stop).unwrap().complete);
+    let game = open("bridgit:2");
+    let s = table::build(&game, &out, &BuildOptions::default()).unwrap();
+    assert!(s.complete && s.resumed_from_tier.is_none());
+    assert!(std::fs::read(&out).unwrap() == build(&game, dir.path(), Engine::Counter, 1, false));
+}

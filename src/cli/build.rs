@@ -30,6 +30,10 @@ pub struct Args {
     /// where it applies, counter otherwise.
     #[arg(long, value_parser = retrodb::solve::Engine::parse)]
     engine: Option<retrodb::solve::Engine>,
+    /// Tiered engine: solve at most this many tiers now, then stop; rerunning the same build
+    /// resumes from the last finished tier (as it does after an interruption).
+    #[arg(long, value_name = "N")]
+    tiers: Option<u32>,
     /// Print the summary as JSON.
     #[arg(long)]
     json: bool,
@@ -51,7 +55,23 @@ pub fn run(a: Args) -> Result<ExitCode> {
         progress: Some(super::progress_bar(a.quiet, "solving")),
         max_memory,
         engine: a.engine,
+        stop_after_tiers: a.tiers,
     };
+    if a.tiers.is_some() && a.compress {
+        anyhow::bail!("--tiers stops a build before its table exists; build, then compress");
+    }
+    if !a.quiet && !a.json {
+        let e = table::estimate(&game, &opts);
+        eprintln!(
+            "{}: {} positions, {} engine, estimated peak memory {} (limit {}), table {}",
+            game.spec(),
+            super::grouped(game.size()),
+            e.engine.name(),
+            human_bytes(e.memory_bytes),
+            human_bytes(max_memory),
+            human_bytes(e.file_bytes)
+        );
+    }
     let mut summary = if a.compress {
         // Solve into a raw table beside the destination, then compress it into place.
         let raw = out.with_file_name(format!(
@@ -117,6 +137,16 @@ pub fn default_name(spec: &str) -> PathBuf {
 
 pub fn print_summary(s: &BuildSummary, peak: Option<u64>) {
     use super::{grouped, rate};
+    if let Some(t) = s.resumed_from_tier {
+        println!("resumed the interrupted build below tier {t}");
+    }
+    if !s.complete {
+        println!(
+            "stopped as asked after {:.2} s; work file {} (rerun the same build to resume)",
+            s.solve_seconds, s.path
+        );
+        return;
+    }
     let [unused, win, loss, draw] = s.counts;
     println!(
         "built {} for {}: {} positions ({} win, {} loss, {} draw, {} unused indices)",

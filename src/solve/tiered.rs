@@ -21,12 +21,13 @@ use super::{SolveOptions, SolveStats};
 use crate::game::{Game, Status, Value};
 use crate::table::cells::{self, Cells};
 
-/// Remoteness as the engine keeps it: one byte, this value for none (draws, unused indices).
-const NONE: u8 = u8::MAX;
+/// Remoteness as the engine keeps it: one byte, `remoteness + 1`, and 0 for none (draws, unused
+/// indices), so zeroed memory and fresh files start as "none".
+const NONE: u8 = 0;
 
 /// The most tiers the engine's one-byte remoteness can follow (remoteness is below the number of
 /// tiers, and one value means "none").
-pub const MAX_TIERS: u32 = NONE as u32;
+pub const MAX_TIERS: u32 = u8::MAX as u32;
 
 /// Why the tiered engine cannot solve a game, or `None` when it can.
 pub fn unsupported<G: Game>(game: &G) -> Option<String> {
@@ -59,18 +60,41 @@ pub fn memory_estimate(size: u64, remoteness: bool) -> u64 {
 /// # Panics
 /// When [`unsupported`] names a reason; callers check it first.
 pub fn solve<G: Game>(game: &G, cells: &Cells<'_>, opts: &SolveOptions) -> SolveStats {
+    let rem = zeroed_bytes(game.size());
+    let tiers = game.tier_count().unwrap_or(0);
+    solve_tiers(game, cells, &rem, tiers, opts, |_| Ok(true))
+        .expect("the callback never fails")
+        .expect("the callback never stops")
+}
+
+/// Heap bytes, zeroed, as atomics (the remoteness of a solve that is not resumable).
+pub fn zeroed_bytes(n: u64) -> Vec<AtomicU8> {
+    let v = std::mem::ManuallyDrop::new(vec![0u8; n as usize]);
+    // SAFETY: AtomicU8 has u8's layout and accepts every bit pattern; the allocation is handed
+    // over whole.
+    unsafe { Vec::from_raw_parts(v.as_ptr() as *mut AtomicU8, v.len(), v.capacity()) }
+}
+
+/// Solves the tiers below `done_from` (the tiers from `done_from` up must already be decided in
+/// `cells` and `rem`, as a previous call left them). `rem` holds one byte per index, zero where
+/// nothing is decided. After each tier `after(t)` is called; it may make the work so far durable,
+/// and returns `false` to stop there (the result is then `None`: the solve can be resumed with
+/// `done_from = t`). The stats count the edges of the tiers solved in this call only.
+pub fn solve_tiers<G: Game>(
+    game: &G,
+    cells: &Cells<'_>,
+    rem: &[AtomicU8],
+    done_from: u32,
+    opts: &SolveOptions,
+    mut after: impl FnMut(u32) -> crate::Result<bool>,
+) -> crate::Result<Option<SolveStats>> {
     assert_eq!(cells.len(), game.size(), "cells must match the game");
+    assert_eq!(rem.len() as u64, game.size(), "remoteness must match the game");
     if let Some(why) = unsupported(game) {
         panic!("tiered engine: {why}");
     }
     let size = game.size();
     let tiers = game.tier_count().unwrap_or(0);
-    let rem: Vec<AtomicU8> = {
-        let v = std::mem::ManuallyDrop::new(vec![NONE; size as usize]);
-        // SAFETY: AtomicU8 has u8's layout and accepts every bit pattern; the allocation is
-        // handed over whole.
-        unsafe { Vec::from_raw_parts(v.as_ptr() as *mut AtomicU8, v.len(), v.capacity()) }
-    };
     let progress = opts
         .progress
         .clone()
@@ -78,39 +102,44 @@ pub fn solve<G: Game>(game: &G, cells: &Cells<'_>, opts: &SolveOptions) -> Solve
     progress.set_length(size);
     progress.set_position(0);
     let edges = AtomicU64::new(0);
-    // The largest remoteness plus one, over won and lost positions; 0 while there are none.
-    let rounds = AtomicU64::new(0);
 
-    for t in (0..tiers).rev() {
+    for t in (0..done_from.min(tiers)).rev() {
         progress.set_message(format!("tier {t} of {tiers}"));
         let units = game.tier_units(t);
         (0..units).into_par_iter().for_each(|unit| {
             let mut local_edges = 0u64;
-            let mut local_rounds = 0u64;
             let mut done = 0u64;
             let mut kids = Vec::new();
             game.for_each_in_tier(t, unit, |pos| {
                 done += 1;
-                let (code, r) = decide(game, cells, &rem, pos, &mut kids, &mut local_edges);
+                let (code, r) = decide(game, cells, rem, pos, &mut kids, &mut local_edges);
                 if code != cells::UNDECIDED {
                     cells.decide(pos, code);
                 }
                 if r != NONE {
                     rem[pos as usize].store(r, Ordering::Relaxed);
-                    local_rounds = local_rounds.max(r as u64 + 1);
                 }
             });
             edges.fetch_add(local_edges, Ordering::Relaxed);
-            rounds.fetch_max(local_rounds, Ordering::Relaxed);
             progress.inc(done);
         });
+        if !after(t)? {
+            return Ok(None);
+        }
     }
     progress.set_position(size);
 
+    // Rounds of the counter engine: the largest remoteness plus one, 0 when nothing is won or
+    // lost. Stored bytes are remoteness plus one already.
+    let rounds = rem
+        .par_iter()
+        .map(|r| r.load(Ordering::Relaxed))
+        .max()
+        .unwrap_or(NONE) as u32;
     let edges = edges.into_inner();
-    SolveStats {
+    Ok(Some(SolveStats {
         counts: cells.counts(),
-        rounds: rounds.into_inner() as u32,
+        rounds,
         parent_visits: 0,
         edges,
         child_probes: edges,
@@ -118,11 +147,11 @@ pub fn solve<G: Game>(game: &G, cells: &Cells<'_>, opts: &SolveOptions) -> Solve
             rem.par_iter()
                 .map(|r| match r.load(Ordering::Relaxed) {
                     NONE => u32::MAX,
-                    r => r as u32,
+                    r => r as u32 - 1,
                 })
                 .collect()
         }),
-    }
+    }))
 }
 
 /// The code and remoteness of `pos`, from the rules or from its (decided) children. `kids` is
@@ -141,11 +170,11 @@ fn decide<G: Game>(
     match game.visit(pos, |c| kids.push(c)) {
         Status::Unused => (cells::UNDECIDED, NONE),
         Status::Over(Value::Draw) => (cells::DRAW, NONE),
-        Status::Over(v) => (cells::code(v), 0),
+        Status::Over(v) => (cells::code(v), 1),
         Status::Open => {
             *edges += kids.len() as u64;
             if kids.is_empty() {
-                return (cells::LOSS, 0);
+                return (cells::LOSS, 1);
             }
             let mut any_lost = false;
             let mut all_won = true;
@@ -163,10 +192,10 @@ fn decide<G: Game>(
                     .filter(|&&c| cells.get(c) == cells::LOSS)
                     .map(|&c| r(c))
                     .min()
-                    .unwrap_or(0);
+                    .unwrap_or(1);
                 (cells::WIN, quickest + 1)
             } else if all_won {
-                let slowest = kids.iter().map(|&c| r(c)).max().unwrap_or(0);
+                let slowest = kids.iter().map(|&c| r(c)).max().unwrap_or(1);
                 (cells::LOSS, slowest + 1)
             } else {
                 (cells::DRAW, NONE)

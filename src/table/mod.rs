@@ -14,4 +14,4 @@ pub mod zstd;
 
 pub use convert::{compress, decompress};
 pub use read::{DEFAULT_CACHE, Probe, ProbeMove, Table};
-pub use write::{BuildOptions, BuildSummary, build};
+pub use write::{BuildEstimate, BuildOptions, BuildSummary, build, estimate};

@@ -18,6 +18,7 @@ use serde::Serialize;
 use super::cells::{self, Cells};
 use super::format::{self, Encoding, Header, PAGE, Section, SourceRef, align};
 use crate::error::{Error, Result};
+use crate::game::Game;
 use crate::games::AnyGame;
 use crate::solve::{self, SolveOptions, SolveStats};
 use crate::with_game;
@@ -31,6 +32,9 @@ pub struct BuildOptions {
     pub max_memory: u64,
     /// The engine; `None` picks the game's default ([`solve::Engine::default_for`]).
     pub engine: Option<solve::Engine>,
+    /// Tiered engine: solve at most this many tiers in this run, then stop, leaving the work
+    /// files for a later run to resume from.
+    pub stop_after_tiers: Option<u32>,
 }
 
 impl Default for BuildOptions {
@@ -40,6 +44,7 @@ impl Default for BuildOptions {
             progress: None,
             max_memory: crate::memory::default_limit(),
             engine: None,
+            stop_after_tiers: None,
         }
     }
 }
@@ -58,6 +63,11 @@ pub struct BuildSummary {
     /// Children read to decide their parents (tiered engine).
     pub child_probes: u64,
     pub engine: solve::Engine,
+    /// Tiered builds: the tier this run continued below, when it resumed an interrupted build.
+    pub resumed_from_tier: Option<u32>,
+    /// False when the build stopped early (`stop_after_tiers`); `path` is then the work file
+    /// and rerunning the build resumes it.
+    pub complete: bool,
     pub solve_seconds: f64,
     pub total_seconds: f64,
     pub file_bytes: u64,
@@ -70,6 +80,8 @@ pub(crate) struct TempFile {
     pub file: File,
     out: PathBuf,
     done: bool,
+    /// Kept on drop too: a resumable build's work file.
+    keep: bool,
 }
 
 impl TempFile {
@@ -103,6 +115,27 @@ impl TempFile {
             file,
             out: out.to_path_buf(),
             done: false,
+            keep: false,
+        })
+    }
+
+    /// The work file of a resumable build of `out` (`.NAME.partial` beside it), opened without
+    /// truncation and kept when dropped, so an interrupted build can continue from it.
+    pub fn resumable(out: &Path) -> Result<TempFile> {
+        let path = sibling(out, "partial");
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(|e| Error::io(&path, e))?;
+        Ok(TempFile {
+            path,
+            file,
+            out: out.to_path_buf(),
+            done: false,
+            keep: true,
         })
     }
 
@@ -128,10 +161,18 @@ impl TempFile {
 
 impl Drop for TempFile {
     fn drop(&mut self) {
-        if !self.done {
+        if !self.done && !self.keep {
             let _ = std::fs::remove_file(&self.path);
         }
     }
+}
+
+/// `.NAME.WHAT` beside `out`: the work files of a resumable build.
+fn sibling(out: &Path, what: &str) -> PathBuf {
+    let name = out
+        .file_name()
+        .map_or_else(|| "table".into(), |n| n.to_string_lossy().into_owned());
+    out.with_file_name(format!(".{name}.{what}"))
 }
 
 /// The header's description of the game: its spec, and its input embedded or referred to.
@@ -208,11 +249,15 @@ pub(crate) struct RawWriter {
 
 impl RawWriter {
     pub fn create(out: &Path, game: GameFields, size: u64) -> Result<RawWriter> {
+        Self::with_file(TempFile::create(out)?, game, size)
+    }
+
+    /// A writer over `tmp`, whose cells (if it is a resumed work file) are kept as they are.
+    fn with_file(tmp: TempFile, game: GameFields, size: u64) -> Result<RawWriter> {
         let cells_sec = Section {
             offset: align(game.header_len(), PAGE),
             len: cells::words_for(size) * 8,
         };
-        let tmp = TempFile::create(out)?;
         tmp.file
             .set_len(cells_sec.end())
             .map_err(|e| Error::io(&tmp.path, e))?;
@@ -253,6 +298,14 @@ impl RawWriter {
         // AtomicU64 has u64's layout; the slice borrows the map mutably, so no other reference
         // to these bytes exists while it lives.
         unsafe { std::slice::from_raw_parts(map.as_mut_ptr() as *const AtomicU64, map.len() / 8) }
+    }
+
+    /// Writes the cells mapped so far to the file (a resumable build's checkpoint).
+    pub fn flush(&self) -> Result<()> {
+        match &self.map {
+            Some(m) => m.flush().map_err(|e| Error::io(&self.tmp.path, e)),
+            None => Ok(()),
+        }
     }
 
     /// The cells as plain bytes.
@@ -322,6 +375,30 @@ impl RawWriter {
     }
 }
 
+/// What a build of `game` with `opts` is expected to take before it starts.
+#[derive(Clone, Debug, Serialize)]
+pub struct BuildEstimate {
+    pub engine: solve::Engine,
+    /// Peak memory of the solve, in bytes (what the memory guard compares with the limit).
+    pub memory_bytes: u64,
+    /// The raw table file's size (cells and remoteness; the header and checksums are small).
+    pub file_bytes: u64,
+}
+
+/// The engine a build would use and its memory and disk needs.
+pub fn estimate(game: &AnyGame, opts: &BuildOptions) -> BuildEstimate {
+    let engine = opts
+        .engine
+        .unwrap_or_else(|| with_game!(game, g => solve::Engine::default_for(g)));
+    let size = game.size();
+    let rem = if opts.remoteness { size } else { 0 };
+    BuildEstimate {
+        engine,
+        memory_bytes: with_game!(game, g => engine.memory_estimate(g, opts.remoteness)),
+        file_bytes: size.div_ceil(4).saturating_add(rem),
+    }
+}
+
 /// Solves `game` and writes its raw table to `out`.
 pub fn build(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<BuildSummary> {
     let started = Instant::now();
@@ -346,6 +423,9 @@ pub fn build(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<BuildSum
         with_game!(game, g => engine.memory_estimate(g, opts.remoteness)),
         opts.max_memory,
     )?;
+    if engine == solve::Engine::Tiered {
+        return build_tiered(game, out, opts, started);
+    }
     let mut writer = RawWriter::create(out, GameFields::of(game), size)?;
     let solve_start = Instant::now();
     let stats = {
@@ -369,10 +449,157 @@ pub fn build(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<BuildSum
         parent_visits: stats.parent_visits,
         child_probes: stats.child_probes,
         engine,
+        resumed_from_tier: None,
+        complete: true,
         solve_seconds,
         total_seconds: started.elapsed().as_secs_f64(),
         file_bytes,
     })
+}
+
+/// The checkpoint of a resumable tiered build: which game, and the lowest finished tier.
+fn read_mark(path: &Path, spec: &str, size: u64) -> Option<u32> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let mut lines = text.lines();
+    (lines.next()? == "retrodb tiered build").then_some(())?;
+    (lines.next()?.strip_prefix("spec ")? == spec).then_some(())?;
+    (lines.next()?.strip_prefix("positions ")?.parse::<u64>().ok()? == size).then_some(())?;
+    lines.next()?.strip_prefix("finished-tier ")?.parse().ok()
+}
+
+fn write_mark(path: &Path, spec: &str, size: u64, tier: u32) -> Result<()> {
+    let tmp = path.with_extension("new");
+    let text = format!(
+        "retrodb tiered build\nspec {spec}\npositions {size}\nfinished-tier {tier}\n"
+    );
+    let f = File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;
+    f.write_all_at(text.as_bytes(), 0)
+        .and_then(|_| f.sync_all())
+        .map_err(|e| Error::io(&tmp, e))?;
+    std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
+}
+
+/// A tiered build through work files beside `out` (`.NAME.partial` for the cells,
+/// `.NAME.partial-rem` for the engine's remoteness bytes, `.NAME.partial-tier` for the
+/// checkpoint). After each tier both maps are written back and then the checkpoint names the
+/// tier, so a build interrupted at any moment resumes from the last tier it finished.
+fn build_tiered(
+    game: &AnyGame,
+    out: &Path,
+    opts: &BuildOptions,
+    started: Instant,
+) -> Result<BuildSummary> {
+    let spec = game.spec();
+    let size = game.size();
+    let mark = sibling(out, "partial-tier");
+    let rem_path = sibling(out, "partial-rem");
+    let tiers = with_game!(game, g => g.tier_count()).unwrap_or(0);
+    let tmp = TempFile::resumable(out)?;
+    let rem_file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&rem_path)
+        .map_err(|e| Error::io(&rem_path, e))?;
+    let resumed = read_mark(&mark, &spec, size).filter(|&t| t < tiers);
+    if resumed.is_none() {
+        // A fresh start: whatever the work files held belongs to no finished tier.
+        let _ = std::fs::remove_file(&mark);
+        for (f, p) in [(&tmp.file, &tmp.path), (&rem_file, &rem_path)] {
+            f.set_len(0).map_err(|e| Error::io(p, e))?;
+        }
+    }
+    rem_file.set_len(size).map_err(|e| Error::io(&rem_path, e))?;
+    let mut rem_map = if size > 0 {
+        // SAFETY: the work file is this build's own (a fixed name beside the output that only a
+        // build of the same table uses) and outlives the map.
+        Some(unsafe { MmapMut::map_mut(&rem_file) }.map_err(|e| Error::io(&rem_path, e))?)
+    } else {
+        None
+    };
+    let rem: &[std::sync::atomic::AtomicU8] = match rem_map.as_mut() {
+        // SAFETY: AtomicU8 has u8's layout and any alignment; the slice borrows the map
+        // mutably, so no other reference to these bytes exists while it lives.
+        Some(m) => unsafe { std::slice::from_raw_parts(m.as_mut_ptr() as *const _, m.len()) },
+        None => &[],
+    };
+    let mut writer = RawWriter::with_file(tmp, GameFields::of(game), size)?;
+    let solve_start = Instant::now();
+    let mut budget = opts.stop_after_tiers;
+    let cells_file = writer
+        .tmp
+        .file
+        .try_clone()
+        .map_err(|e| Error::io(&writer.tmp.path, e))?;
+    let cells_path = writer.tmp.path.clone();
+    let stats = {
+        let cells = Cells::new(writer.words(), size);
+        let sopts = SolveOptions {
+            remoteness: opts.remoteness,
+            progress: opts.progress.clone(),
+        };
+        let checkpoint = |t: u32| -> Result<bool> {
+            // Both files are shared mappings: syncing a file writes its mapped pages back.
+            cells_file
+                .sync_data()
+                .map_err(|e| Error::io(&cells_path, e))?;
+            rem_file
+                .sync_data()
+                .map_err(|e| Error::io(&rem_path, e))?;
+            write_mark(&mark, &spec, size, t)?;
+            Ok(match budget.as_mut() {
+                Some(b) => {
+                    *b = b.saturating_sub(1);
+                    *b > 0
+                }
+                None => true,
+            })
+        };
+        with_game!(game, g => solve::tiered::solve_tiers(
+            g,
+            &cells,
+            rem,
+            resumed.unwrap_or(tiers),
+            &sopts,
+            checkpoint
+        ))?
+    };
+    let solve_seconds = solve_start.elapsed().as_secs_f64();
+    let summary = |stats: &SolveStats, path: String, complete: bool, file_bytes: u64| {
+        BuildSummary {
+            spec: spec.clone(),
+            path,
+            positions: size,
+            counts: stats.counts,
+            rounds: stats.rounds,
+            edges: stats.edges,
+            parent_visits: 0,
+            child_probes: stats.child_probes,
+            engine: solve::Engine::Tiered,
+            resumed_from_tier: resumed,
+            complete,
+            solve_seconds,
+            total_seconds: started.elapsed().as_secs_f64(),
+            file_bytes,
+        }
+    };
+    let Some(stats) = stats else {
+        writer.flush()?;
+        let partial = SolveStats::default();
+        return Ok(summary(
+            &partial,
+            sibling(out, "partial").display().to_string(),
+            false,
+            0,
+        ));
+    };
+    drop(rem_map);
+    let (width, rem_bytes) = encode_remoteness(&stats);
+    let file_bytes = writer.finish(stats.counts, stats.rounds, width, &rem_bytes)?;
+    let _ = std::fs::remove_file(&rem_path);
+    let _ = std::fs::remove_file(&mark);
+    Ok(summary(&stats, out.display().to_string(), true, file_bytes))
 }
 
 /// Remoteness in the narrowest width whose all-ones value exceeds the largest finite value.
