@@ -43,6 +43,19 @@ pub enum Error {
     )]
     Memory { what: String, need: u64, limit: u64 },
 
+    /// Work that would write more than the free space of its file system, refused before
+    /// writing.
+    #[error(
+        "{what} needs about {} of disk beside {path} but only {} is free",
+        human_bytes(*need), human_bytes(*free)
+    )]
+    Disk {
+        what: String,
+        path: String,
+        need: u64,
+        free: u64,
+    },
+
     /// A request that does not fit the table or game (e.g. remoteness asked of a table without it).
     #[error("{0}")]
     Usage(String),

@@ -43,6 +43,39 @@ pub fn check(what: impl Into<String>, need: u64, limit: u64) -> Result<()> {
     Ok(())
 }
 
+/// Bytes free for this user on the file system holding `dir`, where the system says.
+pub fn disk_free(dir: &std::path::Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    let mut st = std::mem::MaybeUninit::<libc::statvfs>::zeroed();
+    // SAFETY: `c` is a NUL-terminated path and `st` points to a statvfs the call fills in.
+    let rc = unsafe { libc::statvfs(c.as_ptr(), st.as_mut_ptr()) };
+    if rc != 0 {
+        return None;
+    }
+    // SAFETY: statvfs returned 0, so it filled the structure.
+    let st = unsafe { st.assume_init() };
+    Some((st.f_bavail as u64).saturating_mul(st.f_frsize as u64))
+}
+
+/// Refuses to write `need` bytes for `what` into the directory of `out` when its file system
+/// has less free space (unknown free space is not refused).
+pub fn check_disk(what: impl Into<String>, out: &std::path::Path, need: u64) -> Result<()> {
+    let dir = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => std::path::Path::new("."),
+    };
+    match disk_free(dir) {
+        Some(free) if need > free => Err(Error::Disk {
+            what: what.into(),
+            path: dir.display().to_string(),
+            need,
+            free,
+        }),
+        _ => Ok(()),
+    }
+}
+
 /// Reads a size such as `512M`, `4G`, `1.5GiB` or a plain number of bytes.
 pub fn parse_size(text: &str) -> std::result::Result<u64, String> {
     let t = text.trim();
@@ -80,6 +113,20 @@ mod tests {
         assert_eq!(parse_size("1000"), Ok(1000));
         assert!(parse_size("lots").is_err());
         assert!(parse_size("3 parsecs").is_err());
+    }
+
+    #[test]
+    fn disk_check_refuses_more_than_the_free_space() {
+        let free = disk_free(std::path::Path::new(".")).expect("statvfs works here");
+        assert!(check_disk("x", std::path::Path::new("t.rdb"), 1).is_ok());
+        let e = check_disk(
+            "the table",
+            std::path::Path::new("t.rdb"),
+            free.saturating_mul(2) + (1 << 40),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("the table") && e.contains("free"), "{e}");
     }
 
     #[test]

@@ -128,7 +128,10 @@ fn tiered_engine_refuses_cyclic_games_clearly() {
     let err = table::build(&game, &dir.path().join("t.rdb"), &opts)
         .unwrap_err()
         .to_string();
-    assert!(err.contains("tiered engine") && err.contains("counter"), "{err}");
+    assert!(
+        err.contains("tiered engine") && err.contains("counter"),
+        "{err}"
+    );
     // The default picks the counter engine for it.
     let summary = table::build(&game, &dir.path().join("t.rdb"), &BuildOptions::default()).unwrap();
     assert_eq!(summary.engine, Engine::Counter);
@@ -176,8 +179,20 @@ fn memory_guard_refuses_with_the_estimate_and_the_limit() {
         assert!(!dir.path().join("t.rdb").exists());
     }
     // The tiered engine's estimate is far below the counter engine's.
-    let t = table::estimate(&game, &BuildOptions { engine: Some(Engine::Tiered), ..BuildOptions::default() });
-    let c = table::estimate(&game, &BuildOptions { engine: Some(Engine::Counter), ..BuildOptions::default() });
+    let t = table::estimate(
+        &game,
+        &BuildOptions {
+            engine: Some(Engine::Tiered),
+            ..BuildOptions::default()
+        },
+    );
+    let c = table::estimate(
+        &game,
+        &BuildOptions {
+            engine: Some(Engine::Counter),
+            ..BuildOptions::default()
+        },
+    );
     assert!(t.memory_bytes * 4 < c.memory_bytes, "{t:?} {c:?}");
 }
 
@@ -197,7 +212,11 @@ fn an_interrupted_tiered_build_resumes_to_the_same_file() {
                 ..BuildOptions::default()
             };
             let s = table::build(&game, &out, &opts).unwrap();
-            assert_eq!(s.resumed_from_tier.is_some(), runs > 0, "{spec}: run {runs}");
+            assert_eq!(
+                s.resumed_from_tier.is_some(),
+                runs > 0,
+                "{spec}: run {runs}"
+            );
             runs += 1;
             if s.complete {
                 break;
@@ -206,7 +225,10 @@ fn an_interrupted_tiered_build_resumes_to_the_same_file() {
         }
         let tiers = with_game!(&game, g => g.tier_count().unwrap());
         assert_eq!(runs, tiers.div_ceil(2), "{spec}: two tiers a run");
-        assert!(std::fs::read(&out).unwrap() == whole, "{spec}: resumed table differs");
+        assert!(
+            std::fs::read(&out).unwrap() == whole,
+            "{spec}: resumed table differs"
+        );
         let left: Vec<_> = std::fs::read_dir(dir.path())
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())

@@ -91,7 +91,7 @@ pub fn progress_bar(quiet: bool, what: &str) -> ProgressBar {
     let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
     bar.set_style(
         ProgressStyle::with_template(&format!(
-            "{what} [{{elapsed_precise}}] {{bar:30}} {{human_pos}}/{{human_len}} ({{per_sec}}) {{msg}}"
+            "{what} [{{elapsed_precise}}] {{bar:30}} {{human_pos}}/{{human_len}} ({{per_sec}}, {{eta}} left) {{msg}}"
         ))
         .expect("valid template"),
     );

@@ -89,7 +89,11 @@ pub fn solve_tiers<G: Game>(
     mut after: impl FnMut(u32) -> crate::Result<bool>,
 ) -> crate::Result<Option<SolveStats>> {
     assert_eq!(cells.len(), game.size(), "cells must match the game");
-    assert_eq!(rem.len() as u64, game.size(), "remoteness must match the game");
+    assert_eq!(
+        rem.len() as u64,
+        game.size(),
+        "remoteness must match the game"
+    );
     if let Some(why) = unsupported(game) {
         panic!("tiered engine: {why}");
     }

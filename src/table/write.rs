@@ -463,15 +463,20 @@ fn read_mark(path: &Path, spec: &str, size: u64) -> Option<u32> {
     let mut lines = text.lines();
     (lines.next()? == "retrodb tiered build").then_some(())?;
     (lines.next()?.strip_prefix("spec ")? == spec).then_some(())?;
-    (lines.next()?.strip_prefix("positions ")?.parse::<u64>().ok()? == size).then_some(())?;
+    (lines
+        .next()?
+        .strip_prefix("positions ")?
+        .parse::<u64>()
+        .ok()?
+        == size)
+        .then_some(())?;
     lines.next()?.strip_prefix("finished-tier ")?.parse().ok()
 }
 
 fn write_mark(path: &Path, spec: &str, size: u64, tier: u32) -> Result<()> {
     let tmp = path.with_extension("new");
-    let text = format!(
-        "retrodb tiered build\nspec {spec}\npositions {size}\nfinished-tier {tier}\n"
-    );
+    let text =
+        format!("retrodb tiered build\nspec {spec}\npositions {size}\nfinished-tier {tier}\n");
     let f = File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;
     f.write_all_at(text.as_bytes(), 0)
         .and_then(|_| f.sync_all())
@@ -494,6 +499,22 @@ fn build_tiered(
     let mark = sibling(out, "partial-tier");
     let rem_path = sibling(out, "partial-rem");
     let tiers = with_game!(game, g => g.tier_count()).unwrap_or(0);
+    // The work files are sparse but the tiers touch every page: cells, a remoteness byte per
+    // position, and the remoteness section when asked for, less what a resumed build has.
+    let est = estimate(game, opts);
+    let have = [sibling(out, "partial"), sibling(out, "partial-rem")]
+        .iter()
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .map(|m| {
+            use std::os::unix::fs::MetadataExt;
+            m.blocks() * 512
+        })
+        .sum::<u64>();
+    crate::memory::check_disk(
+        format!("building {spec} ({size} positions) with the tiered engine"),
+        out,
+        est.file_bytes.saturating_add(size).saturating_sub(have),
+    )?;
     let tmp = TempFile::resumable(out)?;
     let rem_file = OpenOptions::new()
         .read(true)
@@ -510,7 +531,9 @@ fn build_tiered(
             f.set_len(0).map_err(|e| Error::io(p, e))?;
         }
     }
-    rem_file.set_len(size).map_err(|e| Error::io(&rem_path, e))?;
+    rem_file
+        .set_len(size)
+        .map_err(|e| Error::io(&rem_path, e))?;
     let mut rem_map = if size > 0 {
         // SAFETY: the work file is this build's own (a fixed name beside the output that only a
         // build of the same table uses) and outlives the map.
@@ -544,9 +567,7 @@ fn build_tiered(
             cells_file
                 .sync_data()
                 .map_err(|e| Error::io(&cells_path, e))?;
-            rem_file
-                .sync_data()
-                .map_err(|e| Error::io(&rem_path, e))?;
+            rem_file.sync_data().map_err(|e| Error::io(&rem_path, e))?;
             write_mark(&mark, &spec, size, t)?;
             Ok(match budget.as_mut() {
                 Some(b) => {
@@ -566,8 +587,8 @@ fn build_tiered(
         ))?
     };
     let solve_seconds = solve_start.elapsed().as_secs_f64();
-    let summary = |stats: &SolveStats, path: String, complete: bool, file_bytes: u64| {
-        BuildSummary {
+    let summary =
+        |stats: &SolveStats, path: String, complete: bool, file_bytes: u64| BuildSummary {
             spec: spec.clone(),
             path,
             positions: size,
@@ -582,8 +603,7 @@ fn build_tiered(
             solve_seconds,
             total_seconds: started.elapsed().as_secs_f64(),
             file_bytes,
-        }
-    };
+        };
     let Some(stats) = stats else {
         writer.flush()?;
         let partial = SolveStats::default();
