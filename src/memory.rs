@@ -55,6 +55,8 @@ pub fn disk_free(dir: &std::path::Path) -> Option<u64> {
     }
     // SAFETY: statvfs returned 0, so it filled the structure.
     let st = unsafe { st.assume_init() };
+    // The field types differ between platforms (u64 here, u32 on some 32-bit ones).
+    #[allow(clippy::unnecessary_cast)]
     Some((st.f_bavail as u64).saturating_mul(st.f_frsize as u64))
 }
 

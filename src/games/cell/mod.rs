@@ -643,7 +643,7 @@ impl Game for CellGame {
         let mut filled_top = 0;
         let mut u = unit;
         while u != 0 {
-            filled_top += (u % 3 != 0) as u32;
+            filled_top += !u.is_multiple_of(3) as u32;
             u /= 3;
         }
         if filled_top > t || t - filled_top > low {
