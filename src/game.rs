@@ -140,6 +140,13 @@ pub trait Game: Sync {
         None
     }
 
+    /// Where the tiers are contiguous index ranges and every move goes from tier `t` to exactly
+    /// `t + 1` (tier-major games): the range of tier `t`. Builds then keep only two tiers of
+    /// working state. `None` (the default) otherwise.
+    fn tier_range(&self, _t: u32) -> Option<std::ops::Range<u64>> {
+        None
+    }
+
     /// How many work units [`Game::for_each_in_tier`] splits tier `t` into (for parallelism).
     fn tier_units(&self, _t: u32) -> u64 {
         0

@@ -26,6 +26,13 @@ const SPECS: &[&str] = &[
     "shannon-vertex:data/shannon/square.txt",
     "shannon-vertex:data/shannon/k4.txt",
     "shannon-vertex:data/shannon/grid3x4.txt",
+    "bridgit:2,start=L",
+    "bridgit:2,start=R",
+    "hex:3,start=L",
+    "hex:3,start=R",
+    "shannon:data/shannon/k4.txt,start=L",
+    "shannon:data/shannon/square.txt,start=R",
+    "shannon-vertex:data/shannon/grid3x4.txt,start=L",
     "hackenbush:data/hackenbush-house.txt",
     "hackenbush-stalk:BRGBR",
     "hackenbush-tree:l(l;rg);e(r;b)",
@@ -199,14 +206,20 @@ fn memory_guard_refuses_with_the_estimate_and_the_limit() {
 #[test]
 fn an_interrupted_tiered_build_resumes_to_the_same_file() {
     let dir = tempfile::tempdir().unwrap();
-    for spec in ["hex:3", "hackenbush:data/hackenbush-house.txt"] {
+    for (spec, rem) in [
+        ("hex:3", true),
+        ("hackenbush:data/hackenbush-house.txt", true),
+        // Tier-major and without remoteness: the build discards finished tiers' remoteness.
+        ("hex:3,start=L", false),
+        ("shannon-vertex:data/shannon/grid3x4.txt,start=R", false),
+    ] {
         let game = open(spec);
-        let whole = build(&game, dir.path(), Engine::Counter, 2, true);
+        let whole = build(&game, dir.path(), Engine::Counter, 2, rem);
         let out = dir.path().join("resumed.rdb");
         let mut runs = 0;
         loop {
             let opts = BuildOptions {
-                remoteness: true,
+                remoteness: rem,
                 engine: Some(Engine::Tiered),
                 stop_after_tiers: Some(2),
                 ..BuildOptions::default()
@@ -253,4 +266,57 @@ fn a_checkpoint_of_another_game_is_not_resumed() {
     let s = table::build(&game, &out, &BuildOptions::default()).unwrap();
     assert!(s.complete && s.resumed_from_tier.is_none());
     assert!(std::fs::read(&out).unwrap() == build(&game, dir.path(), Engine::Counter, 1, false));
+}
+
+#[test]
+fn alternation_games_keep_the_contract_and_agree_with_the_full_table() {
+    use retrodb::game::check_round_trip;
+    for (spec, full) in [
+        ("bridgit:2,start=L", "bridgit:2"),
+        ("hex:3,start=R", "hex:3"),
+        (
+            "shannon:data/shannon/k4.txt,start=L",
+            "shannon:data/shannon/k4.txt",
+        ),
+    ] {
+        let (AnyGame::Cell(g), AnyGame::Cell(f)) = (open(spec), open(full)) else {
+            panic!("{spec} is a cell game");
+        };
+        check_round_trip(&g, 0..g.size()).unwrap_or_else(|e| panic!("{spec}: {e}"));
+        assert!(
+            g.size() < f.size() / 2,
+            "{spec}: alternation holds fewer positions"
+        );
+        // Every position of the alternation game is the same configuration in the full game,
+        // with the same status and the same children (as configurations).
+        for pos in 0..g.size() {
+            let text = g.position_text(pos);
+            let there = f.parse_position(&text).unwrap();
+            assert_eq!(g.status(pos), f.status(there), "{spec}: {text}");
+            let mut mine = Vec::new();
+            g.for_each_child(pos, |c| mine.push(g.position_text(c)));
+            let mut theirs = Vec::new();
+            f.for_each_child(there, |c| theirs.push(f.position_text(c)));
+            mine.sort();
+            theirs.sort();
+            assert_eq!(mine, theirs, "{spec}: children of {text}");
+        }
+        // A position alternation does not reach is refused with the reason.
+        let bad = if g.start() == Some(retrodb::games::cell::Player::Left) {
+            format!("R{}", ".".repeat(g.cells() as usize - 1))
+        } else {
+            format!("L{}", ".".repeat(g.cells() as usize - 1))
+        };
+        let err = g.parse_position(&bad).unwrap_err().to_string();
+        assert!(err.contains("not reachable"), "{spec}: {err}");
+    }
+}
+
+#[test]
+fn bad_start_is_refused() {
+    let err = AnyGame::open("hex:3,start=X", u64::MAX)
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(err.contains("start=X"), "{err}");
 }

@@ -84,9 +84,14 @@ impl AnyGame {
             spec: spec.to_string(),
             msg: format!("expected KIND:ARGUMENT, with KIND one of {}", kind_list()),
         })?;
+        // Cell games may end in ',start=L': the file is what comes before.
+        let file = match kind {
+            "shannon" | "shannon-vertex" => cell::split_start(spec, arg)?.0,
+            _ => arg,
+        };
         let bytes = || -> Result<InputBytes<'_>> {
             match input {
-                Input::Disk => source::map_file(arg),
+                Input::Disk => source::map_file(file),
                 Input::Embedded(b) => Ok(InputBytes::Borrowed(b)),
             }
         };

@@ -51,7 +51,7 @@ impl Engine {
     pub fn memory_estimate<G: Game>(self, game: &G, remoteness: bool) -> u64 {
         match self {
             Engine::Counter => memory_estimate(game.size(), game.max_children(), remoteness),
-            Engine::Tiered => tiered::memory_estimate(game.size(), remoteness),
+            Engine::Tiered => tiered::memory_estimate_for(game, remoteness),
         }
     }
 

@@ -13,7 +13,7 @@
 //! finished in order, and a tier's positions only read higher tiers), so the positions of a tier
 //! can be decided in any order by any number of threads.
 
-use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
@@ -55,6 +55,29 @@ pub fn memory_estimate(size: u64, remoteness: bool) -> u64 {
     size.div_ceil(4).saturating_add(size).saturating_add(out)
 }
 
+/// The most positions two consecutive tiers hold, for a game whose tiers are contiguous ranges
+/// (only those two need to be resident); `None` for other games.
+pub fn widest_two_tiers<G: Game>(game: &G) -> Option<u64> {
+    let tiers = game.tier_count()?;
+    let len = |t: u32| game.tier_range(t).map(|r| r.end - r.start);
+    let mut widest = 0u64;
+    for t in 0..tiers {
+        let two = len(t)? + if t + 1 < tiers { len(t + 1)? } else { 0 };
+        widest = widest.max(two);
+    }
+    Some(widest)
+}
+
+/// Bytes the tiered engine needs resident for `game`: [`memory_estimate`], or for a game with
+/// contiguous tiers the cells and remoteness of its two widest consecutive tiers (the finished
+/// tiers live in the memory-mapped files and the kernel may write them out).
+pub fn memory_estimate_for<G: Game>(game: &G, remoteness: bool) -> u64 {
+    match widest_two_tiers(game) {
+        Some(two) if !remoteness => two.div_ceil(4).saturating_add(two),
+        _ => memory_estimate(game.size(), remoteness),
+    }
+}
+
 /// Solves `game` into `cells` (all undecided, `game.size()` of them).
 ///
 /// # Panics
@@ -62,7 +85,7 @@ pub fn memory_estimate(size: u64, remoteness: bool) -> u64 {
 pub fn solve<G: Game>(game: &G, cells: &Cells<'_>, opts: &SolveOptions) -> SolveStats {
     let rem = zeroed_bytes(game.size());
     let tiers = game.tier_count().unwrap_or(0);
-    solve_tiers(game, cells, &rem, tiers, opts, |_| Ok(true))
+    solve_tiers(game, cells, &rem, tiers, 0, opts, |_, _| Ok(true))
         .expect("the callback never fails")
         .expect("the callback never stops")
 }
@@ -77,16 +100,20 @@ pub fn zeroed_bytes(n: u64) -> Vec<AtomicU8> {
 
 /// Solves the tiers below `done_from` (the tiers from `done_from` up must already be decided in
 /// `cells` and `rem`, as a previous call left them). `rem` holds one byte per index, zero where
-/// nothing is decided. After each tier `after(t)` is called; it may make the work so far durable,
-/// and returns `false` to stop there (the result is then `None`: the solve can be resumed with
-/// `done_from = t`). The stats count the edges of the tiers solved in this call only.
+/// nothing is decided; `rounds_before` is the rounds figure of the tiers already done (0 at the
+/// start). After each tier `after(t, rounds)` is called with the rounds so far; it may make the
+/// work durable, and returns `false` to stop there (the result is then `None`, and the solve can
+/// be resumed with `done_from = t`; after tier 0 the solve finishes regardless). Only the tiers
+/// solved in this call are read from `rem` beyond the children, so a caller may discard the
+/// remoteness of tiers two above the one finished. The stats count this call's edges only.
 pub fn solve_tiers<G: Game>(
     game: &G,
     cells: &Cells<'_>,
     rem: &[AtomicU8],
     done_from: u32,
+    rounds_before: u32,
     opts: &SolveOptions,
-    mut after: impl FnMut(u32) -> crate::Result<bool>,
+    mut after: impl FnMut(u32, u32) -> crate::Result<bool>,
 ) -> crate::Result<Option<SolveStats>> {
     assert_eq!(cells.len(), game.size(), "cells must match the game");
     assert_eq!(
@@ -106,6 +133,9 @@ pub fn solve_tiers<G: Game>(
     progress.set_length(size);
     progress.set_position(0);
     let edges = AtomicU64::new(0);
+    // Rounds of the counter engine: the largest remoteness plus one, 0 when nothing is won or
+    // lost. Stored bytes are remoteness plus one already, so it is their largest value.
+    let rounds = AtomicU32::new(rounds_before);
 
     for t in (0..done_from.min(tiers)).rev() {
         progress.set_message(format!("tier {t} of {tiers}"));
@@ -113,6 +143,7 @@ pub fn solve_tiers<G: Game>(
         (0..units).into_par_iter().for_each(|unit| {
             let mut local_edges = 0u64;
             let mut done = 0u64;
+            let mut local_rounds = 0u8;
             let mut kids = Vec::new();
             game.for_each_in_tier(t, unit, |pos| {
                 done += 1;
@@ -122,24 +153,20 @@ pub fn solve_tiers<G: Game>(
                 }
                 if r != NONE {
                     rem[pos as usize].store(r, Ordering::Relaxed);
+                    local_rounds = local_rounds.max(r);
                 }
             });
             edges.fetch_add(local_edges, Ordering::Relaxed);
+            rounds.fetch_max(local_rounds as u32, Ordering::Relaxed);
             progress.inc(done);
         });
-        if !after(t)? {
+        if !after(t, rounds.load(Ordering::Relaxed))? && t > 0 {
             return Ok(None);
         }
     }
     progress.set_position(size);
 
-    // Rounds of the counter engine: the largest remoteness plus one, 0 when nothing is won or
-    // lost. Stored bytes are remoteness plus one already.
-    let rounds = rem
-        .par_iter()
-        .map(|r| r.load(Ordering::Relaxed))
-        .max()
-        .unwrap_or(NONE) as u32;
+    let rounds = rounds.into_inner();
     let edges = edges.into_inner();
     Ok(Some(SolveStats {
         counts: cells.counts(),

@@ -85,9 +85,9 @@ pub(crate) struct TempFile {
 }
 
 impl TempFile {
-    pub fn create(out: &Path) -> Result<TempFile> {
-        // Renaming over a device or a directory would replace it (`-o /dev/null` would turn the
-        // device into a plain file), so only plain files or new names are written.
+    /// Renaming over a device or a directory would replace it (`-o /dev/null` would turn the
+    /// device into a plain file), so only plain files or new names are written.
+    fn check_destination(out: &Path) -> Result<()> {
         if let Ok(meta) = std::fs::metadata(out)
             && !meta.is_file()
         {
@@ -99,6 +99,11 @@ impl TempFile {
                 ),
             ));
         }
+        Ok(())
+    }
+
+    pub fn create(out: &Path) -> Result<TempFile> {
+        Self::check_destination(out)?;
         let name = out
             .file_name()
             .map_or_else(|| "table".into(), |n| n.to_string_lossy().into_owned());
@@ -122,6 +127,7 @@ impl TempFile {
     /// The work file of a resumable build of `out` (`.NAME.partial` beside it), opened without
     /// truncation and kept when dropped, so an interrupted build can continue from it.
     pub fn resumable(out: &Path) -> Result<TempFile> {
+        Self::check_destination(out)?;
         let path = sibling(out, "partial");
         let file = OpenOptions::new()
             .read(true)
@@ -415,6 +421,10 @@ pub fn build(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<BuildSum
             msg: format!("the tiered engine cannot solve this game: {why}"),
         });
     }
+    if engine == solve::Engine::Tiered {
+        // Checks memory and disk for the tiers this run will solve.
+        return build_tiered(game, out, opts, started);
+    }
     crate::memory::check(
         format!(
             "solving {spec} ({size} positions) with the {} engine",
@@ -423,9 +433,6 @@ pub fn build(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<BuildSum
         with_game!(game, g => engine.memory_estimate(g, opts.remoteness)),
         opts.max_memory,
     )?;
-    if engine == solve::Engine::Tiered {
-        return build_tiered(game, out, opts, started);
-    }
     let mut writer = RawWriter::create(out, GameFields::of(game), size)?;
     let solve_start = Instant::now();
     let stats = {
@@ -458,7 +465,7 @@ pub fn build(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<BuildSum
 }
 
 /// The checkpoint of a resumable tiered build: which game, and the lowest finished tier.
-fn read_mark(path: &Path, spec: &str, size: u64) -> Option<u32> {
+fn read_mark(path: &Path, spec: &str, size: u64) -> Option<(u32, u32)> {
     let text = std::fs::read_to_string(path).ok()?;
     let mut lines = text.lines();
     (lines.next()? == "retrodb tiered build").then_some(())?;
@@ -470,13 +477,16 @@ fn read_mark(path: &Path, spec: &str, size: u64) -> Option<u32> {
         .ok()?
         == size)
         .then_some(())?;
-    lines.next()?.strip_prefix("finished-tier ")?.parse().ok()
+    let tier = lines.next()?.strip_prefix("finished-tier ")?.parse().ok()?;
+    let rounds = lines.next()?.strip_prefix("rounds ")?.parse().ok()?;
+    Some((tier, rounds))
 }
 
-fn write_mark(path: &Path, spec: &str, size: u64, tier: u32) -> Result<()> {
+fn write_mark(path: &Path, spec: &str, size: u64, tier: u32, rounds: u32) -> Result<()> {
     let tmp = path.with_extension("new");
-    let text =
-        format!("retrodb tiered build\nspec {spec}\npositions {size}\nfinished-tier {tier}\n");
+    let text = format!(
+        "retrodb tiered build\nspec {spec}\npositions {size}\nfinished-tier {tier}\nrounds {rounds}\n"
+    );
     let f = File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;
     f.write_all_at(text.as_bytes(), 0)
         .and_then(|_| f.sync_all())
@@ -499,9 +509,36 @@ fn build_tiered(
     let mark = sibling(out, "partial-tier");
     let rem_path = sibling(out, "partial-rem");
     let tiers = with_game!(game, g => g.tier_count()).unwrap_or(0);
-    // The work files are sparse but the tiers touch every page: cells, a remoteness byte per
-    // position, and the remoteness section when asked for, less what a resumed build has.
-    let est = estimate(game, opts);
+    let resumed = read_mark(&mark, &spec, size).filter(|&(t, _)| t < tiers);
+    let done_from = resumed.map_or(tiers, |r| r.0);
+    let lowest = done_from.saturating_sub(opts.stop_after_tiers.unwrap_or(tiers));
+    // Where tiers are index ranges and no remoteness is kept, a run touches the cells of the
+    // tiers it solves and the remoteness of two consecutive tiers at a time (the build discards
+    // the rest as it goes), so memory and disk are counted for this run's tiers. Otherwise the
+    // whole table's cells and remoteness bytes.
+    let ranged = !opts.remoteness && with_game!(game, g => g.tier_range(0)).is_some();
+    let (need_memory, need_disk) = if ranged {
+        let len = |t: u32| with_game!(game, g => g.tier_range(t)).map_or(0, |r| r.end - r.start);
+        let two = (lowest..done_from)
+            .map(|t| len(t) + len(t + 1))
+            .max()
+            .unwrap_or(0);
+        let first = with_game!(game, g => g.tier_range(lowest)).map_or(size, |r| r.start);
+        (
+            two.div_ceil(4).saturating_add(two),
+            (size - first).div_ceil(4).saturating_add(two),
+        )
+    } else {
+        let est = estimate(game, opts);
+        (est.memory_bytes, est.file_bytes.saturating_add(size))
+    };
+    crate::memory::check(
+        format!(
+            "solving tiers {lowest}..{done_from} of {spec} ({size} positions) with the tiered engine"
+        ),
+        need_memory,
+        opts.max_memory,
+    )?;
     let have = [sibling(out, "partial"), sibling(out, "partial-rem")]
         .iter()
         .filter_map(|p| std::fs::metadata(p).ok())
@@ -511,9 +548,9 @@ fn build_tiered(
         })
         .sum::<u64>();
     crate::memory::check_disk(
-        format!("building {spec} ({size} positions) with the tiered engine"),
+        format!("solving tiers {lowest}..{done_from} of {spec} with the tiered engine"),
         out,
-        est.file_bytes.saturating_add(size).saturating_sub(have),
+        need_disk.saturating_sub(have),
     )?;
     let tmp = TempFile::resumable(out)?;
     let rem_file = OpenOptions::new()
@@ -523,7 +560,6 @@ fn build_tiered(
         .truncate(false)
         .open(&rem_path)
         .map_err(|e| Error::io(&rem_path, e))?;
-    let resumed = read_mark(&mark, &spec, size).filter(|&t| t < tiers);
     if resumed.is_none() {
         // A fresh start: whatever the work files held belongs to no finished tier.
         let _ = std::fs::remove_file(&mark);
@@ -550,6 +586,10 @@ fn build_tiered(
     let mut writer = RawWriter::with_file(tmp, GameFields::of(game), size)?;
     let solve_start = Instant::now();
     let mut budget = opts.stop_after_tiers;
+    let rem_fd = {
+        use std::os::fd::AsRawFd;
+        rem_file.as_raw_fd()
+    };
     let cells_file = writer
         .tmp
         .file
@@ -562,13 +602,18 @@ fn build_tiered(
             remoteness: opts.remoteness,
             progress: opts.progress.clone(),
         };
-        let checkpoint = |t: u32| -> Result<bool> {
+        let checkpoint = |t: u32, rounds: u32| -> Result<bool> {
             // Both files are shared mappings: syncing a file writes its mapped pages back.
             cells_file
                 .sync_data()
                 .map_err(|e| Error::io(&cells_path, e))?;
             rem_file.sync_data().map_err(|e| Error::io(&rem_path, e))?;
-            write_mark(&mark, &spec, size, t)?;
+            write_mark(&mark, &spec, size, t, rounds)?;
+            // Tier t - 1 reads tier t only: tier t + 2's remoteness is not needed any more.
+            if ranged && let Some(r) = with_game!(game, g => g.tier_range(t + 2)) {
+                punch_hole(rem_fd, r.start, r.end - r.start)
+                    .map_err(|e| Error::io(&rem_path, e))?;
+            }
             Ok(match budget.as_mut() {
                 Some(b) => {
                     *b = b.saturating_sub(1);
@@ -581,7 +626,8 @@ fn build_tiered(
             g,
             &cells,
             rem,
-            resumed.unwrap_or(tiers),
+            resumed.map_or(tiers, |r| r.0),
+            resumed.map_or(0, |r| r.1),
             &sopts,
             checkpoint
         ))?
@@ -598,7 +644,7 @@ fn build_tiered(
             parent_visits: 0,
             child_probes: stats.child_probes,
             engine: solve::Engine::Tiered,
-            resumed_from_tier: resumed,
+            resumed_from_tier: resumed.map(|r| r.0),
             complete,
             solve_seconds,
             total_seconds: started.elapsed().as_secs_f64(),
@@ -620,6 +666,27 @@ fn build_tiered(
     let _ = std::fs::remove_file(&rem_path);
     let _ = std::fs::remove_file(&mark);
     Ok(summary(&stats, out.display().to_string(), true, file_bytes))
+}
+
+/// Gives `len` bytes at `offset` of a file back to the file system (they read as zeros).
+fn punch_hole(fd: std::os::fd::RawFd, offset: u64, len: u64) -> std::io::Result<()> {
+    if len == 0 {
+        return Ok(());
+    }
+    // SAFETY: fallocate only reads its integer arguments; `fd` is an open file of ours.
+    let rc = unsafe {
+        libc::fallocate(
+            fd,
+            libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+            offset as libc::off_t,
+            len as libc::off_t,
+        )
+    };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
 }
 
 /// Remoteness in the narrowest width whose all-ones value exceeds the largest finite value.

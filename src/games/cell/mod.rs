@@ -12,6 +12,7 @@
 //! parent enumeration undoes exactly one digit of the player who just moved, keeping only parents
 //! where the game was still open — the exact inverse of the children.
 
+pub mod alternation;
 pub mod board;
 pub mod graph;
 pub mod picture;
@@ -156,6 +157,9 @@ impl Layout {
     }
 }
 
+/// Indices per work unit of a tier in the alternation index.
+const ALT_UNIT: u64 = 4096;
+
 /// Cells fixed by one work unit of a tier: `3^7 = 2187` units, so every thread gets many.
 const TIER_PREFIX_DIGITS: u32 = 7;
 
@@ -238,6 +242,23 @@ pub fn parse_cells(text: &str, cells: u64) -> Result<(Vec<u8>, Player), Position
     Ok((states, mover))
 }
 
+/// Splits `ARG,start=L` (or `,start=R`) into the argument and the player who moves first; plain
+/// `ARG` is every configuration with either player to move.
+pub fn split_start<'a>(spec: &str, arg: &'a str) -> Result<(&'a str, Option<Player>)> {
+    let Some((base, start)) = arg.rsplit_once(",start=") else {
+        return Ok((arg, None));
+    };
+    match start {
+        "L" => Ok((base, Some(Player::Left))),
+        "R" => Ok((base, Some(Player::Right))),
+        "both" => Ok((base, None)),
+        _ => Err(Error::Spec {
+            spec: spec.to_string(),
+            msg: format!("',start={start}': the first player is L, R or both"),
+        }),
+    }
+}
+
 /// A cell game ready for solving: layout, winning conditions and index arithmetic.
 #[derive(Debug)]
 pub struct CellGame {
@@ -253,6 +274,8 @@ pub struct CellGame {
     step: Vec<u64>,
     /// Per value of `CHUNK_DIGITS` base-3 digits: Left's bits in the low byte, Right's in the high.
     decode: Vec<u16>,
+    /// `Some`: only the configurations reachable by alternation, in the tier-major index.
+    alt: Option<alternation::Alternation>,
 }
 
 impl CellGame {
@@ -266,8 +289,25 @@ impl CellGame {
         max_memory: u64,
     ) -> Result<CellGame> {
         let spec = format!("{kind}:{arg}");
-        let (layout, source) = Layout::from_spec(&spec, kind, arg, bytes)?;
-        Self::new(spec, layout, source, max_memory)
+        let (base, start) = split_start(&spec, arg)?;
+        let (layout, source) = Layout::from_spec(&spec, kind, base, bytes)?;
+        // `,start=both` is the plain game: one spec per table.
+        let spec = match start {
+            Some(p) => format!("{kind}:{base},start={}", p.letter()),
+            None => format!("{kind}:{base}"),
+        };
+        let mut game = Self::new(spec, layout, source, max_memory)?;
+        if let Some(first) = start {
+            let alt = alternation::Alternation::new(game.cells, first);
+            game.size = alt.size();
+            game.alt = Some(alt);
+        }
+        Ok(game)
+    }
+
+    /// The player who moved first, for games that hold only the positions alternation reaches.
+    pub fn start(&self) -> Option<Player> {
+        self.alt.as_ref().map(|a| a.first)
     }
 
     /// The game on a layout; `spec` is what tables record.
@@ -323,6 +363,7 @@ impl CellGame {
             size,
             step,
             decode,
+            alt: None,
         })
     }
 
@@ -345,6 +386,9 @@ impl CellGame {
     /// Left's and Right's cells as bitboards.
     #[inline]
     pub fn masks(&self, pos: u64) -> (u64, u64) {
+        if let Some(a) = &self.alt {
+            return a.masks(pos);
+        }
         let mut q = pos >> 1;
         let (mut l, mut r) = (0u64, 0u64);
         let mut shift = 0;
@@ -359,6 +403,9 @@ impl CellGame {
     }
 
     pub fn mover(&self, pos: u64) -> Player {
+        if let Some(a) = &self.alt {
+            return a.mover(a.tier(pos));
+        }
         if pos & 1 == 0 {
             Player::Left
         } else {
@@ -366,8 +413,29 @@ impl CellGame {
         }
     }
 
+    /// The index of a configuration, or `None` when the game holds only the positions alternation
+    /// reaches and this is not one of them.
+    pub fn try_index(&self, left: u64, right: u64, mover: Player) -> Option<u64> {
+        match &self.alt {
+            Some(a) => {
+                let t = (left | right).count_ones();
+                a.index(left, right).filter(|_| a.mover(t) == mover)
+            }
+            None => Some(self.index(left, right, mover)),
+        }
+    }
+
     /// The index of a configuration.
+    ///
+    /// # Panics
+    /// In a game of the positions alternation reaches, for a configuration it does not reach
+    /// ([`CellGame::try_index`] says `None` instead).
     pub fn index(&self, left: u64, right: u64, mover: Player) -> u64 {
+        if self.alt.is_some() {
+            return self
+                .try_index(left, right, mover)
+                .expect("a configuration alternation reaches");
+        }
         let mut pos = mover as u64;
         for i in 0..self.cells {
             if left >> i & 1 == 1 {
@@ -433,6 +501,20 @@ impl CellGame {
     #[inline]
     fn children(&self, pos: u64, l: u64, r: u64, mut f: impl FnMut(u64)) {
         let mut empty = self.full & !(l | r);
+        if let Some(a) = &self.alt {
+            let left = self.mover(pos) == Player::Left;
+            while empty != 0 {
+                let bit = empty & empty.wrapping_neg();
+                empty &= empty - 1;
+                let child = if left {
+                    a.index(l | bit, r)
+                } else {
+                    a.index(l, r | bit)
+                };
+                f(child.expect("a move keeps the alternation's counts"));
+            }
+            return;
+        }
         // Left claims: digit 0 -> 1 and mover 0 -> 1. Right claims: digit 0 -> 2, mover 1 -> 0.
         let left = pos & 1 == 0;
         while empty != 0 {
@@ -456,10 +538,15 @@ impl CellGame {
 
     /// The board's symmetries (none for graph files).
     pub fn symmetries(&self) -> Vec<Symmetry> {
-        match &self.layout {
+        let mut syms = match &self.layout {
             Layout::Board(b) => b.symmetries(),
             _ => Vec::new(),
+        };
+        // Swapping colours would swap who moved first: no such image is in an alternation table.
+        if self.alt.is_some() {
+            syms.retain(|s| !s.swaps_colours);
         }
+        syms
     }
 
     /// The image of a position under a symmetry (colours and mover swapped if it swaps them).
@@ -541,6 +628,43 @@ impl Game for CellGame {
     #[inline]
     fn for_each_parent(&self, pos: u64, mut f: impl FnMut(u64)) {
         let (l, r) = self.masks(pos);
+        if let Some(a) = &self.alt {
+            // The player not to move made the last move; alternation's first position has none.
+            if (l | r) == 0 {
+                return;
+            }
+            let right_moved = self.mover(pos) == Player::Left;
+            let (mine, theirs_won) = if right_moved {
+                (r, self.left_has_won(l))
+            } else {
+                (l, self.right_has_won(r))
+            };
+            if theirs_won {
+                return;
+            }
+            let won = |m: u64| {
+                if right_moved {
+                    self.right_has_won(m)
+                } else {
+                    self.left_has_won(m)
+                }
+            };
+            let check = won(mine);
+            let mut rest = mine;
+            while rest != 0 {
+                let bit = rest & rest.wrapping_neg();
+                rest &= rest - 1;
+                if !check || !won(mine & !bit) {
+                    let parent = if right_moved {
+                        a.index(l, r & !bit)
+                    } else {
+                        a.index(l & !bit, r)
+                    };
+                    f(parent.expect("an unmove keeps the alternation's counts"));
+                }
+            }
+            return;
+        }
         if pos & 1 == 1 {
             // Right to move: Left just claimed one of his cells. The parent had the same Right
             // cells, so Right had not won there iff he has not won here; Left's win is monotone,
@@ -579,7 +703,37 @@ impl Game for CellGame {
 
     fn parse_position(&self, text: &str) -> Result<u64, PositionError> {
         let (states, mover) = parse_cells(text, self.cells as u64)?;
-        Ok(self.index_of_states(&states, mover))
+        let Some(a) = &self.alt else {
+            return Ok(self.index_of_states(&states, mover));
+        };
+        let bits = |want: u8| {
+            states
+                .iter()
+                .enumerate()
+                .filter(|&(_, &s)| s == want)
+                .fold(0u64, |m, (i, _)| m | 1 << i)
+        };
+        let (l, r) = (bits(LEFT), bits(RIGHT));
+        let t = (l | r).count_ones();
+        // Without '/L' or '/R' the mover follows from this game's first player.
+        let mover = if text.contains('/') {
+            mover
+        } else {
+            a.mover(t)
+        };
+        self.try_index(l, r, mover).ok_or_else(|| {
+            PositionError::new(
+                text,
+                format!(
+                    "not reachable from the empty board with {} moving first (after {t} moves \
+                     {} has {} cells and {} is to move); this table holds only such positions",
+                    a.first.letter(),
+                    a.first.letter(),
+                    t.div_ceil(2),
+                    a.mover(t).letter()
+                ),
+            )
+        })
     }
 
     fn position_text(&self, pos: u64) -> String {
@@ -624,10 +778,22 @@ impl Game for CellGame {
         Some(self.cells + 1)
     }
 
-    /// One unit per value of the top [`TIER_PREFIX_DIGITS`] cells, so units are index ranges.
+    fn tier_range(&self, t: u32) -> Option<std::ops::Range<u64>> {
+        self.alt
+            .as_ref()
+            .filter(|_| t <= self.cells)
+            .map(|a| a.tier_range(t))
+    }
+
+    /// One unit per value of the top [`TIER_PREFIX_DIGITS`] cells, so units are index ranges;
+    /// with alternation, runs of [`ALT_UNIT`] indices of the tier's range.
     fn tier_units(&self, t: u32) -> u64 {
         if t > self.cells {
             return 0;
+        }
+        if let Some(a) = &self.alt {
+            let r = a.tier_range(t);
+            return (r.end - r.start).div_ceil(ALT_UNIT);
         }
         3u64.pow(self.cells.min(TIER_PREFIX_DIGITS))
     }
@@ -637,6 +803,12 @@ impl Game for CellGame {
     #[inline]
     fn for_each_in_tier(&self, t: u32, unit: u64, mut f: impl FnMut(u64)) {
         if unit >= self.tier_units(t) {
+            return;
+        }
+        if let Some(a) = &self.alt {
+            let r = a.tier_range(t);
+            let start = r.start + unit * ALT_UNIT;
+            (start..(start + ALT_UNIT).min(r.end)).for_each(f);
             return;
         }
         let low = self.cells - self.cells.min(TIER_PREFIX_DIGITS);
