@@ -309,6 +309,16 @@ fn alternation_games_keep_the_contract_and_agree_with_the_full_table() {
         };
         let err = g.parse_position(&bad).unwrap_err().to_string();
         assert!(err.contains("not reachable"), "{spec}: {err}");
+        // The first player's single cell, without a suffix: the other player is to move.
+        let first = match g.start() {
+            Some(retrodb::games::cell::Player::Left) => 'L',
+            _ => 'R',
+        };
+        let one = format!("{first}{}", ".".repeat(g.cells() as usize - 1));
+        let pos = g
+            .parse_position(&one)
+            .unwrap_or_else(|e| panic!("{spec}: {e}"));
+        assert_ne!(g.mover(pos), g.start().unwrap(), "{spec}: {one}");
     }
 }
 

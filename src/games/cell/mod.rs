@@ -702,10 +702,22 @@ impl Game for CellGame {
     }
 
     fn parse_position(&self, text: &str) -> Result<u64, PositionError> {
-        let (states, mover) = parse_cells(text, self.cells as u64)?;
         let Some(a) = &self.alt else {
+            let (states, mover) = parse_cells(text, self.cells as u64)?;
             return Ok(self.index_of_states(&states, mover));
         };
+        // Without '/L' or '/R' the mover follows from this game's first player (below), not
+        // from Left moving first: read the cells with a placeholder suffix.
+        let suffixed = text.contains('/');
+        let read = if suffixed {
+            text.to_string()
+        } else {
+            format!("{text}/L")
+        };
+        let (states, mover) = parse_cells(&read, self.cells as u64).map_err(|mut e| {
+            e.text = text.to_string();
+            e
+        })?;
         let bits = |want: u8| {
             states
                 .iter()
@@ -716,11 +728,7 @@ impl Game for CellGame {
         let (l, r) = (bits(LEFT), bits(RIGHT));
         let t = (l | r).count_ones();
         // Without '/L' or '/R' the mover follows from this game's first player.
-        let mover = if text.contains('/') {
-            mover
-        } else {
-            a.mover(t)
-        };
+        let mover = if suffixed { mover } else { a.mover(t) };
         self.try_index(l, r, mover).ok_or_else(|| {
             PositionError::new(
                 text,
