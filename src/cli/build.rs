@@ -60,7 +60,13 @@ pub fn run(a: Args) -> Result<ExitCode> {
     if a.tiers.is_some() && a.compress {
         anyhow::bail!("--tiers stops a build before its table exists; build, then compress");
     }
-    if !a.quiet && !a.json {
+    let applies = match opts.engine {
+        Some(retrodb::solve::Engine::Tiered) => {
+            retrodb::with_game!(&game, g => retrodb::solve::tiered::unsupported(g)).is_none()
+        }
+        _ => true,
+    };
+    if !a.quiet && !a.json && applies {
         let e = table::estimate(&game, &opts);
         eprintln!(
             "{}: {} positions, {} engine, estimated peak memory {} (limit {}), table {}",

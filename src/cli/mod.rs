@@ -47,7 +47,7 @@ enum Command {
     Decompress(convert::DecompressArgs),
     /// Write a random input file (e.g. a large digraph for benchmarks).
     Gen(generate::Args),
-    /// Measure: probe latencies and throughput of a table.
+    /// Benchmarks: the suite (plain `retrodb bench`) and probe measurements of a table.
     Bench(bench::Args),
     /// Draw a position of a board or graph game (colour on a terminal, SVG with --svg).
     Show(show::Args),

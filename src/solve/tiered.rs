@@ -33,7 +33,7 @@ pub const MAX_TIERS: u32 = u8::MAX as u32;
 pub fn unsupported<G: Game>(game: &G) -> Option<String> {
     match game.tier_count() {
         None => Some(format!(
-            "{} may have cycles or numbers no tiers; use the counter engine",
+            "{} may have cycles or does not list its tiers; use the counter engine",
             game.spec()
         )),
         Some(n) if n > MAX_TIERS => Some(format!(
