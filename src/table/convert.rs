@@ -55,33 +55,19 @@ pub fn compress(input: &Table, out: &Path, params: Params, progress: &ProgressBa
     progress.set_length(frames as u64 * if width > 0 { 2 } else { 1 });
 
     let mut sums = Vec::new();
-    let cells_sec = write_stream(
-        &tmp,
-        start,
-        frames,
-        params.level,
-        &mut sums,
-        progress,
-        |k| {
+    // One seekable stream per section, its frames made by `frame` from the raw table.
+    type Frame = fn(&Table, u64, u64, Fill) -> Result<Vec<u8>>;
+    let mut stream = |at: u64, frame: Frame| {
+        write_stream(&tmp, at, frames, params.level, &mut sums, progress, |k| {
+            let first = k as u64 * f;
             candidates(params.fill, |fill| {
-                cell_frame(input, k as u64 * f, f.min(size - k as u64 * f), fill)
+                frame(input, first, f.min(size - first), fill)
             })
-        },
-    )?;
+        })
+    };
+    let cells_sec = stream(start, cell_frame)?;
     let rem_sec = if width > 0 {
-        write_stream(
-            &tmp,
-            cells_sec.end(),
-            frames,
-            params.level,
-            &mut sums,
-            progress,
-            |k| {
-                candidates(params.fill, |fill| {
-                    remoteness_frame(input, k as u64 * f, f.min(size - k as u64 * f), fill)
-                })
-            },
-        )?
+        stream(cells_sec.end(), remoteness_frame)?
     } else {
         Section::default()
     };
