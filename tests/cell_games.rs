@@ -30,10 +30,11 @@ fn fails(args: &[&str]) -> String {
     String::from_utf8(out.stderr).unwrap()
 }
 
-/// Builds a table into the temporary directory and returns its path.
+/// Builds a table into the temporary directory, checks it with `verify`, and returns its path.
 fn build(dir: &Path, spec: &str) -> PathBuf {
     let out = dir.join(format!("{}.rdb", spec.replace(['/', ':', '.'], "_")));
     ok(&["build", spec, "-o", out.to_str().unwrap(), "--quiet"]);
+    ok(&["verify", out.to_str().unwrap(), "--quiet"]);
     out
 }
 

@@ -65,6 +65,8 @@ fn build_seed(dir: &Path, extra: &[&str]) -> PathBuf {
     args.extend_from_slice(extra);
     let o = retrodb(&args);
     assert!(o.status.success(), "{}", stderr(&o));
+    let o = retrodb(&["verify", out.to_str().unwrap(), "--quiet"]);
+    assert!(o.status.success(), "{}", stderr(&o));
     out
 }
 
@@ -189,6 +191,8 @@ fn the_table_answers_after_its_input_file_is_gone() {
     let o = retrodb(&["build", &spec, "-o", table.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     std::fs::remove_file(&graph).unwrap();
+    let o = retrodb(&["verify", table.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
     let o = retrodb(&["probe", table.to_str().unwrap(), "0", "1", "2"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = stdout(&o);

@@ -54,6 +54,7 @@ fn build(spec: &str, out: &Path, extra: &[&str]) {
     let mut args = vec!["build", spec, "-o", out.to_str().unwrap(), "--quiet"];
     args.extend_from_slice(extra);
     ok(&retrodb(&args));
+    ok(&retrodb(&["verify", out.to_str().unwrap(), "--quiet"]));
 }
 
 fn compress(raw: &Path, out: &Path, frame: u64) {
