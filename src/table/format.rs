@@ -329,7 +329,7 @@ mod tests {
             *b = b'a' + *b % 26;
         }
         // Small section fields half the time, so some layouts are almost valid.
-        if body[0x40] % 2 == 0 {
+        if body[0x40].is_multiple_of(2) {
             for f in (64..112).step_by(8) {
                 let v = u64::from_le_bytes(body[f..f + 8].try_into().unwrap()) % 5000;
                 body[f..f + 8].copy_from_slice(&v.to_le_bytes());
