@@ -222,3 +222,32 @@ fn every_flipped_byte_of_a_compressed_table_is_caught() {
         );
     }
 }
+
+/// One opened table serves many threads at once, raw or compressed, with the same answers.
+#[test]
+fn a_table_is_shared_between_threads() {
+    fn shareable<T: Send + Sync>() {}
+    shareable::<Table>();
+    let dir = tempfile::tempdir().unwrap();
+    let raw = dir.path().join("raw.rdb");
+    let z = dir.path().join("z.rdb");
+    build("bridgit:2", &raw, &["--remoteness"]);
+    compress(&raw, &z, 64);
+    let r = Table::open(&raw).unwrap();
+    // A small cache, so threads also evict each other's frames.
+    let c = Table::open_with_cache(&z, 100).unwrap();
+    let size = r.header().size;
+    std::thread::scope(|s| {
+        for t in 0..4u64 {
+            let (r, c) = (&r, &c);
+            s.spawn(move || {
+                let mut rng = SplitMix64(t);
+                for _ in 0..20_000 {
+                    let p = rng.below(size);
+                    assert_eq!(r.value(p).unwrap(), c.value(p).unwrap());
+                    assert_eq!(r.remoteness(p).unwrap(), c.remoteness(p).unwrap());
+                }
+            });
+        }
+    });
+}
