@@ -75,6 +75,24 @@ fn bridgit_first_player_wins_with_every_first_move() {
     }
 }
 
+/// The published fact for Hex 4x4: exactly the four cells of the short diagonal win as openings.
+/// (86M positions: the largest table the tests build, and verify, in about a minute.)
+#[test]
+fn hex_4_wins_exactly_on_the_short_diagonal() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = build(dir.path(), "hex:4");
+    let empty = ".".repeat(16);
+    let answer = probe(&table, &empty);
+    assert_eq!(answer["value"], "win");
+    let mut wins = winning_moves(&answer);
+    wins.sort();
+    assert_eq!(wins, ["12(3,0)", "3(0,3)", "6(1,2)", "9(2,1)"]);
+    // The colour-swapping reflection maps the short diagonal onto itself.
+    let mut right = winning_moves(&probe(&table, &format!("{empty}/R")));
+    right.sort();
+    assert_eq!(right, wins);
+}
+
 #[test]
 fn hex_3_has_exactly_five_winning_openings() {
     let dir = tempfile::tempdir().unwrap();
