@@ -218,8 +218,8 @@ fn research_refuses_bad_requests() {
 fn ending(out: &str) -> (String, String) {
     let last_pos = out
         .lines()
-        .filter_map(|l| l.strip_prefix("position "))
-        .last()
+        .rev()
+        .find_map(|l| l.strip_prefix("position "))
         .unwrap()
         .to_string();
     let winner = out

@@ -439,9 +439,9 @@ impl Scan<'_> {
                 mine.moves().to_vec(),
             )?);
         }
-        if won {
-            if let Some(&bad) = mine.moves().iter().find(|&&c| !score(c).wins) {
-                examples.push(self.counterexample(
+        if let Some(&bad) = mine.moves().iter().find(|&&c| won && !score(c).wins) {
+            examples.push(
+                self.counterexample(
                     "optional.move-loses-win".into(),
                     "a move the optional strategy may choose turns a won position into a lost one"
                         .into(),
@@ -450,8 +450,8 @@ impl Scan<'_> {
                     in_play,
                     vec![self.named(&cells, mover, bad, "strategy move")?],
                     vec![bad],
-                )?);
-            }
+                )?,
+            );
         }
 
         // The ranking conjecture.

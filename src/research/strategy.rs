@@ -147,13 +147,16 @@ impl Optional {
     }
 }
 
+/// An edge of a generating component (local vertex ids) and the cell it comes from.
+pub type CellEdge = ((usize, usize), u32);
+
 /// The generating component of `graph`'s player in a position: its vertices (ascending) and its
 /// edges as a multigraph on `0..vertices.len()`, each with the cell it comes from — own bridges
 /// twice, empty gaps once. `None` when the ends lie in different components.
 pub fn generating_component(
     graph: &PlayerGraph,
     cells: &[u8],
-) -> Option<(Vec<usize>, Vec<((usize, usize), u32)>)> {
+) -> Option<(Vec<usize>, Vec<CellEdge>)> {
     let own = graph.player.cell();
     let usable = |i: usize| cells[i] == own || cells[i] == EMPTY;
     let mut seen = vec![false; graph.vertices];
