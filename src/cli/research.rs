@@ -15,7 +15,7 @@ pub struct Args {
     #[arg(long)]
     size: u32,
     /// The table to use, built there (with remoteness) if the file is absent. Default: a cache
-    /// file bridgit-N-remoteness.rdb in $RETRODB_CACHE, $XDG_CACHE_HOME/retrodb or
+    /// file bridgit_N-remoteness.rdb in $RETRODB_CACHE, $XDG_CACHE_HOME/retrodb or
     /// ~/.cache/retrodb.
     #[arg(long, value_name = "FILE")]
     table: Option<PathBuf>,
