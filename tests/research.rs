@@ -161,6 +161,21 @@ fn size_2_report_counterexamples_are_confirmed_by_probe() {
         assert_eq!(o["mover_executable_lost"], 0);
         assert_eq!(o["moves_keeping_win"], o["moves_from_won"]);
     }
+    // Over every configuration with either mover, swapping the colours (a transposition of the
+    // board) maps Left's figures onto Right's: a check of Right's graph and the mirror rule.
+    let all = &report["populations"][0];
+    assert_eq!(all["name"], "all");
+    assert_eq!(all["optional"]["mover_only"], all["optional"]["opponent_only"]);
+    let ranking = all["ranking"].as_array().unwrap();
+    for pair in ranking.chunks(2) {
+        let strip = |j: &Json| {
+            let mut j = j.clone();
+            j["mover"] = Json::Null;
+            j
+        };
+        assert_eq!(pair[0]["variant"], pair[1]["variant"]);
+        assert_eq!(strip(&pair[0]), strip(&pair[1]));
+    }
     confirm_counterexamples(&report, &table);
     // The committed report is this one, figure for figure.
     let docs: Json = serde_json::from_str(
