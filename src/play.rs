@@ -258,8 +258,8 @@ impl<'a> Match<'a> {
             .map(|m| m.child)
     }
 
-    /// Plays to the end; returns the winner.
-    pub fn run(&mut self, input: &mut dyn BufRead, out: &mut dyn Write) -> Result<Player> {
+    /// Plays to the end; returns the winner, or `None` when the human quit.
+    pub fn run(&mut self, input: &mut dyn BufRead, out: &mut dyn Write) -> Result<Option<Player>> {
         writeln!(
             out,
             "You play {}; moves are a cell number or coordinates like (1,3); '?' lists the \
@@ -271,7 +271,7 @@ impl<'a> Match<'a> {
         loop {
             if let Some(w) = self.winner() {
                 writeln!(out, "{} wins.", name(w)).map_err(io)?;
-                return Ok(w);
+                return Ok(Some(w));
             }
             let mover = self.game.mover(self.pos);
             let child = if mover == self.human {
@@ -289,7 +289,13 @@ impl<'a> Match<'a> {
                         continue;
                     }
                     "quit" | "q" => {
-                        return Err(Error::Usage("play: stopped before the end".into()));
+                        writeln!(
+                            out,
+                            "stopped; position {}",
+                            self.game.position_text(self.pos)
+                        )
+                        .map_err(io)?;
+                        return Ok(None);
                     }
                     _ => {}
                 }

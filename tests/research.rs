@@ -165,7 +165,10 @@ fn size_2_report_counterexamples_are_confirmed_by_probe() {
     // board) maps Left's figures onto Right's: a check of Right's graph and the mirror rule.
     let all = &report["populations"][0];
     assert_eq!(all["name"], "all");
-    assert_eq!(all["optional"]["mover_only"], all["optional"]["opponent_only"]);
+    assert_eq!(
+        all["optional"]["mover_only"],
+        all["optional"]["opponent_only"]
+    );
     let ranking = all["ranking"].as_array().unwrap();
     for pair in ranking.chunks(2) {
         let strip = |j: &Json| {

@@ -304,6 +304,42 @@ mod tests {
         }
     }
 
+    /// Larger boards than the exhaustive test reaches: random reply sequences.
+    #[test]
+    fn spanning_tree_strategy_wins_random_games_on_larger_boards() {
+        let mut rng = SplitMix64(3);
+        for n in 4..=6 {
+            // Size 6 has 61 cells, too many for a table index but not for the winning rule,
+            // which works on bitboards of up to 64 cells.
+            let links = Board::Bridgit(n).graph().edge_links();
+            let cells = Board::Bridgit(n).cell_count() as usize;
+            for _ in 0..300 {
+                let mut p = SpanningTreePlayer::new(n).unwrap();
+                let (mut left, mut right) = (0u64, 0u64);
+                let first = p.first_move().unwrap();
+                left |= 1 << first;
+                let full = (1u64 << cells) - 1;
+                loop {
+                    assert!(
+                        links.connects(full & !right),
+                        "size {n}: Right has cut Left off"
+                    );
+                    if links.connects(left) {
+                        break;
+                    }
+                    let free: Vec<u32> = (0..cells as u32)
+                        .filter(|&i| (left | right) >> i & 1 == 0)
+                        .collect();
+                    let cut = free[rng.below(free.len() as u64) as usize];
+                    right |= 1 << cut;
+                    let answer = p.respond(cut).expect("a free cell remains");
+                    assert_eq!((left | right) >> answer & 1, 0, "answers a free cell");
+                    left |= 1 << answer;
+                }
+            }
+        }
+    }
+
     #[test]
     fn spanning_tree_first_move_completes_the_short_tree() {
         for n in 2..=4 {
