@@ -37,6 +37,14 @@ pub fn run(a: Args) -> Result<ExitCode> {
         s => anyhow::bail!("--as {s}: the side is 'left' or 'right'"),
     };
     let opponent = Opponent::parse(&a.opponent)?;
+    // Refuse other games before building a table for them.
+    let kind = a.game.split_once(':').map_or(a.game.as_str(), |(k, _)| k);
+    if !matches!(kind, "bridgit" | "hex" | "shannon" | "shannon-vertex") {
+        anyhow::bail!(
+            "play: '{}' is not a cell game (bridgit:N, hex:N, shannon:FILE, shannon-vertex:FILE)",
+            a.game
+        );
+    }
     let (table, built) = cache::open_or_build(&a.game, a.table.as_deref())?;
     if built {
         eprintln!("built {}", table.path().display());

@@ -787,7 +787,7 @@ pub fn render_text(r: &Report) -> String {
         let what = if p.name == "all" {
             "every open configuration, either player to move"
         } else {
-            "positions arising in play (Left first)"
+            "those arising in play, Left moving first"
         };
         let _ = writeln!(
             s,
