@@ -77,6 +77,9 @@ impl Counterexample {
 /// The spanning-tree strategy against every reply sequence from the empty board.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct SpanningTreeFigures {
+    /// The cells of the two edge-disjoint trees before the first move; the virtual edge joining
+    /// the ends belongs to the second.
+    pub trees: [Vec<String>; 2],
     pub first_move: String,
     /// Complete games (Right tries every reply at every turn).
     pub lines: u64,
@@ -623,12 +626,20 @@ fn spanning_tree_lines(
             "bridgit:{n}: Left's graph has no two spanning trees"
         ))
     })?;
+    let name = |c: u32| format!("{c}{}", scan.labels[c as usize]);
+    // The tree holding the virtual edge has one real edge fewer; list it second.
+    let mut trees = player.trees();
+    if trees[0].len() < trees[1].len() {
+        trees.swap(0, 1);
+    }
+    let trees = trees.map(|t| t.into_iter().map(name).collect());
     let first = player
         .first_move()
         .expect("the empty board has a free cell");
     let mut cells = vec![EMPTY; scan.game.cells() as usize];
     let mut figures = SpanningTreeFigures {
-        first_move: format!("{first}{}", scan.labels[first as usize]),
+        trees,
+        first_move: name(first),
         left_to_move: 1,
         table_says_lost: u64::from(
             scan.value(scan.game.index_of_states(&cells, Player::Left))? != Value::Win,
@@ -779,9 +790,16 @@ pub fn render_text(r: &Report) -> String {
     );
     let _ = writeln!(
         s,
-        "first move {}; {} complete lines against every reply sequence; {} lost; \
-         {} positions with Left to move on the way, {} of them lost by the table.\n",
-        st.first_move, st.lines, st.losses, st.left_to_move, st.table_says_lost
+        "trees {} and {} (+ the virtual edge joining the ends); first move {}; {} complete lines \
+         against every reply sequence; {} lost; {} positions with Left to move on the way, {} of \
+         them lost by the table.\n",
+        st.trees[0].join(" "),
+        st.trees[1].join(" "),
+        st.first_move,
+        st.lines,
+        st.losses,
+        st.left_to_move,
+        st.table_says_lost
     );
     for p in &r.populations {
         let what = if p.name == "all" {
@@ -860,7 +878,13 @@ pub fn render_text(r: &Report) -> String {
                 k.equivalent_remoteness_differs
             );
         }
-        let _ = writeln!(s);
+        let _ = writeln!(
+            s,
+            "\nPairs of options: *agree* / *contradict* — both the ranking and the table order the \
+             pair, the same way / opposite ways; *conj. ties* — the ranking ties a pair the table \
+             orders; *table ties* — the ranking orders a pair the table ties. 'Equivalent' pairs \
+             have equal keys in a position where no option wins at once.\n"
+        );
     }
     let _ = writeln!(s, "### Smallest counterexamples\n");
     if r.counterexamples.is_empty() {
