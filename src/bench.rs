@@ -30,6 +30,8 @@ pub struct ProbeReport {
     /// Value lookups per second for a batch of random positions.
     pub batch_per_second: f64,
     pub batch_size: usize,
+    /// A few random used positions in the game's notation, for probes from other processes.
+    pub sample_positions: Vec<String>,
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -133,6 +135,12 @@ pub fn probe(path: &Path, samples: usize, batch: usize) -> Result<ProbeReport> {
         },
         batch_per_second: many.len() as f64 / secs.max(1e-9),
         batch_size: many.len(),
+        sample_positions: positions
+            .iter()
+            .rev()
+            .take(30)
+            .map(|&p| crate::with_game!(t.game(), g => crate::Game::position_text(g, p)))
+            .collect(),
     })
 }
 

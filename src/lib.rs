@@ -24,6 +24,8 @@ pub mod game;
 pub mod games;
 pub mod memory;
 pub mod oracle;
+pub mod play;
+pub mod research;
 pub mod solve;
 pub mod table;
 

@@ -30,10 +30,11 @@ fn fails(args: &[&str]) -> String {
     String::from_utf8(out.stderr).unwrap()
 }
 
-/// Builds a table into the temporary directory and returns its path.
+/// Builds a table into the temporary directory, checks it with `verify`, and returns its path.
 fn build(dir: &Path, spec: &str) -> PathBuf {
     let out = dir.join(format!("{}.rdb", spec.replace(['/', ':', '.'], "_")));
     ok(&["build", spec, "-o", out.to_str().unwrap(), "--quiet"]);
+    ok(&["verify", out.to_str().unwrap(), "--quiet"]);
     out
 }
 
@@ -72,6 +73,24 @@ fn bridgit_first_player_wins_with_every_first_move() {
         let verified = ok(&["verify", table.to_str().unwrap(), "--quiet"]);
         assert!(verified.contains("ok"), "{verified}");
     }
+}
+
+/// The published fact for Hex 4x4: exactly the four cells of the short diagonal win as openings.
+/// (86M positions: the largest table the tests build, and verify, in about a minute.)
+#[test]
+fn hex_4_wins_exactly_on_the_short_diagonal() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = build(dir.path(), "hex:4");
+    let empty = ".".repeat(16);
+    let answer = probe(&table, &empty);
+    assert_eq!(answer["value"], "win");
+    let mut wins = winning_moves(&answer);
+    wins.sort();
+    assert_eq!(wins, ["12(3,0)", "3(0,3)", "6(1,2)", "9(2,1)"]);
+    // The colour-swapping reflection maps the short diagonal onto itself.
+    let mut right = winning_moves(&probe(&table, &format!("{empty}/R")));
+    right.sort();
+    assert_eq!(right, wins);
 }
 
 #[test]

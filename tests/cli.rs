@@ -65,6 +65,8 @@ fn build_seed(dir: &Path, extra: &[&str]) -> PathBuf {
     args.extend_from_slice(extra);
     let o = retrodb(&args);
     assert!(o.status.success(), "{}", stderr(&o));
+    let o = retrodb(&["verify", out.to_str().unwrap(), "--quiet"]);
+    assert!(o.status.success(), "{}", stderr(&o));
     out
 }
 
@@ -189,6 +191,8 @@ fn the_table_answers_after_its_input_file_is_gone() {
     let o = retrodb(&["build", &spec, "-o", table.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     std::fs::remove_file(&graph).unwrap();
+    let o = retrodb(&["verify", table.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
     let o = retrodb(&["probe", table.to_str().unwrap(), "0", "1", "2"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = stdout(&o);
@@ -363,5 +367,34 @@ fn gen_writes_a_graph_that_builds() {
         assert_eq!(v["edges"], 3000);
         let o = retrodb(&["verify", table.to_str().unwrap()]);
         assert!(o.status.success(), "{}", stderr(&o));
+    }
+}
+
+#[test]
+fn demo_builds_and_probes_its_examples() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = retrodb(&["demo", "--dir", dir.path().to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    // Seed 001's answer, a vertex a line: vertex, value, remoteness.
+    let rows: Vec<(String, String)> = text
+        .lines()
+        .filter_map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            (w.len() >= 3 && w[0].parse::<u32>().is_ok() && ["win", "loss", "draw"].contains(&w[1]))
+                .then(|| (w[0].to_string(), w[1].to_string()))
+        })
+        .collect();
+    let expect: Vec<(String, String)> = SEED_ANSWER
+        .iter()
+        .enumerate()
+        .map(|(v, s)| (v.to_string(), s.to_string()))
+        .collect();
+    assert_eq!(rows, expect);
+    assert!(text.contains("13 of 13 first moves win"), "{text}");
+    for t in ["seed001.rdb", "bridgit-3.rdb"] {
+        let path = dir.path().join(t);
+        let o = retrodb(&["verify", path.to_str().unwrap(), "--quiet"]);
+        assert!(o.status.success(), "{t}: {}", stderr(&o));
     }
 }

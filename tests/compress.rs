@@ -22,7 +22,18 @@ fn ok(o: &Output) -> String {
 
 /// Small instances of every game, as specs (graph files written into `dir`).
 fn specs(dir: &Path) -> Vec<String> {
-    let mut out = vec!["digraph:data/seed001.txt".to_string()];
+    let mut out: Vec<String> = [
+        "digraph:data/seed001.txt",
+        "bridgit:2",
+        "hex:3",
+        "shannon:data/shannon/k4.txt",
+        "shannon-vertex:data/shannon/square.txt",
+        "hackenbush-stalk:BRRGB",
+        "hackenbush-tree:l(l;rl)",
+        "hackenbush:data/hackenbush-house.txt",
+    ]
+    .map(String::from)
+    .to_vec();
     let mut rng = SplitMix64(11);
     for k in 0..3 {
         let path = dir.join(format!("g{k}.txt"));
@@ -43,6 +54,7 @@ fn build(spec: &str, out: &Path, extra: &[&str]) {
     let mut args = vec!["build", spec, "-o", out.to_str().unwrap(), "--quiet"];
     args.extend_from_slice(extra);
     ok(&retrodb(&args));
+    ok(&retrodb(&["verify", out.to_str().unwrap(), "--quiet"]));
 }
 
 fn compress(raw: &Path, out: &Path, frame: u64) {
@@ -163,7 +175,7 @@ fn all_positions(t: &Path) -> Vec<String> {
 #[test]
 fn every_flipped_byte_of_a_compressed_table_is_caught() {
     let dir = tempfile::tempdir().unwrap();
-    let spec = specs(dir.path())[1].clone();
+    let spec = specs(dir.path())[8].clone();
     let raw = dir.path().join("raw.rdb");
     let z = dir.path().join("z.rdb");
     build(&spec, &raw, &["--remoteness"]);
@@ -209,4 +221,33 @@ fn every_flipped_byte_of_a_compressed_table_is_caught() {
             "{err}"
         );
     }
+}
+
+/// One opened table serves many threads at once, raw or compressed, with the same answers.
+#[test]
+fn a_table_is_shared_between_threads() {
+    fn shareable<T: Send + Sync>() {}
+    shareable::<Table>();
+    let dir = tempfile::tempdir().unwrap();
+    let raw = dir.path().join("raw.rdb");
+    let z = dir.path().join("z.rdb");
+    build("bridgit:2", &raw, &["--remoteness"]);
+    compress(&raw, &z, 64);
+    let r = Table::open(&raw).unwrap();
+    // A small cache, so threads also evict each other's frames.
+    let c = Table::open_with_cache(&z, 100).unwrap();
+    let size = r.header().size;
+    std::thread::scope(|s| {
+        for t in 0..4u64 {
+            let (r, c) = (&r, &c);
+            s.spawn(move || {
+                let mut rng = SplitMix64(t);
+                for _ in 0..20_000 {
+                    let p = rng.below(size);
+                    assert_eq!(r.value(p).unwrap(), c.value(p).unwrap());
+                    assert_eq!(r.remoteness(p).unwrap(), c.remoteness(p).unwrap());
+                }
+            });
+        }
+    });
 }

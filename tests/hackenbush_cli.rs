@@ -20,6 +20,12 @@ fn build(spec: &str, out: &Path) {
         "build {spec}: {}",
         String::from_utf8_lossy(&o.stderr)
     );
+    let o = retrodb(&["verify", out.to_str().unwrap(), "--quiet"]);
+    assert!(
+        o.status.success(),
+        "verify {spec}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
 }
 
 fn probe_json(table: &Path, position: &str) -> Json {

@@ -5,7 +5,8 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use retrodb::error::human_bytes;
-use retrodb::table::{self, Table, zstd::Params};
+use retrodb::table::zstd::{Fill, Params};
+use retrodb::table::{self, Table};
 
 /// How to compress (shared with `build --compress`).
 #[derive(clap::Args, Clone)]
@@ -16,6 +17,9 @@ pub struct ZstdArgs {
     /// Positions per independently compressed frame (a multiple of 32).
     #[arg(long, default_value_t = Params::default().frame_positions)]
     frame_positions: u64,
+    /// What to store for positions the rules decide alone (only the file size depends on it).
+    #[arg(long, value_enum, default_value = "best")]
+    fill: Fill,
 }
 
 impl ZstdArgs {
@@ -23,6 +27,7 @@ impl ZstdArgs {
         Params {
             frame_positions: self.frame_positions,
             level: self.level,
+            fill: self.fill,
         }
     }
 }

@@ -6,7 +6,9 @@ mod convert;
 mod demo;
 mod generate;
 mod inspect;
+mod play;
 mod probe;
+mod research;
 mod show;
 mod sweep;
 
@@ -55,6 +57,10 @@ enum Command {
     Demo(demo::Args),
     /// Solve a game on every small graph and compare the tables with an oracle.
     Sweep(sweep::Args),
+    /// Check Bridg-It strategies and conjectures on every position against the table.
+    Research(research::Args),
+    /// Play a board game in the terminal against the table or a Bridg-It strategy.
+    Play(play::Args),
 }
 
 pub fn run(cli: Cli) -> Result<ExitCode> {
@@ -80,6 +86,8 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Bench(a) => bench::run(a),
         Command::Show(a) => show::run(a),
         Command::Sweep(a) => sweep::run(a),
+        Command::Research(a) => research::run(a),
+        Command::Play(a) => play::run(a),
     }
 }
 

@@ -14,7 +14,7 @@ use rayon::prelude::*;
 use super::format::{self, Encoding, Header, Section};
 use super::read::Table;
 use super::write::{GameFields, RawWriter, TempFile, put_remoteness};
-use super::zstd::{Entry, Params, compress_frame, seek_table};
+use super::zstd::{Entry, Fill, Params, compress_frame, seek_table};
 use crate::error::{Error, Result};
 use crate::game::{Rules, by_rules};
 use crate::with_game;
@@ -55,25 +55,19 @@ pub fn compress(input: &Table, out: &Path, params: Params, progress: &ProgressBa
     progress.set_length(frames as u64 * if width > 0 { 2 } else { 1 });
 
     let mut sums = Vec::new();
-    let cells_sec = write_stream(
-        &tmp,
-        start,
-        frames,
-        params.level,
-        &mut sums,
-        progress,
-        |k| cell_frame(input, k as u64 * f, f.min(size - k as u64 * f)),
-    )?;
+    // One seekable stream per section, its frames made by `frame` from the raw table.
+    type Frame = fn(&Table, u64, u64, Fill) -> Result<Vec<u8>>;
+    let mut stream = |at: u64, frame: Frame| {
+        write_stream(&tmp, at, frames, params.level, &mut sums, progress, |k| {
+            let first = k as u64 * f;
+            candidates(params.fill, |fill| {
+                frame(input, first, f.min(size - first), fill)
+            })
+        })
+    };
+    let cells_sec = stream(start, cell_frame)?;
     let rem_sec = if width > 0 {
-        write_stream(
-            &tmp,
-            cells_sec.end(),
-            frames,
-            params.level,
-            &mut sums,
-            progress,
-            |k| remoteness_frame(input, k as u64 * f, f.min(size - k as u64 * f)),
-        )?
+        stream(cells_sec.end(), remoteness_frame)?
     } else {
         Section::default()
     };
@@ -113,7 +107,7 @@ fn write_stream(
     level: i32,
     sums: &mut Vec<u64>,
     progress: &ProgressBar,
-    make: impl Fn(usize) -> Result<Vec<u8>> + Sync,
+    make: impl Fn(usize) -> Result<Vec<Vec<u8>>> + Sync,
 ) -> Result<Section> {
     let batch = rayon::current_num_threads() * BATCH_PER_THREAD;
     let mut entries: Vec<Entry> = Vec::with_capacity(frames);
@@ -123,8 +117,15 @@ fn write_stream(
         let done: Vec<Result<(Vec<u8>, Entry)>> = (first..last)
             .into_par_iter()
             .map(|k| {
-                let raw = make(k)?;
-                compress_frame(&raw, level).map_err(|e| Error::io(&tmp.path, e))
+                // Each candidate content of the frame is compressed; the smallest is kept.
+                let mut best: Option<(Vec<u8>, Entry)> = None;
+                for raw in make(k)? {
+                    let c = compress_frame(&raw, level).map_err(|e| Error::io(&tmp.path, e))?;
+                    if best.as_ref().is_none_or(|b| c.0.len() < b.0.len()) {
+                        best = Some(c);
+                    }
+                }
+                Ok(best.expect("at least one candidate"))
             })
             .collect();
         for d in done {
@@ -145,19 +146,33 @@ fn write_stream(
     })
 }
 
-/// The cell bytes of positions `first..first + n` with don't-care cells set to the cell before.
-fn cell_frame(input: &Table, first: u64, n: u64) -> Result<Vec<u8>> {
+/// The contents to try for one frame: every fill for [`Fill::Best`], else the one asked for.
+fn candidates(fill: Fill, make: impl Fn(Fill) -> Result<Vec<u8>>) -> Result<Vec<Vec<u8>>> {
+    match fill {
+        Fill::Best => [Fill::Stored, Fill::Previous, Fill::Second]
+            .into_iter()
+            .map(make)
+            .collect(),
+        f => Ok(vec![make(f)?]),
+    }
+}
+
+/// The cell bytes of positions `first..first + n`, don't-care cells filled as `fill` says.
+fn cell_frame(input: &Table, first: u64, n: u64, fill: Fill) -> Result<Vec<u8>> {
     let mut out = vec![0u8; n.div_ceil(4) as usize];
     let mut prev = 0u8;
     with_game!(input.game(), g => {
         for i in 0..n {
             let pos = first + i;
-            let code = match by_rules(g, pos) {
-                Rules::Search => {
+            let code = match (by_rules(g, pos), fill) {
+                (Rules::Search, _) | (_, Fill::Stored) => {
                     prev = input.code(pos)?;
                     prev
                 }
-                _ => prev,
+                (_, Fill::Previous | Fill::Best) => prev,
+                (_, Fill::Zero) => 0,
+                (_, Fill::Second) if i >= 2 => (out[((i - 2) / 4) as usize] >> (((i - 2) % 4) * 2)) & 3,
+                (_, Fill::Second) => 0,
             };
             out[(i / 4) as usize] |= code << ((i % 4) * 2);
         }
@@ -166,19 +181,24 @@ fn cell_frame(input: &Table, first: u64, n: u64) -> Result<Vec<u8>> {
     Ok(out)
 }
 
-/// The remoteness bytes of positions `first..first + n`, don't-care entries repeating the one
-/// before.
-fn remoteness_frame(input: &Table, first: u64, n: u64) -> Result<Vec<u8>> {
+/// The remoteness bytes of positions `first..first + n`, don't-care entries filled as `fill`
+/// says.
+fn remoteness_frame(input: &Table, first: u64, n: u64, fill: Fill) -> Result<Vec<u8>> {
     let w = input.header().remoteness_width as usize;
     let mut out = vec![0u8; n as usize * w];
     let mut prev = u32::MAX;
     with_game!(input.game(), g => {
         for i in 0..n as usize {
             let pos = first + i as u64;
-            if by_rules(g, pos) == Rules::Search {
-                prev = input.remoteness(pos)?.unwrap_or(u32::MAX);
-            }
-            put_remoteness(&mut out[i * w..(i + 1) * w], prev);
+            let r = match (by_rules(g, pos), fill) {
+                (Rules::Search, _) | (_, Fill::Stored) => {
+                    prev = input.remoteness(pos)?.unwrap_or(u32::MAX);
+                    prev
+                }
+                (_, Fill::Previous | Fill::Second | Fill::Best) => prev,
+                (_, Fill::Zero) => 0,
+            };
+            put_remoteness(&mut out[i * w..(i + 1) * w], r);
         }
         Ok::<(), Error>(())
     })?;

@@ -193,7 +193,11 @@ impl Header {
         let src_hash = u64_at(144);
         let frame_positions = u64_at(152);
         let level = u32_at(160) as i32;
-        if FIXED as u64 + spec_len + embedded_len + 8 != header_len {
+        if (FIXED as u64 + 8)
+            .checked_add(spec_len)
+            .and_then(|n| n.checked_add(embedded_len))
+            != Some(header_len)
+        {
             return Err(bad("header lengths disagree".into()));
         }
         let spec = std::str::from_utf8(&bytes[FIXED..FIXED + spec_len as usize])
@@ -254,13 +258,13 @@ impl Header {
                         self.cells.len, self.size
                     ));
                 }
-                let rem_bytes = self.size * self.remoteness_width as u64;
+                let rem_bytes = self.size.saturating_mul(self.remoteness_width as u64);
                 if self.remoteness.len != rem_bytes {
                     return Err("remoteness section has the wrong length".into());
                 }
                 let block = self.block as u64;
                 let blocks = self.cells.blocks(block) + self.remoteness.blocks(block);
-                if self.sums.len != blocks * 8 {
+                if self.sums.len != blocks.saturating_mul(8) {
                     return Err("checksum section has the wrong length".into());
                 }
             }
@@ -273,7 +277,11 @@ impl Header {
                 if (self.remoteness_width > 0) != (self.remoteness.len > 0) {
                     return Err("remoteness section disagrees with its width".into());
                 }
-                if self.sums.len != streams * (self.size.div_ceil(f) + 1) * 8 {
+                if self.sums.len
+                    != (self.size.div_ceil(f) + 1)
+                        .saturating_mul(8)
+                        .saturating_mul(streams)
+                {
                     return Err("checksum section has the wrong length".into());
                 }
             }
@@ -297,5 +305,90 @@ impl Header {
             return Err("cells section is not aligned".into());
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A header-sized run of bytes with the magic, the version, its own length and a valid
+    /// checksum, everything else arbitrary: what a damaged or hostile file can look like once it
+    /// gets past the first checks.
+    fn checksummed(mut body: Vec<u8>) -> Vec<u8> {
+        body[..8].copy_from_slice(&MAGIC);
+        body[8..12].copy_from_slice(&VERSION.to_le_bytes());
+        let len = body.len() as u32 + 8;
+        body[12..16].copy_from_slice(&len.to_le_bytes());
+        // Lengths that agree, so decoding goes on to the layout checks.
+        let spec_len = (body.len() - FIXED) as u32;
+        body[124..128].copy_from_slice(&spec_len.to_le_bytes());
+        body[128..136].copy_from_slice(&0u64.to_le_bytes());
+        for b in &mut body[FIXED..] {
+            *b = b'a' + *b % 26;
+        }
+        // Small section fields half the time, so some layouts are almost valid.
+        if body[0x40].is_multiple_of(2) {
+            for f in (64..112).step_by(8) {
+                let v = u64::from_le_bytes(body[f..f + 8].try_into().unwrap()) % 5000;
+                body[f..f + 8].copy_from_slice(&v.to_le_bytes());
+            }
+        }
+        let sum = xxhash_rust::xxh3::xxh3_64(&body);
+        body.extend_from_slice(&sum.to_le_bytes());
+        body
+    }
+
+    proptest! {
+        #[test]
+        fn decoding_arbitrary_headers_never_panics(
+            body in prop::collection::vec(any::<u8>(), FIXED..FIXED + 64),
+            extra in 0u64..1 << 20,
+        ) {
+            let bytes = checksummed(body);
+            let _ = Header::decode(std::path::Path::new("t.rdb"), &bytes, bytes.len() as u64 + extra);
+        }
+
+        #[test]
+        fn decoding_arbitrary_bytes_never_panics(bytes in prop::collection::vec(any::<u8>(), 0..400)) {
+            let _ = Header::decode(std::path::Path::new("t.rdb"), &bytes, bytes.len() as u64);
+        }
+    }
+
+    #[test]
+    fn a_real_header_round_trips() {
+        let h = Header {
+            header_len: Header::len_for("hex:4", 0),
+            size: 100,
+            encoding: Encoding::Raw,
+            remoteness_width: 0,
+            block: BLOCK,
+            counts: [10, 40, 50, 0],
+            cells: Section {
+                offset: PAGE,
+                len: 32,
+            },
+            remoteness: Section::default(),
+            sums: Section {
+                offset: PAGE + 32,
+                len: 8,
+            },
+            sums_hash: 7,
+            rounds: 3,
+            frame_positions: 0,
+            level: 0,
+            spec: "hex:4".into(),
+            source: SourceRef::None,
+        };
+        let bytes = h.encode(&[]);
+        let back = Header::decode(std::path::Path::new("t.rdb"), &bytes, PAGE + 40).unwrap();
+        assert_eq!(
+            (back.size, back.counts, back.spec.as_str()),
+            (100, [10, 40, 50, 0], "hex:4")
+        );
+        assert_eq!((back.cells, back.sums, back.rounds), (h.cells, h.sums, 3));
+        // One byte short of the checksum section: truncated.
+        assert!(Header::decode(std::path::Path::new("t.rdb"), &bytes, PAGE + 39).is_err());
     }
 }

@@ -5,6 +5,7 @@
 //! table under its final name only when it is complete; readers answer only from bytes whose
 //! checksum matched.
 
+pub mod cache;
 pub mod cells;
 mod convert;
 pub mod format;

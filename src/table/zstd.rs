@@ -26,6 +26,25 @@ pub struct Params {
     pub frame_positions: u64,
     /// zstd compression level (1..=22).
     pub level: i32,
+    /// What goes into the cells of positions the rules decide alone.
+    pub fill: Fill,
+}
+
+/// The content of "don't care" cells (positions the rules decide alone). Only the size of the
+/// file depends on it; readers never look at those cells.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Fill {
+    /// Per frame, whichever of `stored`, `previous` and `second` compresses smallest.
+    Best,
+    /// The code of the cell before, so runs grow longer.
+    Previous,
+    /// Zero.
+    Zero,
+    /// The code two cells before (in layouts that alternate the mover, the same mover's
+    /// neighbour).
+    Second,
+    /// The true value, as a raw table has it (no don't-care at all).
+    Stored,
 }
 
 impl Default for Params {
@@ -33,7 +52,8 @@ impl Default for Params {
     fn default() -> Self {
         Params {
             frame_positions: 1 << 16,
-            level: 19,
+            level: 15,
+            fill: Fill::Best,
         }
     }
 }

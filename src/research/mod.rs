@@ -1,0 +1,17 @@
+//! Research tools for Bridg-It: each player's graph and `b_L`, `b_R` (the fewest further bridges
+//! a player needs), the spanning-tree strategies, the option-ranking conjecture, and the report
+//! that checks all of them against a complete table.
+//!
+//! Everything here reads positions as cell states (cell `i` of the position text is edge `i` of
+//! both players' graphs) and reaches the table only through the cell game's own conversion
+//! between states and indices, so a change of index layout leaves it untouched.
+
+pub mod geometry;
+pub mod ranking;
+pub mod report;
+pub mod strategy;
+pub mod trees;
+
+pub use geometry::PlayerGraph;
+pub use report::{Report, open_or_build, render_text, research};
+pub use strategy::{Optional, SpanningTreePlayer, optional_moves};

@@ -1,0 +1,348 @@
+//! `retrodb research` and `retrodb play` through the binary: every counterexample a report
+//! prints is confirmed by `retrodb probe`, the strategies' claimed facts hold, the committed
+//! reports in `docs/research/` still describe the current code, and scripted games end with the
+//! winner the table names.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value as Json;
+
+fn retrodb(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_retrodb"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the retrodb binary runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn ok(args: &[&str], stdin: &str) -> String {
+    let out = retrodb(args, stdin);
+    assert!(
+        out.status.success(),
+        "retrodb {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn build(dir: &Path, n: u32) -> String {
+    let path = dir.join(format!("bridgit-{n}.rdb"));
+    let p = path.to_str().unwrap().to_string();
+    ok(
+        &[
+            "build",
+            &format!("bridgit:{n}"),
+            "-o",
+            &p,
+            "--remoteness",
+            "--quiet",
+        ],
+        "",
+    );
+    p
+}
+
+fn probe(table: &str, position: &str) -> Json {
+    serde_json::from_str(&ok(&["probe", table, position, "--json"], "")).unwrap()
+}
+
+/// Checks every counterexample of a report against `probe` on `table`; returns how many.
+fn confirm_counterexamples(report: &Json, table: &str) -> usize {
+    let list = report["counterexamples"].as_array().unwrap();
+    for c in list {
+        let claim = c["claim"].as_str().unwrap();
+        let p = probe(table, c["position"].as_str().unwrap());
+        assert_eq!(p["value"], c["value"], "{claim}: the position's value");
+        assert_eq!(p["remoteness"], c["remoteness"], "{claim}: remoteness");
+        // Each named move is a legal move whose value probe confirms.
+        let value_of = |m: &Json| -> String {
+            let name = m["move"].as_str().unwrap();
+            let found = p["moves"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|pm| pm["move"] == name)
+                .unwrap_or_else(|| panic!("{claim}: move {name} is not legal"));
+            assert_eq!(found["value"], m["value"], "{claim}: move {name}");
+            assert_eq!(found["remoteness"], m["remoteness"], "{claim}: move {name}");
+            found["value"].as_str().unwrap().to_string()
+        };
+        let moves: Vec<String> = c["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(value_of)
+            .collect();
+        // A child "win" is a win for the opponent: the move loses.
+        let some_move_wins = p["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["value"] == "loss");
+        let kind = claim.rsplit('.').next().unwrap();
+        match kind {
+            "move-loses-win" => {
+                assert_eq!(p["value"], "win", "{claim}");
+                assert_eq!(moves, ["win"], "{claim}: the move hands the win over");
+            }
+            "executable-in-lost-position" => {
+                assert_eq!(p["value"], "loss", "{claim}");
+                assert!(
+                    !moves.is_empty() && moves.iter().all(|v| v == "win"),
+                    "{claim}"
+                );
+            }
+            "top-misses-win" => {
+                assert!(some_move_wins, "{claim}: a winning move exists");
+                assert!(
+                    !moves.is_empty() && moves.iter().all(|v| v == "win"),
+                    "{claim}"
+                );
+            }
+            "win-below-loss" => {
+                assert_eq!(moves, ["win", "loss"], "{claim}: higher loses, lower wins");
+            }
+            "equivalent-differ" => {
+                assert_eq!(moves.len(), 2, "{claim}");
+                assert_ne!(moves[0], moves[1], "{claim}: outcomes differ");
+            }
+            "neither-executable" => assert!(moves.is_empty()),
+            other => panic!("unknown claim kind {other} ({claim})"),
+        }
+    }
+    list.len()
+}
+
+fn research(n: u32, table: &str) -> Json {
+    let out = ok(
+        &[
+            "research",
+            "bridgit",
+            "--size",
+            &n.to_string(),
+            "--table",
+            table,
+            "--json",
+        ],
+        "",
+    );
+    serde_json::from_str(&out).unwrap()
+}
+
+#[test]
+fn size_2_report_counterexamples_are_confirmed_by_probe() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = build(dir.path(), 2);
+    let report = research(2, &table);
+    let st = &report["spanning_tree"];
+    assert!(st["lines"].as_u64().unwrap() > 0);
+    assert_eq!(st["losses"], 0);
+    assert_eq!(st["table_says_lost"], 0);
+    for pop in report["populations"].as_array().unwrap() {
+        let o = &pop["optional"];
+        let parts: u64 = ["mover_only", "opponent_only", "both", "neither"]
+            .iter()
+            .map(|k| o[k].as_u64().unwrap())
+            .sum();
+        assert_eq!(parts, o["positions"].as_u64().unwrap());
+        // Lehman: a player who can double an edge into two spanning trees wins.
+        assert_eq!(o["mover_executable_lost"], 0);
+        assert_eq!(o["moves_keeping_win"], o["moves_from_won"]);
+    }
+    // Over every configuration with either mover, swapping the colours (a transposition of the
+    // board) maps Left's figures onto Right's: a check of Right's graph and the mirror rule.
+    let all = &report["populations"][0];
+    assert_eq!(all["name"], "all");
+    assert_eq!(
+        all["optional"]["mover_only"],
+        all["optional"]["opponent_only"]
+    );
+    let ranking = all["ranking"].as_array().unwrap();
+    for pair in ranking.chunks(2) {
+        let strip = |j: &Json| {
+            let mut j = j.clone();
+            j["mover"] = Json::Null;
+            j
+        };
+        assert_eq!(pair[0]["variant"], pair[1]["variant"]);
+        assert_eq!(strip(&pair[0]), strip(&pair[1]));
+    }
+    confirm_counterexamples(&report, &table);
+    // The committed report is this one, figure for figure.
+    let docs: Json = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/research/bridgit-2.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(docs["populations"], report["populations"]);
+    assert_eq!(docs["spanning_tree"], report["spanning_tree"]);
+    let positions = |r: &Json| -> Vec<Json> {
+        r["counterexamples"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["position"].clone())
+            .collect()
+    };
+    assert_eq!(positions(&docs), positions(&report));
+}
+
+/// The size-3 report in docs/ takes a minute to recompute; its counterexamples are checked
+/// against a freshly built table.
+#[test]
+fn size_3_committed_counterexamples_are_confirmed_by_probe() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = build(dir.path(), 3);
+    let docs: Json = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/research/bridgit-3.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(docs["spanning_tree"]["losses"], 0);
+    assert!(confirm_counterexamples(&docs, &table) > 0);
+}
+
+#[test]
+fn research_refuses_bad_requests() {
+    let err = |args: &[&str]| {
+        let out = retrodb(args, "");
+        assert!(!out.status.success(), "{args:?} should fail");
+        String::from_utf8(out.stderr).unwrap()
+    };
+    assert!(err(&["research", "hex", "--size", "2"]).contains("unknown subject 'hex'"));
+    assert!(err(&["research", "bridgit", "--size", "9"]).contains("--size 9 is not supported"));
+    let dir = tempfile::tempdir().unwrap();
+    let t2 = build(dir.path(), 2);
+    assert!(err(&["research", "bridgit", "--size", "3", "--table", &t2]).contains("not bridgit:3"));
+}
+
+/// The last "position" line a game printed, and the winner it announced.
+fn ending(out: &str) -> (String, String) {
+    let last_pos = out
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_prefix("position "))
+        .unwrap()
+        .to_string();
+    let winner = out
+        .lines()
+        .find_map(|l| l.strip_suffix(" wins."))
+        .unwrap()
+        .to_string();
+    (last_pos, winner)
+}
+
+#[test]
+fn play_against_the_table_ends_with_the_winner_the_table_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = build(dir.path(), 2);
+    // The human plays Right and tries the cells in order; illegal tries are refused and skipped.
+    let script = "?\n0\n1\n2\n3\n4\n";
+    let out = ok(
+        &["play", "bridgit:2", "--table", &table, "--as", "right"],
+        script,
+    );
+    assert!(out.contains("'0' is not a legal move") || out.contains("Right (R) plays 0"));
+    let (last, winner) = ending(&out);
+    // Left moves first on a first-player win, so perfect play wins for Left.
+    assert_eq!(winner, "Left (L)");
+    let p = probe(&table, &last);
+    assert_eq!(
+        p["value"], "loss",
+        "the game is over, lost for the player to move"
+    );
+    assert!(
+        last.ends_with("/R"),
+        "Right is to move and has lost: {last}"
+    );
+
+    // The human plays Left from a lost position: the table, as Right, wins.
+    let out = ok(
+        &[
+            "play",
+            "bridgit:2",
+            "--table",
+            &table,
+            "--from",
+            ".R.../L",
+            "--as",
+            "left",
+        ],
+        "0\n1\n2\n3\n4\n",
+    );
+    let p0 = probe(&table, ".R.../L");
+    let (last, winner) = ending(&out);
+    let expected = if p0["value"] == "win" {
+        "Left (L)"
+    } else {
+        "Right (R)"
+    };
+    assert_eq!(winner, expected);
+    assert_eq!(probe(&table, &last)["value"], "loss");
+}
+
+#[test]
+fn play_against_the_spanning_tree_strategy_left_wins() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = build(dir.path(), 3);
+    let script: String = (0..13).map(|i| format!("{i}\n")).collect();
+    let out = ok(
+        &[
+            "play",
+            "bridgit:3",
+            "--table",
+            &table,
+            "--as",
+            "right",
+            "--opponent",
+            "spanning-tree",
+        ],
+        &script,
+    );
+    assert!(!out.contains("the strategy has no move"), "{out}");
+    let (last, winner) = ending(&out);
+    assert_eq!(winner, "Left (L)");
+    assert_eq!(probe(&table, &last)["value"], "loss");
+}
+
+#[test]
+fn play_refuses_bad_input_clearly() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = build(dir.path(), 2);
+    let out = retrodb(&["play", "bridgit:2", "--table", &table], "3\n");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("the input ended before the game"));
+    let out = retrodb(
+        &[
+            "play",
+            "bridgit:2",
+            "--table",
+            &table,
+            "--opponent",
+            "spanning-tree",
+        ],
+        "",
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("plays Left from the empty board"));
+    let out = retrodb(
+        &["play", "bridgit:2", "--table", &table, "--opponent", "x"],
+        "",
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown opponent 'x'"));
+}
