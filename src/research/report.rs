@@ -217,6 +217,34 @@ macro_rules! add_fields {
     ($a:expr, $b:expr, $($f:ident),*) => { $( $a.$f += $b.$f; )* };
 }
 
+impl RankingFigures {
+    /// Adds another tally's counts to these (the variant and mover stay).
+    fn add(&mut self, o: &RankingFigures) {
+        add_fields!(
+            self,
+            o,
+            positions,
+            with_winning_option,
+            top_has_win,
+            top_all_win,
+            win_below_loss_positions,
+            pairs,
+            pairs_agree,
+            pairs_contradict,
+            pairs_conjecture_ties_table_orders,
+            pairs_conjecture_orders_table_ties,
+            pairs_both_tie,
+            outcome_pairs,
+            outcome_right,
+            outcome_wrong,
+            outcome_tied,
+            equivalent_pairs,
+            equivalent_outcome_differs,
+            equivalent_remoteness_differs
+        );
+    }
+}
+
 impl Population {
     fn merge(&mut self, o: Population) {
         add_fields!(self, o, positions, left_wins);
@@ -236,28 +264,7 @@ impl Population {
             won_all_moves_keep
         );
         for (a, b) in self.ranking.iter_mut().zip(o.ranking) {
-            add_fields!(
-                a,
-                b,
-                positions,
-                with_winning_option,
-                top_has_win,
-                top_all_win,
-                win_below_loss_positions,
-                pairs,
-                pairs_agree,
-                pairs_contradict,
-                pairs_conjecture_ties_table_orders,
-                pairs_conjecture_orders_table_ties,
-                pairs_both_tie,
-                outcome_pairs,
-                outcome_right,
-                outcome_wrong,
-                outcome_tied,
-                equivalent_pairs,
-                equivalent_outcome_differs,
-                equivalent_remoteness_differs
-            );
+            a.add(&b);
         }
     }
 }
@@ -516,29 +523,7 @@ impl Scan<'_> {
                 }
                 tally.win_below_loss_positions = u64::from(below.is_some());
                 for &p in pops {
-                    let t = &mut acc.pops[p].ranking[r];
-                    add_fields!(
-                        t,
-                        tally,
-                        positions,
-                        with_winning_option,
-                        top_has_win,
-                        top_all_win,
-                        win_below_loss_positions,
-                        pairs,
-                        pairs_agree,
-                        pairs_contradict,
-                        pairs_conjecture_ties_table_orders,
-                        pairs_conjecture_orders_table_ties,
-                        pairs_both_tie,
-                        outcome_pairs,
-                        outcome_right,
-                        outcome_wrong,
-                        outcome_tied,
-                        equivalent_pairs,
-                        equivalent_outcome_differs,
-                        equivalent_remoteness_differs
-                    );
+                    acc.pops[p].ranking[r].add(&tally);
                 }
                 let name = variant.name();
                 let keys_of = |c: u32| {
