@@ -90,12 +90,7 @@ fn run<G: Game, C: Counter>(game: &G, cells: &Cells<'_>, opts: &SolveOptions) ->
         // SAFETY: as for the counters: same layout, zero is valid, allocation handed over whole.
         unsafe { Vec::from_raw_parts(v.as_ptr() as *mut AtomicU32, v.len(), v.capacity()) }
     });
-    let progress = opts
-        .progress
-        .clone()
-        .unwrap_or_else(indicatif::ProgressBar::hidden);
-    progress.set_length(size);
-    progress.set_position(0);
+    let progress = opts.bar(size);
     progress.set_message("round 0");
     let edges = AtomicU64::new(0);
 

@@ -80,6 +80,16 @@ pub struct SolveOptions {
     pub progress: Option<ProgressBar>,
 }
 
+impl SolveOptions {
+    /// The bar to report on (a hidden one when none was given), reset to `len` steps.
+    pub(crate) fn bar(&self, len: u64) -> ProgressBar {
+        let bar = self.progress.clone().unwrap_or_else(ProgressBar::hidden);
+        bar.set_length(len);
+        bar.set_position(0);
+        bar
+    }
+}
+
 /// What a finished solve reports.
 #[derive(Clone, Debug, Default)]
 pub struct SolveStats {

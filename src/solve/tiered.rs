@@ -126,12 +126,7 @@ pub fn solve_tiers<G: Game>(
     }
     let size = game.size();
     let tiers = game.tier_count().unwrap_or(0);
-    let progress = opts
-        .progress
-        .clone()
-        .unwrap_or_else(indicatif::ProgressBar::hidden);
-    progress.set_length(size);
-    progress.set_position(0);
+    let progress = opts.bar(size);
     let edges = AtomicU64::new(0);
     // Rounds of the counter engine: the largest remoteness plus one, 0 when nothing is won or
     // lost. Stored bytes are remoteness plus one already, so it is their largest value.

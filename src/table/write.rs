@@ -103,37 +103,28 @@ impl TempFile {
     }
 
     pub fn create(out: &Path) -> Result<TempFile> {
-        Self::check_destination(out)?;
         let name = out
             .file_name()
             .map_or_else(|| "table".into(), |n| n.to_string_lossy().into_owned());
         let path = out.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&path)
-            .map_err(|e| Error::io(&path, e))?;
-        Ok(TempFile {
-            path,
-            file,
-            out: out.to_path_buf(),
-            done: false,
-            keep: false,
-        })
+        Self::open(out, path, false)
     }
 
     /// The work file of a resumable build of `out` (`.NAME.partial` beside it), opened without
     /// truncation and kept when dropped, so an interrupted build can continue from it.
     pub fn resumable(out: &Path) -> Result<TempFile> {
+        Self::open(out, sibling(out, "partial"), true)
+    }
+
+    /// Opens `path` as the file that will become `out`; a resumable file keeps its contents and
+    /// survives a failed build, a temporary one starts empty and is removed.
+    fn open(out: &Path, path: PathBuf, resumable: bool) -> Result<TempFile> {
         Self::check_destination(out)?;
-        let path = sibling(out, "partial");
         let file = OpenOptions::new()
             .read(true)
             .write(true)
             .create(true)
-            .truncate(false)
+            .truncate(!resumable)
             .open(&path)
             .map_err(|e| Error::io(&path, e))?;
         Ok(TempFile {
@@ -141,7 +132,7 @@ impl TempFile {
             file,
             out: out.to_path_buf(),
             done: false,
-            keep: true,
+            keep: resumable,
         })
     }
 
