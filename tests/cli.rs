@@ -2,43 +2,10 @@
 //! errors for bad input and damaged tables.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
-use std::io::Write;
-
-fn retrodb(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_retrodb"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("run retrodb")
-}
-
-fn retrodb_stdin(args: &[&str], input: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_retrodb"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run retrodb");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+mod common;
+use common::{retrodb, retrodb_stdin, stderr, stdout};
 
 /// Asserts a clean failure: non-zero exit, one line on stderr containing `needle`, no panic.
 fn fails_with(o: &Output, needle: &str) {

@@ -2,18 +2,13 @@
 //! byte, and refuse to answer from damaged bytes.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
+
+mod common;
+use common::{retrodb, retrodb_stdin};
 
 use retrodb::game::SplitMix64;
 use retrodb::table::Table;
-
-fn retrodb(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_retrodb"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("run retrodb")
-}
 
 fn ok(o: &Output) -> String {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -196,21 +191,7 @@ fn every_flipped_byte_of_a_compressed_table_is_caught() {
             !err.contains("panicked") && err.contains("bad.rdb"),
             "{err}"
         );
-        let mut child = Command::new(env!("CARGO_BIN_EXE_retrodb"))
-            .args(["probe", bad.to_str().unwrap(), "-"])
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        use std::io::Write;
-        let mut stdin = child.stdin.take().unwrap();
-        let input = positions.clone();
-        let feeder = std::thread::spawn(move || {
-            let _ = stdin.write_all(input.as_bytes());
-        });
-        let o = child.wait_with_output().unwrap();
-        feeder.join().unwrap();
+        let o = retrodb_stdin(&["probe", bad.to_str().unwrap(), "-"], &positions);
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(
             !o.status.success(),

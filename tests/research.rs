@@ -3,29 +3,12 @@
 //! reports in `docs/research/` still describe the current code, and scripted games end with the
 //! winner the table names.
 
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+
+mod common;
+use common::retrodb_stdin as retrodb;
 
 use serde_json::Value as Json;
-
-fn retrodb(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_retrodb"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the retrodb binary runs");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
-}
 
 fn ok(args: &[&str], stdin: &str) -> String {
     let out = retrodb(args, stdin);

@@ -1,0 +1,46 @@
+//! Running the `retrodb` binary from the integration tests, from the crate's directory so the
+//! relative paths of `data/` work.
+
+// Each test file uses the helpers it needs.
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+/// Runs `retrodb ARGS` with no input.
+pub fn retrodb(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_retrodb"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("the retrodb binary runs")
+}
+
+/// Runs `retrodb ARGS` with `input` on its standard input.
+pub fn retrodb_stdin(args: &[&str], input: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_retrodb"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the retrodb binary runs");
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    let input = input.to_string();
+    // Written from a thread, so a long input cannot block against a full stdout pipe.
+    let feeder = std::thread::spawn(move || {
+        let _ = stdin.write_all(input.as_bytes());
+    });
+    let out = child.wait_with_output().expect("retrodb finishes");
+    feeder.join().expect("stdin writer");
+    out
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
