@@ -981,17 +981,7 @@ mod tests {
             if g.winner(l, r).is_some() {
                 continue;
             }
-            let states: Vec<u8> = (0..g.cells())
-                .map(|i| {
-                    if l >> i & 1 == 1 {
-                        LEFT
-                    } else if r >> i & 1 == 1 {
-                        RIGHT
-                    } else {
-                        EMPTY
-                    }
-                })
-                .collect();
+            let states = g.states_of_masks(l, r);
             for mover in [Player::Left, Player::Right] {
                 positions += 1;
                 let won = wins(g, l, r, mover, &mut memo);

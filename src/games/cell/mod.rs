@@ -450,6 +450,11 @@ impl CellGame {
     /// The cell states of a position.
     pub fn states(&self, pos: u64) -> Vec<u8> {
         let (l, r) = self.masks(pos);
+        self.states_of_masks(l, r)
+    }
+
+    /// The cell states of the configuration with Left's cells `l` and Right's cells `r`.
+    pub fn states_of_masks(&self, l: u64, r: u64) -> Vec<u8> {
         (0..self.cells)
             .map(|i| {
                 if l >> i & 1 == 1 {
