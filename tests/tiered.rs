@@ -2,6 +2,8 @@
 //! rounds, checksums) on every game's small instances, with one thread and with several; and the
 //! tier enumeration every tiered solve relies on (each index once, every move to a higher tier).
 
+mod common;
+
 use std::path::Path;
 
 use retrodb::Game;
@@ -248,6 +250,72 @@ fn an_interrupted_tiered_build_resumes_to_the_same_file() {
             .filter(|n| n.contains("partial"))
             .collect();
         assert!(left.is_empty(), "{spec}: work files left: {left:?}");
+        std::fs::remove_file(&out).unwrap();
+    }
+}
+
+/// A build that dies between checkpoints resumes below the last one. Run 1 stops after two
+/// tiers (a checkpoint); run 2 solves four more without a checkpoint and aborts; run 3 resumes
+/// from run 1's checkpoint, whose remoteness run 2 had to keep while discarding its own.
+#[test]
+fn a_build_killed_between_checkpoints_resumes_from_the_last_one() {
+    let dir = tempfile::tempdir().unwrap();
+    for (spec, rem) in [
+        ("hex:3,start=L", false),
+        ("shannon-vertex:data/shannon/grid3x4.txt,start=R", false),
+        ("hex:3", false),
+        ("hex:3", true),
+    ] {
+        let tiers = with_game!(&open(spec), g => g.tier_count().unwrap());
+        let out = dir.path().join("killed.rdb");
+        let out_s = out.to_str().unwrap();
+        let reference = dir.path().join("reference.rdb");
+        let mut args = vec!["build", spec, "-q"];
+        if rem {
+            args.push("--remoteness");
+        }
+        let run = |extra: &[&str], crash: Option<u32>| {
+            let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_retrodb"));
+            cmd.args(&args)
+                .args(["-o", out_s, "--engine", "tiered"])
+                .args(extra)
+                .current_dir(env!("CARGO_MANIFEST_DIR"));
+            if let Some(t) = crash {
+                cmd.env("RETRODB_CRASH_AFTER_TIER", t.to_string());
+            }
+            cmd.output().unwrap()
+        };
+        let mark = dir.path().join(".killed.rdb.partial-tier");
+        let first = run(&["--tiers", "2"], None);
+        assert!(first.status.success(), "{spec}: {first:?}");
+        let named = format!("finished-tier {}\n", tiers - 2);
+        assert!(std::fs::read_to_string(&mark).unwrap().contains(&named));
+        let killed = run(&["--checkpoint-every", "3600"], Some(tiers - 6));
+        assert!(
+            !killed.status.success(),
+            "{spec}: the crash was not injected"
+        );
+        assert!(!out.exists(), "{spec}: a table before the last tier");
+        assert!(
+            std::fs::read_to_string(&mark).unwrap().contains(&named),
+            "{spec}: run 2 wrote a checkpoint it should not have"
+        );
+        let last = run(&["--json"], None);
+        assert!(last.status.success(), "{spec}: {last:?}");
+        let summary: serde_json::Value = serde_json::from_slice(&last.stdout).unwrap();
+        assert_eq!(summary["resumed_from_tier"], tiers - 2, "{spec}");
+        let counter = common::retrodb(
+            &[
+                &args[..],
+                &["-o", reference.to_str().unwrap(), "--engine", "counter"],
+            ]
+            .concat(),
+        );
+        assert!(counter.status.success(), "{spec}: {counter:?}");
+        assert!(
+            std::fs::read(&out).unwrap() == std::fs::read(&reference).unwrap(),
+            "{spec}: the resumed table differs from the counter engine's"
+        );
         std::fs::remove_file(&out).unwrap();
     }
 }

@@ -34,6 +34,11 @@ pub struct Args {
     /// resumes from the last finished tier (as it does after an interruption).
     #[arg(long, value_name = "N")]
     tiers: Option<u32>,
+    /// Tiered engine: make a finished tier a checkpoint when this many seconds have passed
+    /// since the last one (0: every tier). An interrupted build resumes below the last
+    /// checkpoint; each checkpoint writes the work files back to disk.
+    #[arg(long, value_name = "SECS", default_value_t = table::CHECKPOINT_EVERY.as_secs_f64())]
+    checkpoint_every: f64,
     /// Print the summary as JSON.
     #[arg(long)]
     json: bool,
@@ -56,6 +61,14 @@ pub fn run(a: Args) -> Result<ExitCode> {
         max_memory,
         engine: a.engine,
         stop_after_tiers: a.tiers,
+        checkpoint_every: std::time::Duration::try_from_secs_f64(a.checkpoint_every).map_err(
+            |_| {
+                anyhow::anyhow!(
+                    "--checkpoint-every {}: not a number of seconds",
+                    a.checkpoint_every
+                )
+            },
+        )?,
     };
     if a.tiers.is_some() && a.compress {
         anyhow::bail!("--tiers stops a build before its table exists; build, then compress");

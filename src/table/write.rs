@@ -35,7 +35,16 @@ pub struct BuildOptions {
     /// Tiered engine: solve at most this many tiers in this run, then stop, leaving the work
     /// files for a later run to resume from.
     pub stop_after_tiers: Option<u32>,
+    /// Tiered engine: a finished tier becomes a checkpoint (its work written to disk and named
+    /// in the checkpoint file) when at least this long has passed since the last one; zero makes
+    /// every tier one. The tier where `stop_after_tiers` stops always is.
+    pub checkpoint_every: std::time::Duration,
 }
+
+/// The default [`BuildOptions::checkpoint_every`]: an interruption loses at most about a
+/// minute of work besides the tier in progress, and builds of a few minutes pay for a few
+/// write-backs only.
+pub const CHECKPOINT_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
 
 impl Default for BuildOptions {
     fn default() -> Self {
@@ -45,6 +54,7 @@ impl Default for BuildOptions {
             max_memory: crate::memory::default_limit(),
             engine: None,
             stop_after_tiers: None,
+            checkpoint_every: CHECKPOINT_EVERY,
         }
     }
 }
@@ -487,8 +497,12 @@ fn write_mark(path: &Path, spec: &str, size: u64, tier: u32, rounds: u32) -> Res
 
 /// A tiered build through work files beside `out` (`.NAME.partial` for the cells,
 /// `.NAME.partial-rem` for the engine's remoteness bytes, `.NAME.partial-tier` for the
-/// checkpoint). After each tier both maps are written back and then the checkpoint names the
-/// tier, so a build interrupted at any moment resumes from the last tier it finished.
+/// checkpoint). A finished tier becomes a checkpoint when [`BuildOptions::checkpoint_every`]
+/// has passed since the last one (and where `stop_after_tiers` stops): both maps are written
+/// back, then the checkpoint file names the tier, so a build interrupted at any moment resumes
+/// below the last checkpoint. Between checkpoints the kernel writes pages back when it likes;
+/// syncing after every tier of a short build cost it a fifth of its time in faults on pages
+/// made read-only by the write-back (hex:4: 4.1 s against 3.2 s).
 fn build_tiered(
     game: &AnyGame,
     out: &Path,
@@ -514,10 +528,15 @@ fn build_tiered(
             .map(|t| len(t) + len(t + 1))
             .max()
             .unwrap_or(0);
+        // On disk the remoteness of the last checkpoint's tier stays until the next one.
+        let one = (lowest..=done_from).map(len).max().unwrap_or(0);
         let first = with_game!(game, g => g.tier_range(lowest)).map_or(size, |r| r.start);
         (
             two.div_ceil(4).saturating_add(two),
-            (size - first).div_ceil(4).saturating_add(two),
+            (size - first)
+                .div_ceil(4)
+                .saturating_add(two)
+                .saturating_add(one),
         )
     } else {
         let est = estimate(game, opts);
@@ -593,25 +612,55 @@ fn build_tiered(
             remoteness: opts.remoteness,
             progress: opts.progress.clone(),
         };
+        // The tier a resumed run would start below, and when it was written.
+        let mut checkpoint_tier = resumed.map(|r| r.0);
+        let mut checkpoint_at = Instant::now();
+        // Finished tiers whose remoteness may still be on disk (tiers are index ranges here).
+        let mut kept: Vec<u32> = (done_from..tiers.min(done_from.saturating_add(2))).collect();
+        let crash_after = crash_after_tier();
         let checkpoint = |t: u32, rounds: u32| -> Result<bool> {
-            // Both files are shared mappings: syncing a file writes its mapped pages back.
-            cells_file
-                .sync_data()
-                .map_err(|e| Error::io(&cells_path, e))?;
-            rem_file.sync_data().map_err(|e| Error::io(&rem_path, e))?;
-            write_mark(&mark, &spec, size, t, rounds)?;
-            // Tier t - 1 reads tier t only: tier t + 2's remoteness is not needed any more.
-            if ranged && let Some(r) = with_game!(game, g => g.tier_range(t + 2)) {
-                punch_hole(rem_fd, r.start, r.end - r.start)
-                    .map_err(|e| Error::io(&rem_path, e))?;
-            }
-            Ok(match budget.as_mut() {
+            let go_on = match budget.as_mut() {
                 Some(b) => {
                     *b = b.saturating_sub(1);
                     *b > 0
                 }
                 None => true,
-            })
+            };
+            // After tier 0 the table itself is written at once: no checkpoint is needed.
+            if t > 0 && (!go_on || checkpoint_at.elapsed() >= opts.checkpoint_every) {
+                // Both files are shared mappings: syncing a file writes its mapped pages back.
+                cells_file
+                    .sync_data()
+                    .map_err(|e| Error::io(&cells_path, e))?;
+                rem_file.sync_data().map_err(|e| Error::io(&rem_path, e))?;
+                write_mark(&mark, &spec, size, t, rounds)?;
+                checkpoint_tier = Some(t);
+                checkpoint_at = Instant::now();
+            }
+            if crash_after == Some(t) {
+                eprintln!("retrodb: RETRODB_CRASH_AFTER_TIER={t}: aborting as asked");
+                std::process::abort();
+            }
+            // Tier t - 1 reads tier t only, and a resumed run reads the checkpoint's tier only:
+            // the remoteness of every other tier from t + 2 up is not needed any more.
+            if ranged {
+                kept.push(t);
+                let mut discard = Vec::new();
+                kept.retain(|&x| {
+                    let keep = x < t + 2 || Some(x) == checkpoint_tier;
+                    if !keep {
+                        discard.push(x);
+                    }
+                    keep
+                });
+                for x in discard {
+                    if let Some(r) = with_game!(game, g => g.tier_range(x)) {
+                        punch_hole(rem_fd, r.start, r.end - r.start)
+                            .map_err(|e| Error::io(&rem_path, e))?;
+                    }
+                }
+            }
+            Ok(go_on)
         };
         with_game!(game, g => solve::tiered::solve_tiers(
             g,
@@ -657,6 +706,12 @@ fn build_tiered(
     let _ = std::fs::remove_file(&rem_path);
     let _ = std::fs::remove_file(&mark);
     Ok(summary(&stats, out.display().to_string(), true, file_bytes))
+}
+
+/// The tier after which a build aborts, from `RETRODB_CRASH_AFTER_TIER`: a crash injected by
+/// the tests of resumption (the process dies as from a signal, with no chance to clean up).
+fn crash_after_tier() -> Option<u32> {
+    std::env::var("RETRODB_CRASH_AFTER_TIER").ok()?.parse().ok()
 }
 
 /// Gives `len` bytes at `offset` of a file back to the file system (they read as zeros).
