@@ -107,6 +107,11 @@ pub trait Game: Sync {
         status
     }
 
+    /// Called by the engines before a solve: a game may build tables that pay for themselves
+    /// over a whole solve (answers it would otherwise compute again for every position). It
+    /// changes no answer, and a game works the same without it.
+    fn prepare(&self) {}
+
     /// Calls `f` once per move *into* `pos`: the exact inverse of `for_each_child`.
     fn for_each_parent(&self, pos: u64, f: impl FnMut(u64));
 
@@ -155,6 +160,20 @@ pub trait Game: Sync {
     /// Calls `f` on the indices of tier `t` that work unit `unit` holds; over all units of the
     /// tier, each index of the tier exactly once (unused indices may be listed too).
     fn for_each_in_tier(&self, _t: u32, _unit: u64, _f: impl FnMut(u64)) {}
+
+    /// [`Game::for_each_in_tier`] and [`Game::visit`] in one step: calls `f(pos, status,
+    /// children)` for each index the unit lists, with the children of open positions (empty
+    /// otherwise). Games override it to share work between the positions of a tier (decoding a
+    /// configuration once for both players to move, say); the answers are the same.
+    #[inline]
+    fn visit_tier(&self, t: u32, unit: u64, mut f: impl FnMut(u64, Status, &[u64])) {
+        let mut kids = Vec::new();
+        self.for_each_in_tier(t, unit, |pos| {
+            kids.clear();
+            let status = self.visit(pos, |c| kids.push(c));
+            f(pos, status, &kids);
+        });
+    }
 
     /// Facts about a position beyond its stored win/loss/draw, for probe output (Hackenbush:
     /// the outcome class and the exact game value). `stored` reads the table's value of any

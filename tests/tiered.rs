@@ -90,7 +90,7 @@ fn tiered_and_counter_write_identical_files() {
 }
 
 #[test]
-fn tiers_list_every_index_once_and_moves_go_up() {
+fn tiers_list_every_index_once_and_moves_go_up_and_visits_agree() {
     for spec in SPECS {
         let game = open(spec);
         with_game!(&game, g => {
@@ -107,6 +107,17 @@ fn tiers_list_every_index_once_and_moves_go_up() {
                         );
                         tier_of[pos as usize] = t;
                     });
+                    // The one-step walk lists the same indices with what `visit` says of them.
+                    let mut listed = Vec::new();
+                    g.for_each_in_tier(t, unit, |pos| listed.push(pos));
+                    let mut walked = Vec::new();
+                    g.visit_tier(t, unit, |pos, status, kids| {
+                        let mut want = Vec::new();
+                        assert_eq!(status, g.visit(pos, |c| want.push(c)), "{spec}: {pos}");
+                        assert_eq!(kids, &want[..], "{spec}: children of {pos}");
+                        walked.push(pos);
+                    });
+                    assert_eq!(walked, listed, "{spec}: tier {t} unit {unit}");
                 }
             }
             for pos in 0..g.size() {

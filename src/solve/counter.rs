@@ -83,6 +83,7 @@ pub fn solve<G: Game>(game: &G, cells: &Cells<'_>, opts: &SolveOptions) -> Solve
 }
 
 fn run<G: Game, C: Counter>(game: &G, cells: &Cells<'_>, opts: &SolveOptions) -> SolveStats {
+    game.prepare();
     let size = game.size();
     let counters = C::zeroed(size);
     let remoteness: Option<Vec<AtomicU32>> = opts.remoteness.then(|| {

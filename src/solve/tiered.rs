@@ -124,6 +124,7 @@ pub fn solve_tiers<G: Game>(
     if let Some(why) = unsupported(game) {
         panic!("tiered engine: {why}");
     }
+    game.prepare();
     let size = game.size();
     let tiers = game.tier_count().unwrap_or(0);
     let progress = opts.bar(size);
@@ -139,18 +140,20 @@ pub fn solve_tiers<G: Game>(
             let mut local_edges = 0u64;
             let mut done = 0u64;
             let mut local_rounds = 0u8;
-            let mut kids = Vec::new();
-            game.for_each_in_tier(t, unit, |pos| {
+            // Nothing reads tier t's cells while it is solved: decisions go out a word at a time.
+            let mut batch = cells::Batch::new(cells);
+            game.visit_tier(t, unit, |pos, status, kids| {
                 done += 1;
-                let (code, r) = decide(game, cells, rem, pos, &mut kids, &mut local_edges);
+                let (code, r) = decide(cells, rem, status, kids, &mut local_edges);
                 if code != cells::UNDECIDED {
-                    cells.decide(pos, code);
+                    batch.decide(pos, code);
                 }
                 if r != NONE {
                     rem[pos as usize].store(r, Ordering::Relaxed);
                     local_rounds = local_rounds.max(r);
                 }
             });
+            drop(batch);
             edges.fetch_add(local_edges, Ordering::Relaxed);
             rounds.fetch_max(local_rounds as u32, Ordering::Relaxed);
             progress.inc(done);
@@ -180,20 +183,18 @@ pub fn solve_tiers<G: Game>(
     }))
 }
 
-/// The code and remoteness of `pos`, from the rules or from its (decided) children. `kids` is
-/// scratch space. Children's cells are read first and their remoteness only where it counts
-/// (lost children of a win, every child of a loss): the remoteness bytes are the larger array.
+/// The code and remoteness of a position from its status by the rules and its (decided)
+/// children. Children's cells are read first and their remoteness only where it counts (lost
+/// children of a win, every child of a loss): the remoteness bytes are the larger array.
 #[inline]
-fn decide<G: Game>(
-    game: &G,
+fn decide(
     cells: &Cells<'_>,
     rem: &[AtomicU8],
-    pos: u64,
-    kids: &mut Vec<u64>,
+    status: Status,
+    kids: &[u64],
     edges: &mut u64,
 ) -> (u8, u8) {
-    kids.clear();
-    match game.visit(pos, |c| kids.push(c)) {
+    match status {
         Status::Unused => (cells::UNDECIDED, NONE),
         Status::Over(Value::Draw) => (cells::DRAW, NONE),
         Status::Over(v) => (cells::code(v), 1),

@@ -120,6 +120,62 @@ impl<'a> Cells<'a> {
     }
 }
 
+/// Decisions of one thread gathered word by word: one `fetch_or` per word of cells instead of
+/// one per cell (locked instructions were a sixth of a tiered solve). For a writer whose cells
+/// nobody reads before the batch is flushed or dropped, and which decides each cell at most
+/// once; cells of one word come best in a run.
+pub struct Batch<'c, 'a> {
+    cells: &'c Cells<'a>,
+    word: usize,
+    bits: u64,
+}
+
+impl<'c, 'a> Batch<'c, 'a> {
+    pub fn new(cells: &'c Cells<'a>) -> Self {
+        Batch {
+            cells,
+            word: 0,
+            bits: 0,
+        }
+    }
+
+    /// Decides the undecided cell `i` (written at the latest when the batch moves to another
+    /// word, is flushed or is dropped).
+    #[inline]
+    pub fn decide(&mut self, i: u64, code: u8) {
+        let word = (i / CELLS_PER_WORD) as usize;
+        if word != self.word {
+            self.flush();
+            self.word = word;
+        }
+        self.bits |= (code as u64) << ((i % CELLS_PER_WORD) * 2);
+    }
+
+    #[inline]
+    pub fn flush(&mut self) {
+        if self.bits != 0 {
+            let old = self.cells.words[self.word].fetch_or(self.bits, Ordering::Relaxed);
+            debug_assert!(
+                {
+                    let both = old | self.bits;
+                    let lo = 0x5555_5555_5555_5555u64;
+                    let mask = |w: u64| (w | w >> 1) & lo;
+                    mask(old) & mask(self.bits) == 0 || both == old
+                },
+                "a cell of word {} decided twice",
+                self.word
+            );
+            self.bits = 0;
+        }
+    }
+}
+
+impl Drop for Batch<'_, '_> {
+    fn drop(&mut self) {
+        self.flush();
+    }
+}
+
 /// A heap buffer of zeroed atomics, allocated through the zeroing allocator so untouched pages
 /// cost nothing.
 pub fn zeroed_words(n: u64) -> Vec<AtomicU64> {

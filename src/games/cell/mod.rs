@@ -157,26 +157,31 @@ impl Layout {
     }
 }
 
+/// The most cells for which [`Game::prepare`] tabulates the winning test: one bit per set of
+/// cells, `2^26` bits = 8 MiB, built in well under a second.
+pub const MAX_TABULATED_CELLS: u32 = 26;
+
 /// Indices per work unit of a tier in the alternation index.
 const ALT_UNIT: u64 = 4096;
 
 /// Cells fixed by one work unit of a tier: `3^7 = 2187` units, so every thread gets many.
 const TIER_PREFIX_DIGITS: u32 = 7;
 
-/// Calls `f` on both indices (either mover) of every configuration `base + v`, in increasing
-/// order, where `v` runs over the numbers below `3^n` with exactly `m` nonzero base-3 digits.
-fn ascending(n: u32, m: u32, base: u64, f: &mut impl FnMut(u64)) {
+/// Calls `f(c, left, right)` on every configuration `c = base + v` in increasing order, where
+/// `v` runs over the numbers below `3^n` with exactly `m` nonzero base-3 digits; `left` and
+/// `right` are its cells of each player (`l` and `r` hold those of `base`'s digits).
+fn ascending(n: u32, m: u32, base: u64, l: u64, r: u64, f: &mut impl FnMut(u64, u64, u64)) {
     if m == 0 {
-        f(2 * base);
-        f(2 * base + 1);
+        f(base, l, r);
         return;
     }
     let top = 3u64.pow(n - 1);
+    let bit = 1u64 << (n - 1);
     if n > m {
-        ascending(n - 1, m, base, f);
+        ascending(n - 1, m, base, l, r, f);
     }
-    ascending(n - 1, m - 1, base + top, f);
-    ascending(n - 1, m - 1, base + 2 * top, f);
+    ascending(n - 1, m - 1, base + top, l | bit, r, f);
+    ascending(n - 1, m - 1, base + 2 * top, l, r | bit, f);
 }
 
 /// `10^log10` written as `7.29e19`.
@@ -276,6 +281,9 @@ pub struct CellGame {
     decode: Vec<u16>,
     /// `Some`: only the configurations reachable by alternation, in the tier-major index.
     alt: Option<alternation::Alternation>,
+    /// Once [`Game::prepare`]d: bit `s` says whether the cell set `s` joins the terminals
+    /// (`Links::connects`), so a win test is one lookup instead of a flood.
+    joins: std::sync::OnceLock<Box<[u64]>>,
 }
 
 impl CellGame {
@@ -364,6 +372,7 @@ impl CellGame {
             step,
             decode,
             alt: None,
+            joins: std::sync::OnceLock::new(),
         })
     }
 
@@ -480,14 +489,24 @@ impl CellGame {
         self.index(bits(LEFT), bits(RIGHT), mover)
     }
 
+    /// Whether the cells of `set` join the terminals: from the table once prepared, else by a
+    /// flood over the links.
+    #[inline]
+    fn joins(&self, set: u64) -> bool {
+        match self.joins.get() {
+            Some(bits) => bits[(set >> 6) as usize] >> (set & 63) & 1 == 1,
+            None => self.links.connects(set),
+        }
+    }
+
     #[inline]
     pub fn left_has_won(&self, left: u64) -> bool {
-        self.links.connects(left)
+        self.joins(left)
     }
 
     #[inline]
     pub fn right_has_won(&self, right: u64) -> bool {
-        !self.links.connects(self.full & !right)
+        !self.joins(self.full & !right)
     }
 
     /// Who has won in a configuration, if anyone.
@@ -571,6 +590,34 @@ impl CellGame {
         self.index(l2, r2, mover)
     }
 
+    /// Calls `f(c, left, right)` on the configurations (index without the mover bit) of the
+    /// plain index with `t` filled cells whose top [`TIER_PREFIX_DIGITS`] cells are the digits
+    /// of `unit`, in increasing order.
+    #[inline]
+    fn configurations_in_tier(&self, t: u32, unit: u64, mut f: impl FnMut(u64, u64, u64)) {
+        if unit >= self.tier_units(t) {
+            return;
+        }
+        let low = self.cells - self.cells.min(TIER_PREFIX_DIGITS);
+        let (mut filled_top, mut l, mut r) = (0, 0u64, 0u64);
+        let mut u = unit;
+        let mut cell = low;
+        while u != 0 {
+            match u % 3 {
+                1 => l |= 1 << cell,
+                2 => r |= 1 << cell,
+                _ => {}
+            }
+            filled_top += !u.is_multiple_of(3) as u32;
+            u /= 3;
+            cell += 1;
+        }
+        if filled_top > t || t - filled_top > low {
+            return;
+        }
+        ascending(low, t - filled_top, unit * 3u64.pow(low), l, r, &mut f);
+    }
+
     /// A picture of the position, with the cells of `marked` moves highlighted.
     pub fn picture(&self, pos: u64, marked: &[u32], style: picture::Style) -> Option<String> {
         picture::draw(
@@ -586,6 +633,26 @@ impl CellGame {
 impl Game for CellGame {
     fn spec(&self) -> String {
         self.spec.clone()
+    }
+
+    /// Tabulates the winning test for games of up to [`MAX_TABULATED_CELLS`] cells: `2^cells`
+    /// floods, against the `2 * 3^cells` positions of a solve that tests each one at least once.
+    fn prepare(&self) {
+        if self.cells > MAX_TABULATED_CELLS {
+            return;
+        }
+        self.joins.get_or_init(|| {
+            use rayon::prelude::*;
+            let sets = 1u64 << self.cells;
+            (0..sets.div_ceil(64))
+                .into_par_iter()
+                .map(|w| {
+                    (0..64.min(sets))
+                        .filter(|i| self.links.connects(w * 64 + i))
+                        .fold(0u64, |word, i| word | 1 << i)
+                })
+                .collect()
+        });
     }
 
     fn size(&self) -> u64 {
@@ -815,26 +882,62 @@ impl Game for CellGame {
     /// a few increasing streams (one per cell), which caches and prefetchers follow.
     #[inline]
     fn for_each_in_tier(&self, t: u32, unit: u64, mut f: impl FnMut(u64)) {
-        if unit >= self.tier_units(t) {
-            return;
-        }
         if let Some(a) = &self.alt {
-            let r = a.tier_range(t);
-            let start = r.start + unit * ALT_UNIT;
-            (start..(start + ALT_UNIT).min(r.end)).for_each(f);
+            if unit < self.tier_units(t) {
+                let r = a.tier_range(t);
+                let start = r.start + unit * ALT_UNIT;
+                (start..(start + ALT_UNIT).min(r.end)).for_each(f);
+            }
             return;
         }
-        let low = self.cells - self.cells.min(TIER_PREFIX_DIGITS);
-        let mut filled_top = 0;
-        let mut u = unit;
-        while u != 0 {
-            filled_top += !u.is_multiple_of(3) as u32;
-            u /= 3;
-        }
-        if filled_top > t || t - filled_top > low {
+        self.configurations_in_tier(t, unit, |c, _, _| {
+            f(2 * c);
+            f(2 * c + 1);
+        });
+    }
+
+    /// In the plain index: each configuration decoded and tested for a winner once, for both
+    /// players to move, with its cells carried along the enumeration instead of decoded from
+    /// the index.
+    #[inline]
+    fn visit_tier(&self, t: u32, unit: u64, mut f: impl FnMut(u64, Status, &[u64])) {
+        if self.alt.is_some() {
+            let mut kids = Vec::new();
+            self.for_each_in_tier(t, unit, |pos| {
+                kids.clear();
+                let status = self.visit(pos, |c| kids.push(c));
+                f(pos, status, &kids);
+            });
             return;
         }
-        ascending(low, t - filled_top, unit * 3u64.pow(low), &mut f);
+        let (mut kids, mut rights) = ([0u64; 64], [0u64; 64]);
+        self.configurations_in_tier(t, unit, |c, l, r| {
+            let (pl, pr) = (2 * c, 2 * c + 1);
+            match self.winner(l, r) {
+                Some(Player::Left) => {
+                    f(pl, Status::Over(Value::Win), &[]);
+                    f(pr, Status::Over(Value::Loss), &[]);
+                }
+                Some(Player::Right) => {
+                    f(pl, Status::Over(Value::Loss), &[]);
+                    f(pr, Status::Over(Value::Win), &[]);
+                }
+                None => {
+                    // Left claims: digit 0 -> 1 and mover 0 -> 1; Right: 0 -> 2, mover 1 -> 0.
+                    let mut n = 0;
+                    let mut empty = self.full & !(l | r);
+                    while empty != 0 {
+                        let step = self.step[empty.trailing_zeros() as usize];
+                        kids[n] = pl + step + 1;
+                        rights[n] = pr + 2 * step - 1;
+                        empty &= empty - 1;
+                        n += 1;
+                    }
+                    f(pl, Status::Open, &kids[..n]);
+                    f(pr, Status::Open, &rights[..n]);
+                }
+            }
+        });
     }
 }
 
