@@ -495,14 +495,19 @@ fn write_mark(path: &Path, spec: &str, size: u64, tier: u32, rounds: u32) -> Res
     std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
 }
 
-/// A tiered build through work files beside `out` (`.NAME.partial` for the cells,
-/// `.NAME.partial-rem` for the engine's remoteness bytes, `.NAME.partial-tier` for the
-/// checkpoint). A finished tier becomes a checkpoint when [`BuildOptions::checkpoint_every`]
-/// has passed since the last one (and where `stop_after_tiers` stops): both maps are written
-/// back, then the checkpoint file names the tier, so a build interrupted at any moment resumes
-/// below the last checkpoint. Between checkpoints the kernel writes pages back when it likes;
-/// syncing after every tier of a short build cost it a fifth of its time in faults on pages
-/// made read-only by the write-back (hex:4: 4.1 s against 3.2 s).
+/// A tiered build through work files beside `out`: `.NAME.partial` holds the cells (a shared
+/// mapping: the table being written), `.NAME.partial-rem` the remoteness bytes a resumed run
+/// needs, `.NAME.partial-tier` names the checkpoint. The engine's remoteness lives in anonymous
+/// memory, two tiers of it where tiers are index ranges.
+///
+/// A finished tier becomes a checkpoint when [`BuildOptions::checkpoint_every`] has passed since
+/// the last one (and where `stop_after_tiers` stops): its remoteness (all of it, where tiers
+/// are not ranges) is written to the work file, both files are synced, then the checkpoint file
+/// names the tier, and only then is the previous checkpoint's remoteness dropped; so a build
+/// interrupted at any moment resumes below the last checkpoint. Syncing after every tier cost
+/// a short build a fifth of its time in faults on pages the write-back had made read-only
+/// (hex:4: 4.1 s against 3.2 s), and first touches of a file-backed remoteness map serialised
+/// the two threads on page faults.
 fn build_tiered(
     game: &AnyGame,
     out: &Path,
@@ -528,15 +533,14 @@ fn build_tiered(
             .map(|t| len(t) + len(t + 1))
             .max()
             .unwrap_or(0);
-        // On disk the remoteness of the last checkpoint's tier stays until the next one.
+        // On disk: the remoteness of the last checkpoint's tier, two while a new one is made.
         let one = (lowest..=done_from).map(len).max().unwrap_or(0);
         let first = with_game!(game, g => g.tier_range(lowest)).map_or(size, |r| r.start);
         (
             two.div_ceil(4).saturating_add(two),
             (size - first)
                 .div_ceil(4)
-                .saturating_add(two)
-                .saturating_add(one),
+                .saturating_add(one.saturating_mul(2)),
         )
     } else {
         let est = estimate(game, opts);
@@ -580,19 +584,24 @@ fn build_tiered(
     rem_file
         .set_len(size)
         .map_err(|e| Error::io(&rem_path, e))?;
-    let mut rem_map = if size > 0 {
-        // SAFETY: the work file is this build's own (a fixed name beside the output that only a
-        // build of the same table uses) and outlives the map.
-        Some(unsafe { MmapMut::map_mut(&rem_file) }.map_err(|e| Error::io(&rem_path, e))?)
-    } else {
-        None
+    // The remoteness of the tiers being solved lives in anonymous memory (huge pages where the
+    // kernel gives them: first touches of a file mapping serialised the two threads on page
+    // faults); the work file gets what a resumed run needs at each checkpoint.
+    let tier_range = |t: u32| with_game!(game, g => g.tier_range(t));
+    let saved = |t: u32| match tier_range(t) {
+        Some(r) if ranged => r,
+        _ => 0..size,
     };
-    let rem: &[std::sync::atomic::AtomicU8] = match rem_map.as_mut() {
-        // SAFETY: AtomicU8 has u8's layout and any alignment; the slice borrows the map
-        // mutably, so no other reference to these bytes exists while it lives.
-        Some(m) => unsafe { std::slice::from_raw_parts(m.as_mut_ptr() as *const _, m.len()) },
-        None => &[],
-    };
+    let mut rem_mem = AnonBytes::new(size).map_err(|e| Error::io(&rem_path, e))?;
+    if let Some((t, _)) = resumed {
+        let r = saved(t);
+        rem_file
+            .read_exact_at(
+                &mut rem_mem.bytes_mut()[r.start as usize..r.end as usize],
+                r.start,
+            )
+            .map_err(|e| Error::io(&rem_path, e))?;
+    }
     let mut writer = RawWriter::with_file(tmp, GameFields::of(game), size)?;
     let solve_start = Instant::now();
     let mut budget = opts.stop_after_tiers;
@@ -612,11 +621,10 @@ fn build_tiered(
             remoteness: opts.remoteness,
             progress: opts.progress.clone(),
         };
+        let rem = rem_mem.atomics();
         // The tier a resumed run would start below, and when it was written.
         let mut checkpoint_tier = resumed.map(|r| r.0);
         let mut checkpoint_at = Instant::now();
-        // Finished tiers whose remoteness may still be on disk (tiers are index ranges here).
-        let mut kept: Vec<u32> = (done_from..tiers.min(done_from.saturating_add(2))).collect();
         let crash_after = crash_after_tier();
         let checkpoint = |t: u32, rounds: u32| -> Result<bool> {
             let go_on = match budget.as_mut() {
@@ -628,12 +636,25 @@ fn build_tiered(
             };
             // After tier 0 the table itself is written at once: no checkpoint is needed.
             if t > 0 && (!go_on || checkpoint_at.elapsed() >= opts.checkpoint_every) {
-                // Both files are shared mappings: syncing a file writes its mapped pages back.
+                // A resumed run reads tier t's remoteness (or all of it, where tiers are not
+                // ranges); the cells are a shared mapping, so syncing writes them back.
+                let r = saved(t);
+                let bytes: Vec<u8> = rem[r.start as usize..r.end as usize]
+                    .iter()
+                    .map(|b| b.load(std::sync::atomic::Ordering::Relaxed))
+                    .collect();
+                rem_file
+                    .write_all_at(&bytes, r.start)
+                    .and_then(|_| rem_file.sync_data())
+                    .map_err(|e| Error::io(&rem_path, e))?;
                 cells_file
                     .sync_data()
                     .map_err(|e| Error::io(&cells_path, e))?;
-                rem_file.sync_data().map_err(|e| Error::io(&rem_path, e))?;
                 write_mark(&mark, &spec, size, t, rounds)?;
+                if ranged && let Some(old) = checkpoint_tier.and_then(tier_range) {
+                    punch_hole(rem_fd, old.start, old.end - old.start)
+                        .map_err(|e| Error::io(&rem_path, e))?;
+                }
                 checkpoint_tier = Some(t);
                 checkpoint_at = Instant::now();
             }
@@ -641,24 +662,9 @@ fn build_tiered(
                 eprintln!("retrodb: RETRODB_CRASH_AFTER_TIER={t}: aborting as asked");
                 std::process::abort();
             }
-            // Tier t - 1 reads tier t only, and a resumed run reads the checkpoint's tier only:
-            // the remoteness of every other tier from t + 2 up is not needed any more.
-            if ranged {
-                kept.push(t);
-                let mut discard = Vec::new();
-                kept.retain(|&x| {
-                    let keep = x < t + 2 || Some(x) == checkpoint_tier;
-                    if !keep {
-                        discard.push(x);
-                    }
-                    keep
-                });
-                for x in discard {
-                    if let Some(r) = with_game!(game, g => g.tier_range(x)) {
-                        punch_hole(rem_fd, r.start, r.end - r.start)
-                            .map_err(|e| Error::io(&rem_path, e))?;
-                    }
-                }
+            // Tier t - 1 reads tier t only: tier t + 1's remoteness is not needed any more.
+            if ranged && let Some(r) = tier_range(t + 1) {
+                rem_mem.discard(r.start, r.end);
             }
             Ok(go_on)
         };
@@ -700,12 +706,63 @@ fn build_tiered(
             0,
         ));
     };
-    drop(rem_map);
+    drop(rem_mem);
     let (width, rem_bytes) = encode_remoteness(&stats);
     let file_bytes = writer.finish(stats.counts, stats.rounds, width, &rem_bytes)?;
     let _ = std::fs::remove_file(&rem_path);
     let _ = std::fs::remove_file(&mark);
     Ok(summary(&stats, out.display().to_string(), true, file_bytes))
+}
+
+/// Zeroed anonymous memory for a solve's remoteness bytes: reserved, not committed (pages
+/// appear when first written and go back with [`AnonBytes::discard`]), huge pages advised.
+struct AnonBytes {
+    map: Option<MmapMut>,
+}
+
+impl AnonBytes {
+    fn new(len: u64) -> std::io::Result<AnonBytes> {
+        if len == 0 {
+            return Ok(AnonBytes { map: None });
+        }
+        let len = usize::try_from(len).map_err(std::io::Error::other)?;
+        let map = MmapOptions::new().len(len).no_reserve_swap().map_anon()?;
+        // Advice only: without transparent huge pages the map works the same.
+        let _ = map.advise(memmap2::Advice::HugePage);
+        Ok(AnonBytes { map: Some(map) })
+    }
+
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        self.map.as_deref_mut().unwrap_or(&mut [])
+    }
+
+    /// The bytes as atomics, for the solver's threads.
+    fn atomics(&self) -> &[std::sync::atomic::AtomicU8] {
+        let Some(map) = &self.map else { return &[] };
+        // SAFETY: AtomicU8 has u8's layout and any alignment, and every access through the
+        // slice is atomic; the map is writable, and `bytes_mut` needs `&mut self`, so no plain
+        // reference to these bytes exists while the slice lives.
+        unsafe { std::slice::from_raw_parts(map.as_ptr() as *const _, map.len()) }
+    }
+
+    /// Gives the whole pages inside `start..end` back to the kernel (they read as zeros). Bytes
+    /// on pages shared with neighbouring ranges stay.
+    fn discard(&self, start: u64, end: u64) {
+        let Some(map) = &self.map else { return };
+        let page = PAGE;
+        let (from, to) = (start.div_ceil(page) * page, end / page * page);
+        if from < to {
+            // SAFETY: the range lies inside the map, and nothing reads these bytes again
+            // expecting their old contents (the caller's tier is finished and not read again).
+            let _ = unsafe {
+                map.unchecked_advise_range(
+                    memmap2::UncheckedAdvice::DontNeed,
+                    from as usize,
+                    (to - from) as usize,
+                )
+            };
+        }
+    }
 }
 
 /// The tier after which a build aborts, from `RETRODB_CRASH_AFTER_TIER`: a crash injected by
