@@ -112,6 +112,113 @@ impl Alternation {
         set
     }
 
+    /// The filled cells and Left's share of them (a `lefts(t)`-subset of `0..t`, the positions
+    /// among the filled cells) of the configuration ranked `within` in tier `t`.
+    #[inline]
+    fn unrank_in_tier(&self, t: u32, within: u64) -> (u64, u64) {
+        let splits = self.splits(t);
+        (
+            self.unrank(t, within / splits, self.cells),
+            self.unrank(self.lefts(t), within % splits, t),
+        )
+    }
+
+    /// The configuration after `(filled, lefts)` in tier `t`'s index order: the next `lefts` in
+    /// colex order (the next larger number with as many bits), else the first `lefts` of the
+    /// next filled set. Past the tier's last configuration the filled set leaves `0..cells`.
+    #[inline]
+    fn next_in_tier(&self, t: u32, filled: u64, lefts: u64) -> (u64, u64) {
+        if let Some(next) = next_subset(lefts).filter(|&n| n >> t == 0) {
+            return (filled, next);
+        }
+        let first = (1u64 << self.lefts(t)) - 1;
+        (next_subset(filled).unwrap_or(u64::MAX), first)
+    }
+
+    /// Calls `f(pos, left, right)` on the indices `start..end` of tier `t` in order, each
+    /// decoded from its predecessor rather than unranked.
+    #[inline]
+    pub fn walk(&self, t: u32, start: u64, end: u64, mut f: impl FnMut(u64, u64, u64, &Ranks)) {
+        if start >= end {
+            return;
+        }
+        let (mut filled, mut lefts) = self.unrank_in_tier(t, start - self.offset[t as usize]);
+        let mut ranks = Ranks::new(self, t, filled);
+        for pos in start..end {
+            if ranks.filled != filled {
+                ranks = Ranks::new(self, t, filled);
+            }
+            let l = deposit(lefts, filled);
+            f(pos, l, filled & !l, &ranks);
+            (filled, lefts) = self.next_in_tier(t, filled, lefts);
+        }
+    }
+
+    /// The children's indices of the open configuration with Left's cells `l` among `ranks`'
+    /// filled set, written to `out` in increasing cell order; returns how many. O(1) a child
+    /// after O(filled) work, against O(filled) a child for ranking each one from scratch.
+    #[inline]
+    pub fn children(&self, ranks: &Ranks, l: u64, out: &mut [u64; 64]) -> usize {
+        let t = ranks.t as usize;
+        let filled = ranks.filled;
+        if ranks.t >= self.cells {
+            return 0;
+        }
+        let left_moves = self.mover(ranks.t) == Player::Left;
+        // Left's share as positions among the filled cells, and for each insertion point p
+        // (how many filled cells lie below the new one) its rank's terms below and above p.
+        let (mut below, mut above) = ([0u64; 41], [0u64; 41]);
+        let mut marks = [0u32; 41];
+        let (mut rest, mut j, mut p) = (filled, 0usize, 0usize);
+        let mut bits = [0u8; 41];
+        while rest != 0 {
+            let c = rest.trailing_zeros();
+            rest &= rest - 1;
+            bits[p] = (l >> c & 1) as u8;
+            p += 1;
+        }
+        // below[p]: the terms of Left's positions b < p, unchanged by the insertion.
+        for p in 0..t {
+            marks[p] = j as u32;
+            below[p + 1] = below[p]
+                + if bits[p] == 1 {
+                    self.binom[p][j + 1]
+                } else {
+                    0
+                };
+            j += bits[p] as usize;
+        }
+        marks[t] = j as u32;
+        // above[p]: the terms of Left's positions b >= p once shifted up by one, with one more
+        // element below them when the new cell is Left's.
+        let shift = left_moves as usize;
+        for p in (0..t).rev() {
+            above[p] = above[p + 1]
+                + if bits[p] == 1 {
+                    self.binom[p + 1][marks[p] as usize + 1 + shift]
+                } else {
+                    0
+                };
+        }
+        let base = self.offset[t + 1];
+        let splits = self.splits(ranks.t + 1);
+        let mut empty = !filled & ((1u64 << self.cells) - 1);
+        let mut n = 0;
+        while empty != 0 {
+            let e = empty.trailing_zeros() as usize;
+            empty &= empty - 1;
+            let p = (filled & ((1u64 << e) - 1)).count_ones() as usize;
+            let filled_rank = ranks.below[p] + self.binom[e][p + 1] + ranks.above[p];
+            let mut lefts_rank = below[p] + above[p];
+            if left_moves {
+                lefts_rank += self.binom[p][marks[p] as usize + 1];
+            }
+            out[n] = base + filled_rank * splits + lefts_rank;
+            n += 1;
+        }
+        n
+    }
+
     /// Left's and Right's cells of an index below `size`.
     #[inline]
     pub fn masks(&self, pos: u64) -> (u64, u64) {
@@ -155,6 +262,76 @@ impl Alternation {
     }
 }
 
+/// The filled set of a tier-`t` configuration with the terms of its colex rank split at each
+/// insertion point: `below[p]` sums `C(c_i, i + 1)` over its `p` smallest cells, `above[p]` sums
+/// `C(c_i, i + 2)` over the others (their terms once one more cell lies below them).
+pub struct Ranks {
+    t: u32,
+    filled: u64,
+    below: [u64; 41],
+    above: [u64; 41],
+}
+
+impl Ranks {
+    fn new(a: &Alternation, t: u32, filled: u64) -> Ranks {
+        let mut r = Ranks {
+            t,
+            filled,
+            below: [0; 41],
+            above: [0; 41],
+        };
+        if filled == u64::MAX {
+            return r;
+        }
+        let mut cells = [0usize; 40];
+        let (mut rest, mut k) = (filled, 0);
+        while rest != 0 {
+            cells[k] = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            k += 1;
+        }
+        for (i, &c) in cells[..k].iter().enumerate() {
+            r.below[i + 1] = r.below[i] + a.binom[c][i + 1];
+        }
+        for i in (0..k).rev() {
+            // `C(c, i + 2)` needs `i + 2 <= cells`: an open configuration has an empty cell.
+            r.above[i] = r.above[i + 1] + a.binom[cells[i]].get(i + 2).copied().unwrap_or(0);
+        }
+        r
+    }
+}
+
+/// The next larger number with as many one bits (Gosper), `None` past the last 64-bit one or
+/// for zero.
+#[inline]
+fn next_subset(x: u64) -> Option<u64> {
+    if x == 0 {
+        return None;
+    }
+    let c = x & x.wrapping_neg();
+    let (r, overflow) = x.overflowing_add(c);
+    if overflow || r == 0 {
+        return None;
+    }
+    Some((((r ^ x) >> 2) / c) | r)
+}
+
+/// Spreads the low bits of `bits` over the one bits of `mask`, lowest first (bit `k` of `bits`
+/// goes to the `k`-th one bit of `mask`).
+#[inline]
+fn deposit(mut bits: u64, mut mask: u64) -> u64 {
+    let mut out = 0;
+    while mask != 0 && bits != 0 {
+        let low = mask & mask.wrapping_neg();
+        if bits & 1 == 1 {
+            out |= low;
+        }
+        bits >>= 1;
+        mask &= mask - 1;
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -185,6 +362,47 @@ mod tests {
                 assert_eq!(seen, expect);
             }
         }
+    }
+
+    #[test]
+    fn walks_and_ranked_children_agree_with_masks_and_index() {
+        for first in [Player::Left, Player::Right] {
+            for cells in 0..=8 {
+                let a = Alternation::new(cells, first);
+                for t in 0..=cells {
+                    let range = a.tier_range(t);
+                    // Walks from every start, so each one begins with an unranked position.
+                    for start in range.clone() {
+                        let end = (start + 7).min(range.end);
+                        let mut next = start;
+                        a.walk(t, start, end, |pos, l, r, ranks| {
+                            assert_eq!(pos, next);
+                            next += 1;
+                            assert_eq!(a.masks(pos), (l, r), "{cells} cells: {pos}");
+                            let mut kids = [0u64; 64];
+                            let n = a.children(ranks, l, &mut kids);
+                            let mut want = Vec::new();
+                            let mut empty = !(l | r) & ((1u64 << cells) - 1);
+                            while empty != 0 {
+                                let bit = empty & empty.wrapping_neg();
+                                empty &= empty - 1;
+                                let (l2, r2) = match a.mover(t) {
+                                    Player::Left => (l | bit, r),
+                                    Player::Right => (l, r | bit),
+                                };
+                                want.push(a.index(l2, r2).unwrap());
+                            }
+                            assert_eq!(&kids[..n], &want[..], "{cells} cells, {first:?}: {pos}");
+                        });
+                        assert_eq!(next, end);
+                    }
+                }
+            }
+        }
+        assert_eq!(next_subset(0b0111), Some(0b1011));
+        assert_eq!(next_subset(0b1100), Some(0b10001));
+        assert_eq!(next_subset(1 << 63), None);
+        assert_eq!(deposit(0b101, 0b1101_0100), 0b0100_0100);
     }
 
     #[test]

@@ -901,16 +901,31 @@ impl Game for CellGame {
     /// the index.
     #[inline]
     fn visit_tier(&self, t: u32, unit: u64, mut f: impl FnMut(u64, Status, &[u64])) {
-        if self.alt.is_some() {
-            let mut kids = Vec::new();
-            self.for_each_in_tier(t, unit, |pos| {
-                kids.clear();
-                let status = self.visit(pos, |c| kids.push(c));
-                f(pos, status, &kids);
-            });
+        let (mut kids, mut rights) = ([0u64; 64], [0u64; 64]);
+        if let Some(a) = &self.alt {
+            // Each configuration follows from the one before, and its children are ranked from
+            // its own rank's terms.
+            if unit >= self.tier_units(t) {
+                return;
+            }
+            let range = a.tier_range(t);
+            let start = range.start + unit * ALT_UNIT;
+            let mover = a.mover(t);
+            a.walk(
+                t,
+                start,
+                (start + ALT_UNIT).min(range.end),
+                |pos, l, r, ranks| match self.winner(l, r) {
+                    Some(w) if w == mover => f(pos, Status::Over(Value::Win), &[]),
+                    Some(_) => f(pos, Status::Over(Value::Loss), &[]),
+                    None => {
+                        let n = a.children(ranks, l, &mut kids);
+                        f(pos, Status::Open, &kids[..n]);
+                    }
+                },
+            );
             return;
         }
-        let (mut kids, mut rights) = ([0u64; 64], [0u64; 64]);
         self.configurations_in_tier(t, unit, |c, l, r| {
             let (pl, pr) = (2 * c, 2 * c + 1);
             match self.winner(l, r) {
