@@ -365,3 +365,61 @@ fn demo_builds_and_probes_its_examples() {
         assert!(o.status.success(), "{t}: {}", stderr(&o));
     }
 }
+
+/// Plain `retrodb bench` takes the suite's options and runs it end to end: a read bound per
+/// thread count, and each case built with one thread and with two, in child processes.
+#[test]
+fn bench_suite_runs_end_to_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join("work");
+    let out = retrodb(&[
+        "bench",
+        "--threads",
+        "2",
+        "--only",
+        "bridgit3",
+        "--read-buffer",
+        "16M",
+        "--reads",
+        "100000",
+        "--json",
+        "--work",
+        work.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rates = report["read_rates"].as_array().unwrap();
+    assert_eq!(rates.len(), 2);
+    assert!(
+        rates
+            .iter()
+            .all(|r| r["per_second"].as_f64().unwrap() > 0.0)
+    );
+    let rows = report["rows"].as_array().unwrap();
+    let threads: Vec<u64> = rows
+        .iter()
+        .map(|r| r["threads"].as_u64().unwrap())
+        .collect();
+    assert_eq!(threads, [1, 2]);
+    for r in rows {
+        assert_eq!(r["spec"], "bridgit:3");
+        assert_eq!(r["positions"], 3_188_646);
+        // Bridg-It 3: 13 cells, every position's empty cells are its moves.
+        assert_eq!(r["edges"], r["probes"]);
+        assert!(r["peak_bytes_per_position"].as_f64().unwrap() > 0.25);
+    }
+    assert_eq!(rows[0]["speedup"], 1.0);
+    let bad = retrodb(&[
+        "bench",
+        "--only",
+        "nothing",
+        "--work",
+        work.to_str().unwrap(),
+    ]);
+    assert!(!bad.status.success());
+    assert!(
+        stderr(&bad).contains("unknown case 'nothing'"),
+        "{}",
+        stderr(&bad)
+    );
+}

@@ -11,9 +11,13 @@ use serde::Serialize;
 use serde_json::Value as Json;
 
 #[derive(clap::Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct Args {
     #[command(subcommand)]
     what: Option<What>,
+    /// Plain `retrodb bench` takes the suite's options.
+    #[command(flatten)]
+    suite: SuiteArgs,
 }
 
 #[derive(clap::Subcommand)]
@@ -61,23 +65,8 @@ struct SuiteArgs {
     json: bool,
 }
 
-impl Default for SuiteArgs {
-    fn default() -> Self {
-        SuiteArgs {
-            work: PathBuf::from("bench-work"),
-            read_buffer: 2 << 30,
-            reads: 100_000_000,
-            only: Vec::new(),
-            vertices: 10_000_000,
-            edges: 100_000_000,
-            engine: None,
-            json: false,
-        }
-    }
-}
-
 pub fn run(a: Args) -> Result<ExitCode> {
-    match a.what.unwrap_or_else(|| What::Suite(SuiteArgs::default())) {
+    match a.what.unwrap_or(What::Suite(a.suite)) {
         What::Probe {
             table,
             samples,
