@@ -409,3 +409,44 @@ fn bad_start_is_refused() {
         .to_string();
     assert!(err.contains("start=X"), "{err}");
 }
+
+/// The plan a tiered run prints before it starts, and the report after each tier, agree with
+/// the tiers the game lists and with the checkpoint the run leaves.
+#[test]
+fn tier_reports_and_plans_follow_the_checkpoints() {
+    use std::sync::{Arc, Mutex};
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("planned.rdb");
+    let game = open("hex:3,start=L");
+    let (size, tiers) = with_game!(&game, g => (g.size(), g.tier_count().unwrap()));
+    let len = |t: u32| with_game!(&game, g => g.tier_range(t).map_or(0, |r| r.end - r.start));
+    let fresh = table::plan_tiered(&game, &out, &BuildOptions::default());
+    assert!(fresh.resumed.is_none() && fresh.ranged);
+    assert_eq!((fresh.done_from, fresh.lowest, fresh.positions_left), (tiers, 0, size));
+    assert!(fresh.seconds_left.is_none());
+    let reports = Arc::new(Mutex::new(Vec::new()));
+    let sink = reports.clone();
+    let opts = BuildOptions {
+        engine: Some(Engine::Tiered),
+        stop_after_tiers: Some(3),
+        on_tier: Some(Arc::new(move |r: &table::TierReport| {
+            sink.lock().unwrap().push(r.clone())
+        })),
+        ..BuildOptions::default()
+    };
+    let s = table::build(&game, &out, &opts).unwrap();
+    assert!(!s.complete);
+    let got = reports.lock().unwrap().clone();
+    let listed: Vec<(u32, u64)> = got.iter().map(|r| (r.tier, r.positions)).collect();
+    let want: Vec<(u32, u64)> = (tiers - 3..tiers).rev().map(|t| (t, len(t))).collect();
+    assert_eq!(listed, want);
+    let done: u64 = want.iter().map(|w| w.1).sum();
+    let last = got.last().unwrap();
+    assert_eq!((last.solved, last.left), (done, size - done));
+    assert!(last.checkpoint, "the run's last tier is a checkpoint");
+    // The next run's plan resumes below it, with the time at the first run's rate.
+    let next = table::plan_tiered(&game, &out, &BuildOptions::default());
+    let m = next.resumed.as_ref().expect("a checkpoint");
+    assert_eq!((m.tier, m.solved), (tiers - 3, done));
+    assert_eq!((next.done_from, next.positions_left), (tiers - 3, size - done));
+}

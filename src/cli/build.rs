@@ -32,7 +32,7 @@ pub struct Args {
     engine: Option<retrodb::solve::Engine>,
     /// Tiered engine: solve at most this many tiers now, then stop; rerunning the same build
     /// resumes from the last finished tier (as it does after an interruption).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     tiers: Option<u32>,
     /// Tiered engine: make a finished tier a checkpoint when this many seconds have passed
     /// since the last one (0: every tier). An interrupted build resumes below the last
@@ -55,12 +55,13 @@ pub fn run(a: Args) -> Result<ExitCode> {
     let game = AnyGame::open(&a.game, max_memory)?;
     let load_seconds = load_start.elapsed().as_secs_f64();
     let out = a.output.unwrap_or_else(|| default_name(&a.game));
-    let opts = BuildOptions {
+    let mut opts = BuildOptions {
         remoteness: a.remoteness,
         progress: Some(super::progress_bar(a.quiet, "solving")),
         max_memory,
         engine: a.engine,
         stop_after_tiers: a.tiers,
+        on_tier: None,
         checkpoint_every: std::time::Duration::try_from_secs_f64(a.checkpoint_every).map_err(
             |_| {
                 anyhow::anyhow!(
@@ -79,7 +80,16 @@ pub fn run(a: Args) -> Result<ExitCode> {
         }
         _ => true,
     };
-    if !a.quiet && !a.json && applies {
+    // With --compress: solve into a raw table beside the destination, then compress it.
+    let raw = out.with_file_name(format!(
+        ".{}.raw-{}",
+        out.file_name()
+            .map_or("table".into(), |n| n.to_string_lossy()),
+        std::process::id()
+    ));
+    let solved_into = if a.compress { &raw } else { &out };
+    let talk = !a.quiet && !a.json;
+    if talk && applies {
         let e = table::estimate(&game, &opts);
         eprintln!(
             "{}: {} positions, {} engine, estimated peak memory {} (limit {}), table {}",
@@ -90,15 +100,25 @@ pub fn run(a: Args) -> Result<ExitCode> {
             human_bytes(max_memory),
             human_bytes(e.file_bytes)
         );
+        if e.engine == retrodb::solve::Engine::Tiered {
+            eprintln!(
+                "{}",
+                plan_line(&table::plan_tiered(&game, solved_into, &opts), max_memory)
+            );
+            // A line per tier that took a while (or became a checkpoint), above the bar.
+            let bar = opts.progress.clone();
+            opts.on_tier = Some(std::sync::Arc::new(move |r: &table::TierReport| {
+                if r.seconds >= 1.0 || r.checkpoint {
+                    let line = tier_line(r);
+                    match &bar {
+                        Some(b) => b.suspend(|| eprintln!("{line}")),
+                        None => eprintln!("{line}"),
+                    }
+                }
+            }));
+        }
     }
     let mut summary = if a.compress {
-        // Solve into a raw table beside the destination, then compress it into place.
-        let raw = out.with_file_name(format!(
-            ".{}.raw-{}",
-            out.file_name()
-                .map_or("table".into(), |n| n.to_string_lossy()),
-            std::process::id()
-        ));
         let result = table::build(&game, &raw, &opts).and_then(|s| {
             let t = table::Table::open(&raw)?;
             let bar = super::progress_bar(a.quiet, "compressing");
@@ -129,6 +149,68 @@ pub fn run(a: Args) -> Result<ExitCode> {
         print_summary(&summary, peak);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What a tiered run will do: its tiers, memory and disk, and (when resuming) its time at the
+/// earlier runs' rate.
+fn plan_line(p: &table::TieredPlan, max_memory: u64) -> String {
+    let top = p.done_from.saturating_sub(1);
+    let tiers = if top == p.lowest {
+        format!("tier {top}")
+    } else {
+        format!("tiers {top} down to {}", p.lowest)
+    };
+    let from = match &p.resumed {
+        Some(m) => format!(
+            ", resuming below tier {} ({} positions solved)",
+            m.tier,
+            super::grouped(m.solved)
+        ),
+        None => String::new(),
+    };
+    let free = p
+        .disk_free
+        .map_or(String::new(), |f| format!(" ({} free)", human_bytes(f)));
+    let time = match p.seconds_left {
+        Some(s) => format!(
+            "; the {} positions left take about {} at the earlier runs' rate",
+            super::grouped(p.positions_left),
+            duration(s)
+        ),
+        None => "; time left: after each tier".to_string(),
+    };
+    format!(
+        "  this run: {tiers} of {}{from}; memory {} (limit {}), disk {}{free}{time}",
+        p.tiers,
+        human_bytes(p.memory_bytes),
+        human_bytes(max_memory),
+        human_bytes(p.disk_bytes),
+    )
+}
+
+/// A finished tier: its size, time and rate, and the time left at this run's rate.
+fn tier_line(r: &table::TierReport) -> String {
+    format!(
+        "  tier {} of {} done: {} positions in {:.1} s ({:.1}M/s){}; {} positions left, about {}",
+        r.tier,
+        r.tiers,
+        super::grouped(r.positions),
+        r.seconds,
+        r.positions as f64 / r.seconds.max(1e-9) / 1e6,
+        if r.checkpoint { ", checkpoint" } else { "" },
+        super::grouped(r.left),
+        duration(r.seconds_left)
+    )
+}
+
+/// `5400.0` -> `1 h 30 min`.
+fn duration(seconds: f64) -> String {
+    let s = seconds.max(0.0).round() as u64;
+    match s {
+        0..60 => format!("{s} s"),
+        60..3600 => format!("{} min {} s", s / 60, s % 60),
+        _ => format!("{} h {} min", s / 3600, s % 3600 / 60),
+    }
 }
 
 /// `digraph:data/seed001.txt` -> `seed001.rdb`, `hex:4` -> `hex-4.rdb`.

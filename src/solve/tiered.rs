@@ -85,7 +85,7 @@ pub fn memory_estimate_for<G: Game>(game: &G, remoteness: bool) -> u64 {
 pub fn solve<G: Game>(game: &G, cells: &Cells<'_>, opts: &SolveOptions) -> SolveStats {
     let rem = zeroed_bytes(game.size());
     let tiers = game.tier_count().unwrap_or(0);
-    solve_tiers(game, cells, &rem, tiers, 0, opts, |_, _| Ok(true))
+    solve_tiers(game, cells, &rem, tiers, 0, opts, |_, _, _| Ok(true))
         .expect("the callback never fails")
         .expect("the callback never stops")
 }
@@ -101,11 +101,11 @@ pub fn zeroed_bytes(n: u64) -> Vec<AtomicU8> {
 /// Solves the tiers below `done_from` (the tiers from `done_from` up must already be decided in
 /// `cells` and `rem`, as a previous call left them). `rem` holds one byte per index, zero where
 /// nothing is decided; `rounds_before` is the rounds figure of the tiers already done (0 at the
-/// start). After each tier `after(t, rounds)` is called with the rounds so far; it may make the
-/// work durable, and returns `false` to stop there (the result is then `None`, and the solve can
-/// be resumed with `done_from = t`; after tier 0 the solve finishes regardless). Only the tiers
-/// solved in this call are read from `rem` beyond the children, so a caller may discard the
-/// remoteness of tiers two above the one finished. The stats count this call's edges only.
+/// start). After each tier `after(t, rounds, positions)` is called with the rounds so far and
+/// the positions the tier listed; it may make the work durable, and returns `false` to stop
+/// there (the result is then `None`, and the solve can be resumed with `done_from = t`; after
+/// tier 0 the solve finishes regardless). Tier `t - 1` reads the remoteness of tier `t` only, so
+/// a caller may discard that of the tiers above it. The stats count this call's edges only.
 pub fn solve_tiers<G: Game>(
     game: &G,
     cells: &Cells<'_>,
@@ -113,7 +113,7 @@ pub fn solve_tiers<G: Game>(
     done_from: u32,
     rounds_before: u32,
     opts: &SolveOptions,
-    mut after: impl FnMut(u32, u32) -> crate::Result<bool>,
+    mut after: impl FnMut(u32, u32, u64) -> crate::Result<bool>,
 ) -> crate::Result<Option<SolveStats>> {
     assert_eq!(cells.len(), game.size(), "cells must match the game");
     assert_eq!(
@@ -135,6 +135,7 @@ pub fn solve_tiers<G: Game>(
 
     for t in (0..done_from.min(tiers)).rev() {
         progress.set_message(format!("tier {t} of {tiers}"));
+        let tier_done = AtomicU64::new(0);
         let units = game.tier_units(t);
         (0..units).into_par_iter().for_each(|unit| {
             let mut local_edges = 0u64;
@@ -157,8 +158,9 @@ pub fn solve_tiers<G: Game>(
             edges.fetch_add(local_edges, Ordering::Relaxed);
             rounds.fetch_max(local_rounds as u32, Ordering::Relaxed);
             progress.inc(done);
+            tier_done.fetch_add(done, Ordering::Relaxed);
         });
-        if !after(t, rounds.load(Ordering::Relaxed))? && t > 0 {
+        if !after(t, rounds.load(Ordering::Relaxed), tier_done.into_inner())? && t > 0 {
             return Ok(None);
         }
     }

@@ -15,4 +15,7 @@ pub mod zstd;
 
 pub use convert::{compress, decompress};
 pub use read::{DEFAULT_CACHE, Probe, ProbeMove, Table};
-pub use write::{BuildEstimate, BuildOptions, BuildSummary, CHECKPOINT_EVERY, build, estimate};
+pub use write::{
+    BuildEstimate, BuildOptions, BuildSummary, CHECKPOINT_EVERY, Mark, TierReport, TieredPlan,
+    build, estimate, plan_tiered,
+};

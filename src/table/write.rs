@@ -39,6 +39,8 @@ pub struct BuildOptions {
     /// in the checkpoint file) when at least this long has passed since the last one; zero makes
     /// every tier one. The tier where `stop_after_tiers` stops always is.
     pub checkpoint_every: std::time::Duration,
+    /// Tiered engine: called after each tier (for progress lines in logs).
+    pub on_tier: Option<std::sync::Arc<dyn Fn(&TierReport) + Send + Sync>>,
 }
 
 /// The default [`BuildOptions::checkpoint_every`]: an interruption loses at most about a
@@ -55,6 +57,7 @@ impl Default for BuildOptions {
             engine: None,
             stop_after_tiers: None,
             checkpoint_every: CHECKPOINT_EVERY,
+            on_tier: None,
         }
     }
 }
@@ -465,8 +468,142 @@ pub fn build(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<BuildSum
     })
 }
 
+/// What a run of a tiered build will do, worked out before it starts (from the game, the
+/// options and the checkpoint beside the output).
+#[derive(Clone, Debug, Serialize)]
+pub struct TieredPlan {
+    pub tiers: u32,
+    /// The checkpoint this run resumes below, if any.
+    pub resumed: Option<Mark>,
+    /// Tiers from here up are finished.
+    pub done_from: u32,
+    /// This run solves tiers `lowest..done_from`, top down.
+    pub lowest: u32,
+    /// Tiers are index ranges and no remoteness is kept: only two tiers' work is resident.
+    pub ranged: bool,
+    /// Positions left to solve after this checkpoint (all the tiers below it).
+    pub positions_left: u64,
+    /// Peak memory of this run, bytes.
+    pub memory_bytes: u64,
+    /// Disk this run still needs for its work files, bytes (beyond what they hold already).
+    pub disk_bytes: u64,
+    /// Free disk beside the output, where the system says.
+    pub disk_free: Option<u64>,
+    /// Seconds the rest of the build would take at the rate of the earlier runs.
+    pub seconds_left: Option<f64>,
+}
+
+/// The plan of a tiered build of `game` into `out` (see [`TieredPlan`]).
+pub fn plan_tiered(game: &AnyGame, out: &Path, opts: &BuildOptions) -> TieredPlan {
+    let spec = game.spec();
+    let size = game.size();
+    let tiers = with_game!(game, g => g.tier_count()).unwrap_or(0);
+    let mut resumed =
+        read_mark(&sibling(out, "partial-tier"), &spec, size).filter(|m| m.tier < tiers);
+    let done_from = resumed.as_ref().map_or(tiers, |m| m.tier);
+    let lowest = done_from.saturating_sub(opts.stop_after_tiers.unwrap_or(tiers));
+    // Where tiers are index ranges and no remoteness is kept, a run touches the cells of the
+    // tiers it solves and the remoteness of two consecutive tiers at a time (the build discards
+    // the rest as it goes), so memory and disk are counted for this run's tiers. Otherwise the
+    // whole table's cells and remoteness bytes.
+    let ranged = !opts.remoteness && with_game!(game, g => g.tier_range(0)).is_some();
+    let len = |t: u32| with_game!(game, g => g.tier_range(t)).map_or(0, |r| r.end - r.start);
+    let (memory_bytes, disk_all) = if ranged {
+        let two = (lowest..done_from)
+            .map(|t| len(t) + len(t + 1))
+            .max()
+            .unwrap_or(0);
+        // On disk: the remoteness of the last checkpoint's tier, two while a new one is made.
+        let one = (lowest..=done_from).map(len).max().unwrap_or(0);
+        let first = with_game!(game, g => g.tier_range(lowest)).map_or(size, |r| r.start);
+        (
+            two.div_ceil(4).saturating_add(two),
+            (size - first)
+                .div_ceil(4)
+                .saturating_add(one.saturating_mul(2)),
+        )
+    } else {
+        let est = estimate(game, opts);
+        (est.memory_bytes, est.file_bytes.saturating_add(size))
+    };
+    let have = [sibling(out, "partial"), sibling(out, "partial-rem")]
+        .iter()
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .map(|m| {
+            use std::os::unix::fs::MetadataExt;
+            m.blocks() * 512
+        })
+        .sum::<u64>();
+    // Where tiers are ranges, the finished ones are exactly the indices from `done_from`'s on.
+    let solved = match with_game!(game, g => g.tier_range(done_from)) {
+        Some(r) if resumed.is_some() => size - r.start,
+        _ => resumed.as_ref().map_or(0, |m| m.solved),
+    };
+    if let Some(m) = resumed.as_mut() {
+        m.solved = solved;
+    }
+    let positions_left = size.saturating_sub(solved);
+    let seconds_left = resumed
+        .as_ref()
+        .filter(|m| m.timed > 0 && m.seconds > 0.0)
+        .map(|m| positions_left as f64 * m.seconds / m.timed as f64);
+    TieredPlan {
+        tiers,
+        resumed,
+        done_from,
+        lowest,
+        ranged,
+        positions_left,
+        memory_bytes,
+        disk_bytes: disk_all.saturating_sub(have),
+        disk_free: crate::memory::disk_free(&dir_of(out)),
+        seconds_left,
+    }
+}
+
+/// The directory holding `out` (`.` for a bare file name).
+fn dir_of(out: &Path) -> std::path::PathBuf {
+    match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    }
+}
+
+/// The checkpoint of a resumable tiered build.
+#[derive(Clone, Debug, Serialize)]
+pub struct Mark {
+    /// The lowest finished tier.
+    pub tier: u32,
+    /// The rounds figure of the finished tiers.
+    pub rounds: u32,
+    /// Positions the finished tiers hold (exact where tiers are ranges; otherwise as recorded,
+    /// 0 for checkpoints that did not record it).
+    pub solved: u64,
+    /// Positions solved by runs that recorded their time, and the seconds they spent: the rate
+    /// of the earlier runs.
+    pub timed: u64,
+    pub seconds: f64,
+}
+
+/// After each tier of a tiered build: how it went and what is left.
+#[derive(Clone, Debug, Serialize)]
+pub struct TierReport {
+    pub tier: u32,
+    pub tiers: u32,
+    /// Positions of this tier, and the seconds it took.
+    pub positions: u64,
+    pub seconds: f64,
+    /// Positions of all finished tiers (earlier runs' too), and those below this tier.
+    pub solved: u64,
+    pub left: u64,
+    /// Seconds the rest would take at this run's rate so far.
+    pub seconds_left: f64,
+    /// This tier was made a checkpoint.
+    pub checkpoint: bool,
+}
+
 /// The checkpoint of a resumable tiered build: which game, and the lowest finished tier.
-fn read_mark(path: &Path, spec: &str, size: u64) -> Option<(u32, u32)> {
+fn read_mark(path: &Path, spec: &str, size: u64) -> Option<Mark> {
     let text = std::fs::read_to_string(path).ok()?;
     let mut lines = text.lines();
     (lines.next()? == "retrodb tiered build").then_some(())?;
@@ -480,13 +617,30 @@ fn read_mark(path: &Path, spec: &str, size: u64) -> Option<(u32, u32)> {
         .then_some(())?;
     let tier = lines.next()?.strip_prefix("finished-tier ")?.parse().ok()?;
     let rounds = lines.next()?.strip_prefix("rounds ")?.parse().ok()?;
-    Some((tier, rounds))
+    // Checkpoints written before these lines existed resume all the same.
+    let mut field = |key: &str| lines.next().and_then(|l| l.strip_prefix(key)?.parse().ok());
+    let solved = field("solved-positions ").unwrap_or(0u64);
+    let timed = field("timed-positions ").unwrap_or(0);
+    let seconds = field("solve-seconds ").unwrap_or(0) as f64;
+    Some(Mark {
+        tier,
+        rounds,
+        solved,
+        timed,
+        seconds,
+    })
 }
 
-fn write_mark(path: &Path, spec: &str, size: u64, tier: u32, rounds: u32) -> Result<()> {
+fn write_mark(path: &Path, spec: &str, size: u64, m: &Mark) -> Result<()> {
     let tmp = path.with_extension("new");
     let text = format!(
-        "retrodb tiered build\nspec {spec}\npositions {size}\nfinished-tier {tier}\nrounds {rounds}\n"
+        "retrodb tiered build\nspec {spec}\npositions {size}\nfinished-tier {}\nrounds {}\n\
+         solved-positions {}\ntimed-positions {}\nsolve-seconds {}\n",
+        m.tier,
+        m.rounds,
+        m.solved,
+        m.timed,
+        m.seconds.round() as u64
     );
     let f = File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;
     f.write_all_at(text.as_bytes(), 0)
@@ -518,54 +672,22 @@ fn build_tiered(
     let size = game.size();
     let mark = sibling(out, "partial-tier");
     let rem_path = sibling(out, "partial-rem");
-    let tiers = with_game!(game, g => g.tier_count()).unwrap_or(0);
-    let resumed = read_mark(&mark, &spec, size).filter(|&(t, _)| t < tiers);
-    let done_from = resumed.map_or(tiers, |r| r.0);
-    let lowest = done_from.saturating_sub(opts.stop_after_tiers.unwrap_or(tiers));
-    // Where tiers are index ranges and no remoteness is kept, a run touches the cells of the
-    // tiers it solves and the remoteness of two consecutive tiers at a time (the build discards
-    // the rest as it goes), so memory and disk are counted for this run's tiers. Otherwise the
-    // whole table's cells and remoteness bytes.
-    let ranged = !opts.remoteness && with_game!(game, g => g.tier_range(0)).is_some();
-    let (need_memory, need_disk) = if ranged {
-        let len = |t: u32| with_game!(game, g => g.tier_range(t)).map_or(0, |r| r.end - r.start);
-        let two = (lowest..done_from)
-            .map(|t| len(t) + len(t + 1))
-            .max()
-            .unwrap_or(0);
-        // On disk: the remoteness of the last checkpoint's tier, two while a new one is made.
-        let one = (lowest..=done_from).map(len).max().unwrap_or(0);
-        let first = with_game!(game, g => g.tier_range(lowest)).map_or(size, |r| r.start);
-        (
-            two.div_ceil(4).saturating_add(two),
-            (size - first)
-                .div_ceil(4)
-                .saturating_add(one.saturating_mul(2)),
-        )
-    } else {
-        let est = estimate(game, opts);
-        (est.memory_bytes, est.file_bytes.saturating_add(size))
-    };
+    let plan = plan_tiered(game, out, opts);
+    let TieredPlan {
+        tiers,
+        done_from,
+        lowest,
+        ranged,
+        ..
+    } = plan;
+    let resumed = plan.resumed.clone();
+    let what = format!("solving tiers {lowest}..{done_from} of {spec} with the tiered engine");
     crate::memory::check(
-        format!(
-            "solving tiers {lowest}..{done_from} of {spec} ({size} positions) with the tiered engine"
-        ),
-        need_memory,
+        format!("{what} ({size} positions)"),
+        plan.memory_bytes,
         opts.max_memory,
     )?;
-    let have = [sibling(out, "partial"), sibling(out, "partial-rem")]
-        .iter()
-        .filter_map(|p| std::fs::metadata(p).ok())
-        .map(|m| {
-            use std::os::unix::fs::MetadataExt;
-            m.blocks() * 512
-        })
-        .sum::<u64>();
-    crate::memory::check_disk(
-        format!("solving tiers {lowest}..{done_from} of {spec} with the tiered engine"),
-        out,
-        need_disk.saturating_sub(have),
-    )?;
+    crate::memory::check_disk(what, out, plan.disk_bytes)?;
     let tmp = TempFile::resumable(out)?;
     let rem_file = OpenOptions::new()
         .read(true)
@@ -593,8 +715,8 @@ fn build_tiered(
         _ => 0..size,
     };
     let mut rem_mem = AnonBytes::new(size).map_err(|e| Error::io(&rem_path, e))?;
-    if let Some((t, _)) = resumed {
-        let r = saved(t);
+    if let Some(m) = &resumed {
+        let r = saved(m.tier);
         rem_file
             .read_exact_at(
                 &mut rem_mem.bytes_mut()[r.start as usize..r.end as usize],
@@ -623,10 +745,18 @@ fn build_tiered(
         };
         let rem = rem_mem.atomics();
         // The tier a resumed run would start below, and when it was written.
-        let mut checkpoint_tier = resumed.map(|r| r.0);
+        let mut checkpoint_tier = resumed.as_ref().map(|m| m.tier);
         let mut checkpoint_at = Instant::now();
         let crash_after = crash_after_tier();
-        let checkpoint = |t: u32, rounds: u32| -> Result<bool> {
+        // Positions of the finished tiers and the seconds spent on them, over all runs.
+        let (solved_before, timed_before, seconds_before) = resumed
+            .as_ref()
+            .map_or((0, 0, 0.0), |m| (m.solved, m.timed, m.seconds));
+        let mut solved = solved_before;
+        let mut tier_start = Instant::now();
+        let checkpoint = |t: u32, rounds: u32, positions: u64| -> Result<bool> {
+            let tier_seconds = tier_start.elapsed().as_secs_f64();
+            solved += positions;
             let go_on = match budget.as_mut() {
                 Some(b) => {
                     *b = b.saturating_sub(1);
@@ -650,13 +780,35 @@ fn build_tiered(
                 cells_file
                     .sync_data()
                     .map_err(|e| Error::io(&cells_path, e))?;
-                write_mark(&mark, &spec, size, t, rounds)?;
+                let m = Mark {
+                    tier: t,
+                    rounds,
+                    solved,
+                    timed: timed_before + (solved - solved_before),
+                    seconds: seconds_before + solve_start.elapsed().as_secs_f64(),
+                };
+                write_mark(&mark, &spec, size, &m)?;
                 if ranged && let Some(old) = checkpoint_tier.and_then(tier_range) {
                     punch_hole(rem_fd, old.start, old.end - old.start)
                         .map_err(|e| Error::io(&rem_path, e))?;
                 }
                 checkpoint_tier = Some(t);
                 checkpoint_at = Instant::now();
+            }
+            if let Some(report) = &opts.on_tier {
+                let run_solved = (solved - solved_before) as f64;
+                let left = size.saturating_sub(solved);
+                report(&TierReport {
+                    tier: t,
+                    tiers,
+                    positions,
+                    seconds: tier_seconds,
+                    solved,
+                    left,
+                    seconds_left: left as f64 * solve_start.elapsed().as_secs_f64()
+                        / run_solved.max(1.0),
+                    checkpoint: checkpoint_tier == Some(t),
+                });
             }
             if crash_after == Some(t) {
                 eprintln!("retrodb: RETRODB_CRASH_AFTER_TIER={t}: aborting as asked");
@@ -666,14 +818,15 @@ fn build_tiered(
             if ranged && let Some(r) = tier_range(t + 1) {
                 rem_mem.discard(r.start, r.end);
             }
+            tier_start = Instant::now();
             Ok(go_on)
         };
         with_game!(game, g => solve::tiered::solve_tiers(
             g,
             &cells,
             rem,
-            resumed.map_or(tiers, |r| r.0),
-            resumed.map_or(0, |r| r.1),
+            done_from,
+            resumed.as_ref().map_or(0, |m| m.rounds),
             &sopts,
             checkpoint
         ))?
@@ -690,7 +843,7 @@ fn build_tiered(
             parent_visits: 0,
             child_probes: stats.child_probes,
             engine: solve::Engine::Tiered,
-            resumed_from_tier: resumed.map(|r| r.0),
+            resumed_from_tier: resumed.as_ref().map(|m| m.tier),
             complete,
             solve_seconds,
             total_seconds: started.elapsed().as_secs_f64(),
