@@ -40,8 +40,11 @@ pub struct BuildOptions {
     /// every tier one. The tier where `stop_after_tiers` stops always is.
     pub checkpoint_every: std::time::Duration,
     /// Tiered engine: called after each tier (for progress lines in logs).
-    pub on_tier: Option<std::sync::Arc<dyn Fn(&TierReport) + Send + Sync>>,
+    pub on_tier: Option<OnTier>,
 }
+
+/// What [`BuildOptions::on_tier`] calls.
+pub type OnTier = std::sync::Arc<dyn Fn(&TierReport) + Send + Sync>;
 
 /// The default [`BuildOptions::checkpoint_every`]: an interruption loses at most about a
 /// minute of work besides the tier in progress, and builds of a few minutes pay for a few
