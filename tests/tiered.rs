@@ -422,7 +422,10 @@ fn tier_reports_and_plans_follow_the_checkpoints() {
     let len = |t: u32| with_game!(&game, g => g.tier_range(t).map_or(0, |r| r.end - r.start));
     let fresh = table::plan_tiered(&game, &out, &BuildOptions::default());
     assert!(fresh.resumed.is_none() && fresh.ranged);
-    assert_eq!((fresh.done_from, fresh.lowest, fresh.positions_left), (tiers, 0, size));
+    assert_eq!(
+        (fresh.done_from, fresh.lowest, fresh.positions_left),
+        (tiers, 0, size)
+    );
     assert!(fresh.seconds_left.is_none());
     let reports = Arc::new(Mutex::new(Vec::new()));
     let sink = reports.clone();
@@ -448,5 +451,8 @@ fn tier_reports_and_plans_follow_the_checkpoints() {
     let next = table::plan_tiered(&game, &out, &BuildOptions::default());
     let m = next.resumed.as_ref().expect("a checkpoint");
     assert_eq!((m.tier, m.solved), (tiers - 3, done));
-    assert_eq!((next.done_from, next.positions_left), (tiers - 3, size - done));
+    assert_eq!(
+        (next.done_from, next.positions_left),
+        (tiers - 3, size - done)
+    );
 }

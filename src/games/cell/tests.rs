@@ -496,3 +496,27 @@ fn bad_board_sizes_are_refused() {
         assert!(e.contains("is not a board size"), "{e}");
     }
 }
+
+#[test]
+fn prepared_win_table_equals_the_flood_on_every_cell_set() {
+    for b in [Board::Hex(4), Board::Bridgit(3), Board::Hex(2)] {
+        let game = board(b);
+        let flooded: Vec<(bool, bool)> = (0..1u64 << game.cells())
+            .map(|s| (game.left_has_won(s), game.right_has_won(s)))
+            .collect();
+        game.prepare();
+        assert!(game.joins.get().is_some(), "{b:?}: prepared");
+        for (s, &want) in flooded.iter().enumerate() {
+            let s = s as u64;
+            assert_eq!(
+                (game.left_has_won(s), game.right_has_won(s)),
+                want,
+                "{b:?}: {s:b}"
+            );
+        }
+    }
+    // Beyond the limit nothing is tabulated, and the floods answer.
+    let huge = board(Board::Hex(6));
+    huge.prepare();
+    assert!(huge.cells() > MAX_TABULATED_CELLS && huge.joins.get().is_none());
+}
