@@ -161,17 +161,26 @@ pub trait Game: Sync {
     /// tier, each index of the tier exactly once (unused indices may be listed too).
     fn for_each_in_tier(&self, _t: u32, _unit: u64, _f: impl FnMut(u64)) {}
 
-    /// [`Game::for_each_in_tier`] and [`Game::visit`] in one step: calls `f(pos, status,
-    /// children)` for each index the unit lists, with the children of open positions (empty
-    /// otherwise). Games override it to share work between the positions of a tier (decoding a
+    /// For games that number the positions of each tier densely, `0..tier_slots(t)` (their
+    /// *slots*, which [`Game::visit_tier`] reports): the number of slots of tier `t`. The tiered
+    /// engine then keeps the remoteness of two tiers only. `None` (the default): slots are
+    /// indices.
+    fn tier_slots(&self, _t: u32) -> Option<u64> {
+        None
+    }
+
+    /// [`Game::for_each_in_tier`] and [`Game::visit`] in one step: calls `f(pos, slot, status,
+    /// children, children's slots)` for each index the unit lists, with the children of open
+    /// positions (empty otherwise); slots are as [`Game::tier_slots`] numbers them (indices by
+    /// default). Games override it to share work between the positions of a tier (decoding a
     /// configuration once for both players to move, say); the answers are the same.
     #[inline]
-    fn visit_tier(&self, t: u32, unit: u64, mut f: impl FnMut(u64, Status, &[u64])) {
+    fn visit_tier(&self, t: u32, unit: u64, mut f: impl FnMut(u64, u64, Status, &[u64], &[u64])) {
         let mut kids = Vec::new();
         self.for_each_in_tier(t, unit, |pos| {
             kids.clear();
             let status = self.visit(pos, |c| kids.push(c));
-            f(pos, status, &kids);
+            f(pos, pos, status, &kids, &kids);
         });
     }
 

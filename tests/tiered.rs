@@ -96,6 +96,8 @@ fn tiers_list_every_index_once_and_moves_go_up_and_visits_agree() {
         with_game!(&game, g => {
             let tiers = g.tier_count().expect("acyclic games number their tiers");
             let mut tier_of = vec![u32::MAX; g.size() as usize];
+            let mut slot_of = vec![u64::MAX; g.size() as usize];
+            let mut claimed = Vec::new();
             for t in 0..tiers {
                 for unit in 0..g.tier_units(t) {
                     g.for_each_in_tier(t, unit, |pos| {
@@ -111,13 +113,35 @@ fn tiers_list_every_index_once_and_moves_go_up_and_visits_agree() {
                     let mut listed = Vec::new();
                     g.for_each_in_tier(t, unit, |pos| listed.push(pos));
                     let mut walked = Vec::new();
-                    g.visit_tier(t, unit, |pos, status, kids| {
+                    g.visit_tier(t, unit, |pos, slot, status, kids, kid_slots| {
                         let mut want = Vec::new();
                         assert_eq!(status, g.visit(pos, |c| want.push(c)), "{spec}: {pos}");
                         assert_eq!(kids, &want[..], "{spec}: children of {pos}");
+                        assert_eq!(kids.len(), kid_slots.len(), "{spec}: {pos}");
+                        slot_of[pos as usize] = slot;
+                        claimed.push((pos, kids.to_vec(), kid_slots.to_vec()));
                         walked.push(pos);
                     });
                     assert_eq!(walked, listed, "{spec}: tier {t} unit {unit}");
+                }
+                // Slots number the tier's positions densely (or are the indices).
+                let mut slots: Vec<u64> = (0..g.size())
+                    .filter(|&p| tier_of[p as usize] == t)
+                    .map(|p| slot_of[p as usize])
+                    .collect();
+                slots.sort_unstable();
+                match g.tier_slots(t) {
+                    Some(n) => {
+                        assert_eq!(slots.len() as u64, n, "{spec}: tier {t} has {n} slots");
+                        assert!(slots.iter().enumerate().all(|(i, &s)| s == i as u64), "{spec}: tier {t}");
+                    }
+                    None => assert!((0..g.size()).all(|p| tier_of[p as usize] != t || slot_of[p as usize] == p)),
+                }
+            }
+            // A child's slot, as its parent reports it, is the slot its own tier gives it.
+            for (pos, kids, kid_slots) in &claimed {
+                for (c, s) in kids.iter().zip(kid_slots) {
+                    assert_eq!(slot_of[*c as usize], *s, "{spec}: child {c} of {pos}");
                 }
             }
             for pos in 0..g.size() {
@@ -421,7 +445,7 @@ fn tier_reports_and_plans_follow_the_checkpoints() {
     let (size, tiers) = with_game!(&game, g => (g.size(), g.tier_count().unwrap()));
     let len = |t: u32| with_game!(&game, g => g.tier_range(t).map_or(0, |r| r.end - r.start));
     let fresh = table::plan_tiered(&game, &out, &BuildOptions::default());
-    assert!(fresh.resumed.is_none() && fresh.ranged);
+    assert!(fresh.resumed.is_none() && fresh.slotted);
     assert_eq!(
         (fresh.done_from, fresh.lowest, fresh.positions_left),
         (tiers, 0, size)
@@ -455,4 +479,41 @@ fn tier_reports_and_plans_follow_the_checkpoints() {
         (next.done_from, next.positions_left),
         (tiers - 3, size - done)
     );
+}
+
+/// A checkpoint whose remoteness file was damaged or lost is refused with the file's name, not
+/// resumed into a wrong table; deleting the work files starts over.
+#[test]
+fn a_damaged_checkpoint_is_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("damaged.rdb");
+    let game = open("hex:3");
+    let tiers = with_game!(&game, g => g.tier_count().unwrap());
+    let stop = BuildOptions {
+        engine: Some(Engine::Tiered),
+        stop_after_tiers: Some(4),
+        ..BuildOptions::default()
+    };
+    assert!(!table::build(&game, &out, &stop).unwrap().complete);
+    let rem = dir
+        .path()
+        .join(format!(".damaged.rdb.partial-rem.{}", tiers - 4));
+    let mut bytes = std::fs::read(&rem).unwrap();
+    let at = bytes.iter().position(|&b| b != 0).expect("some remoteness");
+    bytes[at] ^= 1;
+    std::fs::write(&rem, &bytes).unwrap();
+    let err = table::build(&game, &out, &stop).unwrap_err().to_string();
+    assert!(
+        err.contains("work file damaged") && err.contains(".damaged.rdb.partial-rem."),
+        "{err}"
+    );
+    std::fs::remove_file(&rem).unwrap();
+    let err = table::build(&game, &out, &stop).unwrap_err().to_string();
+    assert!(err.contains(".damaged.rdb.partial-rem."), "{err}");
+    assert!(!out.exists());
+    for e in std::fs::read_dir(dir.path()).unwrap() {
+        std::fs::remove_file(e.unwrap().path()).unwrap();
+    }
+    let whole = table::build(&game, &out, &BuildOptions::default()).unwrap();
+    assert!(whole.complete && whole.resumed_from_tier.is_none());
 }

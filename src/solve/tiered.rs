@@ -7,7 +7,10 @@
 //! no position), and lost if every child is won (remoteness `1 + max` over all children). Ended
 //! positions take the rules' value with remoteness 0, drawn ends none. These are exactly the
 //! values and rounds of the counter engine, so both write byte-identical tables. No parents, no
-//! counters and no frontiers are needed: a 2-bit cell and a 1-byte remoteness per index.
+//! counters and no frontiers are needed: a 2-bit cell per index, and one remoteness byte per
+//! position of the tier being solved and of its child tier where the game numbers each tier's
+//! positions ([`Game::tier_slots`]; cell games do), else one per index. docs/TIERED.md has the
+//! memory model, the slots and the checkpoints.
 //!
 //! Invariant: when tier `t` is solved, every index of tiers above `t` is final (the tiers are
 //! finished in order, and a tier's positions only read higher tiers), so the positions of a tier
@@ -44,8 +47,8 @@ pub fn unsupported<G: Game>(game: &G) -> Option<String> {
     }
 }
 
-/// Bytes the tiered engine needs for `size` positions: the cells, one byte of remoteness each,
-/// and the output remoteness (four bytes each) when asked for.
+/// Bytes the tiered engine needs for `size` positions when it keeps a remoteness byte per
+/// index: the cells, those bytes, and the output remoteness (four bytes each) when asked for.
 pub fn memory_estimate(size: u64, remoteness: bool) -> u64 {
     let out = if remoteness {
         size.saturating_mul(4)
@@ -55,26 +58,58 @@ pub fn memory_estimate(size: u64, remoteness: bool) -> u64 {
     size.div_ceil(4).saturating_add(size).saturating_add(out)
 }
 
-/// The most positions two consecutive tiers hold, for a game whose tiers are contiguous ranges
-/// (only those two need to be resident); `None` for other games.
-pub fn widest_two_tiers<G: Game>(game: &G) -> Option<u64> {
-    let tiers = game.tier_count()?;
-    let len = |t: u32| game.tier_range(t).map(|r| r.end - r.start);
-    let mut widest = 0u64;
-    for t in 0..tiers {
-        let two = len(t)? + if t + 1 < tiers { len(t + 1)? } else { 0 };
-        widest = widest.max(two);
-    }
-    Some(widest)
+/// Whether a solve keeps remoteness per tier, in slots ([`Game::tier_slots`]): two tiers of it
+/// at a time. Otherwise one byte per index (games without slots, and solves that return every
+/// position's remoteness).
+pub fn slotted<G: Game>(game: &G, remoteness: bool) -> bool {
+    !remoteness && game.tier_slots(0).is_some()
 }
 
-/// Bytes the tiered engine needs resident for `game`: [`memory_estimate`], or for a game with
-/// contiguous tiers the cells and remoteness of its two widest consecutive tiers (the finished
-/// tiers live in the memory-mapped files and the kernel may write them out).
+/// The most slots a solved tier of `solving` and its child tier hold together.
+pub fn widest_two_tiers<G: Game>(game: &G, solving: std::ops::Range<u32>) -> u64 {
+    let tiers = game.tier_count().unwrap_or(0);
+    let slots = |t: u32| {
+        if t < tiers {
+            game.tier_slots(t).unwrap_or(0)
+        } else {
+            0
+        }
+    };
+    solving.map(|t| slots(t) + slots(t + 1)).max().unwrap_or(0)
+}
+
+/// Bytes of cells a solve of the tiers `solving` keeps resident: where tiers are index ranges,
+/// those of a solved tier and its child tier at most (finished tiers live in the table's file,
+/// which the kernel may write out); otherwise all of them.
+pub fn resident_cells<G: Game>(game: &G, solving: std::ops::Range<u32>) -> u64 {
+    let tiers = game.tier_count().unwrap_or(0);
+    let len = |t: u32| game.tier_range(t).map(|r| r.end - r.start);
+    if len(0).is_none() {
+        return game.size().div_ceil(4);
+    }
+    solving
+        .map(|t| {
+            len(t).unwrap_or(0)
+                + if t + 1 < tiers {
+                    len(t + 1).unwrap_or(0)
+                } else {
+                    0
+                }
+        })
+        .max()
+        .unwrap_or(0)
+        .div_ceil(4)
+}
+
+/// Bytes the tiered engine needs resident for `game`: with slots, the cells it keeps
+/// ([`resident_cells`]) and the remoteness of its two widest consecutive tiers; otherwise
+/// [`memory_estimate`].
 pub fn memory_estimate_for<G: Game>(game: &G, remoteness: bool) -> u64 {
-    match widest_two_tiers(game) {
-        Some(two) if !remoteness => two.div_ceil(4).saturating_add(two),
-        _ => memory_estimate(game.size(), remoteness),
+    let tiers = game.tier_count().unwrap_or(0);
+    if slotted(game, remoteness) {
+        resident_cells(game, 0..tiers).saturating_add(widest_two_tiers(game, 0..tiers))
+    } else {
+        memory_estimate(game.size(), remoteness)
     }
 }
 
@@ -83,58 +118,138 @@ pub fn memory_estimate_for<G: Game>(game: &G, remoteness: bool) -> u64 {
 /// # Panics
 /// When [`unsupported`] names a reason; callers check it first.
 pub fn solve<G: Game>(game: &G, cells: &Cells<'_>, opts: &SolveOptions) -> SolveStats {
-    let rem = zeroed_bytes(game.size());
     let tiers = game.tier_count().unwrap_or(0);
-    solve_tiers(game, cells, &rem, tiers, 0, opts, |_, _, _| Ok(true))
+    solve_tiers(game, cells, tiers, 0, None, opts, |_| Ok(true))
         .expect("the callback never fails")
         .expect("the callback never stops")
 }
 
-/// Heap bytes, zeroed, as atomics (the remoteness of a solve that is not resumable).
-pub fn zeroed_bytes(n: u64) -> Vec<AtomicU8> {
-    let v = std::mem::ManuallyDrop::new(vec![0u8; n as usize]);
-    // SAFETY: AtomicU8 has u8's layout and accepts every bit pattern; the allocation is handed
-    // over whole.
-    unsafe { Vec::from_raw_parts(v.as_ptr() as *mut AtomicU8, v.len(), v.capacity()) }
+/// A finished tier, as [`solve_tiers`] reports it.
+pub struct TierDone<'a> {
+    pub tier: u32,
+    /// The rounds figure of the tiers finished so far.
+    pub rounds: u32,
+    /// Positions the tier listed.
+    pub positions: u64,
+    /// What a later call needs to resume below this tier: the tier's remoteness by slot when
+    /// the solve is [`slotted`], else every index's byte. Zero is "none", else remoteness + 1.
+    pub remoteness: &'a [AtomicU8],
 }
 
-/// Solves the tiers below `done_from` (the tiers from `done_from` up must already be decided in
-/// `cells` and `rem`, as a previous call left them). `rem` holds one byte per index, zero where
-/// nothing is decided; `rounds_before` is the rounds figure of the tiers already done (0 at the
-/// start). After each tier `after(t, rounds, positions)` is called with the rounds so far and
-/// the positions the tier listed; it may make the work durable, and returns `false` to stop
-/// there (the result is then `None`, and the solve can be resumed with `done_from = t`; after
-/// tier 0 the solve finishes regardless). Tier `t - 1` reads the remoteness of tier `t` only, so
-/// a caller may discard that of the tiers above it. The stats count this call's edges only.
+/// Zeroed anonymous memory for remoteness bytes: reserved, not committed (pages appear when
+/// first written), with huge pages advised. Page faults on a file mapping serialised the two
+/// threads in the first tiers, which touch every page.
+struct AnonBytes {
+    map: Option<memmap2::MmapMut>,
+}
+
+impl AnonBytes {
+    fn new(len: u64) -> std::io::Result<AnonBytes> {
+        if len == 0 {
+            return Ok(AnonBytes { map: None });
+        }
+        let len = usize::try_from(len).map_err(std::io::Error::other)?;
+        let map = memmap2::MmapOptions::new()
+            .len(len)
+            .no_reserve_swap()
+            .map_anon()?;
+        // Advice only: without transparent huge pages the map works the same.
+        let _ = map.advise(memmap2::Advice::HugePage);
+        Ok(AnonBytes { map: Some(map) })
+    }
+
+    fn from_bytes(bytes: &[u8]) -> std::io::Result<AnonBytes> {
+        let mut a = AnonBytes::new(bytes.len() as u64)?;
+        if let Some(m) = a.map.as_mut() {
+            m.copy_from_slice(bytes);
+        }
+        Ok(a)
+    }
+
+    /// The bytes as atomics, for the solver's threads.
+    fn atomics(&self) -> &[AtomicU8] {
+        let Some(map) = &self.map else { return &[] };
+        // SAFETY: AtomicU8 has u8's layout and any alignment, and every access through the
+        // slice is atomic; the map is writable and only reachable through `&self` here, so no
+        // plain reference to these bytes exists while the slice lives.
+        unsafe { std::slice::from_raw_parts(map.as_ptr() as *const AtomicU8, map.len()) }
+    }
+}
+
+/// Solves the tiers below `done_from`; the tiers from `done_from` up must already be decided in
+/// `cells`, and `resume` must hold what [`TierDone::remoteness`] held for tier `done_from` (for
+/// a fresh solve, `done_from` is the tier count and `resume` is `None`). `rounds_before` is the
+/// rounds figure of the tiers already done (0 at the start).
+///
+/// After each tier `after` is called; it may make the work durable, and returns `false` to stop
+/// there (the result is then `None`, and the solve can be resumed below that tier; after tier 0
+/// the solve finishes regardless). The stats count this call's edges only.
+///
+/// Remoteness is kept [`slotted`] where the game allows: tier `t` reads tier `t + 1`'s only, so
+/// two tiers of it are resident at a time.
 pub fn solve_tiers<G: Game>(
     game: &G,
     cells: &Cells<'_>,
-    rem: &[AtomicU8],
     done_from: u32,
     rounds_before: u32,
+    resume: Option<&[u8]>,
     opts: &SolveOptions,
-    mut after: impl FnMut(u32, u32, u64) -> crate::Result<bool>,
+    mut after: impl FnMut(TierDone<'_>) -> crate::Result<bool>,
 ) -> crate::Result<Option<SolveStats>> {
     assert_eq!(cells.len(), game.size(), "cells must match the game");
-    assert_eq!(
-        rem.len() as u64,
-        game.size(),
-        "remoteness must match the game"
-    );
     if let Some(why) = unsupported(game) {
         panic!("tiered engine: {why}");
     }
     game.prepare();
     let size = game.size();
     let tiers = game.tier_count().unwrap_or(0);
+    let done_from = done_from.min(tiers);
+    let slotted = slotted(game, opts.remoteness);
+    let no_memory = |len: usize, source| crate::Error::Io {
+        path: format!("{len} bytes of anonymous memory for remoteness"),
+        source,
+    };
+    let alloc = |len: u64| AnonBytes::new(len).map_err(|e| no_memory(len as usize, e));
+    let expected = |t: u32| {
+        if slotted {
+            if t < tiers {
+                game.tier_slots(t).unwrap_or(0)
+            } else {
+                0
+            }
+        } else {
+            size
+        }
+    };
+    // With slots: `child` is tier t + 1's remoteness, `current` tier t's; without, one array.
+    let mut child = match resume {
+        Some(bytes) => {
+            assert_eq!(
+                bytes.len() as u64,
+                expected(done_from),
+                "resumed remoteness size"
+            );
+            AnonBytes::from_bytes(bytes).map_err(|e| no_memory(bytes.len(), e))?
+        }
+        None => alloc(expected(done_from))?,
+    };
     let progress = opts.bar(size);
     let edges = AtomicU64::new(0);
     // Rounds of the counter engine: the largest remoteness plus one, 0 when nothing is won or
     // lost. Stored bytes are remoteness plus one already, so it is their largest value.
     let rounds = AtomicU32::new(rounds_before);
 
-    for t in (0..done_from.min(tiers)).rev() {
+    for t in (0..done_from).rev() {
         progress.set_message(format!("tier {t} of {tiers}"));
+        let current = if slotted {
+            Some(alloc(expected(t))?)
+        } else {
+            None
+        };
+        let (kid_rem, rem) = (
+            child.atomics(),
+            current.as_ref().unwrap_or(&child).atomics(),
+        );
         let tier_done = AtomicU64::new(0);
         let units = game.tier_units(t);
         (0..units).into_par_iter().for_each(|unit| {
@@ -143,14 +258,20 @@ pub fn solve_tiers<G: Game>(
             let mut local_rounds = 0u8;
             // Nothing reads tier t's cells while it is solved: decisions go out a word at a time.
             let mut batch = cells::Batch::new(cells);
-            game.visit_tier(t, unit, |pos, status, kids| {
+            game.visit_tier(t, unit, |pos, slot, status, kids, kid_slots| {
                 done += 1;
-                let (code, r) = decide(cells, rem, status, kids, &mut local_edges);
+                // Without slots, remoteness is kept by index.
+                let (slot, kid_slots) = if slotted {
+                    (slot, kid_slots)
+                } else {
+                    (pos, kids)
+                };
+                let (code, r) = decide(cells, kid_rem, status, kids, kid_slots, &mut local_edges);
                 if code != cells::UNDECIDED {
                     batch.decide(pos, code);
                 }
                 if r != NONE {
-                    rem[pos as usize].store(r, Ordering::Relaxed);
+                    rem[slot as usize].store(r, Ordering::Relaxed);
                     local_rounds = local_rounds.max(r);
                 }
             });
@@ -160,7 +281,17 @@ pub fn solve_tiers<G: Game>(
             progress.inc(done);
             tier_done.fetch_add(done, Ordering::Relaxed);
         });
-        if !after(t, rounds.load(Ordering::Relaxed), tier_done.into_inner())? && t > 0 {
+        let done = TierDone {
+            tier: t,
+            rounds: rounds.load(Ordering::Relaxed),
+            positions: tier_done.into_inner(),
+            remoteness: rem,
+        };
+        let go_on = after(done)?;
+        if let Some(c) = current {
+            child = c;
+        }
+        if !go_on && t > 0 {
             return Ok(None);
         }
     }
@@ -174,8 +305,10 @@ pub fn solve_tiers<G: Game>(
         parent_visits: 0,
         edges,
         child_probes: edges,
-        remoteness: opts.remoteness.then(|| {
-            rem.par_iter()
+        remoteness: (opts.remoteness && !slotted).then(|| {
+            child
+                .atomics()
+                .par_iter()
                 .map(|r| match r.load(Ordering::Relaxed) {
                     NONE => u32::MAX,
                     r => r as u32 - 1,
@@ -194,6 +327,7 @@ fn decide(
     rem: &[AtomicU8],
     status: Status,
     kids: &[u64],
+    kid_slots: &[u64],
     edges: &mut u64,
 ) -> (u8, u8) {
     match status {
@@ -214,17 +348,19 @@ fn decide(
                     _ => all_won = false,
                 }
             }
-            let r = |c: u64| rem[c as usize].load(Ordering::Relaxed);
+            // A child's remoteness is at its slot (its index, where there are no slots).
+            let r = |slot: u64| rem[slot as usize].load(Ordering::Relaxed);
             if any_lost {
                 let quickest = kids
                     .iter()
-                    .filter(|&&c| cells.get(c) == cells::LOSS)
-                    .map(|&c| r(c))
+                    .zip(kid_slots)
+                    .filter(|&(&c, _)| cells.get(c) == cells::LOSS)
+                    .map(|(_, &slot)| r(slot))
                     .min()
                     .unwrap_or(1);
                 (cells::WIN, quickest + 1)
             } else if all_won {
-                let slowest = kids.iter().map(|&c| r(c)).max().unwrap_or(1);
+                let slowest = kid_slots.iter().map(|&slot| r(slot)).max().unwrap_or(1);
                 (cells::LOSS, slowest + 1)
             } else {
                 (cells::DRAW, NONE)

@@ -188,6 +188,57 @@ fn sibling(out: &Path, what: &str) -> PathBuf {
     out.with_file_name(format!(".{name}.{what}"))
 }
 
+/// `.NAME.partial-rem.T` beside `out`: the remoteness a build resumed below tier `T` starts
+/// from (one per checkpoint; the previous one is deleted once the next is named).
+fn rem_path(out: &Path, tier: u32) -> PathBuf {
+    sibling(out, &format!("partial-rem.{tier}"))
+}
+
+/// Deletes the remoteness work files beside `out`, all or all but tier `keep`'s.
+fn remove_rem_files(out: &Path, keep: Option<u32>) {
+    let prefix = sibling(out, "partial-rem.");
+    let (Some(dir), Some(prefix)) = (prefix.parent(), prefix.file_name()) else {
+        return;
+    };
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let prefix = prefix.to_string_lossy().into_owned();
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(tier) = name.strip_prefix(&prefix) else {
+            continue;
+        };
+        if keep.is_none_or(|k| tier != k.to_string()) {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
+/// The remoteness work file of checkpoint `m`, whole and matching the checkpoint's sum.
+fn read_rem(out: &Path, m: &Mark) -> Result<Vec<u8>> {
+    let path = rem_path(out, m.tier);
+    let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+    if bytes.len() as u64 != m.rem_bytes || xxhash_rust::xxh3::xxh3_64(&bytes) != m.rem_sum {
+        return Err(Error::Table {
+            path: path.display().to_string(),
+            msg: format!(
+                "work file damaged: {} bytes, but the checkpoint of tier {} recorded {} bytes \
+                 with another checksum; delete the .partial files beside it to start over",
+                bytes.len(),
+                m.tier,
+                m.rem_bytes
+            ),
+        });
+    }
+    Ok(bytes)
+}
+
 /// The header's description of the game: its spec, and its input embedded or referred to.
 pub(crate) struct GameFields {
     pub spec: String,
@@ -482,8 +533,8 @@ pub struct TieredPlan {
     pub done_from: u32,
     /// This run solves tiers `lowest..done_from`, top down.
     pub lowest: u32,
-    /// Tiers are index ranges and no remoteness is kept: only two tiers' work is resident.
-    pub ranged: bool,
+    /// The engine keeps remoteness by tier slots: two tiers of it are resident.
+    pub slotted: bool,
     /// Positions left to solve after this checkpoint (all the tiers below it).
     pub positions_left: u64,
     /// Peak memory of this run, bytes.
@@ -505,32 +556,34 @@ pub fn plan_tiered(game: &AnyGame, out: &Path, opts: &BuildOptions) -> TieredPla
         read_mark(&sibling(out, "partial-tier"), &spec, size).filter(|m| m.tier < tiers);
     let done_from = resumed.as_ref().map_or(tiers, |m| m.tier);
     let lowest = done_from.saturating_sub(opts.stop_after_tiers.unwrap_or(tiers));
-    // Where tiers are index ranges and no remoteness is kept, a run touches the cells of the
-    // tiers it solves and the remoteness of two consecutive tiers at a time (the build discards
-    // the rest as it goes), so memory and disk are counted for this run's tiers. Otherwise the
-    // whole table's cells and remoteness bytes.
-    let ranged = !opts.remoteness && with_game!(game, g => g.tier_range(0)).is_some();
-    let len = |t: u32| with_game!(game, g => g.tier_range(t)).map_or(0, |r| r.end - r.start);
-    let (memory_bytes, disk_all) = if ranged {
-        let two = (lowest..done_from)
-            .map(|t| len(t) + len(t + 1))
-            .max()
-            .unwrap_or(0);
-        // On disk: the remoteness of the last checkpoint's tier, two while a new one is made.
-        let one = (lowest..=done_from).map(len).max().unwrap_or(0);
-        let first = with_game!(game, g => g.tier_range(lowest)).map_or(size, |r| r.start);
+    // With slots the engine keeps the remoteness of a tier and its child tier, so memory and
+    // disk are counted for this run's tiers (and where tiers are index ranges, their cells);
+    // otherwise the whole table's cells and one remoteness byte per index. On disk a checkpoint
+    // writes its tier's remoteness before the previous checkpoint's is deleted.
+    let slotted = with_game!(game, g => solve::tiered::slotted(g, opts.remoteness));
+    let solving = lowest..done_from;
+    let (memory_bytes, disk_all) = if slotted {
+        let slots = |t: u32| with_game!(game, g => if t < tiers { g.tier_slots(t).unwrap_or(0) } else { 0 });
+        let one = (lowest..=done_from).map(slots).max().unwrap_or(0);
+        let cells_on_disk = with_game!(game, g => g.tier_range(lowest))
+            .map_or(size, |r| size - r.start)
+            .div_ceil(4);
         (
-            two.div_ceil(4).saturating_add(two),
-            (size - first)
-                .div_ceil(4)
-                .saturating_add(one.saturating_mul(2)),
+            with_game!(game, g => solve::tiered::resident_cells(g, solving.clone())
+                .saturating_add(solve::tiered::widest_two_tiers(g, solving.clone()))),
+            cells_on_disk.saturating_add(one.saturating_mul(2)),
         )
     } else {
         let est = estimate(game, opts);
-        (est.memory_bytes, est.file_bytes.saturating_add(size))
+        (
+            est.memory_bytes,
+            est.file_bytes.saturating_add(size.saturating_mul(2)),
+        )
     };
-    let have = [sibling(out, "partial"), sibling(out, "partial-rem")]
+    let rem_file = resumed.as_ref().map(|m| rem_path(out, m.tier));
+    let have = [Some(sibling(out, "partial")), rem_file]
         .iter()
+        .flatten()
         .filter_map(|p| std::fs::metadata(p).ok())
         .map(|m| {
             use std::os::unix::fs::MetadataExt;
@@ -555,7 +608,7 @@ pub fn plan_tiered(game: &AnyGame, out: &Path, opts: &BuildOptions) -> TieredPla
         resumed,
         done_from,
         lowest,
-        ranged,
+        slotted,
         positions_left,
         memory_bytes,
         disk_bytes: disk_all.saturating_sub(have),
@@ -586,6 +639,9 @@ pub struct Mark {
     /// of the earlier runs.
     pub timed: u64,
     pub seconds: f64,
+    /// Size and xxh3 of the checkpoint's remoteness file.
+    pub rem_bytes: u64,
+    pub rem_sum: u64,
 }
 
 /// After each tier of a tiered build: how it went and what is left.
@@ -625,12 +681,16 @@ fn read_mark(path: &Path, spec: &str, size: u64) -> Option<Mark> {
     let solved = field("solved-positions ").unwrap_or(0u64);
     let timed = field("timed-positions ").unwrap_or(0);
     let seconds = field("solve-seconds ").unwrap_or(0) as f64;
+    let rem_bytes = field("remoteness-bytes ")?;
+    let rem_sum = field("remoteness-xxh3 ")?;
     Some(Mark {
         tier,
         rounds,
         solved,
         timed,
         seconds,
+        rem_bytes,
+        rem_sum,
     })
 }
 
@@ -638,12 +698,15 @@ fn write_mark(path: &Path, spec: &str, size: u64, m: &Mark) -> Result<()> {
     let tmp = path.with_extension("new");
     let text = format!(
         "retrodb tiered build\nspec {spec}\npositions {size}\nfinished-tier {}\nrounds {}\n\
-         solved-positions {}\ntimed-positions {}\nsolve-seconds {}\n",
+         solved-positions {}\ntimed-positions {}\nsolve-seconds {}\nremoteness-bytes {}\n\
+         remoteness-xxh3 {}\n",
         m.tier,
         m.rounds,
         m.solved,
         m.timed,
-        m.seconds.round() as u64
+        m.seconds.round() as u64,
+        m.rem_bytes,
+        m.rem_sum
     );
     let f = File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;
     f.write_all_at(text.as_bytes(), 0)
@@ -653,18 +716,18 @@ fn write_mark(path: &Path, spec: &str, size: u64, m: &Mark) -> Result<()> {
 }
 
 /// A tiered build through work files beside `out`: `.NAME.partial` holds the cells (a shared
-/// mapping: the table being written), `.NAME.partial-rem` the remoteness bytes a resumed run
-/// needs, `.NAME.partial-tier` names the checkpoint. The engine's remoteness lives in anonymous
-/// memory, two tiers of it where tiers are index ranges.
+/// mapping: the table being written), `.NAME.partial-rem.T` the remoteness a run resumed below
+/// tier `T` starts from, `.NAME.partial-tier` names the checkpoint. While solving, the engine
+/// keeps remoteness in anonymous memory (two tiers of it where the game has slots).
 ///
 /// A finished tier becomes a checkpoint when [`BuildOptions::checkpoint_every`] has passed since
-/// the last one (and where `stop_after_tiers` stops): its remoteness (all of it, where tiers
-/// are not ranges) is written to the work file, both files are synced, then the checkpoint file
-/// names the tier, and only then is the previous checkpoint's remoteness dropped; so a build
-/// interrupted at any moment resumes below the last checkpoint. Syncing after every tier cost
-/// a short build a fifth of its time in faults on pages the write-back had made read-only
-/// (hex:4: 4.1 s against 3.2 s), and first touches of a file-backed remoteness map serialised
-/// the two threads on page faults.
+/// the last one (and where `stop_after_tiers` stops): its remoteness is written to a new work
+/// file and synced, the cells are synced, the checkpoint file names the tier with the size and
+/// xxh3 of that remoteness, and only then is the previous checkpoint's file deleted; so a build
+/// interrupted at any moment resumes below the last checkpoint, and a damaged work file is
+/// refused by name. Syncing after every tier cost a short build a fifth of its time in faults on
+/// pages the write-back had made read-only (hex:4: 4.1 s against 3.2 s), and first touches of a
+/// file-backed remoteness map serialised the two threads on page faults (docs/TIERED.md).
 fn build_tiered(
     game: &AnyGame,
     out: &Path,
@@ -674,13 +737,11 @@ fn build_tiered(
     let spec = game.spec();
     let size = game.size();
     let mark = sibling(out, "partial-tier");
-    let rem_path = sibling(out, "partial-rem");
     let plan = plan_tiered(game, out, opts);
     let TieredPlan {
         tiers,
         done_from,
         lowest,
-        ranged,
         ..
     } = plan;
     let resumed = plan.resumed.clone();
@@ -692,48 +753,20 @@ fn build_tiered(
     )?;
     crate::memory::check_disk(what, out, plan.disk_bytes)?;
     let tmp = TempFile::resumable(out)?;
-    let rem_file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(&rem_path)
-        .map_err(|e| Error::io(&rem_path, e))?;
-    if resumed.is_none() {
-        // A fresh start: whatever the work files held belongs to no finished tier.
-        let _ = std::fs::remove_file(&mark);
-        for (f, p) in [(&tmp.file, &tmp.path), (&rem_file, &rem_path)] {
-            f.set_len(0).map_err(|e| Error::io(p, e))?;
+    // The remoteness a resumed run starts from, checked against the checkpoint's sum.
+    let resume_rem = match &resumed {
+        Some(m) => Some(read_rem(out, m)?),
+        None => {
+            // A fresh start: whatever the work files held belongs to no finished tier.
+            let _ = std::fs::remove_file(&mark);
+            remove_rem_files(out, None);
+            tmp.file.set_len(0).map_err(|e| Error::io(&tmp.path, e))?;
+            None
         }
-    }
-    rem_file
-        .set_len(size)
-        .map_err(|e| Error::io(&rem_path, e))?;
-    // The remoteness of the tiers being solved lives in anonymous memory (huge pages where the
-    // kernel gives them: first touches of a file mapping serialised the two threads on page
-    // faults); the work file gets what a resumed run needs at each checkpoint.
-    let tier_range = |t: u32| with_game!(game, g => g.tier_range(t));
-    let saved = |t: u32| match tier_range(t) {
-        Some(r) if ranged => r,
-        _ => 0..size,
     };
-    let mut rem_mem = AnonBytes::new(size).map_err(|e| Error::io(&rem_path, e))?;
-    if let Some(m) = &resumed {
-        let r = saved(m.tier);
-        rem_file
-            .read_exact_at(
-                &mut rem_mem.bytes_mut()[r.start as usize..r.end as usize],
-                r.start,
-            )
-            .map_err(|e| Error::io(&rem_path, e))?;
-    }
     let mut writer = RawWriter::with_file(tmp, GameFields::of(game), size)?;
     let solve_start = Instant::now();
     let mut budget = opts.stop_after_tiers;
-    let rem_fd = {
-        use std::os::fd::AsRawFd;
-        rem_file.as_raw_fd()
-    };
     let cells_file = writer
         .tmp
         .file
@@ -746,7 +779,6 @@ fn build_tiered(
             remoteness: opts.remoteness,
             progress: opts.progress.clone(),
         };
-        let rem = rem_mem.atomics();
         // The tier a resumed run would start below, and when it was written.
         let mut checkpoint_tier = resumed.as_ref().map(|m| m.tier);
         let mut checkpoint_at = Instant::now();
@@ -757,9 +789,10 @@ fn build_tiered(
             .map_or((0, 0, 0.0), |m| (m.solved, m.timed, m.seconds));
         let mut solved = solved_before;
         let mut tier_start = Instant::now();
-        let checkpoint = |t: u32, rounds: u32, positions: u64| -> Result<bool> {
+        let checkpoint = |done: solve::tiered::TierDone<'_>| -> Result<bool> {
+            let t = done.tier;
             let tier_seconds = tier_start.elapsed().as_secs_f64();
-            solved += positions;
+            solved += done.positions;
             let go_on = match budget.as_mut() {
                 Some(b) => {
                     *b = b.saturating_sub(1);
@@ -769,32 +802,32 @@ fn build_tiered(
             };
             // After tier 0 the table itself is written at once: no checkpoint is needed.
             if t > 0 && (!go_on || checkpoint_at.elapsed() >= opts.checkpoint_every) {
-                // A resumed run reads tier t's remoteness (or all of it, where tiers are not
-                // ranges); the cells are a shared mapping, so syncing writes them back.
-                let r = saved(t);
-                let bytes: Vec<u8> = rem[r.start as usize..r.end as usize]
+                // The remoteness a resumed run needs goes to a file of its own, then the cells
+                // (a shared mapping) are synced, then the checkpoint names both; only then is
+                // the previous checkpoint's file deleted.
+                let bytes: Vec<u8> = done
+                    .remoteness
                     .iter()
                     .map(|b| b.load(std::sync::atomic::Ordering::Relaxed))
                     .collect();
-                rem_file
-                    .write_all_at(&bytes, r.start)
-                    .and_then(|_| rem_file.sync_data())
-                    .map_err(|e| Error::io(&rem_path, e))?;
+                let path = rem_path(out, t);
+                std::fs::File::create(&path)
+                    .and_then(|f| f.write_all_at(&bytes, 0).and_then(|_| f.sync_all()))
+                    .map_err(|e| Error::io(&path, e))?;
                 cells_file
                     .sync_data()
                     .map_err(|e| Error::io(&cells_path, e))?;
                 let m = Mark {
                     tier: t,
-                    rounds,
+                    rounds: done.rounds,
                     solved,
                     timed: timed_before + (solved - solved_before),
                     seconds: seconds_before + solve_start.elapsed().as_secs_f64(),
+                    rem_bytes: bytes.len() as u64,
+                    rem_sum: xxhash_rust::xxh3::xxh3_64(&bytes),
                 };
                 write_mark(&mark, &spec, size, &m)?;
-                if ranged && let Some(old) = checkpoint_tier.and_then(tier_range) {
-                    punch_hole(rem_fd, old.start, old.end - old.start)
-                        .map_err(|e| Error::io(&rem_path, e))?;
-                }
+                remove_rem_files(out, Some(t));
                 checkpoint_tier = Some(t);
                 checkpoint_at = Instant::now();
             }
@@ -804,7 +837,7 @@ fn build_tiered(
                 report(&TierReport {
                     tier: t,
                     tiers,
-                    positions,
+                    positions: done.positions,
                     seconds: tier_seconds,
                     solved,
                     left,
@@ -817,19 +850,15 @@ fn build_tiered(
                 eprintln!("retrodb: RETRODB_CRASH_AFTER_TIER={t}: aborting as asked");
                 std::process::abort();
             }
-            // Tier t - 1 reads tier t only: tier t + 1's remoteness is not needed any more.
-            if ranged && let Some(r) = tier_range(t + 1) {
-                rem_mem.discard(r.start, r.end);
-            }
             tier_start = Instant::now();
             Ok(go_on)
         };
         with_game!(game, g => solve::tiered::solve_tiers(
             g,
             &cells,
-            rem,
             done_from,
             resumed.as_ref().map_or(0, |m| m.rounds),
+            resume_rem.as_deref(),
             &sopts,
             checkpoint
         ))?
@@ -862,90 +891,17 @@ fn build_tiered(
             0,
         ));
     };
-    drop(rem_mem);
     let (width, rem_bytes) = encode_remoteness(&stats);
     let file_bytes = writer.finish(stats.counts, stats.rounds, width, &rem_bytes)?;
-    let _ = std::fs::remove_file(&rem_path);
+    remove_rem_files(out, None);
     let _ = std::fs::remove_file(&mark);
     Ok(summary(&stats, out.display().to_string(), true, file_bytes))
-}
-
-/// Zeroed anonymous memory for a solve's remoteness bytes: reserved, not committed (pages
-/// appear when first written and go back with [`AnonBytes::discard`]), huge pages advised.
-struct AnonBytes {
-    map: Option<MmapMut>,
-}
-
-impl AnonBytes {
-    fn new(len: u64) -> std::io::Result<AnonBytes> {
-        if len == 0 {
-            return Ok(AnonBytes { map: None });
-        }
-        let len = usize::try_from(len).map_err(std::io::Error::other)?;
-        let map = MmapOptions::new().len(len).no_reserve_swap().map_anon()?;
-        // Advice only: without transparent huge pages the map works the same.
-        let _ = map.advise(memmap2::Advice::HugePage);
-        Ok(AnonBytes { map: Some(map) })
-    }
-
-    fn bytes_mut(&mut self) -> &mut [u8] {
-        self.map.as_deref_mut().unwrap_or(&mut [])
-    }
-
-    /// The bytes as atomics, for the solver's threads.
-    fn atomics(&self) -> &[std::sync::atomic::AtomicU8] {
-        let Some(map) = &self.map else { return &[] };
-        // SAFETY: AtomicU8 has u8's layout and any alignment, and every access through the
-        // slice is atomic; the map is writable, and `bytes_mut` needs `&mut self`, so no plain
-        // reference to these bytes exists while the slice lives.
-        unsafe { std::slice::from_raw_parts(map.as_ptr() as *const _, map.len()) }
-    }
-
-    /// Gives the whole pages inside `start..end` back to the kernel (they read as zeros). Bytes
-    /// on pages shared with neighbouring ranges stay.
-    fn discard(&self, start: u64, end: u64) {
-        let Some(map) = &self.map else { return };
-        let page = PAGE;
-        let (from, to) = (start.div_ceil(page) * page, end / page * page);
-        if from < to {
-            // SAFETY: the range lies inside the map, and nothing reads these bytes again
-            // expecting their old contents (the caller's tier is finished and not read again).
-            let _ = unsafe {
-                map.unchecked_advise_range(
-                    memmap2::UncheckedAdvice::DontNeed,
-                    from as usize,
-                    (to - from) as usize,
-                )
-            };
-        }
-    }
 }
 
 /// The tier after which a build aborts, from `RETRODB_CRASH_AFTER_TIER`: a crash injected by
 /// the tests of resumption (the process dies as from a signal, with no chance to clean up).
 fn crash_after_tier() -> Option<u32> {
     std::env::var("RETRODB_CRASH_AFTER_TIER").ok()?.parse().ok()
-}
-
-/// Gives `len` bytes at `offset` of a file back to the file system (they read as zeros).
-fn punch_hole(fd: std::os::fd::RawFd, offset: u64, len: u64) -> std::io::Result<()> {
-    if len == 0 {
-        return Ok(());
-    }
-    // SAFETY: fallocate only reads its integer arguments; `fd` is an open file of ours.
-    let rc = unsafe {
-        libc::fallocate(
-            fd,
-            libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
-            offset as libc::off_t,
-            len as libc::off_t,
-        )
-    };
-    if rc == 0 {
-        Ok(())
-    } else {
-        Err(std::io::Error::last_os_error())
-    }
 }
 
 /// Remoteness in the narrowest width whose all-ones value exceeds the largest finite value.

@@ -16,13 +16,16 @@ pub struct Alternation {
     cells: u32,
     /// `offset[t]`: the first index of tier `t`; `offset[cells + 1]` is the size.
     offset: Vec<u64>,
-    /// `binom[n][k]` for `n, k <= cells`.
-    binom: Vec<Vec<u64>>,
+    binom: Binomials,
 }
 
-impl Alternation {
-    pub fn new(cells: u32, first: Player) -> Alternation {
-        let n = cells as usize;
+/// `C(n, k)` for `n, k <= N`, read as `binom[n][k]`.
+#[derive(Clone, Debug)]
+pub struct Binomials(Vec<Vec<u64>>);
+
+impl Binomials {
+    pub fn new(n: u32) -> Binomials {
+        let n = n as usize;
         let mut binom = vec![vec![0u64; n + 1]; n + 1];
         for i in 0..=n {
             binom[i][0] = 1;
@@ -30,11 +33,26 @@ impl Alternation {
                 binom[i][k] = binom[i - 1][k - 1] + if k < i { binom[i - 1][k] } else { 0 };
             }
         }
+        Binomials(binom)
+    }
+}
+
+impl std::ops::Deref for Binomials {
+    type Target = [Vec<u64>];
+
+    fn deref(&self) -> &[Vec<u64>] {
+        &self.0
+    }
+}
+
+impl Alternation {
+    pub fn new(cells: u32, first: Player) -> Alternation {
+        let n = cells as usize;
         let mut a = Alternation {
             first,
             cells,
             offset: vec![0],
-            binom,
+            binom: Binomials::new(cells),
         };
         for t in 0..=cells {
             let tier = a.binom[n][t as usize] * a.splits(t);
@@ -143,10 +161,10 @@ impl Alternation {
             return;
         }
         let (mut filled, mut lefts) = self.unrank_in_tier(t, start - self.offset[t as usize]);
-        let mut ranks = Ranks::new(self, t, filled);
+        let mut ranks = Ranks::new(&self.binom, t, filled);
         for pos in start..end {
             if ranks.filled != filled {
-                ranks = Ranks::new(self, t, filled);
+                ranks = Ranks::new(&self.binom, t, filled);
             }
             let l = deposit(lefts, filled);
             f(pos, l, filled & !l, &ranks);
@@ -268,12 +286,12 @@ impl Alternation {
 pub struct Ranks {
     t: u32,
     filled: u64,
-    below: [u64; 41],
-    above: [u64; 41],
+    pub below: [u64; 41],
+    pub above: [u64; 41],
 }
 
 impl Ranks {
-    fn new(a: &Alternation, t: u32, filled: u64) -> Ranks {
+    pub fn new(binom: &Binomials, t: u32, filled: u64) -> Ranks {
         let mut r = Ranks {
             t,
             filled,
@@ -291,11 +309,11 @@ impl Ranks {
             k += 1;
         }
         for (i, &c) in cells[..k].iter().enumerate() {
-            r.below[i + 1] = r.below[i] + a.binom[c][i + 1];
+            r.below[i + 1] = r.below[i] + binom[c][i + 1];
         }
         for i in (0..k).rev() {
             // `C(c, i + 2)` needs `i + 2 <= cells`: an open configuration has an empty cell.
-            r.above[i] = r.above[i + 1] + a.binom[cells[i]].get(i + 2).copied().unwrap_or(0);
+            r.above[i] = r.above[i + 1] + binom[cells[i]].get(i + 2).copied().unwrap_or(0);
         }
         r
     }
@@ -319,7 +337,7 @@ fn next_subset(x: u64) -> Option<u64> {
 /// Spreads the low bits of `bits` over the one bits of `mask`, lowest first (bit `k` of `bits`
 /// goes to the `k`-th one bit of `mask`).
 #[inline]
-fn deposit(mut bits: u64, mut mask: u64) -> u64 {
+pub fn deposit(mut bits: u64, mut mask: u64) -> u64 {
     let mut out = 0;
     while mask != 0 && bits != 0 {
         let low = mask & mask.wrapping_neg();
@@ -327,6 +345,22 @@ fn deposit(mut bits: u64, mut mask: u64) -> u64 {
             out |= low;
         }
         bits >>= 1;
+        mask &= mask - 1;
+    }
+    out
+}
+
+/// Gathers the bits of `bits` at the one bits of `mask` into the low bits, lowest first: the
+/// inverse of [`deposit`].
+#[inline]
+pub fn extract(bits: u64, mut mask: u64) -> u64 {
+    let (mut out, mut k) = (0, 0);
+    while mask != 0 {
+        let low = mask & mask.wrapping_neg();
+        if bits & low != 0 {
+            out |= 1 << k;
+        }
+        k += 1;
         mask &= mask - 1;
     }
     out

@@ -184,6 +184,60 @@ fn ascending(n: u32, m: u32, base: u64, l: u64, r: u64, f: &mut impl FnMut(u64, 
     ascending(n - 1, m - 1, base + 2 * top, l, r | bit, f);
 }
 
+/// `C(i, k) * 2^k` for `i <= MAX_CELLS` and `k <= i` (zero beyond), in one block.
+type Ways = [[u64; MAX_CELLS as usize + 2]; MAX_CELLS as usize + 1];
+
+/// The state of [`ranked`]: per cell `e` with a zero digit, the sums of the rank terms of the
+/// nonzero digits above it, for the configuration's own tier (`own`) and the next (`next`), and
+/// how many nonzero digits lie above it.
+struct RankPath {
+    t: u32,
+    own: [u64; 64],
+    next: [u64; 64],
+    above: [u32; 64],
+}
+
+/// [`ascending`] that also ranks: calls `f(c, left, right, rank, path, n)` where `rank` counts
+/// the configurations of the tier (`t` nonzero digits) below `c`, and `path` holds the sums a
+/// child's rank needs for the zero digits at cells `n` and up (below `n` every digit is zero,
+/// and the sums there are `run_own`, `run_next`). The rank of `c` is the sum over its nonzero
+/// digits `i` of the configurations that agree above `i` and are smaller at `i`.
+#[allow(clippy::too_many_arguments)]
+fn ranked(
+    ways: &Ways,
+    n: u32,
+    m: u32,
+    base: u64,
+    l: u64,
+    r: u64,
+    run: (u64, u64),
+    path: &mut RankPath,
+    f: &mut impl FnMut(u64, u64, u64, (u64, u64), &RankPath, u32),
+) {
+    if m == 0 {
+        f(base, l, r, run, path, n);
+        return;
+    }
+    let i = n - 1;
+    let w = &ways[i as usize];
+    let m_ = m as usize;
+    if n > m {
+        path.own[i as usize] = run.0;
+        path.next[i as usize] = run.1;
+        path.above[i as usize] = path.t - m;
+        ranked(ways, n - 1, m, base, l, r, run, path, f);
+    }
+    let top = 3u64.pow(i);
+    let bit = 1u64 << i;
+    // Digit 1: below it come the configurations with a 0 here (m nonzero digits still to place
+    // below, or m + 1 for the next tier's target).
+    let one = (run.0 + w[m_], run.1 + w[m_ + 1]);
+    ranked(ways, n - 1, m - 1, base + top, l | bit, r, one, path, f);
+    // Digit 2: those with a 0 or a 1 here.
+    let two = (one.0 + w[m_ - 1], one.1 + w[m_]);
+    ranked(ways, n - 1, m - 1, base + 2 * top, l, r | bit, two, path, f);
+}
+
 /// `10^log10` written as `7.29e19`.
 fn scientific(log10: f64) -> String {
     let exponent = log10.floor();
@@ -281,6 +335,9 @@ pub struct CellGame {
     decode: Vec<u16>,
     /// `Some`: only the configurations reachable by alternation, in the tier-major index.
     alt: Option<alternation::Alternation>,
+    /// `ways[i][k] = C(i, k) * 2^k`: the configurations of `i` cells with `k` filled, for the
+    /// slots of the plain index ([`Game::tier_slots`]); zero where `k > i`.
+    ways: Box<Ways>,
     /// Once [`Game::prepare`]d: bit `s` says whether the cell set `s` joins the terminals
     /// (`Links::connects`), so a win test is one lookup instead of a flood.
     joins: std::sync::OnceLock<Box<[u64]>>,
@@ -372,6 +429,16 @@ impl CellGame {
             step,
             decode,
             alt: None,
+            ways: {
+                let b = alternation::Binomials::new(cells);
+                let mut w = Box::new([[0u64; MAX_CELLS as usize + 2]; MAX_CELLS as usize + 1]);
+                for (i, row) in w.iter_mut().enumerate().take(cells as usize + 1) {
+                    for (k, x) in row.iter_mut().enumerate().take(i + 1) {
+                        *x = b[i][k] << k;
+                    }
+                }
+                w
+            },
             joins: std::sync::OnceLock::new(),
         })
     }
@@ -616,6 +683,57 @@ impl CellGame {
             return;
         }
         ascending(low, t - filled_top, unit * 3u64.pow(low), l, r, &mut f);
+    }
+
+    /// [`CellGame::configurations_in_tier`] with ranks: calls `f(c, left, right, run, path, n)`
+    /// as [`ranked`] does.
+    #[inline]
+    fn ranked_in_tier(
+        &self,
+        t: u32,
+        unit: u64,
+        mut f: impl FnMut(u64, u64, u64, (u64, u64), &RankPath, u32),
+    ) {
+        if unit >= self.tier_units(t) {
+            return;
+        }
+        let digits = self.cells.min(TIER_PREFIX_DIGITS);
+        let low = self.cells - digits;
+        let mut path = RankPath {
+            t,
+            own: [0; 64],
+            next: [0; 64],
+            above: [0; 64],
+        };
+        // The unit's digits, top cell first, as the recursion would have placed them.
+        let (mut l, mut r, mut run, mut z) = (0u64, 0u64, (0u64, 0u64), 0u32);
+        for i in (low..self.cells).rev() {
+            let d = unit / 3u64.pow(i - low) % 3;
+            if d == 0 {
+                path.own[i as usize] = run.0;
+                path.next[i as usize] = run.1;
+                path.above[i as usize] = z;
+                continue;
+            }
+            if z >= t {
+                return;
+            }
+            let m = (t - z) as usize;
+            let w = &self.ways[i as usize];
+            run = (run.0 + w[m], run.1 + w[m + 1]);
+            if d == 2 {
+                run = (run.0 + w[m - 1], run.1 + w[m]);
+                r |= 1 << i;
+            } else {
+                l |= 1 << i;
+            }
+            z += 1;
+        }
+        if t - z > low {
+            return;
+        }
+        let base = unit * 3u64.pow(low);
+        ranked(&self.ways, low, t - z, base, l, r, run, &mut path, &mut f);
     }
 
     /// A picture of the position, with the cells of `marked` moves highlighted.
@@ -900,59 +1018,102 @@ impl Game for CellGame {
     /// players to move, with its cells carried along the enumeration instead of decoded from
     /// the index.
     #[inline]
-    fn visit_tier(&self, t: u32, unit: u64, mut f: impl FnMut(u64, Status, &[u64])) {
-        let (mut kids, mut rights) = ([0u64; 64], [0u64; 64]);
+    fn visit_tier(&self, t: u32, unit: u64, mut f: impl FnMut(u64, u64, Status, &[u64], &[u64])) {
+        let (mut kids, mut slots) = ([0u64; 64], [0u64; 64]);
         if let Some(a) = &self.alt {
             // Each configuration follows from the one before, and its children are ranked from
-            // its own rank's terms.
+            // its own rank's terms. Slots are offsets in the tier's range.
             if unit >= self.tier_units(t) {
                 return;
             }
             let range = a.tier_range(t);
+            let next = if t < self.cells {
+                a.tier_range(t + 1).start
+            } else {
+                0
+            };
             let start = range.start + unit * ALT_UNIT;
             let mover = a.mover(t);
             a.walk(
                 t,
                 start,
                 (start + ALT_UNIT).min(range.end),
-                |pos, l, r, ranks| match self.winner(l, r) {
-                    Some(w) if w == mover => f(pos, Status::Over(Value::Win), &[]),
-                    Some(_) => f(pos, Status::Over(Value::Loss), &[]),
-                    None => {
-                        let n = a.children(ranks, l, &mut kids);
-                        f(pos, Status::Open, &kids[..n]);
+                |pos, l, r, ranks| {
+                    let slot = pos - range.start;
+                    match self.winner(l, r) {
+                        Some(w) if w == mover => f(pos, slot, Status::Over(Value::Win), &[], &[]),
+                        Some(_) => f(pos, slot, Status::Over(Value::Loss), &[], &[]),
+                        None => {
+                            let n = a.children(ranks, l, &mut kids);
+                            for (s, &k) in slots.iter_mut().zip(&kids[..n]) {
+                                *s = k - next;
+                            }
+                            f(pos, slot, Status::Open, &kids[..n], &slots[..n]);
+                        }
                     }
                 },
             );
             return;
         }
-        self.configurations_in_tier(t, unit, |c, l, r| {
+        let (mut rights, mut right_slots) = ([0u64; 64], [0u64; 64]);
+        self.ranked_in_tier(t, unit, |c, l, r, run, path, n| {
             let (pl, pr) = (2 * c, 2 * c + 1);
+            // The slot: the configuration's rank in its tier, then the mover.
+            let sl = run.0 << 1;
             match self.winner(l, r) {
                 Some(Player::Left) => {
-                    f(pl, Status::Over(Value::Win), &[]);
-                    f(pr, Status::Over(Value::Loss), &[]);
+                    f(pl, sl, Status::Over(Value::Win), &[], &[]);
+                    f(pr, sl + 1, Status::Over(Value::Loss), &[], &[]);
                 }
                 Some(Player::Right) => {
-                    f(pl, Status::Over(Value::Loss), &[]);
-                    f(pr, Status::Over(Value::Win), &[]);
+                    f(pl, sl, Status::Over(Value::Loss), &[], &[]);
+                    f(pr, sl + 1, Status::Over(Value::Win), &[], &[]);
                 }
                 None => {
                     // Left claims: digit 0 -> 1 and mover 0 -> 1; Right: 0 -> 2, mover 1 -> 0.
-                    let mut n = 0;
+                    // A child's rank keeps the terms above the new digit (for one more nonzero
+                    // digit), adds the new digit's own, and keeps those below it as they are.
+                    let mut k = 0;
                     let mut empty = self.full & !(l | r);
                     while empty != 0 {
-                        let step = self.step[empty.trailing_zeros() as usize];
-                        kids[n] = pl + step + 1;
-                        rights[n] = pr + 2 * step - 1;
+                        let e = empty.trailing_zeros();
                         empty &= empty - 1;
-                        n += 1;
+                        let (own, next, above) = if e < n {
+                            (run.0, run.1, t)
+                        } else {
+                            let e = e as usize;
+                            (path.own[e], path.next[e], path.above[e])
+                        };
+                        let w = &self.ways[e as usize];
+                        let m = (t - above) as usize;
+                        let shared = next + run.0 - own;
+                        let step = self.step[e as usize];
+                        kids[k] = pl + step + 1;
+                        rights[k] = pr + 2 * step - 1;
+                        slots[k] = ((shared + w[m + 1]) << 1) | 1;
+                        right_slots[k] = (shared + w[m + 1] + w[m]) << 1;
+                        k += 1;
                     }
-                    f(pl, Status::Open, &kids[..n]);
-                    f(pr, Status::Open, &rights[..n]);
+                    f(pl, sl, Status::Open, &kids[..k], &slots[..k]);
+                    f(pr, sl + 1, Status::Open, &rights[..k], &right_slots[..k]);
                 }
             }
         });
+    }
+
+    /// Alternation games: the length of the tier's range. Plain games: `C(cells, t) * 2^t * 2`
+    /// (which cells are filled, whose each is, who is to move).
+    fn tier_slots(&self, t: u32) -> Option<u64> {
+        if t > self.cells {
+            return Some(0);
+        }
+        Some(match &self.alt {
+            Some(a) => {
+                let r = a.tier_range(t);
+                r.end - r.start
+            }
+            None => self.ways[self.cells as usize][t as usize] << 1,
+        })
     }
 }
 
