@@ -423,3 +423,35 @@ fn bench_suite_runs_end_to_end() {
         stderr(&bad)
     );
 }
+
+/// A tiered run says what it will do before it starts (tiers, memory, disk, and when resuming
+/// the time left at the earlier runs' rate), then reports its first tier and its checkpoint.
+#[test]
+fn tiered_builds_print_their_plan_and_tiers() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("plan.rdb");
+    let out = out.to_str().unwrap();
+    let first = retrodb(&["build", "hex:3,start=L", "-o", out, "--tiers", "2"]);
+    assert!(first.status.success(), "{}", stderr(&first));
+    let err = stderr(&first);
+    assert!(err.contains("this run: tiers 9 down to 8 of 10;"), "{err}");
+    assert!(
+        err.contains("memory ") && err.contains("disk ") && err.contains("free"),
+        "{err}"
+    );
+    assert!(err.contains("time left: after each tier"), "{err}");
+    assert!(err.contains("tier 9 of 10 done: 126 positions"), "{err}");
+    assert!(
+        err.contains("tier 8 of 10 done:") && err.contains(", checkpoint;"),
+        "{err}"
+    );
+    let second = retrodb(&["build", "hex:3,start=L", "-o", out]);
+    assert!(second.status.success(), "{}", stderr(&second));
+    let err = stderr(&second);
+    assert!(
+        err.contains("this run: tiers 7 down to 0 of 10, resuming below tier 8"),
+        "{err}"
+    );
+    let refused = retrodb(&["build", "hex:3", "-o", out, "--tiers", "0"]);
+    assert!(!refused.status.success());
+}

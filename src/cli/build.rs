@@ -105,10 +105,13 @@ pub fn run(a: Args) -> Result<ExitCode> {
                 "{}",
                 plan_line(&table::plan_tiered(&game, solved_into, &opts), max_memory)
             );
-            // A line per tier that took a while (or became a checkpoint), above the bar.
+            // A line for the run's first tier (the first estimate of the time left) and for
+            // each tier that took a while or became a checkpoint, above the bar.
             let bar = opts.progress.clone();
+            let first = std::sync::atomic::AtomicBool::new(true);
             opts.on_tier = Some(std::sync::Arc::new(move |r: &table::TierReport| {
-                if r.seconds >= 1.0 || r.checkpoint {
+                let first = first.swap(false, std::sync::atomic::Ordering::Relaxed);
+                if first || r.seconds >= 1.0 || r.checkpoint {
                     let line = tier_line(r);
                     match &bar {
                         Some(b) => b.suspend(|| eprintln!("{line}")),
