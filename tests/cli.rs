@@ -388,13 +388,16 @@ fn bench_suite_runs_end_to_end() {
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let rates = report["read_rates"].as_array().unwrap();
-    assert_eq!(rates.len(), 2);
-    assert!(
-        rates
-            .iter()
-            .all(|r| r["per_second"].as_f64().unwrap() > 0.0)
-    );
+    for key in ["read_rates", "compute_rates"] {
+        let rates = report[key].as_array().unwrap();
+        assert_eq!(rates.len(), 2, "{key}");
+        assert!(
+            rates
+                .iter()
+                .all(|r| r["per_second"].as_f64().unwrap() > 0.0)
+        );
+    }
+    assert_eq!(report["compute_rates"][0]["buffer_bytes"], 16384);
     let rows = report["rows"].as_array().unwrap();
     let threads: Vec<u64> = rows
         .iter()

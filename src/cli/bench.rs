@@ -132,8 +132,14 @@ struct Row {
 #[derive(Serialize)]
 struct Report {
     read_rates: Vec<retrodb::bench::ReadRate>,
+    /// The same loop over a buffer that fits the first-level cache: the machine's own limit for
+    /// thread scaling of work that does not wait on memory.
+    compute_rates: Vec<retrodb::bench::ReadRate>,
     rows: Vec<Row>,
 }
+
+/// The buffer of the compute-bound reference loop: well inside a first-level data cache.
+const COMPUTE_BUFFER: u64 = 16 << 10;
 
 fn suite(s: &SuiteArgs) -> Result<()> {
     for c in &s.only {
@@ -163,6 +169,23 @@ fn suite(s: &SuiteArgs) -> Result<()> {
             );
         }
         read_rates.push(r);
+    }
+    let mut compute_rates: Vec<retrodb::bench::ReadRate> = Vec::new();
+    for &t in &thread_counts {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(t).build()?;
+        let r = pool.install(|| retrodb::bench::random_read_rate(COMPUTE_BUFFER, s.reads));
+        if !s.json {
+            let scale = compute_rates.first().map_or(String::new(), |one| {
+                format!(" ({:.2}x)", r.per_second / one.per_second)
+            });
+            println!(
+                "the same over {} (the cache; compute-bound): {} thread(s) {:.1}M/s{scale}",
+                human_bytes(r.buffer_bytes),
+                t,
+                r.per_second / 1e6
+            );
+        }
+        compute_rates.push(r);
     }
 
     let exe = std::env::current_exe().context("finding the retrodb binary")?;
@@ -237,7 +260,12 @@ fn suite(s: &SuiteArgs) -> Result<()> {
         }
     }
     if s.json {
-        println!("{}", serde_json::to_string(&Report { read_rates, rows })?);
+        let report = Report {
+            read_rates,
+            compute_rates,
+            rows,
+        };
+        println!("{}", serde_json::to_string(&report)?);
     }
     Ok(())
 }
