@@ -119,10 +119,13 @@ pub fn memory_estimate_for<G: Game>(game: &G, remoteness: bool) -> u64 {
 /// When [`unsupported`] names a reason; callers check it first.
 pub fn solve<G: Game>(game: &G, cells: &Cells<'_>, opts: &SolveOptions) -> SolveStats {
     let tiers = game.tier_count().unwrap_or(0);
-    solve_tiers(game, cells, tiers, 0, None, opts, |_| Ok(true))
+    solve_tiers(game, cells, tiers, 0, None::<Fill>, opts, |_| Ok(true))
         .expect("the callback never fails")
         .expect("the callback never stops")
 }
+
+/// A filler of a resumed solve's remoteness, in its simplest type (for solves with none).
+type Fill = fn(&mut [u8]) -> crate::Result<()>;
 
 /// A finished tier, as [`solve_tiers`] reports it.
 pub struct TierDone<'a> {
@@ -158,12 +161,8 @@ impl AnonBytes {
         Ok(AnonBytes { map: Some(map) })
     }
 
-    fn from_bytes(bytes: &[u8]) -> std::io::Result<AnonBytes> {
-        let mut a = AnonBytes::new(bytes.len() as u64)?;
-        if let Some(m) = a.map.as_mut() {
-            m.copy_from_slice(bytes);
-        }
-        Ok(a)
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        self.map.as_deref_mut().unwrap_or(&mut [])
     }
 
     /// The bytes as atomics, for the solver's threads.
@@ -177,9 +176,10 @@ impl AnonBytes {
 }
 
 /// Solves the tiers below `done_from`; the tiers from `done_from` up must already be decided in
-/// `cells`, and `resume` must hold what [`TierDone::remoteness`] held for tier `done_from` (for
-/// a fresh solve, `done_from` is the tier count and `resume` is `None`). `rounds_before` is the
-/// rounds figure of the tiers already done (0 at the start).
+/// `cells`, and `resume` must fill the buffer it is given with what [`TierDone::remoteness`]
+/// held for tier `done_from` (for a fresh solve, `done_from` is the tier count and `resume` is
+/// `None`): it is read into the engine's memory directly, with no second copy. `rounds_before`
+/// is the rounds figure of the tiers already done (0 at the start).
 ///
 /// After each tier `after` is called; it may make the work durable, and returns `false` to stop
 /// there (the result is then `None`, and the solve can be resumed below that tier; after tier 0
@@ -192,7 +192,7 @@ pub fn solve_tiers<G: Game>(
     cells: &Cells<'_>,
     done_from: u32,
     rounds_before: u32,
-    resume: Option<&[u8]>,
+    resume: Option<impl FnOnce(&mut [u8]) -> crate::Result<()>>,
     opts: &SolveOptions,
     mut after: impl FnMut(TierDone<'_>) -> crate::Result<bool>,
 ) -> crate::Result<Option<SolveStats>> {
@@ -222,17 +222,10 @@ pub fn solve_tiers<G: Game>(
         }
     };
     // With slots: `child` is tier t + 1's remoteness, `current` tier t's; without, one array.
-    let mut child = match resume {
-        Some(bytes) => {
-            assert_eq!(
-                bytes.len() as u64,
-                expected(done_from),
-                "resumed remoteness size"
-            );
-            AnonBytes::from_bytes(bytes).map_err(|e| no_memory(bytes.len(), e))?
-        }
-        None => alloc(expected(done_from))?,
-    };
+    let mut child = alloc(expected(done_from))?;
+    if let Some(fill) = resume {
+        fill(child.bytes_mut())?;
+    }
     let progress = opts.bar(size);
     let edges = AtomicU64::new(0);
     // Rounds of the counter engine: the largest remoteness plus one, 0 when nothing is won or

@@ -220,23 +220,59 @@ fn remove_rem_files(out: &Path, keep: Option<u32>) {
     }
 }
 
-/// The remoteness work file of checkpoint `m`, whole and matching the checkpoint's sum.
-fn read_rem(out: &Path, m: &Mark) -> Result<Vec<u8>> {
+/// Bytes a checkpoint's remoteness moves through at a time (no copy of a whole tier).
+const REM_CHUNK: usize = 16 << 20;
+
+/// Reads the remoteness work file of checkpoint `m` into `buf`, which must be as long as the
+/// engine expects; it must be that long and match the checkpoint's sum.
+fn read_rem(out: &Path, m: &Mark, buf: &mut [u8]) -> Result<()> {
     let path = rem_path(out, m.tier);
-    let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
-    if bytes.len() as u64 != m.rem_bytes || xxhash_rust::xxh3::xxh3_64(&bytes) != m.rem_sum {
+    let file = File::open(&path).map_err(|e| Error::io(&path, e))?;
+    let len = file.metadata().map_err(|e| Error::io(&path, e))?.len();
+    let mut hash = xxhash_rust::xxh3::Xxh3Default::new();
+    let whole = len == m.rem_bytes && len == buf.len() as u64;
+    if whole {
+        for (k, chunk) in buf.chunks_mut(REM_CHUNK).enumerate() {
+            file.read_exact_at(chunk, (k * REM_CHUNK) as u64)
+                .map_err(|e| Error::io(&path, e))?;
+            hash.update(chunk);
+        }
+    }
+    if !whole || hash.digest() != m.rem_sum {
         return Err(Error::Table {
             path: path.display().to_string(),
             msg: format!(
-                "work file damaged: {} bytes, but the checkpoint of tier {} recorded {} bytes \
-                 with another checksum; delete the .partial files beside it to start over",
-                bytes.len(),
+                "work file damaged: {len} bytes (the checkpoint of tier {} recorded {} and the \
+                 engine expects {}) or another checksum; delete the .partial files beside it to \
+                 start over",
                 m.tier,
-                m.rem_bytes
+                m.rem_bytes,
+                buf.len()
             ),
         });
     }
-    Ok(bytes)
+    Ok(())
+}
+
+/// Writes a finished tier's remoteness to `path` a chunk at a time and syncs it; returns its
+/// size and xxh3.
+fn write_rem(path: &Path, rem: &[std::sync::atomic::AtomicU8]) -> Result<(u64, u64)> {
+    let file = File::create(path).map_err(|e| Error::io(path, e))?;
+    let mut hash = xxhash_rust::xxh3::Xxh3Default::new();
+    let mut buf = Vec::with_capacity(REM_CHUNK.min(rem.len()));
+    for (k, chunk) in rem.chunks(REM_CHUNK).enumerate() {
+        buf.clear();
+        buf.extend(
+            chunk
+                .iter()
+                .map(|b| b.load(std::sync::atomic::Ordering::Relaxed)),
+        );
+        hash.update(&buf);
+        file.write_all_at(&buf, (k * REM_CHUNK) as u64)
+            .map_err(|e| Error::io(path, e))?;
+    }
+    file.sync_all().map_err(|e| Error::io(path, e))?;
+    Ok((rem.len() as u64, hash.digest()))
 }
 
 /// The header's description of the game: its spec, and its input embedded or referred to.
@@ -753,9 +789,10 @@ fn build_tiered(
     )?;
     crate::memory::check_disk(what, out, plan.disk_bytes)?;
     let tmp = TempFile::resumable(out)?;
-    // The remoteness a resumed run starts from, checked against the checkpoint's sum.
+    // The remoteness a resumed run starts from, read into the engine's memory and checked
+    // against the checkpoint's sum.
     let resume_rem = match &resumed {
-        Some(m) => Some(read_rem(out, m)?),
+        Some(m) => Some(|buf: &mut [u8]| read_rem(out, m, buf)),
         None => {
             // A fresh start: whatever the work files held belongs to no finished tier.
             let _ = std::fs::remove_file(&mark);
@@ -805,15 +842,7 @@ fn build_tiered(
                 // The remoteness a resumed run needs goes to a file of its own, then the cells
                 // (a shared mapping) are synced, then the checkpoint names both; only then is
                 // the previous checkpoint's file deleted.
-                let bytes: Vec<u8> = done
-                    .remoteness
-                    .iter()
-                    .map(|b| b.load(std::sync::atomic::Ordering::Relaxed))
-                    .collect();
-                let path = rem_path(out, t);
-                std::fs::File::create(&path)
-                    .and_then(|f| f.write_all_at(&bytes, 0).and_then(|_| f.sync_all()))
-                    .map_err(|e| Error::io(&path, e))?;
+                let (rem_bytes, rem_sum) = write_rem(&rem_path(out, t), done.remoteness)?;
                 cells_file
                     .sync_data()
                     .map_err(|e| Error::io(&cells_path, e))?;
@@ -823,8 +852,8 @@ fn build_tiered(
                     solved,
                     timed: timed_before + (solved - solved_before),
                     seconds: seconds_before + solve_start.elapsed().as_secs_f64(),
-                    rem_bytes: bytes.len() as u64,
-                    rem_sum: xxhash_rust::xxh3::xxh3_64(&bytes),
+                    rem_bytes,
+                    rem_sum,
                 };
                 write_mark(&mark, &spec, size, &m)?;
                 remove_rem_files(out, Some(t));
@@ -858,7 +887,7 @@ fn build_tiered(
             &cells,
             done_from,
             resumed.as_ref().map_or(0, |m| m.rounds),
-            resume_rem.as_deref(),
+            resume_rem,
             &sopts,
             checkpoint
         ))?
