@@ -187,24 +187,14 @@ impl Alternation {
         // (how many filled cells lie below the new one) its rank's terms below and above p.
         let (mut below, mut above) = ([0u64; 41], [0u64; 41]);
         let mut marks = [0u32; 41];
-        let (mut rest, mut j, mut p) = (filled, 0usize, 0usize);
-        let mut bits = [0u8; 41];
-        while rest != 0 {
-            let c = rest.trailing_zeros();
-            rest &= rest - 1;
-            bits[p] = (l >> c & 1) as u8;
-            p += 1;
-        }
+        let lefts = extract(l, filled);
+        let left_at = |p: usize| lefts >> p & 1 == 1;
+        let mut j = 0usize;
         // below[p]: the terms of Left's positions b < p, unchanged by the insertion.
         for p in 0..t {
             marks[p] = j as u32;
-            below[p + 1] = below[p]
-                + if bits[p] == 1 {
-                    self.binom[p][j + 1]
-                } else {
-                    0
-                };
-            j += bits[p] as usize;
+            below[p + 1] = below[p] + if left_at(p) { self.binom[p][j + 1] } else { 0 };
+            j += left_at(p) as usize;
         }
         marks[t] = j as u32;
         // above[p]: the terms of Left's positions b >= p once shifted up by one, with one more
@@ -212,7 +202,7 @@ impl Alternation {
         let shift = left_moves as usize;
         for p in (0..t).rev() {
             above[p] = above[p + 1]
-                + if bits[p] == 1 {
+                + if left_at(p) {
                     self.binom[p + 1][marks[p] as usize + 1 + shift]
                 } else {
                     0
@@ -246,15 +236,7 @@ impl Alternation {
         let filled = self.unrank(t, within / splits, self.cells);
         let lefts = self.unrank(self.lefts(t), within % splits, t);
         // Left's cells are the filled cells at the positions `lefts` names.
-        let (mut l, mut rest, mut k) = (0u64, filled, 0);
-        while rest != 0 {
-            let c = rest.trailing_zeros();
-            rest &= rest - 1;
-            if lefts >> k & 1 == 1 {
-                l |= 1 << c;
-            }
-            k += 1;
-        }
+        let l = deposit(lefts, filled);
         (l, filled & !l)
     }
 
@@ -267,15 +249,7 @@ impl Alternation {
         if l & r != 0 || t > self.cells || l.count_ones() != self.lefts(t) {
             return None;
         }
-        let (mut lefts, mut rest, mut k) = (0u64, filled, 0);
-        while rest != 0 {
-            let c = rest.trailing_zeros();
-            rest &= rest - 1;
-            if l >> c & 1 == 1 {
-                lefts |= 1 << k;
-            }
-            k += 1;
-        }
+        let lefts = extract(l, filled);
         Some(self.offset[t as usize] + self.rank(filled) * self.splits(t) + self.rank(lefts))
     }
 }
@@ -286,12 +260,12 @@ impl Alternation {
 pub struct Ranks {
     t: u32,
     filled: u64,
-    pub below: [u64; 41],
-    pub above: [u64; 41],
+    below: [u64; 41],
+    above: [u64; 41],
 }
 
 impl Ranks {
-    pub fn new(binom: &Binomials, t: u32, filled: u64) -> Ranks {
+    fn new(binom: &Binomials, t: u32, filled: u64) -> Ranks {
         let mut r = Ranks {
             t,
             filled,
@@ -337,7 +311,7 @@ fn next_subset(x: u64) -> Option<u64> {
 /// Spreads the low bits of `bits` over the one bits of `mask`, lowest first (bit `k` of `bits`
 /// goes to the `k`-th one bit of `mask`).
 #[inline]
-pub fn deposit(mut bits: u64, mut mask: u64) -> u64 {
+fn deposit(mut bits: u64, mut mask: u64) -> u64 {
     let mut out = 0;
     while mask != 0 && bits != 0 {
         let low = mask & mask.wrapping_neg();
@@ -353,7 +327,7 @@ pub fn deposit(mut bits: u64, mut mask: u64) -> u64 {
 /// Gathers the bits of `bits` at the one bits of `mask` into the low bits, lowest first: the
 /// inverse of [`deposit`].
 #[inline]
-pub fn extract(bits: u64, mut mask: u64) -> u64 {
+fn extract(bits: u64, mut mask: u64) -> u64 {
     let (mut out, mut k) = (0, 0);
     while mask != 0 {
         let low = mask & mask.wrapping_neg();
@@ -437,6 +411,7 @@ mod tests {
         assert_eq!(next_subset(0b1100), Some(0b10001));
         assert_eq!(next_subset(1 << 63), None);
         assert_eq!(deposit(0b101, 0b1101_0100), 0b0100_0100);
+        assert_eq!(extract(0b0100_0100, 0b1101_0100), 0b101);
     }
 
     #[test]

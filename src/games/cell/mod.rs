@@ -167,23 +167,6 @@ const ALT_UNIT: u64 = 4096;
 /// Cells fixed by one work unit of a tier: `3^7 = 2187` units, so every thread gets many.
 const TIER_PREFIX_DIGITS: u32 = 7;
 
-/// Calls `f(c, left, right)` on every configuration `c = base + v` in increasing order, where
-/// `v` runs over the numbers below `3^n` with exactly `m` nonzero base-3 digits; `left` and
-/// `right` are its cells of each player (`l` and `r` hold those of `base`'s digits).
-fn ascending(n: u32, m: u32, base: u64, l: u64, r: u64, f: &mut impl FnMut(u64, u64, u64)) {
-    if m == 0 {
-        f(base, l, r);
-        return;
-    }
-    let top = 3u64.pow(n - 1);
-    let bit = 1u64 << (n - 1);
-    if n > m {
-        ascending(n - 1, m, base, l, r, f);
-    }
-    ascending(n - 1, m - 1, base + top, l | bit, r, f);
-    ascending(n - 1, m - 1, base + 2 * top, l, r | bit, f);
-}
-
 /// `C(i, k) * 2^k` for `i <= MAX_CELLS` and `k <= i` (zero beyond), in one block.
 type Ways = [[u64; MAX_CELLS as usize + 2]; MAX_CELLS as usize + 1];
 
@@ -197,11 +180,14 @@ struct RankPath {
     above: [u32; 64],
 }
 
-/// [`ascending`] that also ranks: calls `f(c, left, right, rank, path, n)` where `rank` counts
-/// the configurations of the tier (`t` nonzero digits) below `c`, and `path` holds the sums a
-/// child's rank needs for the zero digits at cells `n` and up (below `n` every digit is zero,
-/// and the sums there are `run_own`, `run_next`). The rank of `c` is the sum over its nonzero
-/// digits `i` of the configurations that agree above `i` and are smaller at `i`.
+/// Calls `f(c, left, right, run, path, n)` on every configuration `c = base + v` in increasing
+/// order, where `v` runs over the numbers below `3^n` with exactly `m` nonzero base-3 digits;
+/// `left` and `right` are its cells of each player (`l` and `r` hold those of `base`'s digits).
+/// `run.0` is the rank of `c` (the configurations of its tier, `t` nonzero digits, below it) and
+/// `run.1` the same sum of terms for one more nonzero digit; `path` holds those sums for the
+/// zero digits at cells `n` and up, which a child's rank needs (below `n` every digit is zero,
+/// and the sums there are `run`'s). The rank of `c` is the sum over its nonzero digits `i` of
+/// the configurations that agree above `i` and are smaller at `i`.
 #[allow(clippy::too_many_arguments)]
 fn ranked(
     ways: &Ways,
@@ -657,36 +643,9 @@ impl CellGame {
         self.index(l2, r2, mover)
     }
 
-    /// Calls `f(c, left, right)` on the configurations (index without the mover bit) of the
-    /// plain index with `t` filled cells whose top [`TIER_PREFIX_DIGITS`] cells are the digits
-    /// of `unit`, in increasing order.
-    #[inline]
-    fn configurations_in_tier(&self, t: u32, unit: u64, mut f: impl FnMut(u64, u64, u64)) {
-        if unit >= self.tier_units(t) {
-            return;
-        }
-        let low = self.cells - self.cells.min(TIER_PREFIX_DIGITS);
-        let (mut filled_top, mut l, mut r) = (0, 0u64, 0u64);
-        let mut u = unit;
-        let mut cell = low;
-        while u != 0 {
-            match u % 3 {
-                1 => l |= 1 << cell,
-                2 => r |= 1 << cell,
-                _ => {}
-            }
-            filled_top += !u.is_multiple_of(3) as u32;
-            u /= 3;
-            cell += 1;
-        }
-        if filled_top > t || t - filled_top > low {
-            return;
-        }
-        ascending(low, t - filled_top, unit * 3u64.pow(low), l, r, &mut f);
-    }
-
-    /// [`CellGame::configurations_in_tier`] with ranks: calls `f(c, left, right, run, path, n)`
-    /// as [`ranked`] does.
+    /// Calls `f(c, left, right, run, path, n)` as [`ranked`] does on the configurations (index
+    /// without the mover bit) of the plain index with `t` filled cells whose top
+    /// [`TIER_PREFIX_DIGITS`] cells are the digits of `unit`, in increasing order.
     #[inline]
     fn ranked_in_tier(
         &self,
@@ -1008,7 +967,7 @@ impl Game for CellGame {
             }
             return;
         }
-        self.configurations_in_tier(t, unit, |c, _, _| {
+        self.ranked_in_tier(t, unit, |c, _, _, _, _, _| {
             f(2 * c);
             f(2 * c + 1);
         });
