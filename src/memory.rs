@@ -60,13 +60,18 @@ pub fn disk_free(dir: &std::path::Path) -> Option<u64> {
     Some((st.f_bavail as u64).saturating_mul(st.f_frsize as u64))
 }
 
+/// The directory holding `out` (`.` for a bare file name).
+pub fn dir_of(out: &std::path::Path) -> &std::path::Path {
+    match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => std::path::Path::new("."),
+    }
+}
+
 /// Refuses to write `need` bytes for `what` into the directory of `out` when its file system
 /// has less free space (unknown free space is not refused).
 pub fn check_disk(what: impl Into<String>, out: &std::path::Path, need: u64) -> Result<()> {
-    let dir = match out.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => std::path::Path::new("."),
-    };
+    let dir = dir_of(out);
     match disk_free(dir) {
         Some(free) if need > free => Err(Error::Disk {
             what: what.into(),

@@ -65,40 +65,42 @@ pub fn slotted<G: Game>(game: &G, remoteness: bool) -> bool {
     !remoteness && game.tier_slots(0).is_some()
 }
 
+/// The slots of tier `t` ([`Game::tier_slots`]; 0 for games without slots and past the last
+/// tier).
+pub fn slots<G: Game>(game: &G, t: u32) -> u64 {
+    if t < game.tier_count().unwrap_or(0) {
+        game.tier_slots(t).unwrap_or(0)
+    } else {
+        0
+    }
+}
+
+/// The most a solved tier of `solving` and its child tier hold together, by `len` (0 past the
+/// last tier).
+fn widest_pair(solving: std::ops::Range<u32>, len: impl Fn(u32) -> u64) -> u64 {
+    solving.map(|t| len(t) + len(t + 1)).max().unwrap_or(0)
+}
+
 /// The most slots a solved tier of `solving` and its child tier hold together.
 pub fn widest_two_tiers<G: Game>(game: &G, solving: std::ops::Range<u32>) -> u64 {
-    let tiers = game.tier_count().unwrap_or(0);
-    let slots = |t: u32| {
-        if t < tiers {
-            game.tier_slots(t).unwrap_or(0)
-        } else {
-            0
-        }
-    };
-    solving.map(|t| slots(t) + slots(t + 1)).max().unwrap_or(0)
+    widest_pair(solving, |t| slots(game, t))
 }
 
 /// Bytes of cells a solve of the tiers `solving` keeps resident: where tiers are index ranges,
 /// those of a solved tier and its child tier at most (finished tiers live in the table's file,
 /// which the kernel may write out); otherwise all of them.
 pub fn resident_cells<G: Game>(game: &G, solving: std::ops::Range<u32>) -> u64 {
-    let tiers = game.tier_count().unwrap_or(0);
-    let len = |t: u32| game.tier_range(t).map(|r| r.end - r.start);
-    if len(0).is_none() {
+    if game.tier_range(0).is_none() {
         return game.size().div_ceil(4);
     }
-    solving
-        .map(|t| {
-            len(t).unwrap_or(0)
-                + if t + 1 < tiers {
-                    len(t + 1).unwrap_or(0)
-                } else {
-                    0
-                }
-        })
-        .max()
-        .unwrap_or(0)
-        .div_ceil(4)
+    let tiers = game.tier_count().unwrap_or(0);
+    let len = |t: u32| {
+        (t < tiers)
+            .then(|| game.tier_range(t))
+            .flatten()
+            .map_or(0, |r| r.end - r.start)
+    };
+    widest_pair(solving, len).div_ceil(4)
 }
 
 /// Bytes the tiered engine needs resident for `game`: with slots, the cells it keeps
@@ -210,17 +212,7 @@ pub fn solve_tiers<G: Game>(
         source,
     };
     let alloc = |len: u64| AnonBytes::new(len).map_err(|e| no_memory(len as usize, e));
-    let expected = |t: u32| {
-        if slotted {
-            if t < tiers {
-                game.tier_slots(t).unwrap_or(0)
-            } else {
-                0
-            }
-        } else {
-            size
-        }
-    };
+    let expected = |t: u32| if slotted { slots(game, t) } else { size };
     // With slots: `child` is tier t + 1's remoteness, `current` tier t's; without, one array.
     let mut child = alloc(expected(done_from))?;
     if let Some(fill) = resume {

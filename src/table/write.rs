@@ -197,18 +197,12 @@ fn rem_path(out: &Path, tier: u32) -> PathBuf {
 /// Deletes the remoteness work files beside `out`, all or all but tier `keep`'s.
 fn remove_rem_files(out: &Path, keep: Option<u32>) {
     let prefix = sibling(out, "partial-rem.");
-    let (Some(dir), Some(prefix)) = (prefix.parent(), prefix.file_name()) else {
+    let Some(prefix) = prefix.file_name().map(|n| n.to_string_lossy().into_owned()) else {
         return;
     };
-    let dir = if dir.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        dir
-    };
-    let Ok(entries) = std::fs::read_dir(dir) else {
+    let Ok(entries) = std::fs::read_dir(crate::memory::dir_of(out)) else {
         return;
     };
-    let prefix = prefix.to_string_lossy().into_owned();
     for e in entries.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
         let Some(tier) = name.strip_prefix(&prefix) else {
@@ -599,8 +593,10 @@ pub fn plan_tiered(game: &AnyGame, out: &Path, opts: &BuildOptions) -> TieredPla
     let slotted = with_game!(game, g => solve::tiered::slotted(g, opts.remoteness));
     let solving = lowest..done_from;
     let (memory_bytes, disk_all) = if slotted {
-        let slots = |t: u32| with_game!(game, g => if t < tiers { g.tier_slots(t).unwrap_or(0) } else { 0 });
-        let one = (lowest..=done_from).map(slots).max().unwrap_or(0);
+        let one = (lowest..=done_from)
+            .map(|t| with_game!(game, g => solve::tiered::slots(g, t)))
+            .max()
+            .unwrap_or(0);
         let cells_on_disk = with_game!(game, g => g.tier_range(lowest))
             .map_or(size, |r| size - r.start)
             .div_ceil(4);
@@ -648,16 +644,8 @@ pub fn plan_tiered(game: &AnyGame, out: &Path, opts: &BuildOptions) -> TieredPla
         positions_left,
         memory_bytes,
         disk_bytes: disk_all.saturating_sub(have),
-        disk_free: crate::memory::disk_free(&dir_of(out)),
+        disk_free: crate::memory::disk_free(crate::memory::dir_of(out)),
         seconds_left,
-    }
-}
-
-/// The directory holding `out` (`.` for a bare file name).
-fn dir_of(out: &Path) -> std::path::PathBuf {
-    match out.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => std::path::PathBuf::from("."),
     }
 }
 
@@ -816,8 +804,7 @@ fn build_tiered(
             remoteness: opts.remoteness,
             progress: opts.progress.clone(),
         };
-        // The tier a resumed run would start below, and when it was written.
-        let mut checkpoint_tier = resumed.as_ref().map(|m| m.tier);
+        // When the last checkpoint was written (or this run started).
         let mut checkpoint_at = Instant::now();
         let crash_after = crash_after_tier();
         // Positions of the finished tiers and the seconds spent on them, over all runs.
@@ -838,7 +825,8 @@ fn build_tiered(
                 None => true,
             };
             // After tier 0 the table itself is written at once: no checkpoint is needed.
-            if t > 0 && (!go_on || checkpoint_at.elapsed() >= opts.checkpoint_every) {
+            let checkpoint = t > 0 && (!go_on || checkpoint_at.elapsed() >= opts.checkpoint_every);
+            if checkpoint {
                 // The remoteness a resumed run needs goes to a file of its own, then the cells
                 // (a shared mapping) are synced, then the checkpoint names both; only then is
                 // the previous checkpoint's file deleted.
@@ -857,7 +845,6 @@ fn build_tiered(
                 };
                 write_mark(&mark, &spec, size, &m)?;
                 remove_rem_files(out, Some(t));
-                checkpoint_tier = Some(t);
                 checkpoint_at = Instant::now();
             }
             if let Some(report) = &opts.on_tier {
@@ -872,7 +859,7 @@ fn build_tiered(
                     left,
                     seconds_left: left as f64 * solve_start.elapsed().as_secs_f64()
                         / run_solved.max(1.0),
-                    checkpoint: checkpoint_tier == Some(t),
+                    checkpoint,
                 });
             }
             if crash_after == Some(t) {
