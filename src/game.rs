@@ -132,58 +132,6 @@ pub trait Game: Sync {
         None
     }
 
-    /// For games whose moves all go from tier `t` to tier `t + 1` (acyclic games): the tier of a
-    /// position. `None` for games that may cycle.
-    fn tier(&self, _pos: u64) -> Option<u32> {
-        None
-    }
-
-    /// For acyclic games the tiered engine can solve: the number of tiers. Tiers are `0..count`,
-    /// every position is in exactly one, and every move goes to a strictly higher tier (so the
-    /// last tier holds only ended positions). `None` (the default) for games that may cycle.
-    fn tier_count(&self) -> Option<u32> {
-        None
-    }
-
-    /// Where the tiers are contiguous index ranges and every move goes from tier `t` to exactly
-    /// `t + 1` (tier-major games): the range of tier `t`. Builds then keep only two tiers of
-    /// working state. `None` (the default) otherwise.
-    fn tier_range(&self, _t: u32) -> Option<std::ops::Range<u64>> {
-        None
-    }
-
-    /// How many work units [`Game::for_each_in_tier`] splits tier `t` into (for parallelism).
-    fn tier_units(&self, _t: u32) -> u64 {
-        0
-    }
-
-    /// Calls `f` on the indices of tier `t` that work unit `unit` holds; over all units of the
-    /// tier, each index of the tier exactly once (unused indices may be listed too).
-    fn for_each_in_tier(&self, _t: u32, _unit: u64, _f: impl FnMut(u64)) {}
-
-    /// For games that number the positions of each tier densely, `0..tier_slots(t)` (their
-    /// *slots*, which [`Game::visit_tier`] reports): the number of slots of tier `t`. The tiered
-    /// engine then keeps the remoteness of two tiers only. `None` (the default): slots are
-    /// indices.
-    fn tier_slots(&self, _t: u32) -> Option<u64> {
-        None
-    }
-
-    /// [`Game::for_each_in_tier`] and [`Game::visit`] in one step: calls `f(pos, slot, status,
-    /// children, children's slots)` for each index the unit lists, with the children of open
-    /// positions (empty otherwise); slots are as [`Game::tier_slots`] numbers them (indices by
-    /// default). Games override it to share work between the positions of a tier (decoding a
-    /// configuration once for both players to move, say); the answers are the same.
-    #[inline]
-    fn visit_tier(&self, t: u32, unit: u64, mut f: impl FnMut(u64, u64, Status, &[u64], &[u64])) {
-        let mut kids = Vec::new();
-        self.for_each_in_tier(t, unit, |pos| {
-            kids.clear();
-            let status = self.visit(pos, |c| kids.push(c));
-            f(pos, pos, status, &kids, &kids);
-        });
-    }
-
     /// Facts about a position beyond its stored win/loss/draw, for probe output (Hackenbush:
     /// the outcome class and the exact game value). `stored` reads the table's value of any
     /// index, so a game can combine several cells (e.g. the same board with either player to
@@ -195,6 +143,143 @@ pub trait Game: Sync {
     ) -> crate::Result<Annotations> {
         Ok(Annotations::default())
     }
+}
+
+/// One position of a tier, as [`Tiered::visit_tier`] hands it to a [`TierVisitor`].
+pub struct TierPosition<I> {
+    pub index: u64,
+    /// What the rules say; never [`Status::Unused`] (unused indices are not listed).
+    pub status: Status,
+    /// The moves from an open position, in the order of [`Game::for_each_child`]; empty for
+    /// ended ones. Lazy, so a visitor that has seen enough can stop reading.
+    pub children: I,
+}
+
+/// What [`Tiered::visit_tier`] calls once per position. Generic over each game's own child
+/// iterator, so the solver's inner loop is compiled per game with no dynamic dispatch.
+pub trait TierVisitor {
+    fn visit<I: ExactSizeIterator<Item = u64>>(&mut self, p: TierPosition<I>);
+}
+
+/// The contract of acyclic games the tiered engine solves: positions fall into tiers
+/// `0..tier_count()`, every position in exactly one, and every move goes to a strictly higher
+/// tier (so the last tier holds only ended positions). A game implements all of it or none;
+/// [`check_tiers`] checks an implementation against [`Game`] and ships with the contract.
+pub trait Tiered: Game {
+    /// The number of tiers (at least one for a game with positions).
+    fn tier_count(&self) -> u32;
+
+    /// How many work units [`Tiered::visit_tier`] splits tier `t` into (for parallelism).
+    fn tier_units(&self, t: u32) -> u64;
+
+    /// Calls `visitor` on each position of tier `t` that work unit `unit` holds, in increasing
+    /// index order; over all units of the tier, each of its positions exactly once. Unused
+    /// indices are never listed (their cells stay unused). The index spans (first to last) of
+    /// two units of a tier do not interleave: the engine writes the words between a unit's
+    /// first and last without locking.
+    fn visit_tier(&self, t: u32, unit: u64, visitor: &mut impl TierVisitor);
+
+    /// Where the tiers are contiguous index ranges and every move goes from tier `t` to exactly
+    /// `t + 1` (tier-major games): the range of tier `t`, so a build keeps only two tiers of
+    /// working state. `None` otherwise.
+    fn tier_range(&self, t: u32) -> Option<std::ops::Range<u64>>;
+}
+
+/// Checks a [`Tiered`] implementation over the whole game: every used index is listed exactly
+/// once, in one tier, with the status and children [`Game::visit`] gives; unused indices are not
+/// listed; every move goes to a higher tier (to `t + 1` exactly where tiers are ranges, which
+/// must then hold exactly their tier's indices); units list increasing indices, in spans that
+/// do not interleave. For small games.
+pub fn check_tiers<G: Tiered>(game: &G) -> Result<(), ContractError> {
+    struct Collect(Vec<(u64, Status, Vec<u64>)>);
+    impl TierVisitor for Collect {
+        fn visit<I: ExactSizeIterator<Item = u64>>(&mut self, p: TierPosition<I>) {
+            let len = p.children.len();
+            let kids: Vec<u64> = p.children.collect();
+            assert_eq!(len, kids.len(), "a child iterator's length is exact");
+            self.0.push((p.index, p.status, kids));
+        }
+    }
+    let size = game.size();
+    let tiers = game.tier_count();
+    if size > 0 && tiers == 0 {
+        return Err(ContractError(format!(
+            "{} has positions but no tiers",
+            game.spec()
+        )));
+    }
+    let mut tier_of = vec![u32::MAX; size as usize];
+    let mut all = Vec::new();
+    for t in 0..tiers {
+        let mut spans = Vec::new();
+        for unit in 0..game.tier_units(t) {
+            let mut c = Collect(Vec::new());
+            game.visit_tier(t, unit, &mut c);
+            if c.0.windows(2).any(|w| w[0].0 >= w[1].0) {
+                return Err(ContractError(format!(
+                    "tier {t} unit {unit} lists indices out of increasing order"
+                )));
+            }
+            if let (Some(first), Some(last)) = (c.0.first(), c.0.last()) {
+                spans.push((first.0, last.0, unit));
+            }
+            for (pos, status, kids) in c.0 {
+                if pos >= size || tier_of[pos as usize] != u32::MAX {
+                    return Err(ContractError(format!(
+                        "tier {t} lists index {pos}, out of range or listed before"
+                    )));
+                }
+                tier_of[pos as usize] = t;
+                let mut want = Vec::new();
+                let status_now = game.visit(pos, |c| want.push(c));
+                if status != status_now || kids != want || status == Status::Unused {
+                    return Err(ContractError(format!(
+                        "tier {t} lists position {pos} ({}) as {status:?} with children \
+                         {kids:?}; the game says {status_now:?} with {want:?}",
+                        game.position_text(pos)
+                    )));
+                }
+                if let Some(r) = game.tier_range(t)
+                    && !r.contains(&pos)
+                {
+                    return Err(ContractError(format!(
+                        "tier {t} lists {pos}, outside its range {r:?}"
+                    )));
+                }
+                all.push((t, pos, kids));
+            }
+        }
+        spans.sort_unstable();
+        if let Some(w) = spans.windows(2).find(|w| w[0].1 >= w[1].0) {
+            return Err(ContractError(format!(
+                "tier {t}: the index spans of units {} and {} interleave",
+                w[0].2, w[1].2
+            )));
+        }
+    }
+    for pos in 0..size {
+        let listed = tier_of[pos as usize] != u32::MAX;
+        let used = game.status(pos) != Status::Unused;
+        if listed != used {
+            return Err(ContractError(format!(
+                "index {pos} is {} but {} listed in a tier",
+                if used { "a position" } else { "unused" },
+                if listed { "is" } else { "is not" }
+            )));
+        }
+    }
+    for (t, pos, kids) in all {
+        for c in kids {
+            let ct = tier_of[c as usize];
+            let exact = game.tier_range(t).is_some();
+            if ct <= t || ct == u32::MAX || (exact && ct != t + 1) {
+                return Err(ContractError(format!(
+                    "position {pos} of tier {t} moves to {c}, of tier {ct}"
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Extra `key = text` facts a game attaches to a probed position ([`Game::annotate`]), in the

@@ -7,10 +7,11 @@ mod common;
 use std::path::Path;
 
 use retrodb::Game;
+use retrodb::game::Tiered;
 use retrodb::games::AnyGame;
 use retrodb::solve::Engine;
 use retrodb::table::{self, BuildOptions};
-use retrodb::with_game;
+use retrodb::with_tiered_game;
 
 const SPECS: &[&str] = &[
     "bridgit:1",
@@ -93,71 +94,118 @@ fn tiered_and_counter_write_identical_files() {
 fn tiers_list_every_index_once_and_moves_go_up_and_visits_agree() {
     for spec in SPECS {
         let game = open(spec);
-        with_game!(&game, g => {
-            let tiers = g.tier_count().expect("acyclic games number their tiers");
-            let mut tier_of = vec![u32::MAX; g.size() as usize];
-            let mut slot_of = vec![u64::MAX; g.size() as usize];
-            let mut claimed = Vec::new();
-            for t in 0..tiers {
-                for unit in 0..g.tier_units(t) {
-                    g.for_each_in_tier(t, unit, |pos| {
-                        assert!(pos < g.size(), "{spec}: tier {t} lists {pos}");
-                        assert_eq!(
-                            tier_of[pos as usize],
-                            u32::MAX,
-                            "{spec}: index {pos} listed twice"
-                        );
-                        tier_of[pos as usize] = t;
-                    });
-                    // The one-step walk lists the same indices with what `visit` says of them.
-                    let mut listed = Vec::new();
-                    g.for_each_in_tier(t, unit, |pos| listed.push(pos));
-                    let mut walked = Vec::new();
-                    g.visit_tier(t, unit, |pos, slot, status, kids, kid_slots| {
-                        let mut want = Vec::new();
-                        assert_eq!(status, g.visit(pos, |c| want.push(c)), "{spec}: {pos}");
-                        assert_eq!(kids, &want[..], "{spec}: children of {pos}");
-                        assert_eq!(kids.len(), kid_slots.len(), "{spec}: {pos}");
-                        slot_of[pos as usize] = slot;
-                        claimed.push((pos, kids.to_vec(), kid_slots.to_vec()));
-                        walked.push(pos);
-                    });
-                    assert_eq!(walked, listed, "{spec}: tier {t} unit {unit}");
-                }
-                // Slots number the tier's positions densely (or are the indices).
-                let mut slots: Vec<u64> = (0..g.size())
-                    .filter(|&p| tier_of[p as usize] == t)
-                    .map(|p| slot_of[p as usize])
-                    .collect();
-                slots.sort_unstable();
-                match g.tier_slots(t) {
-                    Some(n) => {
-                        assert_eq!(slots.len() as u64, n, "{spec}: tier {t} has {n} slots");
-                        assert!(slots.iter().enumerate().all(|(i, &s)| s == i as u64), "{spec}: tier {t}");
+        with_tiered_game!(&game, g => {
+            if let Err(e) = retrodb::game::check_tiers(g) {
+                panic!("{spec}: {e}");
+            }
+        }, _ => panic!("{spec} is acyclic and lists its tiers"));
+    }
+}
+
+/// The contract check fails where it should: a game whose walk leaves out a position, lists one
+/// twice, or misreports its children is refused.
+#[test]
+fn check_tiers_catches_a_broken_walk() {
+    use retrodb::game::{TierPosition, TierVisitor};
+    struct Broken<'a> {
+        inner: &'a retrodb::games::cell::CellGame,
+        how: u8,
+    }
+    impl Game for Broken<'_> {
+        fn spec(&self) -> String {
+            self.inner.spec()
+        }
+        fn size(&self) -> u64 {
+            self.inner.size()
+        }
+        fn status(&self, pos: u64) -> retrodb::Status {
+            self.inner.status(pos)
+        }
+        fn for_each_child(&self, pos: u64, f: impl FnMut(u64)) {
+            self.inner.for_each_child(pos, f)
+        }
+        fn for_each_parent(&self, pos: u64, f: impl FnMut(u64)) {
+            self.inner.for_each_parent(pos, f)
+        }
+        fn max_children(&self) -> u64 {
+            self.inner.max_children()
+        }
+        fn parse_position(&self, text: &str) -> Result<u64, retrodb::game::PositionError> {
+            self.inner.parse_position(text)
+        }
+        fn position_text(&self, pos: u64) -> String {
+            self.inner.position_text(pos)
+        }
+        fn moves(&self, pos: u64) -> Vec<retrodb::Move> {
+            self.inner.moves(pos)
+        }
+    }
+    struct Tamper<'v, V> {
+        v: &'v mut V,
+        how: u8,
+        seen: u64,
+    }
+    impl<V: TierVisitor> TierVisitor for Tamper<'_, V> {
+        fn visit<I: ExactSizeIterator<Item = u64>>(&mut self, p: TierPosition<I>) {
+            self.seen += 1;
+            match (self.how, self.seen) {
+                // Leave out the first position.
+                (0, 1) => {}
+                // List the first position twice.
+                (1, 1) => {
+                    let kids: Vec<u64> = p.children.collect();
+                    for _ in 0..2 {
+                        self.v.visit(TierPosition {
+                            index: p.index,
+                            status: p.status,
+                            children: kids.iter().copied(),
+                        });
                     }
-                    None => assert!((0..g.size()).all(|p| tier_of[p as usize] != t || slot_of[p as usize] == p)),
                 }
-            }
-            // A child's slot, as its parent reports it, is the slot its own tier gives it.
-            for (pos, kids, kid_slots) in &claimed {
-                for (c, s) in kids.iter().zip(kid_slots) {
-                    assert_eq!(slot_of[*c as usize], *s, "{spec}: child {c} of {pos}");
+                // Drop the last child of every open position.
+                (2, _) => {
+                    let mut kids: Vec<u64> = p.children.collect();
+                    kids.pop();
+                    self.v.visit(TierPosition {
+                        index: p.index,
+                        status: p.status,
+                        children: kids.into_iter(),
+                    });
                 }
+                _ => self.v.visit(p),
             }
-            for pos in 0..g.size() {
-                let t = tier_of[pos as usize];
-                assert_ne!(t, u32::MAX, "{spec}: index {pos} is in no tier");
-                if let Some(exact) = g.tier(pos) {
-                    assert_eq!(exact, t, "{spec}: {pos} is listed in the wrong tier");
-                }
-                g.for_each_child(pos, |c| {
-                    assert!(
-                        tier_of[c as usize] > t,
-                        "{spec}: the move {pos} -> {c} does not go up a tier"
-                    );
-                });
-            }
-        });
+        }
+    }
+    impl Tiered for Broken<'_> {
+        fn tier_count(&self) -> u32 {
+            self.inner.tier_count()
+        }
+        fn tier_units(&self, t: u32) -> u64 {
+            self.inner.tier_units(t)
+        }
+        fn visit_tier(&self, t: u32, unit: u64, v: &mut impl TierVisitor) {
+            let mut tamper = Tamper {
+                v,
+                how: self.how,
+                seen: 0,
+            };
+            self.inner.visit_tier(t, unit, &mut tamper)
+        }
+        fn tier_range(&self, t: u32) -> Option<std::ops::Range<u64>> {
+            self.inner.tier_range(t)
+        }
+    }
+    let game = open("hex:2");
+    let AnyGame::Cell(inner) = &game else {
+        unreachable!()
+    };
+    assert!(retrodb::game::check_tiers(inner).is_ok());
+    for how in 0..3 {
+        let broken = Broken { inner, how };
+        assert!(
+            retrodb::game::check_tiers(&broken).is_err(),
+            "a broken walk ({how}) passes the check"
+        );
     }
 }
 
@@ -184,7 +232,7 @@ fn tiered_engine_refuses_cyclic_games_clearly() {
 #[test]
 fn tiered_is_the_default_for_acyclic_games() {
     let game = open("hex:2");
-    with_game!(&game, g => assert_eq!(Engine::default_for(g), Engine::Tiered));
+    assert_eq!(Engine::default_for(&game), Engine::Tiered);
 }
 
 #[test]
@@ -208,11 +256,11 @@ fn memory_guard_refuses_with_the_estimate_and_the_limit() {
     for engine in [Engine::Tiered, Engine::Counter] {
         let opts = BuildOptions {
             engine: Some(engine),
-            max_memory: 20_000,
+            max_memory: 5_000,
             ..BuildOptions::default()
         };
         let need = table::estimate(&game, &opts).memory_bytes;
-        assert!(need > 20_000);
+        assert!(need > 5_000);
         let err = table::build(&game, &dir.path().join("t.rdb"), &opts)
             .unwrap_err()
             .to_string();
@@ -273,7 +321,7 @@ fn an_interrupted_tiered_build_resumes_to_the_same_file() {
             }
             assert!(!out.exists(), "{spec}: no table before the last tier");
         }
-        let tiers = with_game!(&game, g => g.tier_count().unwrap());
+        let tiers = with_tiered_game!(&game, g => g.tier_count(), _ => unreachable!());
         assert_eq!(runs, tiers.div_ceil(2), "{spec}: two tiers a run");
         assert!(
             std::fs::read(&out).unwrap() == whole,
@@ -301,7 +349,7 @@ fn a_build_killed_between_checkpoints_resumes_from_the_last_one() {
         ("hex:3", false),
         ("hex:3", true),
     ] {
-        let tiers = with_game!(&open(spec), g => g.tier_count().unwrap());
+        let tiers = with_tiered_game!(&open(spec), g => g.tier_count(), _ => unreachable!());
         let out = dir.path().join("killed.rdb");
         let out_s = out.to_str().unwrap();
         let reference = dir.path().join("reference.rdb");
@@ -442,10 +490,11 @@ fn tier_reports_and_plans_follow_the_checkpoints() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("planned.rdb");
     let game = open("hex:3,start=L");
-    let (size, tiers) = with_game!(&game, g => (g.size(), g.tier_count().unwrap()));
-    let len = |t: u32| with_game!(&game, g => g.tier_range(t).map_or(0, |r| r.end - r.start));
+    let (size, tiers) =
+        with_tiered_game!(&game, g => (g.size(), g.tier_count()), _ => unreachable!());
+    let len = |t: u32| with_tiered_game!(&game, g => g.tier_range(t).map_or(0, |r| r.end - r.start), _ => 0);
     let fresh = table::plan_tiered(&game, &out, &BuildOptions::default());
-    assert!(fresh.resumed.is_none() && fresh.slotted);
+    assert!(fresh.resumed.is_none());
     assert_eq!(
         (fresh.done_from, fresh.lowest, fresh.positions_left),
         (tiers, 0, size)
@@ -488,8 +537,10 @@ fn a_damaged_checkpoint_is_refused_by_name() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("damaged.rdb");
     let game = open("hex:3");
-    let tiers = with_game!(&game, g => g.tier_count().unwrap());
+    let tiers = with_tiered_game!(&game, g => g.tier_count(), _ => unreachable!());
+    // With remoteness: a checkpoint keeps every index's remoteness in its work file.
     let stop = BuildOptions {
+        remoteness: true,
         engine: Some(Engine::Tiered),
         stop_after_tiers: Some(4),
         ..BuildOptions::default()

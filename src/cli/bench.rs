@@ -114,15 +114,17 @@ struct Row {
     engine: String,
     threads: usize,
     positions: u64,
-    edges: u64,
-    /// Parent visits (counter engine) or child probes (tiered engine): the random accesses.
+    /// Edges of the game graph, where the engine enumerated them (not a values-only tiered
+    /// build, which stops at a position's first lost child).
+    edges: Option<u64>,
+    /// Parent visits (counter engine) or children read (tiered engine): the random accesses.
     probes: u64,
     solve_seconds: f64,
-    positions_per_second: f64,
-    edges_per_second: f64,
-    probes_per_second: f64,
-    /// Probes per second over the machine's random-read rate with the same number of threads.
-    fraction_of_bound: f64,
+    /// Solve time per position, and per random access: what the engine costs, to compare with
+    /// another engine or program on the same work (and with the machine's own random-read time
+    /// above, which is no ceiling: an engine that reads fewer children is faster).
+    ns_per_position: f64,
+    ns_per_probe: f64,
     /// One-thread solve time over this one (1 for the one-thread row).
     speedup: f64,
     peak_rss_bytes: u64,
@@ -162,10 +164,11 @@ fn suite(s: &SuiteArgs) -> Result<()> {
         let r = pool.install(|| retrodb::bench::random_read_rate(s.read_buffer, s.reads));
         if !s.json {
             println!(
-                "random 8-byte reads over {}: {} thread(s) {:.1}M/s",
+                "random 8-byte reads over {}: {} thread(s) {:.1}M/s ({:.2} ns a read a thread)",
                 human_bytes(r.buffer_bytes),
                 t,
-                r.per_second / 1e6
+                r.per_second / 1e6,
+                t as f64 * 1e9 / r.per_second
             );
         }
         read_rates.push(r);
@@ -193,7 +196,7 @@ fn suite(s: &SuiteArgs) -> Result<()> {
     for &case in CASES.iter().filter(|c| wanted(c)) {
         let spec = prepare(case, s, &exe)?;
         let mut one_thread = None;
-        for (k, &t) in thread_counts.iter().enumerate() {
+        for &t in &thread_counts {
             let out = s.work.join(format!("{case}.rdb"));
             let v = build_in_child(&exe, &spec, t, &out, s.engine.as_deref())?;
             let _ = std::fs::remove_file(&out);
@@ -213,13 +216,11 @@ fn suite(s: &SuiteArgs) -> Result<()> {
                 engine: v["engine"].as_str().unwrap_or("?").to_string(),
                 threads: t,
                 positions,
-                edges: num("edges") as u64,
+                edges: v["edges"].as_u64(),
                 probes,
                 solve_seconds: secs,
-                positions_per_second: positions as f64 / secs,
-                edges_per_second: num("edges") / secs,
-                probes_per_second: probes as f64 / secs,
-                fraction_of_bound: probes as f64 / secs / read_rates[k].per_second,
+                ns_per_position: secs * 1e9 / positions.max(1) as f64,
+                ns_per_probe: secs * 1e9 / probes.max(1) as f64,
                 speedup,
                 peak_rss_bytes: peak,
                 peak_bytes_per_position: peak as f64 / positions.max(1) as f64,
@@ -227,31 +228,31 @@ fn suite(s: &SuiteArgs) -> Result<()> {
             if !s.json {
                 if rows.is_empty() {
                     println!(
-                        "{:<10} {:<8} {:>3} {:>13} {:>8} {:>11} {:>11} {:>11} {:>6} {:>7} {:>8}",
+                        "{:<10} {:<8} {:>3} {:>13} {:>8} {:>8} {:>13} {:>13} {:>8} {:>7} {:>8}",
                         "case",
                         "engine",
                         "thr",
                         "positions",
                         "solve s",
-                        "pos/s",
-                        "edges/s",
-                        "probes/s",
-                        "bound",
+                        "ns/pos",
+                        "edges",
+                        "reads",
+                        "ns/read",
                         "speedup",
                         "peak B/p"
                     );
                 }
                 println!(
-                    "{:<10} {:<8} {:>3} {:>13} {:>8.2} {:>11} {:>11} {:>11} {:>6.2} {:>7.2} {:>8.2}",
+                    "{:<10} {:<8} {:>3} {:>13} {:>8.2} {:>8.2} {:>13} {:>13} {:>8.2} {:>7.2} {:>8.2}",
                     row.case,
                     row.engine,
                     row.threads,
                     super::grouped(row.positions),
                     row.solve_seconds,
-                    super::rate(row.positions as f64, secs),
-                    super::rate(row.edges as f64, secs),
-                    super::rate(row.probes as f64, secs),
-                    row.fraction_of_bound,
+                    row.ns_per_position,
+                    row.edges.map_or("-".to_string(), super::grouped),
+                    super::grouped(row.probes),
+                    row.ns_per_probe,
                     row.speedup,
                     row.peak_bytes_per_position
                 );

@@ -75,9 +75,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
         anyhow::bail!("--tiers stops a build before its table exists; build, then compress");
     }
     let applies = match opts.engine {
-        Some(retrodb::solve::Engine::Tiered) => {
-            retrodb::with_game!(&game, g => retrodb::solve::tiered::unsupported(g)).is_none()
-        }
+        Some(retrodb::solve::Engine::Tiered) => retrodb::solve::tiered_unsupported(&game).is_none(),
         _ => true,
     };
     // With --compress: solve into a raw table beside the destination, then compress it.
@@ -263,13 +261,16 @@ pub fn print_summary(s: &BuildSummary, peak: Option<u64>) {
         grouped(unused)
     );
     println!(
-        "solved in {:.2} s by the {} engine with {} threads: {} rounds, {} positions, {} edges, {} {}; file {}{}",
+        "solved in {:.2} s by the {} engine with {} threads: {}{} positions, {}{} {}; file {}{}",
         s.solve_seconds,
         s.engine.name(),
         rayon::current_num_threads(),
-        s.rounds,
+        s.rounds.map_or(String::new(), |r| format!("{r} rounds, ")),
         rate(s.positions as f64, s.solve_seconds),
-        rate(s.edges as f64, s.solve_seconds),
+        s.edges.map_or(String::new(), |e| format!(
+            "{} edges, ",
+            rate(e as f64, s.solve_seconds)
+        )),
         rate((s.parent_visits + s.child_probes) as f64, s.solve_seconds),
         if s.child_probes > 0 {
             "child probes"

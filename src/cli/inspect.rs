@@ -49,7 +49,7 @@ pub fn info(a: InfoArgs) -> Result<ExitCode> {
         let v = serde_json::json!({
             "file": a.table.display().to_string(),
             "game": h.spec,
-            "format_version": retrodb::table::format::VERSION,
+            "format_version": h.version,
             "encoding": if t.is_compressed() { "zstd" } else { "raw" },
             "frame_positions": h.frame_positions,
             "zstd_level": h.level,
@@ -87,7 +87,7 @@ pub fn info(a: InfoArgs) -> Result<ExitCode> {
     };
     println!(
         "format     version {}, {encoding}{}",
-        retrodb::table::format::VERSION,
+        h.version,
         if h.remoteness_width > 0 {
             format!(", remoteness in {} byte(s)", h.remoteness_width)
         } else {
@@ -102,7 +102,10 @@ pub fn info(a: InfoArgs) -> Result<ExitCode> {
     println!("win        {} ({:.2}%)", grouped(win), pct(win));
     println!("loss       {} ({:.2}%)", grouped(loss), pct(loss));
     println!("draw       {} ({:.2}%)", grouped(draw), pct(draw));
-    println!("rounds     {}", h.rounds);
+    match h.rounds {
+        Some(r) => println!("rounds     {r}"),
+        None => println!("rounds     not recorded (a values-only build)"),
+    }
     println!(
         "file       {} ({bits:.3} bits per position)",
         human_bytes(file_bytes)

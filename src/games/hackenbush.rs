@@ -24,14 +24,17 @@ use std::sync::Mutex;
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::game::{Annotations, Game, Move, PositionError, SplitMix64, Status, Value};
+use crate::game::{
+    Annotations, Game, Move, PositionError, SplitMix64, Status, TierPosition, TierVisitor, Tiered,
+    Value,
+};
 use crate::games::source::{self, Source};
 use crate::oracle::surreal::{self, Dyadic, GameValue};
 
 /// Edge sets are `u64` bitmasks; one bit is kept free so counts never overflow.
 pub const MAX_EDGES: usize = 63;
 
-/// Edge sets per work unit of a tier (see [`Game::for_each_in_tier`]).
+/// Edge sets per work unit of a tier (see [`Tiered::visit_tier`]).
 const TIER_UNIT: usize = 4096;
 
 /// Vertex ids in a file must be below this.
@@ -737,39 +740,6 @@ impl Game for Hackenbush {
         Some(s)
     }
 
-    /// Hackenbush is acyclic, but a move removes one edge *and* whatever falls with it, so the
-    /// number of edges gone does not rise by exactly one per move and no tier numbering fits
-    /// "every move goes from tier t to t + 1". Edges gone strictly rises along every move,
-    /// which is what [`Game::tier_count`] asks for.
-    fn tier(&self, _pos: u64) -> Option<u32> {
-        None
-    }
-
-    /// Tier `t` holds the sets with `t` edges gone.
-    fn tier_count(&self) -> Option<u32> {
-        Some(self.edges.len() as u32 + 1)
-    }
-
-    /// Units are runs of [`TIER_UNIT`] consecutive sets; each keeps the sets of its tier.
-    fn tier_units(&self, _t: u32) -> u64 {
-        self.sets.len().div_ceil(TIER_UNIT) as u64
-    }
-
-    fn for_each_in_tier(&self, t: u32, unit: u64, mut f: impl FnMut(u64)) {
-        let present = (self.edges.len() as u32).checked_sub(t);
-        let start = (unit as usize)
-            .saturating_mul(TIER_UNIT)
-            .min(self.sets.len());
-        let end = (start + TIER_UNIT).min(self.sets.len());
-        for (k, set) in self.sets[start..end].iter().enumerate() {
-            if Some(set.count_ones()) == present {
-                let pos = 2 * (start + k) as u64;
-                f(pos);
-                f(pos + 1);
-            }
-        }
-    }
-
     fn annotate(
         &self,
         pos: u64,
@@ -786,6 +756,50 @@ impl Game for Hackenbush {
             a.push("game_value", v.to_string());
         }
         Ok(a)
+    }
+}
+
+impl Tiered for Hackenbush {
+    /// Tier `t` holds the sets with `t` edges gone. A move removes one edge *and* whatever
+    /// falls with it, so the number of edges gone does not rise by exactly one per move (no
+    /// [`Tiered::tier_range`]), but it strictly rises along every move, which is what tiers ask.
+    fn tier_count(&self) -> u32 {
+        self.edges.len() as u32 + 1
+    }
+
+    /// Units are runs of [`TIER_UNIT`] consecutive sets; each keeps the sets of its tier.
+    fn tier_units(&self, _t: u32) -> u64 {
+        self.sets.len().div_ceil(TIER_UNIT) as u64
+    }
+
+    fn visit_tier(&self, t: u32, unit: u64, v: &mut impl TierVisitor) {
+        let present = (self.edges.len() as u32).checked_sub(t);
+        let start = (unit as usize)
+            .saturating_mul(TIER_UNIT)
+            .min(self.sets.len());
+        let end = (start + TIER_UNIT).min(self.sets.len());
+        let mut kids = [0u64; MAX_EDGES + 1];
+        for (k, set) in self.sets[start..end].iter().enumerate() {
+            if Some(set.count_ones()) != present {
+                continue;
+            }
+            for pos in [2 * (start + k) as u64, 2 * (start + k) as u64 + 1] {
+                let mut n = 0;
+                let status = self.visit(pos, |c| {
+                    kids[n] = c;
+                    n += 1;
+                });
+                v.visit(TierPosition {
+                    index: pos,
+                    status,
+                    children: kids[..n].iter().copied(),
+                });
+            }
+        }
+    }
+
+    fn tier_range(&self, _t: u32) -> Option<std::ops::Range<u64>> {
+        None
     }
 }
 

@@ -2,7 +2,7 @@
 //! `digraph:FILE`) into a concrete game.
 //!
 //! Adding a game: a module implementing [`crate::game::Game`], a variant of [`AnyGame`], an arm in
-//! [`AnyGame::load`] and one in `with_game!`. Nothing else in the crate names a game.
+//! [`AnyGame::load`] and one in `with_game!` (and in `with_tiered_game!` for an acyclic game). Nothing else in the crate names a game.
 
 pub mod cell;
 pub mod digraph;
@@ -31,6 +31,20 @@ macro_rules! with_game {
             $crate::games::AnyGame::Digraph($g) => $body,
             $crate::games::AnyGame::Hackenbush($g) => $body,
             $crate::games::AnyGame::Cell($g) => $body,
+        }
+    };
+}
+
+/// Like `with_game!` for the games that implement [`crate::game::Tiered`] (the acyclic ones):
+/// `$body` with `$g` bound to the tiered game, or `$other` with `$o` bound to the [`AnyGame`]
+/// for the rest.
+#[macro_export]
+macro_rules! with_tiered_game {
+    ($any:expr, $g:ident => $body:expr, $o:pat => $other:expr) => {
+        match $any {
+            $crate::games::AnyGame::Hackenbush($g) => $body,
+            $crate::games::AnyGame::Cell($g) => $body,
+            $o => $other,
         }
     };
 }

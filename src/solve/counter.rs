@@ -210,9 +210,9 @@ fn run<G: Game, C: Counter>(game: &G, cells: &Cells<'_>, opts: &SolveOptions) ->
 
     SolveStats {
         counts: cells.counts(),
-        rounds: round,
+        rounds: Some(round),
         parent_visits: visits.into_inner(),
-        edges: edges.into_inner(),
+        edges: Some(edges.into_inner()),
         child_probes: 0,
         remoteness: remoteness.map(|rem| {
             let v = std::mem::ManuallyDrop::new(rem);

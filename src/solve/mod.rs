@@ -9,6 +9,8 @@ pub mod counter;
 pub mod tiered;
 
 use crate::game::Game;
+use crate::games::AnyGame;
+use crate::{with_game, with_tiered_game};
 
 /// Which retrograde engine solves a game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -21,8 +23,8 @@ pub enum Engine {
 impl Engine {
     /// The default engine for a game: tiered where it applies (it measures faster on every
     /// game it solves, see docs/BENCHMARKS.md), counter otherwise.
-    pub fn default_for<G: Game>(game: &G) -> Engine {
-        if tiered::unsupported(game).is_none() {
+    pub fn default_for(game: &AnyGame) -> Engine {
+        if tiered_unsupported(game).is_none() {
             Engine::Tiered
         } else {
             Engine::Counter
@@ -47,26 +49,26 @@ impl Engine {
         }
     }
 
-    /// Bytes this engine needs for `game` (see each engine's estimate).
-    pub fn memory_estimate<G: Game>(self, game: &G, remoteness: bool) -> u64 {
+    /// Bytes this engine needs for `game` (see each engine's estimate); the counter engine's
+    /// for games the tiered engine cannot solve.
+    pub fn memory_estimate(self, game: &AnyGame, remoteness: bool) -> u64 {
+        let counter =
+            || with_game!(game, g => memory_estimate(g.size(), g.max_children(), remoteness));
         match self {
-            Engine::Counter => memory_estimate(game.size(), game.max_children(), remoteness),
-            Engine::Tiered => tiered::memory_estimate_for(game, remoteness),
+            Engine::Counter => counter(),
+            Engine::Tiered => {
+                with_tiered_game!(game, g => tiered::memory_estimate(g, remoteness), _ => counter())
+            }
         }
     }
+}
 
-    /// Solves `game` into `cells` with this engine; the caller has checked that it applies.
-    pub fn solve<G: Game>(
-        self,
-        game: &G,
-        cells: &crate::table::cells::Cells<'_>,
-        opts: &SolveOptions,
-    ) -> SolveStats {
-        match self {
-            Engine::Counter => counter::solve(game, cells, opts),
-            Engine::Tiered => tiered::solve(game, cells, opts),
-        }
-    }
+/// Why the tiered engine cannot solve `game`, or `None` when it can.
+pub fn tiered_unsupported(game: &AnyGame) -> Option<String> {
+    with_tiered_game!(game, g => tiered::unsupported(g), other => Some(format!(
+        "{} may have cycles and lists no tiers; use the counter engine",
+        other.spec()
+    )))
 }
 
 use indicatif::ProgressBar;
@@ -95,13 +97,16 @@ impl SolveOptions {
 pub struct SolveStats {
     /// `[unused, win, loss, draw]` positions.
     pub counts: [u64; 4],
-    /// Rounds of the retrograde pass (the largest remoteness plus one).
-    pub rounds: u32,
+    /// Rounds of the retrograde pass (the largest remoteness plus one); `None` where the solve
+    /// did not follow remoteness (a values-only tiered solve).
+    pub rounds: Option<u32>,
     /// Child-to-parent steps taken (each an edge of the game graph seen backwards).
     pub parent_visits: u64,
-    /// Children counted in the initial pass (the edges of the game graph).
-    pub edges: u64,
-    /// Children whose cells were read to decide a parent (the tiered engine's random reads).
+    /// The edges of the game graph (every position's children); `None` where the solve did not
+    /// enumerate them all (a values-only tiered solve stops at a position's first lost child).
+    pub edges: Option<u64>,
+    /// Children whose cells were read to decide a parent (the tiered engine's random reads;
+    /// fewer than the edges where a values-only solve stops at a position's first lost child).
     pub child_probes: u64,
     /// Per position, the round it was decided in; present when asked for. Draws and unused
     /// indices hold `u32::MAX`.

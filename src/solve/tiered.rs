@@ -1,16 +1,18 @@
 //! The tiered engine: retrograde analysis for acyclic games, one tier at a time.
 //!
-//! A game that numbers its tiers ([`Game::tier_count`]) promises that every move goes to a
-//! strictly higher tier. The engine solves the last tier first and walks down: a position of the
-//! tier being solved reads its children, all already decided. It wins iff some child is lost
-//! (remoteness `1 + min` over lost children); otherwise it is drawn if some child is drawn (or is
-//! no position), and lost if every child is won (remoteness `1 + max` over all children). Ended
-//! positions take the rules' value with remoteness 0, drawn ends none. These are exactly the
-//! values and rounds of the counter engine, so both write byte-identical tables. No parents, no
-//! counters and no frontiers are needed: a 2-bit cell per index, and one remoteness byte per
-//! position of the tier being solved and of its child tier where the game numbers each tier's
-//! positions ([`Game::tier_slots`]; cell games do), else one per index. docs/TIERED.md has the
-//! memory model, the slots and the checkpoints.
+//! A [`Tiered`] game promises that every move goes to a strictly higher tier. The engine solves
+//! the last tier first and walks down: a position of the tier being solved reads its children,
+//! all already decided. It wins iff some child is lost; otherwise it is drawn if some child is
+//! drawn (or is no position), and lost if every child is won. Ended positions take the rules'
+//! value. A values-only solve keeps nothing but the 2-bit cells and stops reading a position's
+//! children at its first lost child. A solve with remoteness keeps one byte per index
+//! (`remoteness + 1`, 0 for none): `1 + min` over lost children for a win, `1 + max` over all
+//! children for a loss, 0 for ended positions; these are exactly the counter engine's values and
+//! rounds, so both write byte-identical tables. docs/TIERED.md has the memory model and the
+//! checkpoints.
+//!
+//! The kernel is one generic [`TierVisitor`], monomorphised per game and per mode (values only
+//! or with remoteness): no per-game engine and no dynamic dispatch in the inner loop.
 //!
 //! Invariant: when tier `t` is solved, every index of tiers above `t` is final (the tiers are
 //! finished in order, and a tier's positions only read higher tiers), so the positions of a tier
@@ -21,11 +23,12 @@ use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use super::{SolveOptions, SolveStats};
-use crate::game::{Game, Status, Value};
+use crate::game::{Status, TierPosition, TierVisitor, Tiered, Value};
 use crate::table::cells::{self, Cells};
 
 /// Remoteness as the engine keeps it: one byte, `remoteness + 1`, and 0 for none (draws, unused
-/// indices), so zeroed memory and fresh files start as "none".
+/// indices), so zeroed memory and fresh files start as "none". Subtracting one (wrapping) gives
+/// the table's one-byte encoding, where all-ones is none.
 const NONE: u8 = 0;
 
 /// The most tiers the engine's one-byte remoteness can follow (remoteness is below the number of
@@ -33,97 +36,62 @@ const NONE: u8 = 0;
 pub const MAX_TIERS: u32 = u8::MAX as u32;
 
 /// Why the tiered engine cannot solve a game, or `None` when it can.
-pub fn unsupported<G: Game>(game: &G) -> Option<String> {
+pub fn unsupported<G: Tiered>(game: &G) -> Option<String> {
     match game.tier_count() {
-        None => Some(format!(
-            "{} may have cycles or does not list its tiers; use the counter engine",
-            game.spec()
-        )),
-        Some(n) if n > MAX_TIERS => Some(format!(
+        0 if game.size() > 0 => Some(format!("{} lists no tiers", game.spec())),
+        n if n > MAX_TIERS => Some(format!(
             "{} has {n} tiers, more than the tiered engine follows ({MAX_TIERS})",
             game.spec()
         )),
-        Some(_) => None,
+        _ => None,
     }
 }
 
-/// Bytes the tiered engine needs for `size` positions when it keeps a remoteness byte per
-/// index: the cells, those bytes, and the output remoteness (four bytes each) when asked for.
-pub fn memory_estimate(size: u64, remoteness: bool) -> u64 {
-    let out = if remoteness {
-        size.saturating_mul(4)
-    } else {
-        0
-    };
-    size.div_ceil(4).saturating_add(size).saturating_add(out)
-}
-
-/// Whether a solve keeps remoteness per tier, in slots ([`Game::tier_slots`]): two tiers of it
-/// at a time. Otherwise one byte per index (games without slots, and solves that return every
-/// position's remoteness).
-pub fn slotted<G: Game>(game: &G, remoteness: bool) -> bool {
-    !remoteness && game.tier_slots(0).is_some()
-}
-
-/// The slots of tier `t` ([`Game::tier_slots`]; 0 for games without slots and past the last
-/// tier).
-pub fn slots<G: Game>(game: &G, t: u32) -> u64 {
-    if t < game.tier_count().unwrap_or(0) {
-        game.tier_slots(t).unwrap_or(0)
-    } else {
-        0
+/// The number of positions of tier `t` where tiers are index ranges (0 past the last tier).
+fn range_len<G: Tiered>(game: &G, t: u32) -> Option<u64> {
+    if t >= game.tier_count() {
+        return Some(0);
     }
-}
-
-/// The most a solved tier of `solving` and its child tier hold together, by `len` (0 past the
-/// last tier).
-fn widest_pair(solving: std::ops::Range<u32>, len: impl Fn(u32) -> u64) -> u64 {
-    solving.map(|t| len(t) + len(t + 1)).max().unwrap_or(0)
-}
-
-/// The most slots a solved tier of `solving` and its child tier hold together.
-pub fn widest_two_tiers<G: Game>(game: &G, solving: std::ops::Range<u32>) -> u64 {
-    widest_pair(solving, |t| slots(game, t))
+    game.tier_range(t).map(|r| r.end - r.start)
 }
 
 /// Bytes of cells a solve of the tiers `solving` keeps resident: where tiers are index ranges,
 /// those of a solved tier and its child tier at most (finished tiers live in the table's file,
 /// which the kernel may write out); otherwise all of them.
-pub fn resident_cells<G: Game>(game: &G, solving: std::ops::Range<u32>) -> u64 {
+pub fn resident_cells<G: Tiered>(game: &G, solving: std::ops::Range<u32>) -> u64 {
     if game.tier_range(0).is_none() {
         return game.size().div_ceil(4);
     }
-    let tiers = game.tier_count().unwrap_or(0);
-    let len = |t: u32| {
-        (t < tiers)
-            .then(|| game.tier_range(t))
-            .flatten()
-            .map_or(0, |r| r.end - r.start)
-    };
-    widest_pair(solving, len).div_ceil(4)
+    solving
+        .map(|t| range_len(game, t).unwrap_or(0) + range_len(game, t + 1).unwrap_or(0))
+        .max()
+        .unwrap_or(0)
+        .div_ceil(4)
 }
 
-/// Bytes the tiered engine needs resident for `game`: with slots, the cells it keeps
-/// ([`resident_cells`]) and the remoteness of its two widest consecutive tiers; otherwise
-/// [`memory_estimate`].
-pub fn memory_estimate_for<G: Game>(game: &G, remoteness: bool) -> u64 {
-    let tiers = game.tier_count().unwrap_or(0);
-    if slotted(game, remoteness) {
-        resident_cells(game, 0..tiers).saturating_add(widest_two_tiers(game, 0..tiers))
-    } else {
-        memory_estimate(game.size(), remoteness)
-    }
+/// Bytes the tiered engine needs resident for `game`: the cells it keeps ([`resident_cells`]),
+/// and with remoteness one byte per index.
+pub fn memory_estimate<G: Tiered>(game: &G, remoteness: bool) -> u64 {
+    let rem = if remoteness { game.size() } else { 0 };
+    resident_cells(game, 0..game.tier_count()).saturating_add(rem)
 }
 
 /// Solves `game` into `cells` (all undecided, `game.size()` of them).
 ///
 /// # Panics
 /// When [`unsupported`] names a reason; callers check it first.
-pub fn solve<G: Game>(game: &G, cells: &Cells<'_>, opts: &SolveOptions) -> SolveStats {
-    let tiers = game.tier_count().unwrap_or(0);
-    solve_tiers(game, cells, tiers, 0, None::<Fill>, opts, |_| Ok(true))
-        .expect("the callback never fails")
-        .expect("the callback never stops")
+pub fn solve<G: Tiered>(game: &G, cells: &Cells<'_>, opts: &SolveOptions) -> Solved {
+    solve_tiers(
+        game,
+        cells,
+        game.tier_count(),
+        0,
+        None::<Fill>,
+        opts,
+        |_| Ok(true),
+    )
+    .expect("the callback never fails")
+    .expect("the callback never stops")
 }
 
 /// A filler of a resumed solve's remoteness, in its simplest type (for solves with none).
@@ -132,19 +100,19 @@ type Fill = fn(&mut [u8]) -> crate::Result<()>;
 /// A finished tier, as [`solve_tiers`] reports it.
 pub struct TierDone<'a> {
     pub tier: u32,
-    /// The rounds figure of the tiers finished so far.
-    pub rounds: u32,
+    /// The rounds figure of the tiers finished so far (solves with remoteness only).
+    pub rounds: Option<u32>,
     /// Positions the tier listed.
     pub positions: u64,
-    /// What a later call needs to resume below this tier: the tier's remoteness by slot when
-    /// the solve is [`slotted`], else every index's byte. Zero is "none", else remoteness + 1.
+    /// What a later call needs to resume below this tier: every index's remoteness byte (zero
+    /// is "none", else remoteness + 1); empty for a values-only solve.
     pub remoteness: &'a [AtomicU8],
 }
 
 /// Zeroed anonymous memory for remoteness bytes: reserved, not committed (pages appear when
 /// first written), with huge pages advised. Page faults on a file mapping serialised the two
 /// threads in the first tiers, which touch every page.
-struct AnonBytes {
+pub struct AnonBytes {
     map: Option<memmap2::MmapMut>,
 }
 
@@ -163,7 +131,11 @@ impl AnonBytes {
         Ok(AnonBytes { map: Some(map) })
     }
 
-    fn bytes_mut(&mut self) -> &mut [u8] {
+    pub fn bytes(&self) -> &[u8] {
+        self.map.as_deref().unwrap_or(&[])
+    }
+
+    pub fn bytes_mut(&mut self) -> &mut [u8] {
         self.map.as_deref_mut().unwrap_or(&mut [])
     }
 
@@ -177,6 +149,13 @@ impl AnonBytes {
     }
 }
 
+/// What a finished tiered solve hands the table writer: the stats, and with remoteness every
+/// index's byte in the table's one-byte encoding (all-ones for none).
+pub struct Solved {
+    pub stats: SolveStats,
+    pub remoteness: Option<AnonBytes>,
+}
+
 /// Solves the tiers below `done_from`; the tiers from `done_from` up must already be decided in
 /// `cells`, and `resume` must fill the buffer it is given with what [`TierDone::remoteness`]
 /// held for tier `done_from` (for a fresh solve, `done_from` is the tier count and `resume` is
@@ -186,10 +165,7 @@ impl AnonBytes {
 /// After each tier `after` is called; it may make the work durable, and returns `false` to stop
 /// there (the result is then `None`, and the solve can be resumed below that tier; after tier 0
 /// the solve finishes regardless). The stats count this call's edges only.
-///
-/// Remoteness is kept [`slotted`] where the game allows: tier `t` reads tier `t + 1`'s only, so
-/// two tiers of it are resident at a time.
-pub fn solve_tiers<G: Game>(
+pub fn solve_tiers<G: Tiered>(
     game: &G,
     cells: &Cells<'_>,
     done_from: u32,
@@ -197,159 +173,192 @@ pub fn solve_tiers<G: Game>(
     resume: Option<impl FnOnce(&mut [u8]) -> crate::Result<()>>,
     opts: &SolveOptions,
     mut after: impl FnMut(TierDone<'_>) -> crate::Result<bool>,
-) -> crate::Result<Option<SolveStats>> {
+) -> crate::Result<Option<Solved>> {
+    if opts.remoteness {
+        run::<G, true>(
+            game,
+            cells,
+            done_from,
+            rounds_before,
+            resume,
+            opts,
+            &mut after,
+        )
+    } else {
+        run::<G, false>(
+            game,
+            cells,
+            done_from,
+            rounds_before,
+            resume,
+            opts,
+            &mut after,
+        )
+    }
+}
+
+fn run<G: Tiered, const REM: bool>(
+    game: &G,
+    cells: &Cells<'_>,
+    done_from: u32,
+    rounds_before: u32,
+    resume: Option<impl FnOnce(&mut [u8]) -> crate::Result<()>>,
+    opts: &SolveOptions,
+    after: &mut impl FnMut(TierDone<'_>) -> crate::Result<bool>,
+) -> crate::Result<Option<Solved>> {
     assert_eq!(cells.len(), game.size(), "cells must match the game");
     if let Some(why) = unsupported(game) {
         panic!("tiered engine: {why}");
     }
     game.prepare();
     let size = game.size();
-    let tiers = game.tier_count().unwrap_or(0);
+    let tiers = game.tier_count();
     let done_from = done_from.min(tiers);
-    let slotted = slotted(game, opts.remoteness);
-    let no_memory = |len: usize, source| crate::Error::Io {
-        path: format!("{len} bytes of anonymous memory for remoteness"),
+    let rem_len = if REM { size } else { 0 };
+    let mut rem = AnonBytes::new(rem_len).map_err(|source| crate::Error::Io {
+        path: format!("{rem_len} bytes of anonymous memory for remoteness"),
         source,
-    };
-    let alloc = |len: u64| AnonBytes::new(len).map_err(|e| no_memory(len as usize, e));
-    let expected = |t: u32| if slotted { slots(game, t) } else { size };
-    // With slots: `child` is tier t + 1's remoteness, `current` tier t's; without, one array.
-    let mut child = alloc(expected(done_from))?;
+    })?;
     if let Some(fill) = resume {
-        fill(child.bytes_mut())?;
+        fill(rem.bytes_mut())?;
     }
     let progress = opts.bar(size);
     let edges = AtomicU64::new(0);
+    let probes = AtomicU64::new(0);
     // Rounds of the counter engine: the largest remoteness plus one, 0 when nothing is won or
     // lost. Stored bytes are remoteness plus one already, so it is their largest value.
     let rounds = AtomicU32::new(rounds_before);
 
     for t in (0..done_from).rev() {
         progress.set_message(format!("tier {t} of {tiers}"));
-        let current = if slotted {
-            Some(alloc(expected(t))?)
-        } else {
-            None
-        };
-        let (kid_rem, rem) = (
-            child.atomics(),
-            current.as_ref().unwrap_or(&child).atomics(),
-        );
         let tier_done = AtomicU64::new(0);
-        let units = game.tier_units(t);
-        (0..units).into_par_iter().for_each(|unit| {
-            let mut local_edges = 0u64;
-            let mut done = 0u64;
-            let mut local_rounds = 0u8;
-            // Nothing reads tier t's cells while it is solved: decisions go out a word at a time.
-            let mut batch = cells::Batch::new(cells);
-            game.visit_tier(t, unit, |pos, slot, status, kids, kid_slots| {
-                done += 1;
-                // Without slots, remoteness is kept by index.
-                let (slot, kid_slots) = if slotted {
-                    (slot, kid_slots)
-                } else {
-                    (pos, kids)
-                };
-                let (code, r) = decide(cells, kid_rem, status, kids, kid_slots, &mut local_edges);
-                if code != cells::UNDECIDED {
-                    batch.decide(pos, code);
-                }
-                if r != NONE {
-                    rem[slot as usize].store(r, Ordering::Relaxed);
-                    local_rounds = local_rounds.max(r);
-                }
-            });
-            drop(batch);
-            edges.fetch_add(local_edges, Ordering::Relaxed);
-            rounds.fetch_max(local_rounds as u32, Ordering::Relaxed);
-            progress.inc(done);
-            tier_done.fetch_add(done, Ordering::Relaxed);
+        let rem_atomics = rem.atomics();
+        (0..game.tier_units(t)).into_par_iter().for_each(|unit| {
+            let mut k = Kernel::<REM> {
+                cells: *cells,
+                // Nothing reads tier t's cells while it is solved: decisions go out a word at a
+                // time.
+                batch: cells::Batch::new(*cells),
+                rem: rem_atomics,
+                positions: 0,
+                edges: 0,
+                probes: 0,
+                rounds: 0,
+            };
+            game.visit_tier(t, unit, &mut k);
+            k.batch.flush();
+            edges.fetch_add(k.edges, Ordering::Relaxed);
+            probes.fetch_add(k.probes, Ordering::Relaxed);
+            rounds.fetch_max(k.rounds as u32, Ordering::Relaxed);
+            progress.inc(k.positions);
+            tier_done.fetch_add(k.positions, Ordering::Relaxed);
         });
-        let done = TierDone {
+        let go_on = after(TierDone {
             tier: t,
-            rounds: rounds.load(Ordering::Relaxed),
+            rounds: REM.then(|| rounds.load(Ordering::Relaxed)),
             positions: tier_done.into_inner(),
-            remoteness: rem,
-        };
-        let go_on = after(done)?;
-        if let Some(c) = current {
-            child = c;
-        }
+            remoteness: rem_atomics,
+        })?;
         if !go_on && t > 0 {
             return Ok(None);
         }
     }
     progress.set_position(size);
-
-    let rounds = rounds.into_inner();
+    if REM {
+        // From `remoteness + 1` (0 none) to the table's byte (all-ones none).
+        rem.bytes_mut()
+            .par_chunks_mut(1 << 16)
+            .for_each(|c| c.iter_mut().for_each(|b| *b = b.wrapping_sub(1)));
+    }
     let edges = edges.into_inner();
-    Ok(Some(SolveStats {
-        counts: cells.counts(),
-        rounds,
-        parent_visits: 0,
-        edges,
-        child_probes: edges,
-        remoteness: (opts.remoteness && !slotted).then(|| {
-            child
-                .atomics()
-                .par_iter()
-                .map(|r| match r.load(Ordering::Relaxed) {
-                    NONE => u32::MAX,
-                    r => r as u32 - 1,
-                })
-                .collect()
-        }),
+    Ok(Some(Solved {
+        stats: SolveStats {
+            counts: cells.counts(),
+            rounds: REM.then(|| rounds.into_inner()),
+            parent_visits: 0,
+            edges: REM.then_some(edges),
+            child_probes: probes.into_inner(),
+            remoteness: None,
+        },
+        remoteness: REM.then_some(rem),
     }))
 }
 
-/// The code and remoteness of a position from its status by the rules and its (decided)
-/// children. Children's cells are read first and their remoteness only where it counts (lost
-/// children of a win, every child of a loss): the remoteness bytes are the larger array.
-#[inline]
-fn decide(
-    cells: &Cells<'_>,
-    rem: &[AtomicU8],
-    status: Status,
-    kids: &[u64],
-    kid_slots: &[u64],
-    edges: &mut u64,
-) -> (u8, u8) {
-    match status {
-        Status::Unused => (cells::UNDECIDED, NONE),
-        Status::Over(Value::Draw) => (cells::DRAW, NONE),
-        Status::Over(v) => (cells::code(v), 1),
-        Status::Open => {
-            *edges += kids.len() as u64;
-            if kids.is_empty() {
-                return (cells::LOSS, 1);
+/// The engine's side of a tier walk: decides each position the game lists from its children's
+/// cells (and, with `REM`, their remoteness).
+struct Kernel<'c, 'a, const REM: bool> {
+    cells: Cells<'a>,
+    batch: cells::Batch<'a>,
+    /// Every index's `remoteness + 1` (with `REM` only).
+    rem: &'c [AtomicU8],
+    positions: u64,
+    edges: u64,
+    probes: u64,
+    /// The largest remoteness byte stored.
+    rounds: u8,
+}
+
+impl<const REM: bool> TierVisitor for Kernel<'_, '_, REM> {
+    #[inline(always)]
+    fn visit<I: ExactSizeIterator<Item = u64>>(&mut self, p: TierPosition<I>) {
+        self.positions += 1;
+        let (code, r) = match p.status {
+            Status::Unused => return,
+            Status::Over(Value::Draw) => (cells::DRAW, NONE),
+            Status::Over(v) => (cells::code(v), 1),
+            Status::Open if REM => self.decide_with_remoteness(p.children),
+            Status::Open => (self.decide(p.children), NONE),
+        };
+        self.batch.decide(p.index, code);
+        if REM && r != NONE {
+            self.rem[p.index as usize].store(r, Ordering::Relaxed);
+            self.rounds = self.rounds.max(r);
+        }
+    }
+}
+
+impl<const REM: bool> Kernel<'_, '_, REM> {
+    /// Win at the first lost child; else draw if some child is not won, else loss.
+    #[inline(always)]
+    fn decide(&mut self, children: impl ExactSizeIterator<Item = u64>) -> u8 {
+        let mut draw = false;
+        for c in children {
+            self.probes += 1;
+            let code = self.cells.get(c);
+            if code == cells::LOSS {
+                return cells::WIN;
             }
-            let mut any_lost = false;
-            let mut all_won = true;
-            for &c in kids.iter() {
-                match cells.get(c) {
-                    cells::LOSS => any_lost = true,
-                    cells::WIN => {}
-                    _ => all_won = false,
+            draw |= code != cells::WIN;
+        }
+        if draw { cells::DRAW } else { cells::LOSS }
+    }
+
+    /// Every child read once, its cell and its remoteness byte together.
+    #[inline(always)]
+    fn decide_with_remoteness(&mut self, children: impl ExactSizeIterator<Item = u64>) -> (u8, u8) {
+        let n = children.len() as u64;
+        self.edges += n;
+        self.probes += n;
+        let (mut quickest, mut slowest) = (u8::MAX, 0u8);
+        let (mut any_lost, mut all_won) = (false, true);
+        for c in children {
+            let r = self.rem[c as usize].load(Ordering::Relaxed);
+            match self.cells.get(c) {
+                cells::LOSS => {
+                    any_lost = true;
+                    quickest = quickest.min(r);
                 }
+                cells::WIN => slowest = slowest.max(r),
+                _ => all_won = false,
             }
-            // A child's remoteness is at its slot (its index, where there are no slots).
-            let r = |slot: u64| rem[slot as usize].load(Ordering::Relaxed);
-            if any_lost {
-                let quickest = kids
-                    .iter()
-                    .zip(kid_slots)
-                    .filter(|&(&c, _)| cells.get(c) == cells::LOSS)
-                    .map(|(_, &slot)| r(slot))
-                    .min()
-                    .unwrap_or(1);
-                (cells::WIN, quickest + 1)
-            } else if all_won {
-                let slowest = kid_slots.iter().map(|&slot| r(slot)).max().unwrap_or(1);
-                (cells::LOSS, slowest + 1)
-            } else {
-                (cells::DRAW, NONE)
-            }
+        }
+        if any_lost {
+            (cells::WIN, quickest + 1)
+        } else if all_won {
+            // No children at all: lost with remoteness 0 (stored as 1).
+            (cells::LOSS, slowest + 1)
+        } else {
+            (cells::DRAW, NONE)
         }
     }
 }

@@ -120,22 +120,28 @@ impl<'a> Cells<'a> {
     }
 }
 
-/// Decisions of one thread gathered word by word: one `fetch_or` per word of cells instead of
-/// one per cell (locked instructions were a sixth of a tiered solve). For a writer whose cells
-/// nobody reads before the batch is flushed or dropped, and which decides each cell at most
-/// once; cells of one word come best in a run.
-pub struct Batch<'c, 'a> {
-    cells: &'c Cells<'a>,
+/// Decisions of one thread gathered word by word, for a writer whose cells nobody reads before
+/// the batch is flushed or dropped, which decides each cell at most once and in increasing
+/// order, and whose cells of this pass no other writer's lie between (a tier's work unit: see
+/// [`crate::game::Tiered::visit_tier`]). Then only the first and the last word it writes can hold
+/// another writer's cells of the same pass: those get a `fetch_or`, the words between a plain
+/// load and store. Locked instructions were a sixth of a tiered solve with one per cell, and
+/// still 8% with one per word (a tier's cells are scattered over the words of the plain index).
+pub struct Batch<'a> {
+    cells: Cells<'a>,
     word: usize,
     bits: u64,
+    /// Whether a word was written already (the next one is not the first).
+    started: bool,
 }
 
-impl<'c, 'a> Batch<'c, 'a> {
-    pub fn new(cells: &'c Cells<'a>) -> Self {
+impl<'a> Batch<'a> {
+    pub fn new(cells: Cells<'a>) -> Self {
         Batch {
             cells,
             word: 0,
             bits: 0,
+            started: false,
         }
     }
 
@@ -145,12 +151,34 @@ impl<'c, 'a> Batch<'c, 'a> {
     pub fn decide(&mut self, i: u64, code: u8) {
         let word = (i / CELLS_PER_WORD) as usize;
         if word != self.word {
-            self.flush();
+            debug_assert!(
+                word > self.word || !self.started,
+                "decisions in increasing order"
+            );
+            self.write_out();
             self.word = word;
         }
         self.bits |= (code as u64) << ((i % CELLS_PER_WORD) * 2);
     }
 
+    /// Writes the gathered word on moving to the next: the first with a `fetch_or`, inner ones
+    /// with a plain load and store (no other writer's cells of this pass are in them).
+    #[inline]
+    fn write_out(&mut self) {
+        if self.bits == 0 {
+            return;
+        }
+        if self.started {
+            let w = &self.cells.words[self.word];
+            w.store(w.load(Ordering::Relaxed) | self.bits, Ordering::Relaxed);
+            self.bits = 0;
+        } else {
+            self.flush();
+            self.started = true;
+        }
+    }
+
+    /// Writes the gathered word with a `fetch_or` (the last word may be shared).
     #[inline]
     pub fn flush(&mut self) {
         if self.bits != 0 {
@@ -170,7 +198,7 @@ impl<'c, 'a> Batch<'c, 'a> {
     }
 }
 
-impl Drop for Batch<'_, '_> {
+impl Drop for Batch<'_> {
     fn drop(&mut self) {
         self.flush();
     }

@@ -8,7 +8,13 @@ use crate::error::{Error, Result};
 use crate::games::Source;
 
 pub const MAGIC: [u8; 8] = *b"RETRODB\0";
-pub const VERSION: u32 = 1;
+/// The version this crate writes. Version 1 (read too) always recorded rounds; version 2 records
+/// them only where the build followed remoteness (all-ones otherwise).
+pub const VERSION: u32 = 2;
+/// The oldest version this crate reads.
+pub const OLDEST_VERSION: u32 = 1;
+/// The rounds field's value for "not recorded" (version 2).
+const NO_ROUNDS: u32 = u32::MAX;
 /// Bytes of the header before the variable-length game spec.
 pub const FIXED: usize = 168;
 /// Sections start on page boundaries so they can be memory-mapped on their own.
@@ -55,6 +61,8 @@ impl Section {
 
 #[derive(Clone, Debug)]
 pub struct Header {
+    /// The format version the file was written in (a header is always encoded in [`VERSION`]).
+    pub version: u32,
     pub header_len: u64,
     pub size: u64,
     pub encoding: Encoding,
@@ -67,7 +75,8 @@ pub struct Header {
     pub remoteness: Section,
     pub sums: Section,
     pub sums_hash: u64,
-    pub rounds: u32,
+    /// Retrograde rounds (largest remoteness + 1), where the build followed remoteness.
+    pub rounds: Option<u32>,
     /// Positions per zstd frame (compressed tables; 0 for raw).
     pub frame_positions: u64,
     /// The zstd level the frames were made with (compressed tables; 0 for raw).
@@ -111,7 +120,7 @@ impl Header {
             b.extend_from_slice(&s.len.to_le_bytes());
         }
         b.extend_from_slice(&self.sums_hash.to_le_bytes());
-        b.extend_from_slice(&self.rounds.to_le_bytes());
+        b.extend_from_slice(&self.rounds.unwrap_or(NO_ROUNDS).to_le_bytes());
         b.extend_from_slice(&(self.spec.len() as u32).to_le_bytes());
         let embedded_len = if kind == 1 { embedded.len() as u64 } else { 0 };
         b.extend_from_slice(&embedded_len.to_le_bytes());
@@ -148,9 +157,15 @@ impl Header {
         let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
         let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().unwrap());
         let version = u32_at(8);
-        if version != VERSION {
+        if !(OLDEST_VERSION..=VERSION).contains(&version) {
             return Err(bad(format!(
-                "format version {version}, this retrodb reads version {VERSION}"
+                "format version {version}, this retrodb reads versions {OLDEST_VERSION} to \
+                 {VERSION}{}",
+                if version > VERSION {
+                    " (written by a newer retrodb)"
+                } else {
+                    ""
+                }
             )));
         }
         let header_len = u32_at(12) as u64;
@@ -186,7 +201,7 @@ impl Header {
         };
         let (cells, remoteness, sums) = (section(64), section(80), section(96));
         let sums_hash = u64_at(112);
-        let rounds = u32_at(120);
+        let rounds = Some(u32_at(120)).filter(|&r| version == 1 || r != NO_ROUNDS);
         let spec_len = u32_at(124) as u64;
         let embedded_len = u64_at(128);
         let src_len = u64_at(136);
@@ -224,6 +239,7 @@ impl Header {
             k => return Err(bad(format!("unknown source kind {k}"))),
         };
         let header = Header {
+            version,
             header_len,
             size,
             encoding,
@@ -359,6 +375,7 @@ mod tests {
     #[test]
     fn a_real_header_round_trips() {
         let h = Header {
+            version: VERSION,
             header_len: Header::len_for("hex:4", 0),
             size: 100,
             encoding: Encoding::Raw,
@@ -375,7 +392,7 @@ mod tests {
                 len: 8,
             },
             sums_hash: 7,
-            rounds: 3,
+            rounds: Some(3),
             frame_positions: 0,
             level: 0,
             spec: "hex:4".into(),
@@ -387,7 +404,10 @@ mod tests {
             (back.size, back.counts, back.spec.as_str()),
             (100, [10, 40, 50, 0], "hex:4")
         );
-        assert_eq!((back.cells, back.sums, back.rounds), (h.cells, h.sums, 3));
+        assert_eq!(
+            (back.cells, back.sums, back.rounds),
+            (h.cells, h.sums, Some(3))
+        );
         // One byte short of the checksum section: truncated.
         assert!(Header::decode(std::path::Path::new("t.rdb"), &bytes, PAGE + 39).is_err());
     }

@@ -18,10 +18,10 @@ use serde::Serialize;
 use super::cells::{self, Cells};
 use super::format::{self, Encoding, Header, PAGE, Section, SourceRef, align};
 use crate::error::{Error, Result};
-use crate::game::Game;
+use crate::game::Tiered;
 use crate::games::AnyGame;
 use crate::solve::{self, SolveOptions, SolveStats};
-use crate::with_game;
+use crate::{with_game, with_tiered_game};
 
 /// How to build a table.
 #[derive(Clone)]
@@ -73,8 +73,10 @@ pub struct BuildSummary {
     pub positions: u64,
     /// `[unused, win, loss, draw]`.
     pub counts: [u64; 4],
-    pub rounds: u32,
-    pub edges: u64,
+    /// Retrograde rounds, where the engine followed them (not in a values-only tiered build).
+    pub rounds: Option<u32>,
+    /// Edges of the game graph, where the engine enumerated them all.
+    pub edges: Option<u64>,
     pub parent_visits: u64,
     /// Children read to decide their parents (tiered engine).
     pub child_probes: u64,
@@ -411,7 +413,7 @@ impl RawWriter {
     pub fn finish(
         self,
         counts: [u64; 4],
-        rounds: u32,
+        rounds: Option<u32>,
         rem_width: u8,
         rem_bytes: &[u8],
     ) -> Result<u64> {
@@ -448,6 +450,7 @@ impl RawWriter {
         tmp.write_at(&sum_bytes, sums_sec.offset)?;
         drop(map);
         let header = Header {
+            version: format::VERSION,
             header_len: game.header_len(),
             size,
             encoding: Encoding::Raw,
@@ -483,12 +486,12 @@ pub struct BuildEstimate {
 pub fn estimate(game: &AnyGame, opts: &BuildOptions) -> BuildEstimate {
     let engine = opts
         .engine
-        .unwrap_or_else(|| with_game!(game, g => solve::Engine::default_for(g)));
+        .unwrap_or_else(|| solve::Engine::default_for(game));
     let size = game.size();
     let rem = if opts.remoteness { size } else { 0 };
     BuildEstimate {
         engine,
-        memory_bytes: with_game!(game, g => engine.memory_estimate(g, opts.remoteness)),
+        memory_bytes: engine.memory_estimate(game, opts.remoteness),
         file_bytes: size.div_ceil(4).saturating_add(rem),
     }
 }
@@ -500,9 +503,9 @@ pub fn build(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<BuildSum
     let size = game.size();
     let engine = opts
         .engine
-        .unwrap_or_else(|| with_game!(game, g => solve::Engine::default_for(g)));
+        .unwrap_or_else(|| solve::Engine::default_for(game));
     if engine == solve::Engine::Tiered
-        && let Some(why) = with_game!(game, g => solve::tiered::unsupported(g))
+        && let Some(why) = solve::tiered_unsupported(game)
     {
         return Err(Error::Spec {
             spec: spec.clone(),
@@ -518,7 +521,7 @@ pub fn build(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<BuildSum
             "solving {spec} ({size} positions) with the {} engine",
             engine.name()
         ),
-        with_game!(game, g => engine.memory_estimate(g, opts.remoteness)),
+        engine.memory_estimate(game, opts.remoteness),
         opts.max_memory,
     )?;
     let mut writer = RawWriter::create(out, GameFields::of(game), size)?;
@@ -529,11 +532,14 @@ pub fn build(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<BuildSum
             remoteness: opts.remoteness,
             progress: opts.progress.clone(),
         };
-        with_game!(game, g => engine.solve(g, &cells, &sopts))
+        with_game!(game, g => solve::counter::solve(g, &cells, &sopts))
     };
     let solve_seconds = solve_start.elapsed().as_secs_f64();
     let (width, rem_bytes) = encode_remoteness(&stats);
-    let file_bytes = writer.finish(stats.counts, stats.rounds, width, &rem_bytes)?;
+    // Rounds are recorded where the table has remoteness (a values-only tiered build does not
+    // know them, and both engines write the same table).
+    let rounds = stats.rounds.filter(|_| opts.remoteness);
+    let file_bytes = writer.finish(stats.counts, rounds, width, &rem_bytes)?;
     Ok(BuildSummary {
         spec,
         path: out.display().to_string(),
@@ -563,8 +569,6 @@ pub struct TieredPlan {
     pub done_from: u32,
     /// This run solves tiers `lowest..done_from`, top down.
     pub lowest: u32,
-    /// The engine keeps remoteness by tier slots: two tiers of it are resident.
-    pub slotted: bool,
     /// Positions left to solve after this checkpoint (all the tiers below it).
     pub positions_left: u64,
     /// Peak memory of this run, bytes.
@@ -581,36 +585,27 @@ pub struct TieredPlan {
 pub fn plan_tiered(game: &AnyGame, out: &Path, opts: &BuildOptions) -> TieredPlan {
     let spec = game.spec();
     let size = game.size();
-    let tiers = with_game!(game, g => g.tier_count()).unwrap_or(0);
+    let tiers = with_tiered_game!(game, g => g.tier_count(), _ => 0);
     let mut resumed =
         read_mark(&sibling(out, "partial-tier"), &spec, size).filter(|m| m.tier < tiers);
     let done_from = resumed.as_ref().map_or(tiers, |m| m.tier);
     let lowest = done_from.saturating_sub(opts.stop_after_tiers.unwrap_or(tiers));
-    // With slots the engine keeps the remoteness of a tier and its child tier, so memory and
-    // disk are counted for this run's tiers (and where tiers are index ranges, their cells);
-    // otherwise the whole table's cells and one remoteness byte per index. On disk a checkpoint
-    // writes its tier's remoteness before the previous checkpoint's is deleted.
-    let slotted = with_game!(game, g => solve::tiered::slotted(g, opts.remoteness));
+    // Memory: the cells of this run's tiers (of a tier and its child tier where tiers are
+    // index ranges, else all of them) and, with remoteness, a byte per index. Disk: the cells
+    // from this run's lowest tier up and, with remoteness, the table's remoteness section and
+    // the checkpoints' files (a new one is written before the previous one is deleted).
     let solving = lowest..done_from;
-    let (memory_bytes, disk_all) = if slotted {
-        let one = (lowest..=done_from)
-            .map(|t| with_game!(game, g => solve::tiered::slots(g, t)))
-            .max()
-            .unwrap_or(0);
-        let cells_on_disk = with_game!(game, g => g.tier_range(lowest))
-            .map_or(size, |r| size - r.start)
-            .div_ceil(4);
-        (
-            with_game!(game, g => solve::tiered::resident_cells(g, solving.clone())
-                .saturating_add(solve::tiered::widest_two_tiers(g, solving.clone()))),
-            cells_on_disk.saturating_add(one.saturating_mul(2)),
-        )
+    let memory_bytes = with_tiered_game!(game, g => {
+        let rem = if opts.remoteness { size } else { 0 };
+        solve::tiered::resident_cells(g, solving.clone()).saturating_add(rem)
+    }, _ => 0);
+    let cells_on_disk = with_tiered_game!(game, g => g.tier_range(lowest), _ => None)
+        .map_or(size, |r| size - r.start)
+        .div_ceil(4);
+    let disk_all = if opts.remoteness {
+        cells_on_disk.saturating_add(size.saturating_mul(3))
     } else {
-        let est = estimate(game, opts);
-        (
-            est.memory_bytes,
-            est.file_bytes.saturating_add(size.saturating_mul(2)),
-        )
+        cells_on_disk
     };
     let rem_file = resumed.as_ref().map(|m| rem_path(out, m.tier));
     let have = [Some(sibling(out, "partial")), rem_file]
@@ -623,7 +618,7 @@ pub fn plan_tiered(game: &AnyGame, out: &Path, opts: &BuildOptions) -> TieredPla
         })
         .sum::<u64>();
     // Where tiers are ranges, the finished ones are exactly the indices from `done_from`'s on.
-    let solved = match with_game!(game, g => g.tier_range(done_from)) {
+    let solved = match with_tiered_game!(game, g => g.tier_range(done_from), _ => None) {
         Some(r) if resumed.is_some() => size - r.start,
         _ => resumed.as_ref().map_or(0, |m| m.solved),
     };
@@ -640,7 +635,6 @@ pub fn plan_tiered(game: &AnyGame, out: &Path, opts: &BuildOptions) -> TieredPla
         resumed,
         done_from,
         lowest,
-        slotted,
         positions_left,
         memory_bytes,
         disk_bytes: disk_all.saturating_sub(have),
@@ -836,7 +830,7 @@ fn build_tiered(
                     .map_err(|e| Error::io(&cells_path, e))?;
                 let m = Mark {
                     tier: t,
-                    rounds: done.rounds,
+                    rounds: done.rounds.unwrap_or(0),
                     solved,
                     timed: timed_before + (solved - solved_before),
                     seconds: seconds_before + solve_start.elapsed().as_secs_f64(),
@@ -869,7 +863,7 @@ fn build_tiered(
             tier_start = Instant::now();
             Ok(go_on)
         };
-        with_game!(game, g => solve::tiered::solve_tiers(
+        with_tiered_game!(game, g => solve::tiered::solve_tiers(
             g,
             &cells,
             done_from,
@@ -877,7 +871,7 @@ fn build_tiered(
             resume_rem,
             &sopts,
             checkpoint
-        ))?
+        ), _ => unreachable!("build checked that the tiered engine applies"))?
     };
     let solve_seconds = solve_start.elapsed().as_secs_f64();
     let summary =
@@ -897,7 +891,7 @@ fn build_tiered(
             total_seconds: started.elapsed().as_secs_f64(),
             file_bytes,
         };
-    let Some(stats) = stats else {
+    let Some(solved) = stats else {
         writer.flush()?;
         let partial = SolveStats::default();
         return Ok(summary(
@@ -907,8 +901,10 @@ fn build_tiered(
             0,
         ));
     };
-    let (width, rem_bytes) = encode_remoteness(&stats);
-    let file_bytes = writer.finish(stats.counts, stats.rounds, width, &rem_bytes)?;
+    let stats = solved.stats;
+    let rem_bytes = solved.remoteness.as_ref().map_or(&[][..], |r| r.bytes());
+    let width = if solved.remoteness.is_some() { 1 } else { 0 };
+    let file_bytes = writer.finish(stats.counts, stats.rounds, width, rem_bytes)?;
     remove_rem_files(out, None);
     let _ = std::fs::remove_file(&mark);
     Ok(summary(&stats, out.display().to_string(), true, file_bytes))

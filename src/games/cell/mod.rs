@@ -18,7 +18,7 @@ pub mod graph;
 pub mod picture;
 
 use crate::error::{Error, Result, human_bytes};
-use crate::game::{Game, Move, PositionError, Status, Value};
+use crate::game::{Game, Move, PositionError, Status, TierPosition, TierVisitor, Tiered, Value};
 use crate::games::source::Source;
 pub use board::{Board, Symmetry};
 pub use graph::{Graph, Links};
@@ -164,65 +164,53 @@ pub const MAX_TABULATED_CELLS: u32 = 26;
 /// Indices per work unit of a tier in the alternation index.
 const ALT_UNIT: u64 = 4096;
 
-/// Cells fixed by one work unit of a tier: `3^7 = 2187` units, so every thread gets many.
+/// Cells fixed by one work unit of a tier in the plain index: `3^7 = 2187` units, so every
+/// thread gets many.
 const TIER_PREFIX_DIGITS: u32 = 7;
 
-/// `C(i, k) * 2^k` for `i <= MAX_CELLS` and `k <= i` (zero beyond), in one block.
-type Ways = [[u64; MAX_CELLS as usize + 2]; MAX_CELLS as usize + 1];
+/// Cells of the plain index's tier walk taken from a table ([`LowPart`]), grouped by how many of
+/// them are filled: `3^8 = 6561` entries of 8 bytes, which stay in the first-level cache's reach.
+const LOW_DIGITS: u32 = 8;
 
-/// The state of [`ranked`]: per cell `e` with a zero digit, the sums of the rank terms of the
-/// nonzero digits above it, for the configuration's own tier (`own`) and the next (`next`), and
-/// how many nonzero digits lie above it.
-struct RankPath {
-    t: u32,
-    own: [u64; 64],
-    next: [u64; 64],
-    above: [u32; 64],
+/// The lowest [`LOW_DIGITS`] cells of a configuration: their part of the index and each player's
+/// cells there.
+#[derive(Clone, Copy, Debug)]
+struct LowPart {
+    value: u32,
+    left: u16,
+    right: u16,
 }
 
-/// Calls `f(c, left, right, run, path, n)` on every configuration `c = base + v` in increasing
-/// order, where `v` runs over the numbers below `3^n` with exactly `m` nonzero base-3 digits;
-/// `left` and `right` are its cells of each player (`l` and `r` hold those of `base`'s digits).
-/// `run.0` is the rank of `c` (the configurations of its tier, `t` nonzero digits, below it) and
-/// `run.1` the same sum of terms for one more nonzero digit; `path` holds those sums for the
-/// zero digits at cells `n` and up, which a child's rank needs (below `n` every digit is zero,
-/// and the sums there are `run`'s). The rank of `c` is the sum over its nonzero digits `i` of
-/// the configurations that agree above `i` and are smaller at `i`.
-#[allow(clippy::too_many_arguments)]
-fn ranked(
-    ways: &Ways,
-    n: u32,
-    m: u32,
+/// The children of a position of the plain index, produced as they are read: `base` plus one
+/// step per empty cell, lowest cell first (the order of [`Game::for_each_child`]).
+#[derive(Clone)]
+pub struct Steps<'a> {
+    empty: u64,
     base: u64,
-    l: u64,
-    r: u64,
-    run: (u64, u64),
-    path: &mut RankPath,
-    f: &mut impl FnMut(u64, u64, u64, (u64, u64), &RankPath, u32),
-) {
-    if m == 0 {
-        f(base, l, r, run, path, n);
-        return;
-    }
-    let i = n - 1;
-    let w = &ways[i as usize];
-    let m_ = m as usize;
-    if n > m {
-        path.own[i as usize] = run.0;
-        path.next[i as usize] = run.1;
-        path.above[i as usize] = path.t - m;
-        ranked(ways, n - 1, m, base, l, r, run, path, f);
-    }
-    let top = 3u64.pow(i);
-    let bit = 1u64 << i;
-    // Digit 1: below it come the configurations with a 0 here (m nonzero digits still to place
-    // below, or m + 1 for the next tier's target).
-    let one = (run.0 + w[m_], run.1 + w[m_ + 1]);
-    ranked(ways, n - 1, m - 1, base + top, l | bit, r, one, path, f);
-    // Digit 2: those with a 0 or a 1 here.
-    let two = (one.0 + w[m_ - 1], one.1 + w[m_]);
-    ranked(ways, n - 1, m - 1, base + 2 * top, l, r | bit, two, path, f);
+    steps: &'a [u64; 64],
 }
+
+impl Iterator for Steps<'_> {
+    type Item = u64;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<u64> {
+        if self.empty == 0 {
+            return None;
+        }
+        let e = self.empty.trailing_zeros();
+        self.empty &= self.empty - 1;
+        Some(self.base + self.steps[(e & 63) as usize])
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.empty.count_ones() as usize;
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for Steps<'_> {}
 
 /// `10^log10` written as `7.29e19`.
 fn scientific(log10: f64) -> String {
@@ -321,9 +309,13 @@ pub struct CellGame {
     decode: Vec<u16>,
     /// `Some`: only the configurations reachable by alternation, in the tier-major index.
     alt: Option<alternation::Alternation>,
-    /// `ways[i][k] = C(i, k) * 2^k`: the configurations of `i` cells with `k` filled, for the
-    /// slots of the plain index ([`Game::tier_slots`]); zero where `k > i`.
-    ways: Box<Ways>,
+    /// What a move into cell `i` adds to an index in the plain index: `[0][i]` for Left's
+    /// (digit 0 -> 1, mover 0 -> 1: `2 * 3^i + 1`, the 1 in the base), `[1][i]` for Right's.
+    move_steps: Box<[[u64; 64]; 2]>,
+    /// The low cells' parts, by number of filled cells then value; `low_start[c]..low_start[c +
+    /// 1]` fill `c` cells.
+    low: Vec<LowPart>,
+    low_start: Vec<u32>,
     /// Once [`Game::prepare`]d: bit `s` says whether the cell set `s` joins the terminals
     /// (`Links::connects`), so a win test is one lookup instead of a flood.
     joins: std::sync::OnceLock<Box<[u64]>>,
@@ -403,6 +395,7 @@ impl CellGame {
                 l | r << 8
             })
             .collect();
+        let (low, low_start) = low_parts(cells.min(LOW_DIGITS));
         Ok(CellGame {
             spec,
             source,
@@ -415,16 +408,16 @@ impl CellGame {
             step,
             decode,
             alt: None,
-            ways: {
-                let b = alternation::Binomials::new(cells);
-                let mut w = Box::new([[0u64; MAX_CELLS as usize + 2]; MAX_CELLS as usize + 1]);
-                for (i, row) in w.iter_mut().enumerate().take(cells as usize + 1) {
-                    for (k, x) in row.iter_mut().enumerate().take(i + 1) {
-                        *x = b[i][k] << k;
-                    }
+            move_steps: {
+                let mut m = Box::new([[0u64; 64]; 2]);
+                for i in 0..cells as usize {
+                    m[0][i] = 2 * 3u64.pow(i as u32);
+                    m[1][i] = 4 * 3u64.pow(i as u32);
                 }
-                w
+                m
             },
+            low,
+            low_start,
             joins: std::sync::OnceLock::new(),
         })
     }
@@ -565,12 +558,26 @@ impl CellGame {
     /// Who has won in a configuration, if anyone.
     #[inline]
     pub fn winner(&self, left: u64, right: u64) -> Option<Player> {
-        if self.left_has_won(left) {
-            Some(Player::Left)
-        } else if self.right_has_won(right) {
-            Some(Player::Right)
-        } else {
-            None
+        self.win_test()(left, right)
+    }
+
+    /// [`CellGame::winner`] with the question "is the table prepared?" asked once, for loops.
+    #[inline(always)]
+    fn win_test(&self) -> impl Fn(u64, u64) -> Option<Player> + '_ {
+        let table = self.joins.get().map(|b| &b[..]);
+        let full = self.full;
+        move |left, right| {
+            let joins = |set: u64| match table {
+                Some(bits) => bits[(set >> 6) as usize] >> (set & 63) & 1 == 1,
+                None => self.links.connects(set),
+            };
+            if joins(left) {
+                Some(Player::Left)
+            } else if !joins(full & !right) {
+                Some(Player::Right)
+            } else {
+                None
+            }
         }
     }
 
@@ -643,56 +650,90 @@ impl CellGame {
         self.index(l2, r2, mover)
     }
 
-    /// Calls `f(c, left, right, run, path, n)` as [`ranked`] does on the configurations (index
-    /// without the mover bit) of the plain index with `t` filled cells whose top
-    /// [`TIER_PREFIX_DIGITS`] cells are the digits of `unit`, in increasing order.
-    #[inline]
-    fn ranked_in_tier(
-        &self,
-        t: u32,
-        unit: u64,
-        mut f: impl FnMut(u64, u64, u64, (u64, u64), &RankPath, u32),
-    ) {
-        if unit >= self.tier_units(t) {
+    /// The tier walk of the plain index: calls `f(c, left, right)` on the configurations (index
+    /// without the mover bit) with `t` filled cells whose top [`TIER_PREFIX_DIGITS`] cells are
+    /// the digits of `unit`, in increasing order. The middle cells run as an odometer and the
+    /// low ones come from the table of [`LowPart`]s with the right number filled, so each
+    /// configuration costs one table read and two ORs.
+    #[inline(always)]
+    fn plain_tier_walk(&self, t: u32, unit: u64, mut f: impl FnMut(u64, u64, u64)) {
+        let low = self.cells.min(LOW_DIGITS);
+        let top = (self.cells - low).min(TIER_PREFIX_DIGITS);
+        let mid = self.cells - low - top;
+        if unit >= 3u64.pow(top) {
             return;
         }
-        let digits = self.cells.min(TIER_PREFIX_DIGITS);
-        let low = self.cells - digits;
-        let mut path = RankPath {
-            t,
-            own: [0; 64],
-            next: [0; 64],
-            above: [0; 64],
-        };
-        // The unit's digits, top cell first, as the recursion would have placed them.
-        let (mut l, mut r, mut run, mut z) = (0u64, 0u64, (0u64, 0u64), 0u32);
-        for i in (low..self.cells).rev() {
-            let d = unit / 3u64.pow(i - low) % 3;
-            if d == 0 {
-                path.own[i as usize] = run.0;
-                path.next[i as usize] = run.1;
-                path.above[i as usize] = z;
-                continue;
+        // The unit's cells, as masks at their places.
+        let (mut ul, mut ur) = (0u64, 0u64);
+        let mut u = unit;
+        for i in low + mid..self.cells {
+            match u % 3 {
+                0 => {}
+                1 => ul |= 1 << i,
+                _ => ur |= 1 << i,
             }
-            if z >= t {
+            u /= 3;
+        }
+        let filled = (ul | ur).count_ones();
+        if filled > t || t - filled > mid + low {
+            return;
+        }
+        let low_size = 3u64.pow(low);
+        let mut digits = [0u8; 64];
+        let (mut ml, mut mr, mut mfilled) = (0u64, 0u64, 0u32);
+        let mut high = unit * 3u64.pow(mid);
+        let end = high + 3u64.pow(mid);
+        loop {
+            if let Some(c) = (t - filled).checked_sub(mfilled)
+                && c <= low
+            {
+                let (hl, hr) = (ul | ml, ur | mr);
+                let base = high * low_size;
+                let (from, to) = (self.low_start[c as usize], self.low_start[c as usize + 1]);
+                for p in &self.low[from as usize..to as usize] {
+                    f(
+                        base + p.value as u64,
+                        hl | p.left as u64,
+                        hr | p.right as u64,
+                    );
+                }
+            }
+            high += 1;
+            if high == end {
                 return;
             }
-            let m = (t - z) as usize;
-            let w = &self.ways[i as usize];
-            run = (run.0 + w[m], run.1 + w[m + 1]);
-            if d == 2 {
-                run = (run.0 + w[m - 1], run.1 + w[m]);
-                r |= 1 << i;
-            } else {
-                l |= 1 << i;
+            // The next middle value: digits 2 roll over to 0 and carry.
+            let mut i = 0;
+            loop {
+                let bit = 1u64 << (low + i);
+                match digits[i as usize] {
+                    0 => {
+                        digits[i as usize] = 1;
+                        ml |= bit;
+                        mfilled += 1;
+                        break;
+                    }
+                    1 => {
+                        digits[i as usize] = 2;
+                        ml &= !bit;
+                        mr |= bit;
+                        break;
+                    }
+                    _ => {
+                        digits[i as usize] = 0;
+                        mr &= !bit;
+                        mfilled -= 1;
+                        i += 1;
+                    }
+                }
             }
-            z += 1;
         }
-        if t - z > low {
-            return;
-        }
-        let base = unit * 3u64.pow(low);
-        ranked(&self.ways, low, t - z, base, l, r, run, &mut path, &mut f);
+    }
+
+    /// The number of filled cells of a position.
+    pub fn tier(&self, pos: u64) -> u32 {
+        let (l, r) = self.masks(pos);
+        (l | r).count_ones()
     }
 
     /// A picture of the position, with the cells of `marked` moves highlighted.
@@ -925,25 +966,16 @@ impl Game for CellGame {
     fn render(&self, pos: u64) -> Option<String> {
         self.picture(pos, &[], picture::Style::Plain)
     }
+}
 
-    fn tier(&self, pos: u64) -> Option<u32> {
-        let (l, r) = self.masks(pos);
-        Some((l | r).count_ones())
+impl Tiered for CellGame {
+    /// Tier `t` holds the configurations with `t` filled cells.
+    fn tier_count(&self) -> u32 {
+        self.cells + 1
     }
 
-    fn tier_count(&self) -> Option<u32> {
-        Some(self.cells + 1)
-    }
-
-    fn tier_range(&self, t: u32) -> Option<std::ops::Range<u64>> {
-        self.alt
-            .as_ref()
-            .filter(|_| t <= self.cells)
-            .map(|a| a.tier_range(t))
-    }
-
-    /// One unit per value of the top [`TIER_PREFIX_DIGITS`] cells, so units are index ranges;
-    /// with alternation, runs of [`ALT_UNIT`] indices of the tier's range.
+    /// Plain index: one unit per value of the top [`TIER_PREFIX_DIGITS`] cells. Alternation: runs
+    /// of [`ALT_UNIT`] indices of the tier's range.
     fn tier_units(&self, t: u32) -> u64 {
         if t > self.cells {
             return 0;
@@ -952,128 +984,110 @@ impl Game for CellGame {
             let r = a.tier_range(t);
             return (r.end - r.start).div_ceil(ALT_UNIT);
         }
-        3u64.pow(self.cells.min(TIER_PREFIX_DIGITS))
+        let low = self.cells.min(LOW_DIGITS);
+        3u64.pow((self.cells - low).min(TIER_PREFIX_DIGITS))
     }
 
-    /// The unit's indices with `t` filled cells, in increasing order: children are then read as
-    /// a few increasing streams (one per cell), which caches and prefetchers follow.
-    #[inline]
-    fn for_each_in_tier(&self, t: u32, unit: u64, mut f: impl FnMut(u64)) {
-        if let Some(a) = &self.alt {
-            if unit < self.tier_units(t) {
-                let r = a.tier_range(t);
-                let start = r.start + unit * ALT_UNIT;
-                (start..(start + ALT_UNIT).min(r.end)).for_each(f);
-            }
-            return;
-        }
-        self.ranked_in_tier(t, unit, |c, _, _, _, _, _| {
-            f(2 * c);
-            f(2 * c + 1);
-        });
-    }
-
-    /// In the plain index: each configuration decoded and tested for a winner once, for both
-    /// players to move, with its cells carried along the enumeration instead of decoded from
+    /// Each configuration is decoded and tested for a winner once, for both players to move
+    /// where the index has both, with its cells carried along the walk instead of decoded from
     /// the index.
     #[inline]
-    fn visit_tier(&self, t: u32, unit: u64, mut f: impl FnMut(u64, u64, Status, &[u64], &[u64])) {
-        let (mut kids, mut slots) = ([0u64; 64], [0u64; 64]);
-        if let Some(a) = &self.alt {
-            // Each configuration follows from the one before, and its children are ranked from
-            // its own rank's terms. Slots are offsets in the tier's range.
-            if unit >= self.tier_units(t) {
-                return;
-            }
-            let range = a.tier_range(t);
-            let next = if t < self.cells {
-                a.tier_range(t + 1).start
-            } else {
-                0
-            };
-            let start = range.start + unit * ALT_UNIT;
-            let mover = a.mover(t);
-            a.walk(
-                t,
-                start,
-                (start + ALT_UNIT).min(range.end),
-                |pos, l, r, ranks| {
-                    let slot = pos - range.start;
-                    match self.winner(l, r) {
-                        Some(w) if w == mover => f(pos, slot, Status::Over(Value::Win), &[], &[]),
-                        Some(_) => f(pos, slot, Status::Over(Value::Loss), &[], &[]),
-                        None => {
-                            let n = a.children(ranks, l, &mut kids);
-                            for (s, &k) in slots.iter_mut().zip(&kids[..n]) {
-                                *s = k - next;
-                            }
-                            f(pos, slot, Status::Open, &kids[..n], &slots[..n]);
-                        }
-                    }
-                },
-            );
+    fn visit_tier(&self, t: u32, unit: u64, v: &mut impl TierVisitor) {
+        let Some(a) = &self.alt else {
+            let [left, right] = &*self.move_steps;
+            let winner = self.win_test();
+            self.plain_tier_walk(t, unit, |c, l, r| {
+                let (pl, pr) = (2 * c, 2 * c + 1);
+                let (sl, sr, empty) = match winner(l, r) {
+                    Some(Player::Left) => (Status::Over(Value::Win), Status::Over(Value::Loss), 0),
+                    Some(Player::Right) => (Status::Over(Value::Loss), Status::Over(Value::Win), 0),
+                    None => (Status::Open, Status::Open, self.full & !(l | r)),
+                };
+                // Left claims: digit 0 -> 1, mover 0 -> 1. Right: digit 0 -> 2, mover 1 -> 0.
+                v.visit(TierPosition {
+                    index: pl,
+                    status: sl,
+                    children: Steps {
+                        empty,
+                        base: pl + 1,
+                        steps: left,
+                    },
+                });
+                v.visit(TierPosition {
+                    index: pr,
+                    status: sr,
+                    children: Steps {
+                        empty,
+                        base: pr - 1,
+                        steps: right,
+                    },
+                });
+            });
+            return;
+        };
+        // Each configuration follows from the one before, and its children are ranked from its
+        // own rank's terms.
+        if unit >= self.tier_units(t) {
             return;
         }
-        let (mut rights, mut right_slots) = ([0u64; 64], [0u64; 64]);
-        self.ranked_in_tier(t, unit, |c, l, r, run, path, n| {
-            let (pl, pr) = (2 * c, 2 * c + 1);
-            // The slot: the configuration's rank in its tier, then the mover.
-            let sl = run.0 << 1;
-            match self.winner(l, r) {
-                Some(Player::Left) => {
-                    f(pl, sl, Status::Over(Value::Win), &[], &[]);
-                    f(pr, sl + 1, Status::Over(Value::Loss), &[], &[]);
-                }
-                Some(Player::Right) => {
-                    f(pl, sl, Status::Over(Value::Loss), &[], &[]);
-                    f(pr, sl + 1, Status::Over(Value::Win), &[], &[]);
-                }
-                None => {
-                    // Left claims: digit 0 -> 1 and mover 0 -> 1; Right: 0 -> 2, mover 1 -> 0.
-                    // A child's rank keeps the terms above the new digit (for one more nonzero
-                    // digit), adds the new digit's own, and keeps those below it as they are.
-                    let mut k = 0;
-                    let mut empty = self.full & !(l | r);
-                    while empty != 0 {
-                        let e = empty.trailing_zeros();
-                        empty &= empty - 1;
-                        let (own, next, above) = if e < n {
-                            (run.0, run.1, t)
-                        } else {
-                            let e = e as usize;
-                            (path.own[e], path.next[e], path.above[e])
-                        };
-                        let w = &self.ways[e as usize];
-                        let m = (t - above) as usize;
-                        let shared = next + run.0 - own;
-                        let step = self.step[e as usize];
-                        kids[k] = pl + step + 1;
-                        rights[k] = pr + 2 * step - 1;
-                        slots[k] = ((shared + w[m + 1]) << 1) | 1;
-                        right_slots[k] = (shared + w[m + 1] + w[m]) << 1;
-                        k += 1;
-                    }
-                    f(pl, sl, Status::Open, &kids[..k], &slots[..k]);
-                    f(pr, sl + 1, Status::Open, &rights[..k], &right_slots[..k]);
-                }
-            }
-        });
+        let range = a.tier_range(t);
+        let start = range.start + unit * ALT_UNIT;
+        let mover = a.mover(t);
+        let mut kids = [0u64; 64];
+        a.walk(
+            t,
+            start,
+            (start + ALT_UNIT).min(range.end),
+            |pos, l, r, ranks| {
+                let (status, n) = match self.winner(l, r) {
+                    Some(w) if w == mover => (Status::Over(Value::Win), 0),
+                    Some(_) => (Status::Over(Value::Loss), 0),
+                    None => (Status::Open, a.children(ranks, l, &mut kids)),
+                };
+                v.visit(TierPosition {
+                    index: pos,
+                    status,
+                    children: kids[..n].iter().copied(),
+                });
+            },
+        );
     }
 
-    /// Alternation games: the length of the tier's range. Plain games: `C(cells, t) * 2^t * 2`
-    /// (which cells are filled, whose each is, who is to move).
-    fn tier_slots(&self, t: u32) -> Option<u64> {
-        if t > self.cells {
-            return Some(0);
-        }
-        Some(match &self.alt {
-            Some(a) => {
-                let r = a.tier_range(t);
-                r.end - r.start
-            }
-            None => self.ways[self.cells as usize][t as usize] << 1,
-        })
+    fn tier_range(&self, t: u32) -> Option<std::ops::Range<u64>> {
+        self.alt
+            .as_ref()
+            .filter(|_| t <= self.cells)
+            .map(|a| a.tier_range(t))
     }
+}
+
+/// The parts of the lowest `digits` cells, ordered by the number of cells filled and then by
+/// value, and where each count starts (`start[c]..start[c + 1]`).
+fn low_parts(digits: u32) -> (Vec<LowPart>, Vec<u32>) {
+    let mut parts: Vec<LowPart> = (0..3u32.pow(digits))
+        .map(|value| {
+            let (mut left, mut right, mut v) = (0u16, 0u16, value);
+            for i in 0..digits {
+                match v % 3 {
+                    1 => left |= 1 << i,
+                    2 => right |= 1 << i,
+                    _ => {}
+                }
+                v /= 3;
+            }
+            LowPart { value, left, right }
+        })
+        .collect();
+    let filled = |p: &LowPart| (p.left | p.right).count_ones();
+    parts.sort_by_key(|p| (filled(p), p.value));
+    let mut start = vec![0u32; digits as usize + 2];
+    for p in &parts {
+        start[filled(p) as usize + 1] += 1;
+    }
+    for c in 0..=digits as usize {
+        start[c + 1] += start[c];
+    }
+    (parts, start)
 }
 
 #[cfg(test)]
