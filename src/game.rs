@@ -150,8 +150,9 @@ pub struct TierPosition<I> {
     pub index: u64,
     /// What the rules say; never [`Status::Unused`] (unused indices are not listed).
     pub status: Status,
-    /// The moves from an open position, in the order of [`Game::for_each_child`]; empty for
-    /// ended ones. Lazy, so a visitor that has seen enough can stop reading.
+    /// The moves from an open position, as [`Game::for_each_child`] lists them but in any order
+    /// (a game may list first the moves likeliest to win); empty for ended ones. Lazy, so a
+    /// visitor that has seen enough can stop reading.
     pub children: I,
 }
 
@@ -159,6 +160,19 @@ pub struct TierPosition<I> {
 /// iterator, so the solver's inner loop is compiled per game with no dynamic dispatch.
 pub trait TierVisitor {
     fn visit<I: ExactSizeIterator<Item = u64>>(&mut self, p: TierPosition<I>);
+
+    /// A configuration's two positions at once, `second.index == first.index + 1` with
+    /// `first.index` even (the other player to move): for games whose index puts both movers
+    /// side by side, so a visitor decides them together (one write for both).
+    #[inline(always)]
+    fn visit_pair<I, J>(&mut self, first: TierPosition<I>, second: TierPosition<J>)
+    where
+        I: ExactSizeIterator<Item = u64>,
+        J: ExactSizeIterator<Item = u64>,
+    {
+        self.visit(first);
+        self.visit(second);
+    }
 }
 
 /// The contract of acyclic games the tiered engine solves: positions fall into tiers
@@ -166,6 +180,11 @@ pub trait TierVisitor {
 /// tier (so the last tier holds only ended positions). A game implements all of it or none;
 /// [`check_tiers`] checks an implementation against [`Game`] and ships with the contract.
 pub trait Tiered: Game {
+    /// Whether a position can be drawn: in an acyclic game only where the rules end the game in
+    /// a draw. `false` lets the engine skip tracking draws ([`check_tiers`] checks that no
+    /// position ends drawn).
+    const DRAWS: bool = true;
+
     /// The number of tiers (at least one for a game with positions).
     fn tier_count(&self) -> u32;
 
@@ -232,6 +251,15 @@ pub fn check_tiers<G: Tiered>(game: &G) -> Result<(), ContractError> {
                 tier_of[pos as usize] = t;
                 let mut want = Vec::new();
                 let status_now = game.visit(pos, |c| want.push(c));
+                let (mut kids, mut want) = (kids, want);
+                kids.sort_unstable();
+                want.sort_unstable();
+                if !G::DRAWS && status == Status::Over(Value::Draw) {
+                    return Err(ContractError(format!(
+                        "position {pos} ({}) ends drawn in a game that declares no draws",
+                        game.position_text(pos)
+                    )));
+                }
                 if status != status_now || kids != want || status == Status::Unused {
                     return Err(ContractError(format!(
                         "tier {t} lists position {pos} ({}) as {status:?} with children \

@@ -760,6 +760,9 @@ impl Game for Hackenbush {
 }
 
 impl Tiered for Hackenbush {
+    /// Finite and ended by the player who cannot move: never drawn.
+    const DRAWS: bool = false;
+
     /// Tier `t` holds the sets with `t` edges gone. A move removes one edge *and* whatever
     /// falls with it, so the number of edges gone does not rise by exactly one per move (no
     /// [`Tiered::tier_range`]), but it strictly rises along every move, which is what tiers ask.

@@ -234,7 +234,8 @@ fn run<G: Tiered, const REM: bool>(
         let tier_done = AtomicU64::new(0);
         let rem_atomics = rem.atomics();
         (0..game.tier_units(t)).into_par_iter().for_each(|unit| {
-            let mut k = Kernel::<REM> {
+            let mut k = Kernel::<G, REM> {
+                game: std::marker::PhantomData,
                 cells: *cells,
                 // Nothing reads tier t's cells while it is solved: decisions go out a word at a
                 // time.
@@ -286,7 +287,8 @@ fn run<G: Tiered, const REM: bool>(
 
 /// The engine's side of a tier walk: decides each position the game lists from its children's
 /// cells (and, with `REM`, their remoteness).
-struct Kernel<'c, 'a, const REM: bool> {
+struct Kernel<'c, 'a, G, const REM: bool> {
+    game: std::marker::PhantomData<G>,
     cells: Cells<'a>,
     batch: cells::Batch<'a>,
     /// Every index's `remoteness + 1` (with `REM` only).
@@ -298,38 +300,75 @@ struct Kernel<'c, 'a, const REM: bool> {
     rounds: u8,
 }
 
-impl<const REM: bool> TierVisitor for Kernel<'_, '_, REM> {
+impl<G: Tiered, const REM: bool> TierVisitor for Kernel<'_, '_, G, REM> {
     #[inline(always)]
     fn visit<I: ExactSizeIterator<Item = u64>>(&mut self, p: TierPosition<I>) {
+        let index = p.index;
+        let code = self.code(p);
+        self.batch.decide(index, code);
+    }
+
+    /// Both codes go out in one write: the two cells are side by side in one word.
+    #[inline(always)]
+    fn visit_pair<I, J>(&mut self, first: TierPosition<I>, second: TierPosition<J>)
+    where
+        I: ExactSizeIterator<Item = u64>,
+        J: ExactSizeIterator<Item = u64>,
+    {
+        debug_assert!(first.index.is_multiple_of(2) && second.index == first.index + 1);
+        let index = first.index;
+        let codes = self.code(first) | self.code(second) << 2;
+        self.batch.decide(index, codes);
+    }
+}
+
+impl<G: Tiered, const REM: bool> Kernel<'_, '_, G, REM> {
+    /// The position's code, its remoteness stored where the solve follows it.
+    #[inline(always)]
+    fn code<I: ExactSizeIterator<Item = u64>>(&mut self, p: TierPosition<I>) -> u8 {
         self.positions += 1;
         let (code, r) = match p.status {
-            Status::Unused => return,
+            Status::Unused => return cells::UNDECIDED,
             Status::Over(Value::Draw) => (cells::DRAW, NONE),
             Status::Over(v) => (cells::code(v), 1),
             Status::Open if REM => self.decide_with_remoteness(p.children),
             Status::Open => (self.decide(p.children), NONE),
         };
-        self.batch.decide(p.index, code);
         if REM && r != NONE {
             self.rem[p.index as usize].store(r, Ordering::Relaxed);
             self.rounds = self.rounds.max(r);
         }
+        code
     }
 }
 
-impl<const REM: bool> Kernel<'_, '_, REM> {
-    /// Win at the first lost child; else draw if some child is not won, else loss.
+impl<G: Tiered, const REM: bool> Kernel<'_, '_, G, REM> {
+    /// Win at the first lost child; else draw if some child is not won (only in games with
+    /// draws), else loss.
     #[inline(always)]
     fn decide(&mut self, children: impl ExactSizeIterator<Item = u64>) -> u8 {
         let mut draw = false;
+        let mut reads = 0;
         for c in children {
-            self.probes += 1;
+            reads += 1;
+            if !G::DRAWS {
+                // Children are decided and never drawn: a win or a loss.
+                if self.cells.lost_of_decided(c) {
+                    self.probes += reads;
+                    return cells::WIN;
+                }
+                continue;
+            }
             let code = self.cells.get(c);
             if code == cells::LOSS {
+                self.probes += reads;
                 return cells::WIN;
             }
-            draw |= code != cells::WIN;
+            if G::DRAWS {
+                draw |= code != cells::WIN;
+            }
         }
+        self.probes += reads;
         if draw { cells::DRAW } else { cells::LOSS }
     }
 

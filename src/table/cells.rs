@@ -71,6 +71,14 @@ impl<'a> Cells<'a> {
         ((w >> ((i % CELLS_PER_WORD) * 2)) & 3) as u8
     }
 
+    /// Whether cell `i` holds a loss, where it is known to hold a win or a loss: then the loss
+    /// bit alone answers (one bit test instead of extracting the code).
+    #[inline(always)]
+    pub fn lost_of_decided(&self, i: u64) -> bool {
+        let w = self.words[(i / CELLS_PER_WORD) as usize].load(Ordering::Relaxed);
+        (w >> ((i % CELLS_PER_WORD) * 2 + 1)) & 1 == 1
+    }
+
     /// Sets an undecided cell to `code`; true if this call made the decision. A cell that is
     /// already decided is left as it is.
     #[inline]
@@ -146,7 +154,8 @@ impl<'a> Batch<'a> {
     }
 
     /// Decides the undecided cell `i` (written at the latest when the batch moves to another
-    /// word, is flushed or is dropped).
+    /// word, is flushed or is dropped). `code` may hold the codes of cells `i` and `i + 1`
+    /// (the second in bits 2-3) where `i` is even: they share a word.
     #[inline]
     pub fn decide(&mut self, i: u64, code: u8) {
         let word = (i / CELLS_PER_WORD) as usize;

@@ -26,6 +26,10 @@ pub use graph::{Graph, Links};
 /// The most cells a table can have: `2 * 3^39` still fits a 64-bit index, `2 * 3^40` does not.
 pub const MAX_CELLS: u64 = 39;
 
+/// Boards up to this many cells order their children by pivotal counts over every set of
+/// cells (`2^16` floods); larger ones by what a cell touches.
+const ORDER_COUNTED_CELLS: u32 = 16;
+
 /// Base-3 digits decoded per table lookup.
 const CHUNK_DIGITS: u32 = 8;
 const CHUNK: u64 = 3u64.pow(CHUNK_DIGITS);
@@ -179,10 +183,13 @@ struct LowPart {
     value: u32,
     left: u16,
     right: u16,
+    /// The filled cells as bits of the child order ([`CellGame::order_bit`]).
+    filled_in_order: u64,
 }
 
 /// The children of a position of the plain index, produced as they are read: `base` plus one
-/// step per empty cell, lowest cell first (the order of [`Game::for_each_child`]).
+/// step per empty cell, in the game's child order (`empty` holds the empty cells as bits of
+/// that order, and `steps` is indexed by it).
 #[derive(Clone)]
 pub struct Steps<'a> {
     empty: u64,
@@ -312,6 +319,10 @@ pub struct CellGame {
     /// What a move into cell `i` adds to an index in the plain index: `[0][i]` for Left's
     /// (digit 0 -> 1, mover 0 -> 1: `2 * 3^i + 1`, the 1 in the base), `[1][i]` for Right's.
     move_steps: Box<[[u64; 64]; 2]>,
+    /// The order in which the tier walk reads a position's children: cells that more often
+    /// decide a connection first, so a win is found after fewer reads ([`child_order`]).
+    /// `order_bit[i]` is cell `i`'s bit in that order; `move_steps` is indexed by it.
+    order_bit: Box<[u64; 64]>,
     /// The low cells' parts, by number of filled cells then value; `low_start[c]..low_start[c +
     /// 1]` fill `c` cells.
     low: Vec<LowPart>,
@@ -395,12 +406,18 @@ impl CellGame {
                 l | r << 8
             })
             .collect();
-        let (low, low_start) = low_parts(cells.min(LOW_DIGITS));
+        let links = layout.links();
+        let order = child_order(&links, cells);
+        let mut order_bit = Box::new([0u64; 64]);
+        for (k, &i) in order.iter().enumerate() {
+            order_bit[i as usize] = 1 << k;
+        }
+        let (low, low_start) = low_parts(cells.min(LOW_DIGITS), &order_bit);
         Ok(CellGame {
             spec,
             source,
             labels: layout.labels(),
-            links: layout.links(),
+            links,
             layout,
             cells,
             full: (1u64 << cells) - 1,
@@ -410,12 +427,13 @@ impl CellGame {
             alt: None,
             move_steps: {
                 let mut m = Box::new([[0u64; 64]; 2]);
-                for i in 0..cells as usize {
-                    m[0][i] = 2 * 3u64.pow(i as u32);
-                    m[1][i] = 4 * 3u64.pow(i as u32);
+                for (k, &i) in order.iter().enumerate() {
+                    m[0][k] = 2 * 3u64.pow(i);
+                    m[1][k] = 4 * 3u64.pow(i);
                 }
                 m
             },
+            order_bit,
             low,
             low_start,
             joins: std::sync::OnceLock::new(),
@@ -650,13 +668,13 @@ impl CellGame {
         self.index(l2, r2, mover)
     }
 
-    /// The tier walk of the plain index: calls `f(c, left, right)` on the configurations (index
-    /// without the mover bit) with `t` filled cells whose top [`TIER_PREFIX_DIGITS`] cells are
+    /// The tier walk of the plain index: calls `f(c, left, right, filled)` on the configurations
+    /// (index without the mover bit; `filled` is their filled cells as bits of the child order) with `t` filled cells whose top [`TIER_PREFIX_DIGITS`] cells are
     /// the digits of `unit`, in increasing order. The middle cells run as an odometer and the
     /// low ones come from the table of [`LowPart`]s with the right number filled, so each
     /// configuration costs one table read and two ORs.
     #[inline(always)]
-    fn plain_tier_walk(&self, t: u32, unit: u64, mut f: impl FnMut(u64, u64, u64)) {
+    fn plain_tier_walk(&self, t: u32, unit: u64, mut f: impl FnMut(u64, u64, u64, u64)) {
         let low = self.cells.min(LOW_DIGITS);
         let top = (self.cells - low).min(TIER_PREFIX_DIGITS);
         let mid = self.cells - low - top;
@@ -675,12 +693,13 @@ impl CellGame {
             u /= 3;
         }
         let filled = (ul | ur).count_ones();
+        let unit_in_order = in_order(&self.order_bit, ul | ur);
         if filled > t || t - filled > mid + low {
             return;
         }
         let low_size = 3u64.pow(low);
         let mut digits = [0u8; 64];
-        let (mut ml, mut mr, mut mfilled) = (0u64, 0u64, 0u32);
+        let (mut ml, mut mr, mut mfilled, mut mid_in_order) = (0u64, 0u64, 0u32, 0u64);
         let mut high = unit * 3u64.pow(mid);
         let end = high + 3u64.pow(mid);
         loop {
@@ -688,6 +707,7 @@ impl CellGame {
                 && c <= low
             {
                 let (hl, hr) = (ul | ml, ur | mr);
+                let high_in_order = unit_in_order | mid_in_order;
                 let base = high * low_size;
                 let (from, to) = (self.low_start[c as usize], self.low_start[c as usize + 1]);
                 for p in &self.low[from as usize..to as usize] {
@@ -695,6 +715,7 @@ impl CellGame {
                         base + p.value as u64,
                         hl | p.left as u64,
                         hr | p.right as u64,
+                        high_in_order | p.filled_in_order,
                     );
                 }
             }
@@ -711,6 +732,7 @@ impl CellGame {
                         digits[i as usize] = 1;
                         ml |= bit;
                         mfilled += 1;
+                        mid_in_order |= self.order_bit[(low + i) as usize];
                         break;
                     }
                     1 => {
@@ -723,6 +745,7 @@ impl CellGame {
                         digits[i as usize] = 0;
                         mr &= !bit;
                         mfilled -= 1;
+                        mid_in_order &= !self.order_bit[(low + i) as usize];
                         i += 1;
                     }
                 }
@@ -969,6 +992,9 @@ impl Game for CellGame {
 }
 
 impl Tiered for CellGame {
+    /// Someone has always connected when the board is full.
+    const DRAWS: bool = false;
+
     /// Tier `t` holds the configurations with `t` filled cells.
     fn tier_count(&self) -> u32 {
         self.cells + 1
@@ -996,32 +1022,35 @@ impl Tiered for CellGame {
         let Some(a) = &self.alt else {
             let [left, right] = &*self.move_steps;
             let winner = self.win_test();
-            self.plain_tier_walk(t, unit, |c, l, r| {
+            let all_in_order = in_order(&self.order_bit, self.full);
+            self.plain_tier_walk(t, unit, |c, l, r, filled| {
                 let (pl, pr) = (2 * c, 2 * c + 1);
                 let (sl, sr, empty) = match winner(l, r) {
                     Some(Player::Left) => (Status::Over(Value::Win), Status::Over(Value::Loss), 0),
                     Some(Player::Right) => (Status::Over(Value::Loss), Status::Over(Value::Win), 0),
-                    None => (Status::Open, Status::Open, self.full & !(l | r)),
+                    None => (Status::Open, Status::Open, all_in_order & !filled),
                 };
                 // Left claims: digit 0 -> 1, mover 0 -> 1. Right: digit 0 -> 2, mover 1 -> 0.
-                v.visit(TierPosition {
-                    index: pl,
-                    status: sl,
-                    children: Steps {
-                        empty,
-                        base: pl + 1,
-                        steps: left,
+                v.visit_pair(
+                    TierPosition {
+                        index: pl,
+                        status: sl,
+                        children: Steps {
+                            empty,
+                            base: pl + 1,
+                            steps: left,
+                        },
                     },
-                });
-                v.visit(TierPosition {
-                    index: pr,
-                    status: sr,
-                    children: Steps {
-                        empty,
-                        base: pr - 1,
-                        steps: right,
+                    TierPosition {
+                        index: pr,
+                        status: sr,
+                        children: Steps {
+                            empty,
+                            base: pr - 1,
+                            steps: right,
+                        },
                     },
-                });
+                );
             });
             return;
         };
@@ -1061,9 +1090,46 @@ impl Tiered for CellGame {
     }
 }
 
+/// The cells of `set` as bits of the child order.
+#[inline]
+fn in_order(order_bit: &[u64; 64], mut set: u64) -> u64 {
+    let mut out = 0;
+    while set != 0 {
+        out |= order_bit[set.trailing_zeros() as usize];
+        set &= set - 1;
+    }
+    out
+}
+
+/// The order in which the tier walk reads children: by how often a cell is pivotal (a set of
+/// cells that joins the terminals no longer does without it), most first, counted over every
+/// set for boards of at most [`ORDER_COUNTED_CELLS`] cells; by the number of cells and
+/// terminals a cell touches on larger ones. Ties keep the cell order. Any order gives the same
+/// table: it only decides how soon a position's first losing child (a winning move) is read.
+fn child_order(links: &Links, cells: u32) -> Vec<u32> {
+    let mut score = vec![0u64; cells as usize];
+    if cells <= ORDER_COUNTED_CELLS {
+        let joins: Vec<bool> = (0..1u64 << cells).map(|s| links.connects(s)).collect();
+        for s in (0..joins.len()).filter(|&s| joins[s]) {
+            for (i, v) in score.iter_mut().enumerate() {
+                if s >> i & 1 == 1 && !joins[s & !(1 << i)] {
+                    *v += 1;
+                }
+            }
+        }
+    } else {
+        for (i, v) in score.iter_mut().enumerate() {
+            *v = links.adj[i].count_ones() as u64 + (links.start >> i & 1) + (links.goal >> i & 1);
+        }
+    }
+    let mut order: Vec<u32> = (0..cells).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(score[i as usize]));
+    order
+}
+
 /// The parts of the lowest `digits` cells, ordered by the number of cells filled and then by
 /// value, and where each count starts (`start[c]..start[c + 1]`).
-fn low_parts(digits: u32) -> (Vec<LowPart>, Vec<u32>) {
+fn low_parts(digits: u32, order_bit: &[u64; 64]) -> (Vec<LowPart>, Vec<u32>) {
     let mut parts: Vec<LowPart> = (0..3u32.pow(digits))
         .map(|value| {
             let (mut left, mut right, mut v) = (0u16, 0u16, value);
@@ -1075,7 +1141,12 @@ fn low_parts(digits: u32) -> (Vec<LowPart>, Vec<u32>) {
                 }
                 v /= 3;
             }
-            LowPart { value, left, right }
+            LowPart {
+                value,
+                left,
+                right,
+                filled_in_order: in_order(order_bit, (left | right) as u64),
+            }
         })
         .collect();
     let filled = |p: &LowPart| (p.left | p.right).count_ones();
