@@ -115,6 +115,15 @@ pub trait Game: Sync {
     /// Calls `f` once per move *into* `pos`: the exact inverse of `for_each_child`.
     fn for_each_parent(&self, pos: u64, f: impl FnMut(u64));
 
+    /// The number of moves from an open position: what [`Game::for_each_child`] would count.
+    /// Games that know it without listing the moves say so (the counter engine's counts).
+    #[inline]
+    fn child_count(&self, pos: u64) -> u64 {
+        let mut n = 0;
+        self.for_each_child(pos, |_| n += 1);
+        n
+    }
+
     /// An upper bound on the number of children of any position (picks the counter width).
     fn max_children(&self) -> u64;
 
@@ -363,15 +372,8 @@ pub fn by_rules<G: Game>(game: &G, pos: u64) -> Rules {
         Status::Unused => Rules::Unused,
         Status::Over(Value::Draw) => Rules::Known(Value::Draw, None),
         Status::Over(v) => Rules::Known(v, Some(0)),
-        Status::Open => {
-            let mut any = false;
-            game.for_each_child(pos, |_| any = true);
-            if any {
-                Rules::Search
-            } else {
-                Rules::Known(Value::Loss, Some(0))
-            }
-        }
+        Status::Open if game.child_count(pos) > 0 => Rules::Search,
+        Status::Open => Rules::Known(Value::Loss, Some(0)),
     }
 }
 
@@ -429,6 +431,12 @@ pub fn check_round_trip<G: Game>(
                     text()
                 )));
             }
+        }
+        if game.child_count(pos) != children.len() as u64 {
+            return Err(ContractError(format!(
+                "position {pos} ({}): child_count disagrees with for_each_child",
+                text()
+            )));
         }
         let moves = game.moves(pos);
         if moves.iter().map(|m| m.child).collect::<Vec<_>>() != children {

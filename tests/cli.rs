@@ -332,6 +332,12 @@ fn gen_writes_a_graph_that_builds() {
         assert!(o.status.success(), "{}", stderr(&o));
         let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
         assert_eq!(v["edges"], 3000);
+        // The whole command's time counts reading the input and building the graph.
+        let secs = |k: &str| v[k].as_f64().unwrap();
+        assert!(
+            secs("total_seconds") >= secs("load_seconds") + secs("solve_seconds"),
+            "{v}"
+        );
         let o = retrodb(&["verify", table.to_str().unwrap()]);
         assert!(o.status.success(), "{}", stderr(&o));
     }

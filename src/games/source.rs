@@ -37,6 +37,28 @@ impl Source {
         }
     }
 
+    /// [`Source::of`] an input, its mapped pages released behind the hash a block at a time,
+    /// so a large input never counts whole in the process's memory.
+    pub fn of_released(name: &str, input: &InputBytes<'_>) -> Source {
+        let bytes = input.bytes();
+        if bytes.len() as u64 <= EMBED_LIMIT {
+            return Source::of(name, bytes);
+        }
+        const BLOCK: usize = 64 << 20;
+        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+        for at in (0..bytes.len()).step_by(BLOCK) {
+            let end = (at + BLOCK).min(bytes.len());
+            hasher.update(&bytes[at..end]);
+            input.release(at..end);
+        }
+        Source {
+            name: name.to_string(),
+            len: bytes.len() as u64,
+            hash: hasher.digest(),
+            bytes: None,
+        }
+    }
+
     /// Whether two sources name the same bytes (by name, length and hash).
     pub fn same_as(&self, other: &Source) -> bool {
         self.name == other.name && self.len == other.len && self.hash == other.hash
@@ -51,6 +73,25 @@ pub enum InputBytes<'a> {
 }
 
 impl InputBytes<'_> {
+    /// Tells the system the mapped pages of `range` are not needed now: they leave the
+    /// process's resident memory (the file's pages stay cached and are read again if touched).
+    /// Only whole pages inside the range; nothing for bytes that are not mapped.
+    pub fn release(&self, range: std::ops::Range<usize>) {
+        if let InputBytes::Mapped(m) = self {
+            const PAGE: usize = 4096;
+            let start = range.start.next_multiple_of(PAGE);
+            let end = range.end.min(m.len()) / PAGE * PAGE;
+            if end > start {
+                // SAFETY: the map is a read-only shared mapping of a file: dropping its pages
+                // loses nothing (they are read from the file again if touched), and no slice of
+                // ours changes its contents.
+                let _ = unsafe {
+                    m.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, start, end - start)
+                };
+            }
+        }
+    }
+
     pub fn bytes(&self) -> &[u8] {
         match self {
             InputBytes::Mapped(m) => m,

@@ -124,8 +124,7 @@ fn run<G: Game, C: Counter>(game: &G, cells: &Cells<'_>, opts: &SolveOptions) ->
                         decided.push(pos);
                     }
                     Status::Open => {
-                        let mut n = 0u64;
-                        game.for_each_child(pos, |_| n += 1);
+                        let n = game.child_count(pos);
                         local_edges += n;
                         if n == 0 {
                             cells.decide(pos, cells::LOSS);

@@ -87,6 +87,8 @@ pub struct BuildSummary {
     /// and rerunning the build resumes it.
     pub complete: bool,
     pub solve_seconds: f64,
+    /// Seconds of the whole build: here from the call on; the command line's summary counts
+    /// from before it read the input.
     pub total_seconds: f64,
     pub file_bytes: u64,
 }
