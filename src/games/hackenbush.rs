@@ -428,6 +428,16 @@ impl Hackenbush {
         Some(2 * r + right_to_move as u64)
     }
 
+    /// The children of set `set` with the given mover, as they are read.
+    fn children(&self, set: u64, right_to_move: bool) -> Children<'_> {
+        Children {
+            game: self,
+            set,
+            edges: set & self.removable[right_to_move as usize],
+            right: right_to_move,
+        }
+    }
+
     fn rank_of(&self, set: u64, right_to_move: bool) -> u64 {
         self.index(set, right_to_move)
             .expect("moves and unmoves only produce grounded sets, and all of them are listed")
@@ -609,12 +619,9 @@ impl Game for Hackenbush {
     }
 
     #[inline]
-    fn for_each_child(&self, pos: u64, mut f: impl FnMut(u64)) {
-        let set = self.set_of(pos);
-        let right = Self::right_to_move(pos);
-        for e in bits(set & self.removable[right as usize]) {
-            f(self.rank_of(self.grounded(set & !(1 << e)), !right));
-        }
+    fn for_each_child(&self, pos: u64, f: impl FnMut(u64)) {
+        self.children(self.set_of(pos), Self::right_to_move(pos))
+            .for_each(f);
     }
 
     /// The parents of set S (mover m) are the sets T = S + e + D, mover m', where e is an edge
@@ -781,23 +788,25 @@ impl Tiered for Hackenbush {
             .saturating_mul(TIER_UNIT)
             .min(self.sets.len());
         let end = (start + TIER_UNIT).min(self.sets.len());
-        let mut kids = [0u64; MAX_EDGES + 1];
-        for (k, set) in self.sets[start..end].iter().enumerate() {
+        for (k, &set) in self.sets[start..end].iter().enumerate() {
             if Some(set.count_ones()) != present {
                 continue;
             }
-            for pos in [2 * (start + k) as u64, 2 * (start + k) as u64 + 1] {
-                let mut n = 0;
-                let status = self.visit(pos, |c| {
-                    kids[n] = c;
-                    n += 1;
-                });
-                v.visit(TierPosition {
+            // Children come as they are read: each costs a flood and a search, and a
+            // values-only solve stops at the first lost one.
+            let pos = 2 * (start + k) as u64;
+            v.visit_pair(
+                TierPosition {
                     index: pos,
-                    status,
-                    children: kids[..n].iter().copied(),
-                });
-            }
+                    status: Status::Open,
+                    children: self.children(set, false),
+                },
+                TierPosition {
+                    index: pos + 1,
+                    status: Status::Open,
+                    children: self.children(set, true),
+                },
+            );
         }
     }
 
@@ -805,6 +814,38 @@ impl Tiered for Hackenbush {
         None
     }
 }
+
+/// The children of a position, computed as they are read: one per edge the mover may remove,
+/// lowest edge first (the order of [`Game::for_each_child`]).
+struct Children<'a> {
+    game: &'a Hackenbush,
+    set: u64,
+    /// The removable edges not yet taken.
+    edges: u64,
+    right: bool,
+}
+
+impl Iterator for Children<'_> {
+    type Item = u64;
+
+    #[inline]
+    fn next(&mut self) -> Option<u64> {
+        if self.edges == 0 {
+            return None;
+        }
+        let e = self.edges.trailing_zeros();
+        self.edges &= self.edges - 1;
+        let g = self.game;
+        Some(g.rank_of(g.grounded(self.set & !(1 << e)), !self.right))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.edges.count_ones() as usize;
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for Children<'_> {}
 
 /// Recursive descent over the tree grammar of `docs/NOTATION.md`:
 ///
