@@ -382,6 +382,16 @@ impl<G: Tiered, const REM: bool> Kernel<'_, '_, G, REM> {
         let (mut any_lost, mut all_won) = (false, true);
         for c in children {
             let r = self.rem[c as usize].load(Ordering::Relaxed);
+            if !G::DRAWS {
+                // Children are decided and never drawn: the loss bit alone tells them apart.
+                if self.cells.lost_of_decided(c) {
+                    any_lost = true;
+                    quickest = quickest.min(r);
+                } else {
+                    slowest = slowest.max(r);
+                }
+                continue;
+            }
             match self.cells.get(c) {
                 cells::LOSS => {
                     any_lost = true;
