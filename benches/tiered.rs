@@ -42,7 +42,7 @@ fn solves(c: &mut Criterion) {
                 b.iter(|| {
                     let words = zeroed_words(words_for(g.size()));
                     let cells = Cells::new(&words, g.size());
-                    pool.install(|| tiered::solve(g, &cells, &SolveOptions::default()))
+                    pool.install(|| tiered::solve(g, &cells, &SolveOptions::default()).unwrap())
                 })
             });
             group.bench_function(format!("counter/threads-{threads}"), |b| {

@@ -162,6 +162,8 @@ fn check_tiers_catches_a_broken_walk() {
                         });
                     }
                 }
+                // List nothing at all.
+                (3, _) => {}
                 // Drop the last child of every open position.
                 (2, _) => {
                     let mut kids: Vec<u64> = p.children.collect();
@@ -200,13 +202,24 @@ fn check_tiers_catches_a_broken_walk() {
         unreachable!()
     };
     assert!(retrodb::game::check_tiers(inner).is_ok());
-    for how in 0..3 {
+    for how in 0..4 {
         let broken = Broken { inner, how };
         assert!(
             retrodb::game::check_tiers(&broken).is_err(),
             "a broken walk ({how}) passes the check"
         );
     }
+    // The engine itself refuses a walk that lists nothing, rather than a table of unused
+    // indices.
+    let broken = Broken { inner, how: 3 };
+    let words =
+        retrodb::table::cells::zeroed_words(retrodb::table::cells::words_for(broken.size()));
+    let cells = retrodb::table::cells::Cells::new(&words, broken.size());
+    let err = retrodb::solve::tiered::solve(&broken, &cells, &Default::default())
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(err.contains("listed no position"), "{err}");
 }
 
 #[test]

@@ -76,12 +76,13 @@ pub fn memory_estimate<G: Tiered>(game: &G, remoteness: bool) -> u64 {
     resident_cells(game, 0..game.tier_count()).saturating_add(rem)
 }
 
-/// Solves `game` into `cells` (all undecided, `game.size()` of them).
+/// Solves `game` into `cells` (all undecided, `game.size()` of them). Fails only for a game
+/// whose walk lists no position at all.
 ///
 /// # Panics
 /// When [`unsupported`] names a reason; callers check it first.
-pub fn solve<G: Tiered>(game: &G, cells: &Cells<'_>, opts: &SolveOptions) -> Solved {
-    solve_tiers(
+pub fn solve<G: Tiered>(game: &G, cells: &Cells<'_>, opts: &SolveOptions) -> crate::Result<Solved> {
+    let solved = solve_tiers(
         game,
         cells,
         game.tier_count(),
@@ -89,9 +90,8 @@ pub fn solve<G: Tiered>(game: &G, cells: &Cells<'_>, opts: &SolveOptions) -> Sol
         None::<Fill>,
         opts,
         |_| Ok(true),
-    )
-    .expect("the callback never fails")
-    .expect("the callback never stops")
+    )?;
+    Ok(solved.expect("the callback never stops"))
 }
 
 /// A filler of a resumed solve's remoteness, in its simplest type (for solves with none).
@@ -228,6 +228,7 @@ fn run<G: Tiered, const REM: bool>(
     // Rounds of the counter engine: the largest remoteness plus one, 0 when nothing is won or
     // lost. Stored bytes are remoteness plus one already, so it is their largest value.
     let rounds = AtomicU32::new(rounds_before);
+    let mut listed = 0u64;
 
     for t in (0..done_from).rev() {
         progress.set_message(format!("tier {t} of {tiers}"));
@@ -254,10 +255,22 @@ fn run<G: Tiered, const REM: bool>(
             progress.inc(k.positions);
             tier_done.fetch_add(k.positions, Ordering::Relaxed);
         });
+        let positions = tier_done.into_inner();
+        listed += positions;
+        if t == 0 && listed == 0 && done_from == tiers && size > 0 {
+            // A walk that lists nothing would leave a table of "unused" indices.
+            return Err(crate::Error::Spec {
+                spec: game.spec(),
+                msg: format!(
+                    "the tier walk listed no position of the {size} the game numbers; \
+                     refusing to write a table without positions"
+                ),
+            });
+        }
         let go_on = after(TierDone {
             tier: t,
             rounds: REM.then(|| rounds.load(Ordering::Relaxed)),
-            positions: tier_done.into_inner(),
+            positions,
             remoteness: rem_atomics,
         })?;
         if !go_on && t > 0 {
