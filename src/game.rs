@@ -211,6 +211,42 @@ pub trait Tiered: Game {
     /// `t + 1` (tier-major games): the range of tier `t`, so a build keeps only two tiers of
     /// working state. `None` otherwise.
     fn tier_range(&self, t: u32) -> Option<std::ops::Range<u64>>;
+
+    /// For games that are a [`PlainBoard`] (their index, moves and ends are exactly the ones it
+    /// describes): that description, which lets the engine decide many positions at once with
+    /// bit operations. `None` (the default) for every other game. [`check_tiers`] checks a
+    /// description against the game on every position.
+    fn plain_board(&self) -> Option<PlainBoard<'_>> {
+        None
+    }
+}
+
+/// A game of claiming cells, described by data alone: `cells` cells, each empty, Left's or
+/// Right's; the index of a position is `mover + 2 * sum(d_i * 3^i)` (`d_i` 0 empty, 1 Left's,
+/// 2 Right's; `mover` 0 when Left is to move), so every configuration with either player to move
+/// is a position. A move claims an empty cell for the mover and passes the turn. Left has won
+/// when his cells join (`joins` has bit `s` for every cell set `s` that does); Right has won when
+/// the cells he has not taken no longer join; Left's win is tested first. A won position has no
+/// moves and is a win for the winner to move, a loss for the other.
+#[derive(Clone, Copy, Debug)]
+pub struct PlainBoard<'a> {
+    pub cells: u32,
+    pub joins: &'a [u64],
+}
+
+impl PlainBoard<'_> {
+    #[inline(always)]
+    pub fn joins(&self, set: u64) -> bool {
+        self.joins[(set >> 6) as usize] >> (set & 63) & 1 == 1
+    }
+
+    /// Who has won with Left's cells `l` and Right's `r`: `(left, right)`, at most one true.
+    #[inline(always)]
+    pub fn won(&self, l: u64, r: u64) -> (bool, bool) {
+        let full = (1u64 << self.cells) - 1;
+        let left = self.joins(l);
+        (left, !left && !self.joins(full & !r))
+    }
 }
 
 /// Checks a [`Tiered`] implementation over the whole game: every used index is listed exactly
@@ -294,6 +330,9 @@ pub fn check_tiers<G: Tiered>(game: &G) -> Result<(), ContractError> {
             )));
         }
     }
+    if let Some(board) = game.plain_board() {
+        check_plain_board(game, &board)?;
+    }
     for pos in 0..size {
         let listed = tier_of[pos as usize] != u32::MAX;
         let used = game.status(pos) != Status::Unused;
@@ -375,6 +414,59 @@ pub fn by_rules<G: Game>(game: &G, pos: u64) -> Rules {
         Status::Open if game.child_count(pos) > 0 => Rules::Search,
         Status::Open => Rules::Known(Value::Loss, Some(0)),
     }
+}
+
+/// Checks that `board` describes `game`: its size, and every position's status and children.
+fn check_plain_board<G: Game>(game: &G, board: &PlainBoard<'_>) -> Result<(), ContractError> {
+    let configs = 3u64.pow(board.cells);
+    if game.size() != 2 * configs {
+        return Err(ContractError(format!(
+            "a plain board of {} cells has {} positions, the game {}",
+            board.cells,
+            2 * configs,
+            game.size()
+        )));
+    }
+    for c in 0..configs {
+        let (mut l, mut r, mut x) = (0u64, 0u64, c);
+        for i in 0..board.cells {
+            match x % 3 {
+                1 => l |= 1 << i,
+                2 => r |= 1 << i,
+                _ => {}
+            }
+            x /= 3;
+        }
+        let (lw, rw) = board.won(l, r);
+        for mover in 0..2u64 {
+            let pos = 2 * c + mover;
+            let want = match (lw, rw) {
+                (true, _) => Status::Over(if mover == 0 { Value::Win } else { Value::Loss }),
+                (_, true) => Status::Over(if mover == 1 { Value::Win } else { Value::Loss }),
+                _ => Status::Open,
+            };
+            let mut kids = Vec::new();
+            let status = game.visit(pos, |k| kids.push(k));
+            let mut expected: Vec<u64> = Vec::new();
+            if want == Status::Open {
+                for i in 0..board.cells {
+                    if (l | r) >> i & 1 == 0 {
+                        let digit = 3u64.pow(i) * (mover + 1);
+                        expected.push(2 * (c + digit) + (1 - mover));
+                    }
+                }
+            }
+            kids.sort_unstable();
+            if status != want || kids != expected {
+                return Err(ContractError(format!(
+                    "position {pos} ({}): the plain board says {want:?} with {expected:?}, the \
+                     game {status:?} with {kids:?}",
+                    game.position_text(pos)
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A violation of the parent/child contract found by [`check_round_trip`].

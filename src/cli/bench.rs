@@ -124,7 +124,8 @@ struct Row {
     /// another engine or program on the same work (and with the machine's own random-read time
     /// above, which is no ceiling: an engine that reads fewer children is faster).
     ns_per_position: f64,
-    ns_per_probe: f64,
+    /// `None` where the engine counts no reads (the bit-parallel kernel of plain boards).
+    ns_per_probe: Option<f64>,
     /// One-thread solve time over this one (1 for the one-thread row).
     speedup: f64,
     peak_rss_bytes: u64,
@@ -220,7 +221,7 @@ fn suite(s: &SuiteArgs) -> Result<()> {
                 probes,
                 solve_seconds: secs,
                 ns_per_position: secs * 1e9 / positions.max(1) as f64,
-                ns_per_probe: secs * 1e9 / probes.max(1) as f64,
+                ns_per_probe: (probes > 0).then(|| secs * 1e9 / probes as f64),
                 speedup,
                 peak_rss_bytes: peak,
                 peak_bytes_per_position: peak as f64 / positions.max(1) as f64,
@@ -243,7 +244,7 @@ fn suite(s: &SuiteArgs) -> Result<()> {
                     );
                 }
                 println!(
-                    "{:<10} {:<8} {:>3} {:>13} {:>8.2} {:>8.2} {:>13} {:>13} {:>8.2} {:>7.2} {:>8.2}",
+                    "{:<10} {:<8} {:>3} {:>13} {:>8.2} {:>8.2} {:>13} {:>13} {:>8} {:>7.2} {:>8.2}",
                     row.case,
                     row.engine,
                     row.threads,
@@ -252,7 +253,8 @@ fn suite(s: &SuiteArgs) -> Result<()> {
                     row.ns_per_position,
                     row.edges.map_or("-".to_string(), super::grouped),
                     super::grouped(row.probes),
-                    row.ns_per_probe,
+                    row.ns_per_probe
+                        .map_or("-".to_string(), |n| format!("{n:.2}")),
                     row.speedup,
                     row.peak_bytes_per_position
                 );

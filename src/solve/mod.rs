@@ -5,6 +5,7 @@
 //! - [`tiered`]: the tiered engine, for acyclic games that number their tiers; it decides every
 //!   position exactly as the counter engine does (values, remoteness, rounds).
 
+pub mod bitplane;
 pub mod counter;
 pub mod tiered;
 

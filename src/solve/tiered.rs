@@ -70,10 +70,24 @@ pub fn resident_cells<G: Tiered>(game: &G, solving: std::ops::Range<u32>) -> u64
 }
 
 /// Bytes the tiered engine needs resident for `game`: the cells it keeps ([`resident_cells`]),
-/// and with remoteness one byte per index.
+/// with remoteness one byte per index, and for a values-only solve of a plain board its loss
+/// planes ([`super::bitplane`]).
 pub fn memory_estimate<G: Tiered>(game: &G, remoteness: bool) -> u64 {
-    let rem = if remoteness { game.size() } else { 0 };
-    resident_cells(game, 0..game.tier_count()).saturating_add(rem)
+    resident_cells(game, 0..game.tier_count())
+        .saturating_add(working_memory(game, remoteness, true))
+}
+
+/// What a solve keeps besides the cells: with remoteness a byte per index; a fresh values-only
+/// solve of a plain board its loss planes; nothing otherwise.
+pub fn working_memory<G: Tiered>(game: &G, remoteness: bool, fresh: bool) -> u64 {
+    if remoteness {
+        game.size()
+    } else if fresh {
+        game.plain_board()
+            .map_or(0, |b| super::bitplane::memory_estimate(b.cells))
+    } else {
+        0
+    }
 }
 
 /// Solves `game` into `cells` (all undecided, `game.size()` of them). Fails only for a game
@@ -214,6 +228,14 @@ fn run<G: Tiered, const REM: bool>(
     let size = game.size();
     let tiers = game.tier_count();
     let done_from = done_from.min(tiers);
+    // A fresh values-only solve of a plain board goes many positions at a time; a resumed one
+    // reads its finished tiers from the cells, which the generic kernel does.
+    if !REM
+        && done_from == tiers
+        && let Some(board) = game.plain_board()
+    {
+        return super::bitplane::solve(&board, cells, opts, after);
+    }
     let rem_len = if REM { size } else { 0 };
     let mut rem = AnonBytes::new(rem_len).map_err(|source| crate::Error::Io {
         path: format!("{rem_len} bytes of anonymous memory for remoteness"),

@@ -597,9 +597,10 @@ pub fn plan_tiered(game: &AnyGame, out: &Path, opts: &BuildOptions) -> TieredPla
     // from this run's lowest tier up and, with remoteness, the table's remoteness section and
     // the checkpoints' files (a new one is written before the previous one is deleted).
     let solving = lowest..done_from;
+    let fresh = done_from == tiers;
     let memory_bytes = with_tiered_game!(game, g => {
-        let rem = if opts.remoteness { size } else { 0 };
-        solve::tiered::resident_cells(g, solving.clone()).saturating_add(rem)
+        solve::tiered::resident_cells(g, solving.clone())
+            .saturating_add(solve::tiered::working_memory(g, opts.remoteness, fresh))
     }, _ => 0);
     let cells_on_disk = with_tiered_game!(game, g => g.tier_range(lowest), _ => None)
         .map_or(size, |r| size - r.start)

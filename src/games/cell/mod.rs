@@ -18,7 +18,9 @@ pub mod graph;
 pub mod picture;
 
 use crate::error::{Error, Result, human_bytes};
-use crate::game::{Game, Move, PositionError, Status, TierPosition, TierVisitor, Tiered, Value};
+use crate::game::{
+    Game, Move, PlainBoard, PositionError, Status, TierPosition, TierVisitor, Tiered, Value,
+};
 use crate::games::source::Source;
 pub use board::{Board, Symmetry};
 pub use graph::{Graph, Links};
@@ -1087,6 +1089,20 @@ impl Tiered for CellGame {
             .as_ref()
             .filter(|_| t <= self.cells)
             .map(|a| a.tier_range(t))
+    }
+
+    /// The plain index is a plain board: Left wins by joining, Right by cutting every join
+    /// (with the join table, which [`Game::prepare`] builds for up to
+    /// [`MAX_TABULATED_CELLS`] cells).
+    fn plain_board(&self) -> Option<PlainBoard<'_>> {
+        if self.alt.is_some() {
+            return None;
+        }
+        self.prepare();
+        self.joins.get().map(|joins| PlainBoard {
+            cells: self.cells,
+            joins,
+        })
     }
 }
 

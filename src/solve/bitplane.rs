@@ -1,0 +1,393 @@
+//! The bit-parallel tier step for games that are a [`PlainBoard`]: values only, many positions
+//! at a time.
+//!
+//! A configuration is a row (the digits of the cells above the lowest [`LOW`]) and a column
+//! (the lowest cells' digits, `0..3^LOW`). For each mover the engine keeps a *loss plane*: one
+//! bit per configuration, set when that mover, to move there, loses. A row of a plane is
+//! `3^LOW` bits, so the children of every configuration of a row through one cell are one
+//! shifted copy of a row: a high cell's move goes to another row at the same columns, a low
+//! cell `e`'s move to the same row, `3^e` (Left) or `2 * 3^e` (Right) columns on. Deciding tier
+//! `t` for a row is then, per cell, a handful of word operations over the row, masked to the
+//! columns whose cell is empty and whose configurations are in the tier:
+//!
+//! ```text
+//! Left to move loses  = in tier & !(Left has won) & (Right has won | no child where Right loses)
+//! Right to move loses = in tier & (Left has won | !(Right has won) & no child where Left loses)
+//! ```
+//!
+//! The ends are tested a configuration at a time (two lookups in the board's join table) and the
+//! tier's decisions are written to the cells as each row finishes, so after every tier the cells
+//! hold exactly what the generic kernel would have written (checkpoints work unchanged).
+//!
+//! Invariant: while tier `t` is decided, a row's planes are written only by the task that owns
+//! the row, and only at tier `t`'s bits; other tasks read only tier `t + 1`'s bits of it.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rayon::prelude::*;
+
+use super::tiered::{Solved, TierDone};
+use super::{SolveOptions, SolveStats};
+use crate::game::PlainBoard;
+use crate::table::cells::{self, Cells};
+
+/// Cells in a row's columns: `3^8 = 6561` columns, 103 words a row and plane (and a column's
+/// cells fit a byte).
+const LOW: u32 = 8;
+
+/// Rows a task takes at a time.
+const ROWS_PER_UNIT: u64 = 8;
+
+/// A column: its number and each player's cells among the low ones.
+#[derive(Clone, Copy)]
+struct Column {
+    p: u16,
+    left: u8,
+    right: u8,
+}
+
+/// The columns' fixed facts: each one's cells, and the word masks of the columns with a given
+/// number of filled cells and with a given cell empty.
+struct Columns {
+    low: u32,
+    /// `3^low`.
+    columns: usize,
+    /// Words per row.
+    words: usize,
+    /// The columns with `c` filled cells, in increasing order.
+    by_count: Vec<Vec<Column>>,
+    /// `in_count[c]`: bit `p` set when column `p` has `c` filled cells.
+    in_count: Vec<Vec<u64>>,
+    /// `empty[e]`: bit `p` set when column `p` has cell `e` empty.
+    empty: Vec<Vec<u64>>,
+}
+
+impl Columns {
+    fn new(low: u32) -> Columns {
+        let n = 3usize.pow(low);
+        let words = n.div_ceil(64);
+        let mut by_count = vec![Vec::new(); low as usize + 1];
+        let mut in_count = vec![vec![0u64; words]; low as usize + 1];
+        let mut empty = vec![vec![0u64; words]; low as usize];
+        for p in 0..n {
+            let (mut l, mut r, mut x) = (0u8, 0u8, p);
+            for i in 0..low {
+                match x % 3 {
+                    0 => empty[i as usize][p / 64] |= 1 << (p % 64),
+                    1 => l |= 1 << i,
+                    _ => r |= 1 << i,
+                }
+                x /= 3;
+            }
+            let c = (l | r).count_ones() as usize;
+            by_count[c].push(Column {
+                p: p as u16,
+                left: l,
+                right: r,
+            });
+            in_count[c][p / 64] |= 1 << (p % 64);
+        }
+        Columns {
+            low,
+            columns: n,
+            words,
+            by_count,
+            in_count,
+            empty,
+        }
+    }
+}
+
+/// A row of a plane read `s` columns on: word `w` holds the bits of columns `s + 64 w ..`.
+struct Window<'a> {
+    src: &'a [AtomicU64],
+    shift: u32,
+}
+
+impl<'a> Window<'a> {
+    /// The row that starts at word `base`, `s` columns on, `words` words of it.
+    #[inline(always)]
+    fn new(plane: &'a [AtomicU64], base: usize, s: usize, words: usize) -> Window<'a> {
+        let from = base + s / 64;
+        Window {
+            src: &plane[from..from + words + 1],
+            shift: (s % 64) as u32,
+        }
+    }
+
+    #[inline(always)]
+    fn get(&self, w: usize) -> u64 {
+        let lo = self.src[w].load(Ordering::Relaxed);
+        if self.shift == 0 {
+            lo
+        } else {
+            let hi = self.src[w + 1].load(Ordering::Relaxed);
+            (lo >> self.shift) | (hi << (64 - self.shift))
+        }
+    }
+}
+
+/// Bytes the loss planes take for a board of `cells` cells.
+pub fn memory_estimate(cells: u32) -> u64 {
+    let low = cells.min(LOW);
+    let words = 3u64.pow(low).div_ceil(64);
+    let rows = 3u64.pow(cells - low);
+    2 * (rows * words + pad(low) as u64) * 8
+}
+
+/// Words past a plane's last row, so a shifted read of the last row stays inside.
+fn pad(low: u32) -> usize {
+    (2 * 3usize.pow(low.saturating_sub(1))).div_ceil(64) + 2
+}
+
+/// Solves every tier of `board` into `cells` (all undecided), calling `after` after each tier
+/// as the tiered engine does; `None` when `after` stopped the solve.
+pub fn solve(
+    board: &PlainBoard<'_>,
+    cells: &Cells<'_>,
+    opts: &SolveOptions,
+    after: &mut impl FnMut(TierDone<'_>) -> crate::Result<bool>,
+) -> crate::Result<Option<Solved>> {
+    let e = board.cells;
+    let low = e.min(LOW);
+    let cols = Columns::new(low);
+    let words = cols.words;
+    let rows = 3u64.pow(e - low);
+    let row_cells = 3u64.pow(low);
+    let plane_words = rows as usize * words + pad(low);
+    let planes = [
+        crate::table::cells::zeroed_words(plane_words as u64),
+        crate::table::cells::zeroed_words(plane_words as u64),
+    ];
+    let size = 2 * rows * row_cells;
+    assert_eq!(cells.len(), size, "cells must match the board");
+    let progress = opts.bar(size);
+    let units = rows.div_ceil(ROWS_PER_UNIT);
+    let pow3: Vec<u64> = (0..=e).map(|i| 3u64.pow(i)).collect();
+
+    for t in (0..=e).rev() {
+        progress.set_message(format!("tier {t} of {}", e + 1));
+        let positions: u64 = (0..units)
+            .into_par_iter()
+            .map(|unit| {
+                let mut done = 0u64;
+                let mut scratch = Scratch::new(words);
+                for row in unit * ROWS_PER_UNIT..((unit + 1) * ROWS_PER_UNIT).min(rows) {
+                    done += decide_row(board, &cols, &planes, &pow3, row, t, &mut scratch, cells);
+                }
+                progress.inc(done);
+                done
+            })
+            .sum();
+        let go_on = after(TierDone {
+            tier: t,
+            rounds: None,
+            positions,
+            remoteness: &[],
+        })?;
+        if !go_on && t > 0 {
+            return Ok(None);
+        }
+    }
+    progress.set_position(size);
+    Ok(Some(Solved {
+        stats: SolveStats {
+            counts: cells.counts(),
+            rounds: None,
+            parent_visits: 0,
+            edges: None,
+            child_probes: 0,
+            remoteness: None,
+        },
+        remoteness: None,
+    }))
+}
+
+/// A task's working words for one row.
+struct Scratch {
+    left_won: Vec<u64>,
+    right_won: Vec<u64>,
+    left_wins: Vec<u64>,
+    right_wins: Vec<u64>,
+}
+
+impl Scratch {
+    fn new(words: usize) -> Scratch {
+        Scratch {
+            left_won: vec![0; words],
+            right_won: vec![0; words],
+            left_wins: vec![0; words],
+            right_wins: vec![0; words],
+        }
+    }
+}
+
+/// Decides the configurations of `row` in tier `t` and writes their cells; returns how many
+/// positions it decided.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn decide_row(
+    board: &PlainBoard<'_>,
+    cols: &Columns,
+    planes: &[Vec<AtomicU64>; 2],
+    pow3: &[u64],
+    row: u64,
+    t: u32,
+    s: &mut Scratch,
+    cells: &Cells<'_>,
+) -> u64 {
+    let low = cols.low;
+    let words = cols.words;
+    // The row's own cells (bits low..) and its empty high cells.
+    let (mut hl, mut hr, mut x) = (0u64, 0u64, row);
+    let mut empty_high = 0u64;
+    for i in low..board.cells {
+        match x % 3 {
+            0 => empty_high |= 1 << i,
+            1 => hl |= 1 << i,
+            _ => hr |= 1 << i,
+        }
+        x /= 3;
+    }
+    let filled = (hl | hr).count_ones();
+    let Some(c) = t.checked_sub(filled).filter(|&c| c <= low) else {
+        return 0;
+    };
+    let in_tier = &cols.in_count[c as usize];
+    let columns = &cols.by_count[c as usize];
+    // Ends, a configuration at a time.
+    s.left_won.iter_mut().for_each(|w| *w = 0);
+    s.right_won.iter_mut().for_each(|w| *w = 0);
+    let (left_won, right_won) = (&mut s.left_won[..words], &mut s.right_won[..words]);
+    for col in columns {
+        let (lw, rw) = board.won(hl | col.left as u64, hr | col.right as u64);
+        let (w, bit) = ((col.p / 64) as usize % words, 1u64 << (col.p % 64));
+        left_won[w] |= (lw as u64).wrapping_neg() & bit;
+        right_won[w] |= (rw as u64).wrapping_neg() & bit;
+    }
+    // Children: Left's moves lead to Right to move (Right's loss plane), Right's to Left's.
+    let [left_loses, right_loses] = planes;
+    let base = row as usize * words;
+    s.left_wins.iter_mut().for_each(|w| *w = 0);
+    s.right_wins.iter_mut().for_each(|w| *w = 0);
+    let (left_wins, right_wins) = (&mut s.left_wins[..words], &mut s.right_wins[..words]);
+    let in_tier = &in_tier[..words];
+    let mut high = empty_high;
+    while high != 0 {
+        let i = high.trailing_zeros();
+        high &= high - 1;
+        let step = pow3[(i - low) as usize] as usize;
+        let lrow = &right_loses[base + step * words..][..words];
+        let rrow = &left_loses[base + 2 * step * words..][..words];
+        for ((((lw, rw), &m), a), b) in left_wins
+            .iter_mut()
+            .zip(right_wins.iter_mut())
+            .zip(in_tier)
+            .zip(lrow)
+            .zip(rrow)
+        {
+            if m != 0 {
+                *lw |= a.load(Ordering::Relaxed);
+                *rw |= b.load(Ordering::Relaxed);
+            }
+        }
+    }
+    for (i, &step) in pow3[..low as usize].iter().enumerate() {
+        let step = step as usize;
+        let lsrc = Window::new(right_loses, base, step, words);
+        let rsrc = Window::new(left_loses, base, 2 * step, words);
+        for (w, (((lw, rw), &m), &empty)) in left_wins
+            .iter_mut()
+            .zip(right_wins.iter_mut())
+            .zip(in_tier)
+            .zip(&cols.empty[i][..words])
+            .enumerate()
+        {
+            let m = m & empty;
+            if m != 0 {
+                *lw |= lsrc.get(w) & m;
+                *rw |= rsrc.get(w) & m;
+            }
+        }
+    }
+    // This tier's bits of the row's planes: only this task writes them.
+    for w in 0..words {
+        let m = in_tier[w];
+        if m == 0 {
+            continue;
+        }
+        let (lw, rw) = (s.left_won[w], s.right_won[w]);
+        let left_lost = m & !lw & (rw | !s.left_wins[w]);
+        let right_lost = m & (lw | (!rw & !s.right_wins[w]));
+        s.left_wins[w] = left_lost;
+        s.right_wins[w] = right_lost;
+        let (a, b) = (&left_loses[base + w], &right_loses[base + w]);
+        a.store(a.load(Ordering::Relaxed) | left_lost, Ordering::Relaxed);
+        b.store(b.load(Ordering::Relaxed) | right_lost, Ordering::Relaxed);
+    }
+    // And the cells: a word holds 16 configurations, a nibble each (Left to move's code, then
+    // Right to move's), so each word is four spreads of 16 bits of the row's sets.
+    let first = row * cols.columns as u64;
+    let words_of = |cfg: u64| cfg / 16;
+    let (w0, w1) = (words_of(first), words_of(first + cols.columns as u64 - 1));
+    let bits16 = |set: &[u64], from: i64| -> u64 {
+        // Bits from..from + 16 of a row set (zeros outside the row).
+        let mut out = 0u64;
+        let (lo, hi) = (from.max(0), (from + 16).min(cols.columns as i64));
+        if lo < hi {
+            let (lo, hi) = (lo as usize, hi as usize);
+            let (q, r) = (lo / 64, lo % 64);
+            let mut v = set[q] >> r;
+            if r + (hi - lo) > 64 {
+                v |= set[q + 1] << (64 - r);
+            }
+            out = (v & ((1u64 << (hi - lo)) - 1)) << (lo as i64 - from);
+        }
+        out
+    };
+    let cell_words = cells.words();
+    for cw in w0..=w1 {
+        let from = (cw * 16) as i64 - first as i64;
+        let tier = bits16(in_tier, from);
+        if tier == 0 {
+            continue;
+        }
+        let (ll, rl) = (bits16(&s.left_wins, from), bits16(&s.right_wins, from));
+        let left =
+            (spread(tier & !ll) * cells::WIN as u64) | (spread(tier & ll) * cells::LOSS as u64);
+        let right =
+            (spread(tier & !rl) * cells::WIN as u64) | (spread(tier & rl) * cells::LOSS as u64);
+        let word = left | right << 2;
+        let at = &cell_words[cw as usize];
+        if cw == w0 || cw == w1 {
+            // Shared with the rows on either side, which other tasks may be writing.
+            at.fetch_or(word, Ordering::Relaxed);
+        } else {
+            at.store(at.load(Ordering::Relaxed) | word, Ordering::Relaxed);
+        }
+    }
+    2 * columns.len() as u64
+}
+
+/// Bit `j` of a 16-bit `x` moved to bit `4 * j`.
+#[inline(always)]
+fn spread(x: u64) -> u64 {
+    SPREAD[(x & 0xFF) as usize] | SPREAD[(x >> 8 & 0xFF) as usize] << 32
+}
+
+/// `SPREAD[b]`: bit `j` of byte `b` at bit `4 * j`.
+const SPREAD: [u64; 256] = {
+    let mut t = [0u64; 256];
+    let mut b = 0;
+    while b < 256 {
+        let mut j = 0;
+        while j < 8 {
+            if b >> j & 1 == 1 {
+                t[b] |= 1 << (4 * j);
+            }
+            j += 1;
+        }
+        b += 1;
+    }
+    t
+};
