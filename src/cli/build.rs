@@ -261,23 +261,25 @@ pub fn print_summary(s: &BuildSummary, peak: Option<u64>) {
         grouped(draw),
         grouped(unused)
     );
+    // The random accesses: parent visits (counter engine), children read (tiered engine);
+    // none counted where whole rows are decided at once.
+    let reads = match (s.parent_visits, s.child_probes) {
+        (0, 0) => String::new(),
+        (v, 0) => format!(", {} parent visits", rate(v as f64, s.solve_seconds)),
+        (_, p) => format!(", {} child probes", rate(p as f64, s.solve_seconds)),
+    };
     println!(
-        "solved in {:.2} s by the {} engine with {} threads: {}{} positions, {}{} {}; file {}{}",
+        "solved in {:.2} s by the {} engine with {} threads: {}{} positions{}{}; file {}{}",
         s.solve_seconds,
         s.engine.name(),
         rayon::current_num_threads(),
         s.rounds.map_or(String::new(), |r| format!("{r} rounds, ")),
         rate(s.positions as f64, s.solve_seconds),
         s.edges.map_or(String::new(), |e| format!(
-            "{} edges, ",
+            ", {} edges",
             rate(e as f64, s.solve_seconds)
         )),
-        rate((s.parent_visits + s.child_probes) as f64, s.solve_seconds),
-        if s.child_probes > 0 {
-            "child probes"
-        } else {
-            "parent visits"
-        },
+        reads,
         human_bytes(s.file_bytes),
         peak.map_or(String::new(), |p| format!(
             ", peak memory {}",
