@@ -26,14 +26,15 @@ use super::{SolveOptions, SolveStats};
 use crate::game::{Status, TierPosition, TierVisitor, Tiered, Value};
 use crate::table::cells::{self, Cells};
 
-/// Remoteness as the engine keeps it: one byte, `remoteness + 1`, and 0 for none (draws, unused
-/// indices), so zeroed memory and fresh files start as "none". Subtracting one (wrapping) gives
-/// the table's one-byte encoding, where all-ones is none.
+/// Remoteness as the engine keeps it while solving: one byte, `2 * (remoteness + 1) + lost`
+/// (lost: 1 when the player to move there loses), and 0 for none (draws, unused indices), so
+/// zeroed memory and fresh files start as "none" and a child is read with one load. Halving
+/// and subtracting one (wrapping) gives the table's one-byte encoding, where all-ones is none.
 const NONE: u8 = 0;
 
-/// The most tiers the engine's one-byte remoteness can follow (remoteness is below the number of
-/// tiers, and one value means "none").
-pub const MAX_TIERS: u32 = u8::MAX as u32;
+/// The most tiers the engine's remoteness byte can follow (remoteness is below the number of
+/// tiers, and `2 * (remoteness + 1) + 1` must fit a byte).
+pub const MAX_TIERS: u32 = 127;
 
 /// Why the tiered engine cannot solve a game, or `None` when it can.
 pub fn unsupported<G: Tiered>(game: &G) -> Option<String> {
@@ -118,8 +119,8 @@ pub struct TierDone<'a> {
     pub rounds: Option<u32>,
     /// Positions the tier listed.
     pub positions: u64,
-    /// What a later call needs to resume below this tier: every index's remoteness byte (zero
-    /// is "none", else remoteness + 1); empty for a values-only solve.
+    /// What a later call needs to resume below this tier: every index's remoteness byte as the
+    /// engine keeps it ([`NONE`]); empty for a values-only solve.
     pub remoteness: &'a [AtomicU8],
 }
 
@@ -301,10 +302,10 @@ fn run<G: Tiered, const REM: bool>(
     }
     progress.set_position(size);
     if REM {
-        // From `remoteness + 1` (0 none) to the table's byte (all-ones none).
+        // From `2 * (remoteness + 1) + lost` (0 none) to the table's byte (all-ones none).
         rem.bytes_mut()
             .par_chunks_mut(1 << 16)
-            .for_each(|c| c.iter_mut().for_each(|b| *b = b.wrapping_sub(1)));
+            .for_each(|c| c.iter_mut().for_each(|b| *b = (*b >> 1).wrapping_sub(1)));
     }
     let edges = edges.into_inner();
     Ok(Some(Solved {
@@ -370,7 +371,8 @@ impl<G: Tiered, const REM: bool> Kernel<'_, '_, G, REM> {
             Status::Open => (self.decide(p.children), NONE),
         };
         if REM && r != NONE {
-            self.rem[p.index as usize].store(r, Ordering::Relaxed);
+            let lost = (code == cells::LOSS) as u8;
+            self.rem[p.index as usize].store(2 * r + lost, Ordering::Relaxed);
             self.rounds = self.rounds.max(r);
         }
         code
@@ -407,7 +409,7 @@ impl<G: Tiered, const REM: bool> Kernel<'_, '_, G, REM> {
         if draw { cells::DRAW } else { cells::LOSS }
     }
 
-    /// Every child read once, its cell and its remoteness byte together.
+    /// Every child read once: its byte holds its remoteness and whether it is lost.
     #[inline(always)]
     fn decide_with_remoteness(&mut self, children: impl ExactSizeIterator<Item = u64>) -> (u8, u8) {
         let n = children.len() as u64;
@@ -416,30 +418,21 @@ impl<G: Tiered, const REM: bool> Kernel<'_, '_, G, REM> {
         let (mut quickest, mut slowest) = (u8::MAX, 0u8);
         let (mut any_lost, mut all_won) = (false, true);
         for c in children {
-            let r = self.rem[c as usize].load(Ordering::Relaxed);
-            if !G::DRAWS {
-                // Children are decided and never drawn: the loss bit alone tells them apart.
-                if self.cells.lost_of_decided(c) {
-                    any_lost = true;
-                    quickest = quickest.min(r);
-                } else {
-                    slowest = slowest.max(r);
-                }
-                continue;
-            }
-            match self.cells.get(c) {
-                cells::LOSS => {
-                    any_lost = true;
-                    quickest = quickest.min(r);
-                }
-                cells::WIN => slowest = slowest.max(r),
-                _ => all_won = false,
+            let e = self.rem[c as usize].load(Ordering::Relaxed);
+            if e & 1 == 1 {
+                any_lost = true;
+                quickest = quickest.min(e >> 1);
+            } else if G::DRAWS && e == NONE {
+                // Drawn (or no position).
+                all_won = false;
+            } else {
+                slowest = slowest.max(e >> 1);
             }
         }
         if any_lost {
             (cells::WIN, quickest + 1)
         } else if all_won {
-            // No children at all: lost with remoteness 0 (stored as 1).
+            // No children at all: lost with remoteness 0 (1 here).
             (cells::LOSS, slowest + 1)
         } else {
             (cells::DRAW, NONE)

@@ -686,7 +686,9 @@ pub struct TierReport {
 fn read_mark(path: &Path, spec: &str, size: u64) -> Option<Mark> {
     let text = std::fs::read_to_string(path).ok()?;
     let mut lines = text.lines();
-    (lines.next()? == "retrodb tiered build").then_some(())?;
+    // Version 2 of the work files: no remoteness file content for values-only builds, and the
+    // engine's `2 * (remoteness + 1) + lost` bytes; an older checkpoint starts the build over.
+    (lines.next()? == "retrodb tiered build 2").then_some(())?;
     (lines.next()?.strip_prefix("spec ")? == spec).then_some(())?;
     (lines
         .next()?
@@ -718,7 +720,7 @@ fn read_mark(path: &Path, spec: &str, size: u64) -> Option<Mark> {
 fn write_mark(path: &Path, spec: &str, size: u64, m: &Mark) -> Result<()> {
     let tmp = path.with_extension("new");
     let text = format!(
-        "retrodb tiered build\nspec {spec}\npositions {size}\nfinished-tier {}\nrounds {}\n\
+        "retrodb tiered build 2\nspec {spec}\npositions {size}\nfinished-tier {}\nrounds {}\n\
          solved-positions {}\ntimed-positions {}\nsolve-seconds {}\nremoteness-bytes {}\n\
          remoteness-xxh3 {}\n",
         m.tier,
