@@ -261,7 +261,7 @@ fn decide_row(
     let (left_won, right_won) = (&mut s.left_won[..words], &mut s.right_won[..words]);
     for col in columns {
         let (lw, rw) = board.won(hl | col.left as u64, hr | col.right as u64);
-        let (w, bit) = ((col.p / 64) as usize % words, 1u64 << (col.p % 64));
+        let (w, bit) = ((col.p / 64) as usize, 1u64 << (col.p % 64));
         left_won[w] |= (lw as u64).wrapping_neg() & bit;
         right_won[w] |= (rw as u64).wrapping_neg() & bit;
     }
@@ -317,53 +317,58 @@ fn decide_row(
             continue;
         }
         let (lw, rw) = (s.left_won[w], s.right_won[w]);
-        let left_lost = m & !lw & (rw | !s.left_wins[w]);
-        let right_lost = m & (lw | (!rw & !s.right_wins[w]));
-        s.left_wins[w] = left_lost;
-        s.right_wins[w] = right_lost;
+        let left_lost = m & !lw & (rw | !left_wins[w]);
+        let right_lost = m & (lw | (!rw & !right_wins[w]));
+        left_wins[w] = left_lost;
+        right_wins[w] = right_lost;
         let (a, b) = (&left_loses[base + w], &right_loses[base + w]);
         a.store(a.load(Ordering::Relaxed) | left_lost, Ordering::Relaxed);
         b.store(b.load(Ordering::Relaxed) | right_lost, Ordering::Relaxed);
     }
-    // And the cells: a word holds 16 configurations, a nibble each (Left to move's code, then
-    // Right to move's), so each word is four spreads of 16 bits of the row's sets.
+    // And the cells: a cell word holds 16 configurations, a nibble each (Left to move's code,
+    // then Right to move's). Column p is configuration first + p, nibble (first + p) % 16: the
+    // row's sets moved up by that phase give each cell word's 16 bits in place, four to a word.
     let first = row * cols.columns as u64;
-    let words_of = |cfg: u64| cfg / 16;
-    let (w0, w1) = (words_of(first), words_of(first + cols.columns as u64 - 1));
-    let bits16 = |set: &[u64], from: i64| -> u64 {
-        // Bits from..from + 16 of a row set (zeros outside the row).
-        let mut out = 0u64;
-        let (lo, hi) = (from.max(0), (from + 16).min(cols.columns as i64));
-        if lo < hi {
-            let (lo, hi) = (lo as usize, hi as usize);
-            let (q, r) = (lo / 64, lo % 64);
-            let mut v = set[q] >> r;
-            if r + (hi - lo) > 64 {
-                v |= set[q + 1] << (64 - r);
-            }
-            out = (v & ((1u64 << (hi - lo)) - 1)) << (lo as i64 - from);
+    let phase = (first % 16) as u32;
+    let first_cw = first / 16;
+    let last_cw = (first + cols.columns as u64 - 1) / 16;
+    let moved = |set: &[u64], j: usize| -> u64 {
+        let cur = if j < words { set[j] } else { 0 };
+        if phase == 0 {
+            cur
+        } else {
+            let prev = if j > 0 { set[j - 1] } else { 0 };
+            (cur << phase) | (prev >> (64 - phase))
         }
-        out
     };
     let cell_words = cells.words();
-    for cw in w0..=w1 {
-        let from = (cw * 16) as i64 - first as i64;
-        let tier = bits16(in_tier, from);
+    for j in 0..=words {
+        let tier = moved(in_tier, j);
         if tier == 0 {
             continue;
         }
-        let (ll, rl) = (bits16(&s.left_wins, from), bits16(&s.right_wins, from));
-        let left =
-            (spread(tier & !ll) * cells::WIN as u64) | (spread(tier & ll) * cells::LOSS as u64);
-        let right =
-            (spread(tier & !rl) * cells::WIN as u64) | (spread(tier & rl) * cells::LOSS as u64);
-        let word = left | right << 2;
-        let at = &cell_words[cw as usize];
-        if cw == w0 || cw == w1 {
-            // Shared with the rows on either side, which other tasks may be writing.
-            at.fetch_or(word, Ordering::Relaxed);
-        } else {
-            at.store(at.load(Ordering::Relaxed) | word, Ordering::Relaxed);
+        let (ll, rl) = (moved(left_wins, j), moved(right_wins, j));
+        for q in 0..4u32 {
+            let t16 = tier >> (16 * q) & 0xFFFF;
+            if t16 == 0 {
+                continue;
+            }
+            let (l16, r16) = (ll >> (16 * q) & 0xFFFF, rl >> (16 * q) & 0xFFFF);
+            let left =
+                (spread(t16 & !l16) * cells::WIN as u64) | (spread(t16 & l16) * cells::LOSS as u64);
+            let right =
+                (spread(t16 & !r16) * cells::WIN as u64) | (spread(t16 & r16) * cells::LOSS as u64);
+            let cw = first_cw + 4 * j as u64 + q as u64;
+            let at = &cell_words[cw as usize];
+            if cw == first_cw || cw == last_cw {
+                // Shared with the rows on either side, which other tasks may be writing.
+                at.fetch_or(left | right << 2, Ordering::Relaxed);
+            } else {
+                at.store(
+                    at.load(Ordering::Relaxed) | left | right << 2,
+                    Ordering::Relaxed,
+                );
+            }
         }
     }
     2 * columns.len() as u64
