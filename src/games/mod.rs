@@ -2,7 +2,8 @@
 //! `digraph:FILE`) into a concrete game.
 //!
 //! Adding a game: a module implementing [`crate::game::Game`], a variant of [`AnyGame`], an arm in
-//! [`AnyGame::load`] and one in `with_game!` (and in `with_tiered_game!` for an acyclic game). Nothing else in the crate names a game.
+//! [`AnyGame::load`] and one in `with_game!` (and in `with_tiered_game!` for an acyclic game,
+//! which implements [`crate::game::Tiered`] too). Nothing else in the crate names a game.
 
 pub mod cell;
 pub mod digraph;

@@ -671,10 +671,11 @@ impl CellGame {
     }
 
     /// The tier walk of the plain index: calls `f(c, left, right, filled)` on the configurations
-    /// (index without the mover bit; `filled` is their filled cells as bits of the child order) with `t` filled cells whose top [`TIER_PREFIX_DIGITS`] cells are
-    /// the digits of `unit`, in increasing order. The middle cells run as an odometer and the
-    /// low ones come from the table of [`LowPart`]s with the right number filled, so each
-    /// configuration costs one table read and two ORs.
+    /// (index without the mover bit; `filled` is their filled cells as bits of the child order)
+    /// with `t` filled cells whose top [`TIER_PREFIX_DIGITS`] cells are the digits of `unit`, in
+    /// increasing order. The middle cells run as an odometer and the low ones come from the
+    /// table of [`LowPart`]s with the right number filled, so each configuration costs one table
+    /// read and a few ORs.
     #[inline(always)]
     fn plain_tier_walk(&self, t: u32, unit: u64, mut f: impl FnMut(u64, u64, u64, u64)) {
         let low = self.cells.min(LOW_DIGITS);
