@@ -306,6 +306,10 @@ fn an_interrupted_tiered_build_resumes_to_the_same_file() {
     let dir = tempfile::tempdir().unwrap();
     for (spec, rem) in [
         ("hex:3", true),
+        // A plain board without remoteness: the bit-parallel step writes each tier's cells, and
+        // the resumed runs read them with the per-position kernel.
+        ("hex:3", false),
+        ("bridgit:2", false),
         ("hackenbush:data/hackenbush-house.txt", true),
         // Tier-major and without remoteness: the build discards finished tiers' remoteness.
         ("hex:3,start=L", false),
