@@ -234,6 +234,23 @@ pub struct PlainBoard<'a> {
     pub joins: &'a [u64],
 }
 
+/// Left's and Right's cells of a configuration given by `digits` base-3 digits of `value`
+/// (digit `i`, cell `i`: 0 empty, 1 Left's, 2 Right's), as bit masks. Digits above `digits`
+/// are ignored.
+#[inline]
+pub fn digit_masks(mut value: u64, digits: u32) -> (u64, u64) {
+    let (mut l, mut r) = (0u64, 0u64);
+    for i in 0..digits {
+        match value % 3 {
+            0 => {}
+            1 => l |= 1 << i,
+            _ => r |= 1 << i,
+        }
+        value /= 3;
+    }
+    (l, r)
+}
+
 impl PlainBoard<'_> {
     #[inline(always)]
     pub fn joins(&self, set: u64) -> bool {
@@ -428,15 +445,7 @@ fn check_plain_board<G: Game>(game: &G, board: &PlainBoard<'_>) -> Result<(), Co
         )));
     }
     for c in 0..configs {
-        let (mut l, mut r, mut x) = (0u64, 0u64, c);
-        for i in 0..board.cells {
-            match x % 3 {
-                1 => l |= 1 << i,
-                2 => r |= 1 << i,
-                _ => {}
-            }
-            x /= 3;
-        }
+        let (l, r) = digit_masks(c, board.cells);
         let (lw, rw) = board.won(l, r);
         for mover in 0..2u64 {
             let pos = 2 * c + mover;

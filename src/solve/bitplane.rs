@@ -28,7 +28,7 @@ use rayon::prelude::*;
 
 use super::tiered::{Solved, TierDone};
 use super::{SolveOptions, SolveStats};
-use crate::game::PlainBoard;
+use crate::game::{PlainBoard, digit_masks};
 use crate::table::cells::{self, Cells};
 
 /// Cells in a row's columns: `3^8 = 6561` columns, 103 words a row and plane (and a column's
@@ -70,20 +70,17 @@ impl Columns {
         let mut in_count = vec![vec![0u64; words]; low as usize + 1];
         let mut empty = vec![vec![0u64; words]; low as usize];
         for p in 0..n {
-            let (mut l, mut r, mut x) = (0u8, 0u8, p);
-            for i in 0..low {
-                match x % 3 {
-                    0 => empty[i as usize][p / 64] |= 1 << (p % 64),
-                    1 => l |= 1 << i,
-                    _ => r |= 1 << i,
+            let (l, r) = digit_masks(p as u64, low);
+            for (i, e) in empty.iter_mut().enumerate() {
+                if (l | r) >> i & 1 == 0 {
+                    e[p / 64] |= 1 << (p % 64);
                 }
-                x /= 3;
             }
             let c = (l | r).count_ones() as usize;
             by_count[c].push(Column {
                 p: p as u16,
-                left: l,
-                right: r,
+                left: l as u8,
+                right: r as u8,
             });
             in_count[c][p / 64] |= 1 << (p % 64);
         }
@@ -239,16 +236,10 @@ fn decide_row(
     let low = cols.low;
     let words = cols.words;
     // The row's own cells (bits low..) and its empty high cells.
-    let (mut hl, mut hr, mut x) = (0u64, 0u64, row);
-    let mut empty_high = 0u64;
-    for i in low..board.cells {
-        match x % 3 {
-            0 => empty_high |= 1 << i,
-            1 => hl |= 1 << i,
-            _ => hr |= 1 << i,
-        }
-        x /= 3;
-    }
+    let (hl, hr) = digit_masks(row, board.cells - low);
+    let (hl, hr) = (hl << low, hr << low);
+    let all_high = ((1u64 << board.cells) - 1) & !((1u64 << low) - 1);
+    let empty_high = all_high & !(hl | hr);
     let filled = (hl | hr).count_ones();
     let Some(c) = t.checked_sub(filled).filter(|&c| c <= low) else {
         return 0;

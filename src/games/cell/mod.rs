@@ -20,6 +20,7 @@ pub mod picture;
 use crate::error::{Error, Result, human_bytes};
 use crate::game::{
     Game, Move, PlainBoard, PositionError, Status, TierPosition, TierVisitor, Tiered, Value,
+    digit_masks,
 };
 use crate::games::source::Source;
 pub use board::{Board, Symmetry};
@@ -395,17 +396,9 @@ impl CellGame {
         let step: Vec<u64> = (0..cells).map(|i| 2 * 3u64.pow(i)).collect();
         let size = 2 * 3u64.pow(cells);
         let decode = (0..CHUNK)
-            .map(|mut v| {
-                let (mut l, mut r) = (0u16, 0u16);
-                for i in 0..CHUNK_DIGITS {
-                    match v % 3 {
-                        1 => l |= 1 << i,
-                        2 => r |= 1 << i,
-                        _ => {}
-                    }
-                    v /= 3;
-                }
-                l | r << 8
+            .map(|v| {
+                let (l, r) = digit_masks(v, CHUNK_DIGITS);
+                (l | r << 8) as u16
             })
             .collect();
         let links = layout.links();
@@ -685,16 +678,8 @@ impl CellGame {
             return;
         }
         // The unit's cells, as masks at their places.
-        let (mut ul, mut ur) = (0u64, 0u64);
-        let mut u = unit;
-        for i in low + mid..self.cells {
-            match u % 3 {
-                0 => {}
-                1 => ul |= 1 << i,
-                _ => ur |= 1 << i,
-            }
-            u /= 3;
-        }
+        let (ul, ur) = digit_masks(unit, top);
+        let (ul, ur) = (ul << (low + mid), ur << (low + mid));
         let filled = (ul | ur).count_ones();
         let unit_in_order = in_order(&self.order_bit, ul | ur);
         if filled > t || t - filled > mid + low {
@@ -1149,15 +1134,8 @@ fn child_order(links: &Links, cells: u32) -> Vec<u32> {
 fn low_parts(digits: u32, order_bit: &[u64; 64]) -> (Vec<LowPart>, Vec<u32>) {
     let mut parts: Vec<LowPart> = (0..3u32.pow(digits))
         .map(|value| {
-            let (mut left, mut right, mut v) = (0u16, 0u16, value);
-            for i in 0..digits {
-                match v % 3 {
-                    1 => left |= 1 << i,
-                    2 => right |= 1 << i,
-                    _ => {}
-                }
-                v /= 3;
-            }
+            let (left, right) = digit_masks(value as u64, digits);
+            let (left, right) = (left as u16, right as u16);
             LowPart {
                 value,
                 left,
