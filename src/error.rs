@@ -23,7 +23,7 @@ pub enum Error {
     InputWhole { file: String, msg: String },
 
     /// A game spec that names no game or has a bad argument.
-    #[error("game spec '{spec}': {msg}")]
+    #[error("game spec '{}': {msg}", cut(.spec))]
     Spec { spec: String, msg: String },
 
     #[error(transparent)]
@@ -77,6 +77,16 @@ impl Error {
     }
 }
 
+/// `text` for a message: whole when short, else its first 60 characters and its length (a
+/// megabyte-long input line is not echoed back whole).
+pub fn cut(text: &str) -> String {
+    const KEEP: usize = 60;
+    match text.char_indices().nth(KEEP) {
+        None => text.to_string(),
+        Some((end, _)) => format!("{}... ({} bytes)", &text[..end], text.len()),
+    }
+}
+
 /// Bytes for people: `512 B`, `3.2 MiB`, `1.50 GiB`.
 pub fn human_bytes(n: u64) -> String {
     const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
@@ -106,5 +116,15 @@ mod tests {
         assert_eq!(human_bytes(2048), "2.00 KiB");
         assert_eq!(human_bytes(3 << 30), "3.00 GiB");
         assert_eq!(human_bytes(100 << 20), "100.0 MiB");
+    }
+
+    #[test]
+    fn long_texts_are_cut_in_messages() {
+        assert_eq!(cut("abc"), "abc");
+        let long = "x".repeat(1 << 20);
+        let c = cut(&long);
+        assert!(c.len() < 100 && c.ends_with("(1048576 bytes)"), "{c}");
+        let e = PositionError::new(&long, "too long").to_string();
+        assert!(e.len() < 150, "{e}");
     }
 }

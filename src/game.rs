@@ -65,7 +65,7 @@ pub struct Move {
 
 /// Why a position text was refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("position '{text}': {reason}")]
+#[error("position '{}': {reason}", crate::error::cut(.text))]
 pub struct PositionError {
     pub text: String,
     pub reason: String,

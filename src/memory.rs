@@ -105,7 +105,12 @@ pub fn parse_size(text: &str) -> std::result::Result<u64, String> {
             ));
         }
     };
-    Ok((num * mult as f64) as u64)
+    let bytes = num * mult as f64;
+    // `as u64` saturates: a size past 2^64 would silently become 16 EiB.
+    if !bytes.is_finite() || bytes >= u64::MAX as f64 {
+        return Err(format!("'{text}' is larger than any machine's memory"));
+    }
+    Ok(bytes as u64)
 }
 
 #[cfg(test)]
@@ -120,6 +125,9 @@ mod tests {
         assert_eq!(parse_size("1000"), Ok(1000));
         assert!(parse_size("lots").is_err());
         assert!(parse_size("3 parsecs").is_err());
+        let e = parse_size("99999999999999999999T").unwrap_err();
+        assert!(e.contains("larger than"), "{e}");
+        assert!(parse_size("20000000T").is_err());
     }
 
     #[test]

@@ -92,7 +92,8 @@ fn seed001_through_build_probe_and_dump() {
                 6 | 7 | 10 => "\t0",
                 8 => "\t2",
                 11 => "\t3",
-                _ => "",
+                // Draws have no remoteness: the column is there, as `-`.
+                _ => "\t-",
             };
             format!("{v}\t{}{r}", SEED_ANSWER[v])
         })

@@ -10,16 +10,19 @@ use retrodb::table::{self, BuildOptions, BuildSummary};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The game: digraph:FILE, shannon:FILE, shannon-vertex:FILE, bridgit:N or hex:N (see
-    /// docs/NOTATION.md).
+    /// The game: digraph:FILE, shannon:FILE, shannon-vertex:FILE, bridgit:N, hex:N,
+    /// hackenbush:FILE, hackenbush-stalk:COLOURS or hackenbush-tree:TREE; the cell games take
+    /// ',start=L' or ',start=R' for the positions of one first mover only (e.g.
+    /// bridgit:3,start=L). See docs/NOTATION.md.
     game: String,
-    /// Where to write the table (default: a name made from the game, e.g. seed001.rdb).
+    /// Where to write the table (default: a name made from the game, e.g. seed001.rdb; a
+    /// temporary file beside it until the table is complete).
     #[arg(short, long)]
     output: Option<PathBuf>,
     /// Also store each position's remoteness (plies to the end under best play).
     #[arg(long)]
     remoteness: bool,
-    /// No progress bar.
+    /// No progress bar and no estimate (the summary is still printed).
     #[arg(long, short)]
     quiet: bool,
     /// Refuse builds estimated to need more memory than this (e.g. 8G; default: 80% of the
@@ -79,24 +82,21 @@ pub fn run(a: Args) -> Result<ExitCode> {
         _ => true,
     };
     // With --compress: solve into a raw table beside the destination, then compress it.
-    let raw = out.with_file_name(format!(
-        ".{}.raw-{}",
-        out.file_name()
-            .map_or("table".into(), |n| n.to_string_lossy()),
-        std::process::id()
-    ));
+    let raw = table::raw_sibling(&out);
     let solved_into = if a.compress { &raw } else { &out };
     let talk = !a.quiet && !a.json;
     if talk && applies {
         let e = table::estimate(&game, &opts);
         eprintln!(
-            "{}: {} positions, {} engine, estimated peak memory {} (limit {}), table {}",
+            "{}: {} positions, {} engine, estimated peak memory {} (limit {}), {}table {}{}",
             game.spec(),
             super::grouped(game.size()),
             e.engine.name(),
             human_bytes(e.memory_bytes),
             human_bytes(max_memory),
-            human_bytes(e.file_bytes)
+            if a.compress { "raw " } else { "" },
+            human_bytes(e.file_bytes),
+            if a.compress { " (then compressed)" } else { "" }
         );
         if e.engine == retrodb::solve::Engine::Tiered {
             eprintln!(
@@ -119,12 +119,23 @@ pub fn run(a: Args) -> Result<ExitCode> {
             }));
         }
     }
+    let mut compress_seconds = None;
     let mut summary = if a.compress {
         let result = table::build(&game, &raw, &opts).and_then(|s| {
+            if !s.complete {
+                return Ok((s, 0));
+            }
+            if let Some(p) = &opts.progress {
+                p.finish_and_clear();
+            }
+            let started = std::time::Instant::now();
+            // Held while compressing: the raw table is this process's work, not a dead one's.
+            let _raw = table::OutputLock::acquire(&raw)?;
             let t = table::Table::open(&raw)?;
             let bar = super::progress_bar(a.quiet, "compressing");
             let bytes = table::compress(&t, &out, a.zstd.params(), &bar)?;
             bar.finish_and_clear();
+            compress_seconds = Some(started.elapsed().as_secs_f64());
             Ok((s, bytes))
         });
         let _ = std::fs::remove_file(&raw);
@@ -146,9 +157,16 @@ pub fn run(a: Args) -> Result<ExitCode> {
         v["peak_rss_bytes"] = serde_json::json!(peak);
         v["threads"] = serde_json::json!(rayon::current_num_threads());
         v["load_seconds"] = serde_json::json!(load_seconds);
+        v["compress_seconds"] = serde_json::json!(compress_seconds);
         println!("{v}");
     } else {
         print_summary(&summary, peak);
+        if let Some(c) = compress_seconds {
+            println!(
+                "compressed in {c:.2} s; the whole command took {:.2} s",
+                summary.total_seconds
+            );
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

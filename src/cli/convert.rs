@@ -11,13 +11,15 @@ use retrodb::table::{self, Table};
 /// How to compress (shared with `build --compress`).
 #[derive(clap::Args, Clone)]
 pub struct ZstdArgs {
-    /// zstd level, 1..=22.
+    /// zstd level, 1..=22 (for build: only with --compress).
     #[arg(long, default_value_t = Params::default().level)]
     level: i32,
-    /// Positions per independently compressed frame (a multiple of 32).
+    /// Positions per independently compressed frame, a multiple of 32 (for build: only with
+    /// --compress).
     #[arg(long, default_value_t = Params::default().frame_positions)]
     frame_positions: u64,
-    /// What to store for positions the rules decide alone (only the file size depends on it).
+    /// What to store for positions the rules decide alone; only the file size depends on it
+    /// (for build: only with --compress).
     #[arg(long, value_enum, default_value = "best")]
     fill: Fill,
 }
@@ -36,7 +38,8 @@ impl ZstdArgs {
 pub struct CompressArgs {
     /// A raw table.
     input: PathBuf,
-    /// The compressed table to write.
+    /// The compressed table to write (may be the input: it is replaced when the copy is
+    /// complete).
     output: PathBuf,
     #[command(flatten)]
     zstd: ZstdArgs,
@@ -58,10 +61,11 @@ pub struct DecompressArgs {
 
 pub fn compress(a: CompressArgs) -> Result<ExitCode> {
     let t = Table::open(&a.input)?;
+    // Taken before writing: the output may replace the input (a conversion in place).
+    let raw = std::fs::metadata(&a.input)?.len();
     let bar = super::progress_bar(a.quiet, "compressing");
     let bytes = table::compress(&t, &a.output, a.zstd.params(), &bar)?;
     bar.finish_and_clear();
-    let raw = std::fs::metadata(&a.input)?.len();
     let used = t.header().size - t.header().counts[0];
     println!(
         "wrote {}: {} ({:.1}% of {}), {:.3} bits per position",

@@ -10,6 +10,7 @@ use retrodb::table::format::SourceRef;
 
 #[derive(clap::Args)]
 pub struct InfoArgs {
+    /// The table file (raw or compressed).
     table: PathBuf,
     /// One JSON object.
     #[arg(long)]
@@ -18,6 +19,7 @@ pub struct InfoArgs {
 
 #[derive(clap::Args)]
 pub struct DumpArgs {
+    /// The table file (raw or compressed).
     table: PathBuf,
 }
 

@@ -23,7 +23,9 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 #[derive(Parser)]
 #[command(name = "retrodb", version, about, long_about = None)]
 pub struct Cli {
-    /// Worker threads (default: all cores).
+    /// Worker threads for the commands that work in parallel: build, probe (batches), verify,
+    /// compress, decompress, sweep, research, bench and gen; the others ignore it (default:
+    /// all cores).
     #[arg(long, global = true, value_name = "N")]
     threads: Option<usize>,
 
@@ -39,7 +41,8 @@ enum Command {
     Probe(probe::Args),
     /// Describe a table: its game, size, value counts and layout.
     Info(inspect::InfoArgs),
-    /// Print every used position of a table as "position<TAB>value[<TAB>remoteness]".
+    /// Print every used position of a table as "position<TAB>value", plus "<TAB>remoteness"
+    /// when the table has it ("-" for draws).
     Dump(inspect::DumpArgs),
     /// Check a table: every checksum, then every position against its children.
     Verify(inspect::VerifyArgs),
@@ -53,7 +56,8 @@ enum Command {
     Bench(bench::Args),
     /// Draw a position of a board or graph game (colour on a terminal, SVG with --svg).
     Show(show::Args),
-    /// Build and probe the built-in example (seed 001's 12-vertex digraph).
+    /// Build and probe the built-in examples: seed 001's 12-vertex digraph (cycles and draws)
+    /// and Bridg-It 3 (built, compressed, its best first moves shown).
     Demo(demo::Args),
     /// Solve a game on every small graph and compare the tables with an oracle.
     Sweep(sweep::Args),
@@ -63,10 +67,23 @@ enum Command {
     Play(play::Args),
 }
 
+/// The most `--threads` accepted, per core of the machine.
+const MAX_THREADS_PER_CORE: usize = 8;
+
 pub fn run(cli: Cli) -> Result<ExitCode> {
     if let Some(n) = cli.threads {
         if n == 0 {
             anyhow::bail!("--threads must be at least 1");
+        }
+        // More threads than a few per core only add switching (10,000 of them turned a
+        // 0.01 s build into minutes).
+        let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+        let cap = MAX_THREADS_PER_CORE * cores;
+        if n > cap {
+            anyhow::bail!(
+                "--threads {n}: at most {cap} on this machine ({MAX_THREADS_PER_CORE} per core, \
+                 {cores} cores)"
+            );
         }
         rayon::ThreadPoolBuilder::new()
             .num_threads(n)

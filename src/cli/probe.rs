@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
+use retrodb::error::Error;
 use retrodb::game::Annotations;
 use retrodb::games::PictureStyle;
 use retrodb::table::{Probe, Table};
@@ -34,7 +35,10 @@ pub fn run(a: Args) -> Result<ExitCode> {
     // Positions are answered in batches: stdin streams at batch speed.
     const BATCH: usize = 1 << 14;
     let mut batch: Vec<String> = Vec::new();
-    let mut flush = |batch: &mut Vec<String>, out: &mut BufWriter<_>| -> Result<()> {
+    let mut reported = std::collections::HashSet::new();
+    // Answers a batch; true when a position failed.
+    let mut flush = |batch: &mut Vec<String>, out: &mut BufWriter<_>| -> Result<bool> {
+        let mut failed = false;
         for r in table.probe_batch(batch) {
             match r {
                 Ok(p) if a.json => writeln!(out, "{}", serde_json::to_string(&p)?)?,
@@ -45,23 +49,43 @@ pub fn run(a: Args) -> Result<ExitCode> {
                     }
                 }
                 Err(e) => {
+                    failed = true;
+                    // A damaged table fails every position in its damaged block alike: its
+                    // message is printed once.
+                    if matches!(e, Error::Table { .. }) && !reported.insert(e.to_string()) {
+                        continue;
+                    }
                     out.flush()?;
                     eprintln!("retrodb: {e}");
-                    failed = true;
                 }
             }
         }
         batch.clear();
-        Ok(())
+        Ok(failed)
     };
     for pos in &a.positions {
         if pos == "-" {
-            for line in std::io::stdin().lock().lines() {
-                let line = line?;
+            let mut input = std::io::stdin().lock();
+            let mut bytes = Vec::new();
+            let mut line_no = 0u64;
+            loop {
+                bytes.clear();
+                if input.read_until(b'\n', &mut bytes)? == 0 {
+                    break;
+                }
+                line_no += 1;
+                let Ok(line) = std::str::from_utf8(&bytes) else {
+                    // Answered in order: what came before is written first.
+                    flush(&mut batch, &mut out)?;
+                    out.flush()?;
+                    eprintln!("retrodb: stdin line {line_no}: not UTF-8 text");
+                    failed = true;
+                    continue;
+                };
                 if !line.trim().is_empty() {
                     batch.push(line.trim().to_string());
                     if batch.len() == BATCH {
-                        flush(&mut batch, &mut out)?;
+                        failed |= flush(&mut batch, &mut out)?;
                     }
                 }
             }
@@ -69,7 +93,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
             batch.push(pos.clone());
         }
     }
-    flush(&mut batch, &mut out)?;
+    failed |= flush(&mut batch, &mut out)?;
     out.flush()?;
     Ok(if failed {
         ExitCode::FAILURE

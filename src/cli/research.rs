@@ -11,7 +11,8 @@ use retrodb::research;
 pub struct Args {
     /// What to study; only 'bridgit' so far.
     subject: String,
-    /// The board size (2 and 3 finish in seconds; 4 would need a table of 2*3^25 positions).
+    /// The board size (2 takes a second, 3 about a minute of CPU time with a progress bar; 4
+    /// would need a table of 2*3^25 positions).
     #[arg(long)]
     size: u32,
     /// The table to use, built there (with remoteness) if the file is absent. Default: a cache
@@ -42,7 +43,15 @@ pub fn run(a: Args) -> Result<ExitCode> {
     if built {
         eprintln!("built {}", table.path().display());
     }
-    let report = research::research(a.size, &table, a.svg_dir.as_deref())?;
+    if !a.json {
+        eprintln!(
+            "checking every position of bridgit:{} against {}",
+            a.size,
+            table.path().display()
+        );
+    }
+    let bar = super::progress_bar(false, "researching");
+    let report = research::research_with_progress(a.size, &table, a.svg_dir.as_deref(), &bar)?;
     if a.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {

@@ -4,7 +4,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use retrodb::games::{self, PictureStyle};
 
 #[derive(clap::Args)]
@@ -27,7 +27,8 @@ pub fn run(a: Args) -> Result<ExitCode> {
     print!("{}", games::picture(&a.game, &a.position, style)?);
     if let Some(path) = &a.svg {
         let svg = games::picture(&a.game, &a.position, PictureStyle::Svg)?;
-        std::fs::write(path, svg).with_context(|| format!("writing {}", path.display()))?;
+        std::fs::write(path, svg)
+            .map_err(|e| anyhow::anyhow!("writing the SVG to {}: {e}", path.display()))?;
         println!("wrote {}", path.display());
     }
     Ok(ExitCode::SUCCESS)

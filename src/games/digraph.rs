@@ -6,6 +6,7 @@
 //! arrays are the exact transpose of the forward ones, multi-edges included.
 
 use std::io::{BufWriter, Write};
+use std::path::Path;
 
 use rayon::prelude::*;
 
@@ -324,13 +325,17 @@ fn csr_in_place(
 }
 
 /// Parses the whole edge list, in parallel over line-aligned chunks.
+use super::source::BOM;
+
 fn parse_edges(name: &str, input: &InputBytes<'_>) -> Result<Vec<Vec<(u32, u32)>>> {
     let bytes = input.bytes();
     const MIN_CHUNK: usize = 1 << 20;
     let pieces = (rayon::current_num_threads() * 8).max(1);
     let target = (bytes.len() / pieces).max(MIN_CHUNK);
-    let mut bounds = vec![0usize];
-    let mut at = 0;
+    // A UTF-8 byte-order mark (some editors write one) is not part of the first line.
+    let start = if bytes.starts_with(BOM) { BOM.len() } else { 0 };
+    let mut bounds = vec![start];
+    let mut at = start;
     while at < bytes.len() {
         let mut end = (at + target).min(bytes.len());
         while end < bytes.len() && bytes[end - 1] != b'\n' {
@@ -496,7 +501,27 @@ pub fn write_random(path: &str, vertices: u64, edges: u64, sinks: u64, seed: u64
             "{sinks} sinks leave no vertex of {vertices} to move from"
         )));
     }
-    let tmp = format!("{path}.tmp");
+    let out_path = Path::new(path);
+    // Lines `u v`: at most two ids of the largest width, a space and a newline each.
+    let width = vertices.to_string().len() as u64;
+    crate::memory::check_disk(
+        format!("writing a random digraph of {edges} edges"),
+        out_path,
+        edges.saturating_mul(2 * width + 2),
+    )?;
+    let _lock = crate::table::OutputLock::acquire(out_path)?;
+    let tmp = crate::table::workfiles::sibling(out_path, &format!("tmp-{}", std::process::id()));
+    let written = write_edges(&tmp, vertices, edges, sinks, seed)
+        .and_then(|()| std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e)));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
+}
+
+/// The body of [`write_random`]: the edge list into `tmp`.
+fn write_edges(tmp: &Path, vertices: u64, edges: u64, sinks: u64, seed: u64) -> Result<()> {
+    let tmp = tmp.display().to_string();
     let file = std::fs::File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;
     let mut out = BufWriter::with_capacity(1 << 22, file);
     writeln!(
@@ -531,8 +556,10 @@ pub fn write_random(path: &str, vertices: u64, edges: u64, sinks: u64, seed: u64
         b = end;
     }
     out.flush().map_err(|e| Error::io(&tmp, e))?;
-    drop(out);
-    std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
+    out.into_inner()
+        .map_err(|e| Error::io(&tmp, e.into_error()))?
+        .sync_all()
+        .map_err(|e| Error::io(&tmp, e))
 }
 
 /// A random digraph in memory (for benches and tests), the distribution of [`write_random`].

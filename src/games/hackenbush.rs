@@ -370,33 +370,64 @@ impl Hackenbush {
         }
     }
 
-    /// Lists every grounded set, layer by layer: a grounded set of k + 1 edges is a grounded set
-    /// of k edges plus one edge touching its vertices or the ground (a set always has such an
-    /// edge whose removal keeps it grounded: a leaf of a spanning tree, or an edge off it).
+    /// Lists every grounded set, after counting them: the memory the list needs is checked
+    /// against `max_memory` before any of it is taken (counting stops at the limit).
     fn enumerate(mut self, max_memory: u64) -> Result<Hackenbush> {
-        let width = self.edges.len().max(1) as u64;
-        let mut all = vec![0u64];
-        let mut layer = vec![0u64];
-        while !layer.is_empty() {
-            let need = (all.len() as u64 + layer.len() as u64 * (width + 1)) * 8;
-            crate::memory::check(
-                format!("listing the positions of {}", self.spec),
-                need,
-                max_memory,
-            )?;
-            let this = &self;
-            let mut next: Vec<u64> = layer
-                .par_iter()
-                .flat_map_iter(|&s| bits(this.touch(s) & !s).map(move |e| s | 1 << e))
-                .collect();
-            next.par_sort_unstable();
-            next.dedup();
-            all.extend_from_slice(&next);
-            layer = next;
+        let what = || format!("listing the positions of {}", self.spec);
+        let fits = max_memory / 8;
+        let mut count = 0u64;
+        let complete = self.grow(0, self.at_ground, 0, &mut |_| {
+            count += 1;
+            count <= fits
+        });
+        if !complete {
+            return Err(crate::error::Error::Memory {
+                what: format!(
+                    "{}, more than {count} grounded edge sets at 8 bytes each (counting stopped \
+                     there)",
+                    what()
+                ),
+                need: count.saturating_mul(8),
+                limit: max_memory,
+            });
         }
+        crate::memory::check(what(), count * 8, max_memory)?;
+        let mut all = Vec::with_capacity(count as usize);
+        self.grow(0, self.at_ground, 0, &mut |s| {
+            all.push(s);
+            true
+        });
         all.par_sort_unstable();
         self.sets = all;
         Ok(self)
+    }
+
+    /// Calls `f` on every grounded edge set that contains `set` and none of `excl`, each once,
+    /// until it returns false (then false). `set` is grounded; `cand` holds the edges that may
+    /// be added next: those touching `set` or the ground, outside `set` and `excl`. Each set is
+    /// reached along one path: its candidate edges are taken in order, an edge passed over is
+    /// excluded from the later branches.
+    fn grow(
+        &self,
+        set: u64,
+        mut cand: u64,
+        mut excl: u64,
+        f: &mut impl FnMut(u64) -> bool,
+    ) -> bool {
+        if !f(set) {
+            return false;
+        }
+        while cand != 0 {
+            let e = cand.trailing_zeros() as usize;
+            let b = 1u64 << e;
+            cand &= !b;
+            let next = set | b;
+            if !self.grow(next, (cand | self.adjacent[e]) & !next & !excl, excl, f) {
+                return false;
+            }
+            excl |= b;
+        }
+        true
     }
 
     pub fn source(&self) -> Option<&Source> {

@@ -101,10 +101,25 @@ impl InputBytes<'_> {
     }
 }
 
+/// The UTF-8 byte-order mark some editors put at the start of a text file; inputs skip it.
+pub const BOM: &[u8] = b"\xEF\xBB\xBF";
+
 /// Maps a file for reading (an empty file maps to no bytes).
 pub fn map_file(path: &str) -> Result<InputBytes<'static>> {
+    if path.is_empty() {
+        return Err(Error::Usage(
+            "the game spec names no file after its ':' (e.g. digraph:data/seed001.txt)".into(),
+        ));
+    }
     let file = File::open(Path::new(path)).map_err(|e| Error::io(path, e))?;
-    let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
+    let meta = file.metadata().map_err(|e| Error::io(path, e))?;
+    if meta.is_dir() {
+        return Err(Error::InputWhole {
+            file: path.to_string(),
+            msg: "is a directory, not an input file".into(),
+        });
+    }
+    let len = meta.len();
     if len == 0 {
         return Ok(InputBytes::Empty);
     }
@@ -124,6 +139,7 @@ pub struct Line<'a> {
 
 /// Splits a text input into meaningful lines. Fails on bytes that are not UTF-8, naming the line.
 pub fn lines<'a>(name: &str, bytes: &'a [u8]) -> Result<Vec<Line<'a>>> {
+    let bytes = bytes.strip_prefix(BOM).unwrap_or(bytes);
     let mut out = Vec::new();
     for (i, raw) in bytes.split(|&b| b == b'\n').enumerate() {
         let number = i as u64 + 1;

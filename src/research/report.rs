@@ -689,6 +689,16 @@ fn spanning_tree_lines(
 /// Runs every check on Bridg-It of size `n` against its table. `svg_dir` receives one SVG per
 /// counterexample (named `bridgit-N-CLAIM.svg`).
 pub fn research(n: u32, table: &Table, svg_dir: Option<&Path>) -> Result<Report> {
+    research_with_progress(n, table, svg_dir, &indicatif::ProgressBar::hidden())
+}
+
+/// [`research`], reporting the positions scanned on `progress`.
+pub fn research_with_progress(
+    n: u32,
+    table: &Table,
+    svg_dir: Option<&Path>,
+    progress: &indicatif::ProgressBar,
+) -> Result<Report> {
     let AnyGame::Cell(game) = table.game() else {
         return Err(Error::Usage("research needs a Bridg-It table".into()));
     };
@@ -711,16 +721,20 @@ pub fn research(n: u32, table: &Table, svg_dir: Option<&Path>) -> Result<Report>
     let (spanning_tree, st_loss) = spanning_tree_lines(&scan, n)?;
     const CHUNK: u64 = 1 << 12;
     let chunks = game.size().div_ceil(CHUNK);
+    progress.set_length(game.size());
     let acc = (0..chunks)
         .into_par_iter()
         .map(|k| {
             let mut acc = Acc::new();
-            for pos in k * CHUNK..((k + 1) * CHUNK).min(game.size()) {
+            let end = ((k + 1) * CHUNK).min(game.size());
+            for pos in k * CHUNK..end {
                 scan.position(pos, &mut acc)?;
             }
+            progress.inc(end - k * CHUNK);
             Ok::<Acc, Error>(acc)
         })
         .try_reduce(Acc::new, |a, b| Ok(a.merge(b)))?;
+    progress.finish_and_clear();
     let mut counterexamples: Vec<Counterexample> =
         st_loss.into_iter().chain(acc.found.into_values()).collect();
     for c in &mut counterexamples {

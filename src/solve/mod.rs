@@ -55,14 +55,19 @@ impl Engine {
     pub fn memory_estimate(self, game: &AnyGame, remoteness: bool) -> u64 {
         let counter =
             || with_game!(game, g => memory_estimate(g.size(), g.max_children(), remoteness));
-        match self {
+        let work = match self {
             Engine::Counter => counter(),
             Engine::Tiered => {
                 with_tiered_game!(game, g => tiered::memory_estimate(g, remoteness), _ => counter())
             }
-        }
+        };
+        work.saturating_add(PROCESS_BYTES)
     }
 }
+
+/// What the process needs besides a solve's own memory (code, thread stacks, the allocator's
+/// pools), measured as the peak of the smallest builds.
+pub const PROCESS_BYTES: u64 = 6 << 20;
 
 /// Why the tiered engine cannot solve `game`, or `None` when it can.
 pub fn tiered_unsupported(game: &AnyGame) -> Option<String> {

@@ -13,6 +13,7 @@ use rayon::prelude::*;
 
 use super::format::{self, Encoding, Header, Section};
 use super::read::Table;
+use super::workfiles::OutputLock;
 use super::write::{GameFields, RawWriter, TempFile, put_remoteness};
 use super::zstd::{Entry, Fill, Params, compress_frame, seek_table};
 use crate::error::{Error, Result};
@@ -49,6 +50,8 @@ pub fn compress(input: &Table, out: &Path, params: Params, progress: &ProgressBa
     let size = h.size;
     let frames = size.div_ceil(f) as usize;
     let width = h.remoteness_width as u64;
+    TempFile::check_destination(out)?;
+    let _lock = OutputLock::acquire(out)?;
     let tmp = TempFile::create(out)?;
     // Compressed files have no padding: every byte is covered by a checksum.
     let start = game.header_len();
@@ -217,6 +220,16 @@ pub fn decompress(input: &Table, out: &Path, progress: &ProgressBar) -> Result<u
     }
     let size = h.size;
     let game = GameFields::from_header(h, input.bytes());
+    TempFile::check_destination(out)?;
+    let _lock = OutputLock::acquire(out)?;
+    // The raw file: header, sections (each page-aligned) and 8 bytes of checksum a block.
+    let data = super::cells::words_for(size) * 8 + size * h.remoteness_width as u64;
+    let raw_bytes = game.header_len() + data + 2 * format::PAGE + (data / h.block as u64 + 2) * 8;
+    crate::memory::check_disk(
+        format!("decompressing {}", input.path().display()),
+        out,
+        raw_bytes,
+    )?;
     let mut writer = RawWriter::create(out, game, size)?;
     const CHUNK: u64 = 1 << 16;
     progress.set_length(size);

@@ -88,7 +88,14 @@ impl Table {
     /// one frame is always kept).
     pub fn open_with_cache(path: &Path, cache_bytes: u64) -> Result<Table> {
         let file = File::open(path).map_err(|e| Error::io(path, e))?;
-        let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
+        let meta = file.metadata().map_err(|e| Error::io(path, e))?;
+        if !meta.is_file() {
+            return Err(Error::table(
+                path,
+                "is not a file (a directory or a device?)",
+            ));
+        }
+        let len = meta.len();
         if len == 0 {
             return Err(Error::table(path, "file is empty"));
         }
@@ -96,6 +103,9 @@ impl Table {
         // into place whole), so the bytes do not change under the map while it lives.
         let map = unsafe { Mmap::map(&file) }.map_err(|e| Error::io(path, e))?;
         let header = Header::decode(path, &map, len)?;
+        // The few bytes no checksum covers are checked before anything is answered.
+        check_padding(&header, &map)
+            .map_err(|what| Error::table(path, format!("{what}: the table is damaged")))?;
         let sums_bytes = &map[header.sums.offset as usize..header.sums.end() as usize];
         if xxhash_rust::xxh3::xxh3_64(sums_bytes) != header.sums_hash {
             return Err(Error::table(
@@ -432,33 +442,9 @@ impl Table {
         answers.into_iter().map(|(_, r)| r).collect()
     }
 
-    /// Checks the bytes no checksum covers: the padding between sections must be zero and
-    /// nothing may follow the last section.
+    /// Checks the bytes no checksum covers (see [`check_padding`]).
     fn verify_padding(&self) -> Result<()> {
-        let h = &self.header;
-        let mut sections = vec![h.cells, h.remoteness, h.sums];
-        sections.retain(|s| s.len > 0);
-        sections.sort_by_key(|s| s.offset);
-        let mut at = h.header_len;
-        for s in &sections {
-            if s.offset < at {
-                return Err(self.damaged("sections overlap".into()));
-            }
-            if self.map[at as usize..s.offset as usize]
-                .iter()
-                .any(|&b| b != 0)
-            {
-                return Err(self.damaged(format!("padding bytes {at}..{} are not zero", s.offset)));
-            }
-            at = s.end();
-        }
-        if self.map.len() as u64 != at {
-            return Err(self.damaged(format!(
-                "{} bytes follow the last section",
-                self.map.len() as u64 - at
-            )));
-        }
-        Ok(())
+        check_padding(&self.header, &self.map).map_err(|what| self.damaged(what))
     }
 
     /// Checks every checksum: raw blocks, or compressed frames (their bytes, their zstd content
@@ -607,11 +593,14 @@ impl Table {
         let size = self.header.size;
         let mut w = BufWriter::with_capacity(1 << 16, out);
         let io = |e| Error::io("<stdout>", e);
+        // Every row has the same columns: with remoteness, a draw's third column is `-`.
+        let rem = self.has_remoteness();
         with_game!(&self.game, g => {
             for pos in 0..size {
                 if let Some(v) = self.value(pos)? {
                     match self.remoteness(pos)? {
                         Some(r) => writeln!(w, "{}\t{v}\t{r}", g.position_text(pos)),
+                        None if rem => writeln!(w, "{}\t{v}\t-", g.position_text(pos)),
                         None => writeln!(w, "{}\t{v}", g.position_text(pos)),
                     }
                     .map_err(io)?;
@@ -649,4 +638,29 @@ fn open_stream(
     }
     Stream::parse(map, section, frames, decompressed)
         .map_err(|e| Error::table(path, format!("{e}: the table is damaged")))
+}
+
+/// Checks the bytes no checksum covers: the padding between sections must be zero and nothing
+/// may follow the last section (at most a few pages: cheap enough for every open).
+fn check_padding(h: &Header, map: &[u8]) -> std::result::Result<(), String> {
+    let mut sections = vec![h.cells, h.remoteness, h.sums];
+    sections.retain(|s| s.len > 0);
+    sections.sort_by_key(|s| s.offset);
+    let mut at = h.header_len;
+    for s in &sections {
+        if s.offset < at {
+            return Err("sections overlap".into());
+        }
+        if map[at as usize..s.offset as usize].iter().any(|&b| b != 0) {
+            return Err(format!("padding bytes {at}..{} are not zero", s.offset));
+        }
+        at = s.end();
+    }
+    if map.len() as u64 != at {
+        return Err(format!(
+            "{} bytes follow the last section",
+            (map.len() as u64).saturating_sub(at)
+        ));
+    }
+    Ok(())
 }

@@ -17,6 +17,7 @@ use serde::Serialize;
 
 use super::cells::{self, Cells};
 use super::format::{self, Encoding, Header, PAGE, Section, SourceRef, align};
+use super::workfiles::{OutputLock, allocate, sibling};
 use crate::error::{Error, Result};
 use crate::game::Tiered;
 use crate::games::AnyGame;
@@ -107,7 +108,7 @@ pub(crate) struct TempFile {
 impl TempFile {
     /// Renaming over a device or a directory would replace it (`-o /dev/null` would turn the
     /// device into a plain file), so only plain files or new names are written.
-    fn check_destination(out: &Path) -> Result<()> {
+    pub(crate) fn check_destination(out: &Path) -> Result<()> {
         if let Ok(meta) = std::fs::metadata(out)
             && !meta.is_file()
         {
@@ -122,12 +123,14 @@ impl TempFile {
         Ok(())
     }
 
+    /// `.NAME.tmp-PID` beside `out` (the caller holds `out`'s [`OutputLock`], which is what
+    /// lets a later writer remove it if this process dies).
     pub fn create(out: &Path) -> Result<TempFile> {
-        let name = out
-            .file_name()
-            .map_or_else(|| "table".into(), |n| n.to_string_lossy().into_owned());
-        let path = out.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
-        Self::open(out, path, false)
+        Self::open(
+            out,
+            sibling(out, &format!("tmp-{}", std::process::id())),
+            false,
+        )
     }
 
     /// The work file of a resumable build of `out` (`.NAME.partial` beside it), opened without
@@ -192,14 +195,6 @@ impl Drop for TempFile {
             let _ = std::fs::remove_file(&self.path);
         }
     }
-}
-
-/// `.NAME.WHAT` beside `out`: the work files of a resumable build.
-fn sibling(out: &Path, what: &str) -> PathBuf {
-    let name = out
-        .file_name()
-        .map_or_else(|| "table".into(), |n| n.to_string_lossy().into_owned());
-    out.with_file_name(format!(".{name}.{what}"))
 }
 
 /// `.NAME.partial-rem.T` beside `out`: the remoteness a build resumed below tier `T` starts
@@ -369,9 +364,13 @@ impl RawWriter {
         tmp.file
             .set_len(cells_sec.end())
             .map_err(|e| Error::io(&tmp.path, e))?;
+        // The blocks under the map are reserved now: a full disk fails here, not as a SIGBUS
+        // while solving.
+        allocate(&tmp.file, &tmp.path, cells_sec.end())?;
         let map = if cells_sec.len > 0 {
-            // SAFETY: the temporary file is ours alone (fresh name, just created) and outlives
-            // the map; nothing else maps or truncates it while cells are written.
+            // SAFETY: the file is this process's alone while the map lives: its name is this
+            // process's (`.NAME.tmp-PID`) or, for a resumable work file, the output's lock is
+            // held; nothing truncates it while cells are written.
             Some(
                 unsafe {
                     MmapOptions::new()
@@ -524,18 +523,22 @@ pub fn build(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<BuildSum
             msg: format!("the tiered engine cannot solve this game: {why}"),
         });
     }
+    TempFile::check_destination(out)?;
+    let _lock = OutputLock::acquire(out)?;
     if engine == solve::Engine::Tiered {
         // Checks memory and disk for the tiers this run will solve.
         return build_tiered(game, out, opts, started);
     }
+    let what = format!(
+        "solving {spec} ({size} positions) with the {} engine",
+        engine.name()
+    );
     crate::memory::check(
-        format!(
-            "solving {spec} ({size} positions) with the {} engine",
-            engine.name()
-        ),
+        what.clone(),
         engine.memory_estimate(game, opts.remoteness),
         opts.max_memory,
     )?;
+    crate::memory::check_disk(what, out, estimate(game, opts).file_bytes)?;
     let mut writer = RawWriter::create(out, GameFields::of(game), size)?;
     let solve_start = Instant::now();
     let stats = {
@@ -611,6 +614,7 @@ pub fn plan_tiered(game: &AnyGame, out: &Path, opts: &BuildOptions) -> TieredPla
     let memory_bytes = with_tiered_game!(game, g => {
         solve::tiered::resident_cells(g, solving.clone())
             .saturating_add(solve::tiered::working_memory(g, opts.remoteness, fresh))
+            .saturating_add(solve::PROCESS_BYTES)
     }, _ => 0);
     let cells_on_disk = with_tiered_game!(game, g => g.tier_range(lowest), _ => None)
         .map_or(size, |r| size - r.start)

@@ -102,9 +102,11 @@ pub fn draw(
     style: Style,
 ) -> Option<String> {
     let mark = |i: usize| marked.contains(&(i as u32));
-    let to_move = match mover {
-        Player::Left => "Left (L, blue) to move",
-        Player::Right => "Right (R, red) to move",
+    let to_move = match (winner(layout, states), mover) {
+        (Some(Player::Left), _) => "Left (L, blue) has won: its sides are joined",
+        (Some(Player::Right), _) => "Right (R, red) has won: Left's sides can no longer be joined",
+        (None, Player::Left) => "Left (L, blue) to move",
+        (None, Player::Right) => "Right (R, red) to move",
     };
     match (layout, style) {
         (Layout::Board(Board::Bridgit(n)), Style::Svg) => {
@@ -121,6 +123,29 @@ pub fn draw(
         (Layout::Edges(_) | Layout::Vertices(_), _) => Some(
             graph_text(layout, states, &mark, to_move, marked.len()).render(style == Style::Colour),
         ),
+    }
+}
+
+/// Who has won on these cells, if anyone (boards of at most 64 cells; larger ones are drawn
+/// without the question).
+fn winner(layout: &Layout, states: &[u8]) -> Option<Player> {
+    if states.len() > 64 {
+        return None;
+    }
+    let set = |want: u8| {
+        states
+            .iter()
+            .enumerate()
+            .filter(|&(_, &s)| s == want)
+            .fold(0u64, |m, (i, _)| m | 1 << i)
+    };
+    let links = layout.links();
+    if links.connects(set(LEFT)) {
+        Some(Player::Left)
+    } else if !links.connects(set(EMPTY) | set(LEFT)) {
+        Some(Player::Right)
+    } else {
+        None
     }
 }
 
@@ -183,7 +208,9 @@ fn bridgit_text(
     c.text(
         r,
         0,
-        &format!("o: Left's dots, joining x=0 to x={m}; x: Right's dots, joining y=0 to y={m}"),
+        &format!(
+            "o: Left's dots, joining columns 0 and {m}; x: Right's dots, joining rows 0 and {m}"
+        ),
         Ink::None,
     );
     legend(&mut c, r + 1, to_move, marks);
@@ -452,7 +479,7 @@ mod tests {
  2   x---x
  3 o . o * o
  4   x   x
-o: Left's dots, joining x=0 to x=4; x: Right's dots, joining y=0 to y=4
+o: Left's dots, joining columns 0 and 4; x: Right's dots, joining rows 0 and 4
 Left (L, blue) to move; * marks the 1 move(s) asked for
 ";
         assert_eq!(text, want);

@@ -1,0 +1,284 @@
+//! The files a writer keeps beside its output: who is writing it (a lock), which work files a
+//! dead process left (removed by the next writer), and disk blocks reserved before a file is
+//! mapped (so a full disk is an error, never a SIGBUS).
+//!
+//! Every command that writes a table `NAME` first takes `.NAME.lock` beside it with `flock`
+//! (exclusive, not waiting): a second writer of the same output is refused with a message. The
+//! lock dies with its process, so once it is held, every temporary file of `NAME` that exists
+//! belongs to a process that is gone: `.NAME.tmp-PID` (a table being written), `.NAME.raw`
+//! and its own work files (the raw table a compressed build solves into), and the
+//! `.NAME.raw-PID*` files older retrodb versions used. They are removed, each with a line on
+//! stderr. The resumable work files of a tiered build (`.NAME.partial*`) are kept: rerunning
+//! the same build resumes from them.
+
+use std::fs::{File, OpenOptions};
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+
+/// `.NAME.WHAT` beside `out`.
+pub(crate) fn sibling(out: &Path, what: &str) -> PathBuf {
+    out.with_file_name(format!(".{}.{what}", file_name(out)))
+}
+
+fn file_name(out: &Path) -> String {
+    out.file_name()
+        .map_or_else(|| "table".into(), |n| n.to_string_lossy().into_owned())
+}
+
+/// `.NAME.raw` beside `out`: the raw table a compressed build solves into before compressing.
+pub fn raw_sibling(out: &Path) -> PathBuf {
+    sibling(out, "raw")
+}
+
+/// The exclusive right to write `out`, held until dropped (or the process dies).
+#[derive(Debug)]
+pub struct OutputLock {
+    path: PathBuf,
+    _file: File,
+}
+
+/// Tries `flock(LOCK_EX | LOCK_NB)` on `file`: `Ok(false)` when another process holds it.
+fn try_lock(file: &File) -> std::io::Result<bool> {
+    // SAFETY: flock on an open descriptor; no memory is passed.
+    let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+    if rc == 0 {
+        return Ok(true);
+    }
+    let e = std::io::Error::last_os_error();
+    if e.raw_os_error() == Some(libc::EWOULDBLOCK) {
+        Ok(false)
+    } else {
+        Err(e)
+    }
+}
+
+impl OutputLock {
+    /// Takes `.NAME.lock` beside `out`, then removes what dead writers of `out` left there.
+    /// Refused when another process is writing `out`.
+    pub fn acquire(out: &Path) -> Result<OutputLock> {
+        let path = sibling(out, "lock");
+        let dir = crate::memory::dir_of(out);
+        if !dir.is_dir() {
+            return Err(Error::Usage(format!(
+                "cannot write {}: the directory {} does not exist",
+                out.display(),
+                dir.display()
+            )));
+        }
+        loop {
+            let file = OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(&path)
+                .map_err(|e| Error::io(&path, e))?;
+            if !try_lock(&file).map_err(|e| Error::io(&path, e))? {
+                return Err(Error::Usage(format!(
+                    "{}: another retrodb process is writing it (it holds {}); wait for it to \
+                     finish or stop it",
+                    out.display(),
+                    path.display()
+                )));
+            }
+            // A writer that finished removes its lock file: the lock counts only if the name
+            // still leads to the file locked here (else take the new one).
+            let mine = file.metadata().map_err(|e| Error::io(&path, e))?;
+            match std::fs::metadata(&path) {
+                Ok(m) if m.ino() == mine.ino() && m.dev() == mine.dev() => {
+                    let lock = OutputLock { path, _file: file };
+                    remove_stale(out);
+                    return Ok(lock);
+                }
+                _ => continue,
+            }
+        }
+    }
+
+    /// Whether some process holds the lock of `out` now.
+    pub fn is_held(out: &Path) -> bool {
+        let path = sibling(out, "lock");
+        match File::open(&path) {
+            Ok(f) => !try_lock(&f).unwrap_or(true),
+            Err(_) => false,
+        }
+    }
+}
+
+impl Drop for OutputLock {
+    fn drop(&mut self) {
+        // Removed while still locked; the descriptor closes (and unlocks) after this.
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// Removes the temporary files of `out` left by dead processes (the caller holds its lock).
+fn remove_stale(out: &Path) {
+    let name = file_name(out);
+    let dir = crate::memory::dir_of(out);
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let own = format!(".{name}.");
+    let raw = raw_sibling(out);
+    let raw_busy = OutputLock::is_held(&raw);
+    let raw_own = format!(".{}.", file_name(&raw));
+    for e in entries.flatten() {
+        let f = e.file_name().to_string_lossy().into_owned();
+        let stale = match f.strip_prefix(&own) {
+            Some(rest) => {
+                rest.starts_with("tmp-") || rest.starts_with("raw-") || (rest == "raw" && !raw_busy)
+            }
+            None => {
+                // The raw table's own temporaries; its resumable work files stay.
+                f.strip_prefix(&raw_own)
+                    .is_some_and(|rest| rest.starts_with("tmp-") && !raw_busy)
+                    // `..NAME.raw-PID.*`: work files of the raw tables older versions named by PID.
+                    || f.strip_prefix(&format!(".{own}"))
+                        .is_some_and(|rest| rest.starts_with("raw-"))
+            }
+        };
+        if stale && e.file_type().is_ok_and(|t| t.is_file()) {
+            let path = e.path();
+            if std::fs::remove_file(&path).is_ok() {
+                eprintln!(
+                    "retrodb: removed {} (a work file of {} left by a process that is gone)",
+                    path.display(),
+                    out.display()
+                );
+            }
+        }
+    }
+}
+
+/// Reserves the blocks of `file`'s first `len` bytes (and sets its length to at least `len`),
+/// so that writing through a map of them cannot meet a full disk: a file system that cannot
+/// supply them fails here with the bytes needed, before any work.
+pub(crate) fn allocate(file: &File, path: &Path, len: u64) -> Result<()> {
+    if len == 0 {
+        return Ok(());
+    }
+    let Ok(off_len) = libc::off_t::try_from(len) else {
+        return Err(Error::io(
+            path,
+            std::io::Error::new(std::io::ErrorKind::InvalidInput, "file too large"),
+        ));
+    };
+    // SAFETY: posix_fallocate on an open descriptor; no memory is passed.
+    let rc = unsafe { libc::posix_fallocate(file.as_raw_fd(), 0, off_len) };
+    match rc {
+        0 => Ok(()),
+        libc::ENOSPC => Err(Error::Disk {
+            what: format!("writing {}", path.display()),
+            path: crate::memory::dir_of(path).display().to_string(),
+            need: len,
+            free: crate::memory::disk_free(crate::memory::dir_of(path)).unwrap_or(0),
+        }),
+        // File systems without the call: fall back to the length alone.
+        libc::EOPNOTSUPP | libc::EINVAL => {
+            let cur = file.metadata().map_err(|e| Error::io(path, e))?.len();
+            if cur < len {
+                file.set_len(len).map_err(|e| Error::io(path, e))?;
+            }
+            Ok(())
+        }
+        e => Err(Error::io(path, std::io::Error::from_raw_os_error(e))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_second_writer_is_refused_and_the_lock_file_goes_away() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("t.rdb");
+        let lock = OutputLock::acquire(&out).unwrap();
+        assert!(sibling(&out, "lock").exists());
+        let err = OutputLock::acquire(&out).unwrap_err().to_string();
+        assert!(err.contains("another retrodb process"), "{err}");
+        drop(lock);
+        assert!(!sibling(&out, "lock").exists());
+        drop(OutputLock::acquire(&out).unwrap());
+    }
+
+    #[test]
+    fn stale_temporaries_are_removed_and_resumable_work_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("t.rdb");
+        let names = [
+            ".t.rdb.tmp-123",
+            ".t.rdb.raw-77",
+            "..t.rdb.raw-77.partial",
+            ".t.rdb.raw",
+            "..t.rdb.raw.tmp-9",
+            "..t.rdb.raw.partial",
+            ".t.rdb.partial",
+            ".t.rdb.partial-tier",
+            ".u.rdb.tmp-1",
+            "t.rdb.tmp-1",
+        ];
+        for n in names {
+            std::fs::write(dir.path().join(n), b"x").unwrap();
+        }
+        drop(OutputLock::acquire(&out).unwrap());
+        let mut left: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(
+            left,
+            [
+                "..t.rdb.raw.partial",
+                ".t.rdb.partial",
+                ".t.rdb.partial-tier",
+                ".u.rdb.tmp-1",
+                "t.rdb.tmp-1"
+            ]
+        );
+    }
+
+    /// A file system too small for the blocks is an error naming the bytes, not a file that
+    /// a map would later fault on. Needs to mount a tmpfs (root); skipped otherwise.
+    #[test]
+    fn allocating_more_than_the_disk_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let mnt = dir.path();
+        let mounted = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", "size=256k", "tmpfs"])
+            .arg(mnt)
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !mounted {
+            eprintln!("SKIPPED: cannot mount a tmpfs here (run as root)");
+            return;
+        }
+        let path = mnt.join("big");
+        let file = File::create(&path).unwrap();
+        let small = allocate(&file, &path, 64 << 10);
+        let big = allocate(&file, &path, 4 << 20);
+        drop(file);
+        let _ = std::process::Command::new("umount").arg(mnt).status();
+        small.unwrap();
+        let e = big.unwrap_err().to_string();
+        assert!(e.contains("4.00 MiB") && e.contains("big"), "{e}");
+    }
+
+    #[test]
+    fn a_raw_table_being_built_is_not_touched() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("t.rdb");
+        let raw = raw_sibling(&out);
+        let busy = OutputLock::acquire(&raw).unwrap();
+        std::fs::write(&raw, b"x").unwrap();
+        drop(OutputLock::acquire(&out).unwrap());
+        assert!(raw.exists());
+        drop(busy);
+    }
+}

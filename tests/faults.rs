@@ -1,0 +1,851 @@
+//! The fault suite: damaged tables for every reading command, kills at several moments of every
+//! writing command, a full file system (when this process may mount a tmpfs) and readers during
+//! a rebuild of the same output. Each part prints its counts; `docs/RELIABILITY.md` records
+//! them and `scripts/faults.sh` runs a longer version.
+//!
+//! What is asserted, everywhere: no panic, no death by a signal, a non-zero exit with a message
+//! on stderr for every failure, never an answer that differs from the intact table's, and no
+//! file left beside an output that is not a table that verifies (once the next run is done).
+
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+mod common;
+use common::{retrodb, stderr, stdout};
+
+/// Tallies of one part of the suite.
+#[derive(Default, Debug)]
+struct Tally {
+    cases: u64,
+    answered: u64,
+    clear_errors: u64,
+    panics: u64,
+    signals: u64,
+    wrong_answers: u64,
+    leftovers: u64,
+    /// Kills: directories found clean after a writer was killed.
+    clean_after_kill: u64,
+}
+
+impl Tally {
+    /// Classifies one run: a success must print `expect` (when given); a failure must be a
+    /// clean one.
+    fn run(&mut self, what: &str, o: &Output, expect: Option<&str>) {
+        self.cases += 1;
+        let err = stderr(o);
+        if err.contains("panicked") {
+            self.panics += 1;
+            eprintln!("PANIC in {what}: {err}");
+        }
+        if let Some(sig) = o.status.signal() {
+            self.signals += 1;
+            eprintln!("SIGNAL {sig} in {what}: {err}");
+            return;
+        }
+        if o.status.success() {
+            self.answered += 1;
+            if let Some(e) = expect
+                && stdout(o) != e
+            {
+                self.wrong_answers += 1;
+                eprintln!("WRONG ANSWER in {what}");
+            }
+        } else if err.starts_with("retrodb: ") || err.starts_with("error: ") {
+            self.clear_errors += 1;
+        } else {
+            self.panics += 1;
+            eprintln!("UNCLEAR ERROR in {what}: {err:?}");
+        }
+    }
+
+    fn check(&self, part: &str) {
+        eprintln!("fault suite, {part}: {self:?}");
+        assert_eq!(
+            (
+                self.panics,
+                self.signals,
+                self.wrong_answers,
+                self.leftovers
+            ),
+            (0, 0, 0, 0),
+            "{part}: {self:?}"
+        );
+        assert_eq!(
+            self.cases,
+            self.answered + self.clear_errors + self.clean_after_kill,
+            "{part}"
+        );
+    }
+}
+
+/// Random byte flips a table: 40, or `RETRODB_FAULT_FLIPS` (`scripts/faults.sh` asks for more).
+fn flips() -> usize {
+    std::env::var("RETRODB_FAULT_FLIPS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(40)
+}
+
+fn run(args: &[&str]) -> Output {
+    retrodb(args)
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// The files in `dir` (names), sorted.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+/// Reproducible offsets to damage: a spread over the file plus the first and last bytes of
+/// every 4 KiB page (headers, padding and section edges live there).
+fn offsets(len: usize, count: usize, seed: u64) -> Vec<usize> {
+    let mut x = seed;
+    let mut v: Vec<usize> = (0..count)
+        .map(|_| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) as usize % len
+        })
+        .collect();
+    for page in (0..len).step_by(4096) {
+        v.extend([page, (page + 4095).min(len - 1)]);
+    }
+    v.extend([8, 12, 16, 24, len - 1]);
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// Every reading command against every damage of every table encoding: a damaged table is
+/// refused or answers exactly as the intact one; `verify` refuses every damage.
+#[test]
+fn damaged_tables_are_refused_or_answer_as_the_intact_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut tables: Vec<(PathBuf, Vec<&str>)> = Vec::new();
+    for (name, spec, extra, positions) in [
+        (
+            "seed-rem",
+            "digraph:data/seed001.txt",
+            vec!["--remoteness"],
+            vec!["0", "4", "9", "11"],
+        ),
+        (
+            "hex3",
+            "hex:3",
+            vec![],
+            vec![".........", "L........", "LR......./L"],
+        ),
+        (
+            "hex3-z",
+            "hex:3",
+            vec!["--compress"],
+            vec![".........", "L........", "LR......./L"],
+        ),
+        (
+            "seed-z-rem",
+            "digraph:data/seed001.txt",
+            vec!["--remoteness", "--compress"],
+            vec!["0", "4", "9", "11"],
+        ),
+    ] {
+        let out = d.join(format!("{name}.rdb"));
+        let mut args = vec!["build", spec, "-o", s(&out), "--quiet"];
+        args.extend(extra);
+        let o = run(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        tables.push((out, positions));
+    }
+    let mut tally = Tally::default();
+    let mut verify_missed = 0;
+    let mut dump_missed = 0;
+    for (table, positions) in &tables {
+        let intact = std::fs::read(table).unwrap();
+        let probe_args = |t: &Path| {
+            let mut a = vec!["probe".to_string(), s(t).to_string(), "--json".to_string()];
+            a.extend(positions.iter().map(|p| p.to_string()));
+            a
+        };
+        let expect_probe = stdout(&run(&probe_args(table)
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>()));
+        let expect_dump = stdout(&run(&["dump", s(table)]));
+        assert!(!expect_probe.is_empty() && !expect_dump.is_empty());
+        let mut damages: Vec<(String, Vec<u8>)> = Vec::new();
+        for at in offsets(intact.len(), flips(), intact.len() as u64) {
+            let mut b = intact.clone();
+            b[at] ^= 1 << (at % 8);
+            damages.push((format!("bit flip at byte {at}"), b));
+        }
+        for cut in [1, 8, 100, intact.len() / 2, intact.len() - 1] {
+            damages.push((
+                format!("truncated by {cut} bytes"),
+                intact[..intact.len() - cut].to_vec(),
+            ));
+        }
+        for extra in [1, 8, 100] {
+            let mut b = intact.clone();
+            b.extend(std::iter::repeat_n(0u8, extra));
+            damages.push((format!("{extra} zero bytes appended"), b));
+        }
+        let bad = d.join("bad.rdb");
+        for (what, bytes) in &damages {
+            std::fs::write(&bad, bytes).unwrap();
+            let what = format!("{} {what}", table.display());
+            let args = probe_args(&bad);
+            let a: Vec<&str> = args.iter().map(String::as_str).collect();
+            tally.run(&format!("probe, {what}"), &run(&a), Some(&expect_probe));
+            let o = run(&["dump", s(&bad)]);
+            tally.run(&format!("dump, {what}"), &o, Some(&expect_dump));
+            if o.status.success() {
+                dump_missed += 1;
+                eprintln!("dump answered from a damaged table: {what}");
+            }
+            tally.run(&format!("info, {what}"), &run(&["info", s(&bad)]), None);
+            let o = run(&["verify", s(&bad), "--quiet"]);
+            tally.run(&format!("verify, {what}"), &o, None);
+            if o.status.success() {
+                verify_missed += 1;
+                eprintln!("verify passed a damaged table: {what}");
+            }
+            // Conversions refuse damaged input or write a table that answers as the intact one.
+            let conv = d.join("conv.rdb");
+            let _ = std::fs::remove_file(&conv);
+            let is_z = table.to_str().unwrap().contains("-z");
+            let cmd = if is_z { "decompress" } else { "compress" };
+            let o = run(&[cmd, s(&bad), s(&conv), "--quiet"]);
+            tally.run(&format!("{cmd}, {what}"), &o, None);
+            if o.status.success() {
+                let d2 = run(&["dump", s(&conv)]);
+                if stdout(&d2) != expect_dump {
+                    tally.wrong_answers += 1;
+                    eprintln!("{cmd} of a damaged table wrote a different table: {what}");
+                }
+            }
+            let left: Vec<String> = listing(d)
+                .into_iter()
+                .filter(|n| n.starts_with(".conv.rdb"))
+                .collect();
+            if !left.is_empty() {
+                tally.leftovers += 1;
+                eprintln!("{cmd} left {left:?}: {what}");
+            }
+        }
+    }
+    tally.check("damaged tables");
+    assert_eq!(verify_missed, 0, "verify must refuse every damaged byte");
+    // Every byte is covered (checksums, padding and length checked on open), and a dump reads
+    // every position: it must refuse every damage too.
+    assert_eq!(dump_missed, 0, "dump must refuse every damaged byte");
+    // Enough cases to mean something.
+    assert!(tally.cases > 500, "{tally:?}");
+}
+
+/// Starts `retrodb ARGS` and kills it with SIGKILL after `after`; true if it was still running.
+fn kill_after(args: &[&str], after: Duration) -> bool {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_retrodb"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(after);
+    let running = child.try_wait().unwrap().is_none();
+    let _ = child.kill();
+    let _ = child.wait();
+    running
+}
+
+/// Whether every file in `dir` named like `out` (the output or a work file of it) is either a
+/// table that verifies, a resumable work file of a tiered build, or gone. Returns the names of
+/// files that are none of these.
+fn bad_files(dir: &Path, out: &str) -> Vec<String> {
+    let mut bad = Vec::new();
+    for name in listing(dir) {
+        if !name.contains(out) {
+            continue;
+        }
+        let path = dir.join(&name);
+        if name == out {
+            let o = run(&["verify", s(&path), "--quiet"]);
+            if !o.status.success() {
+                bad.push(format!("{name}: {}", stderr(&o)));
+            }
+        } else if !name.contains(".partial") && !name.ends_with(".lock") {
+            // Temporaries of a killed process are allowed until the next run removes them.
+            if !(name.contains(".tmp-") || name.ends_with(".raw")) {
+                bad.push(name);
+            }
+        }
+    }
+    bad
+}
+
+/// SIGKILL at several moments of every writing command, then the directory checked; the same
+/// command run again completes and leaves nothing but its output.
+#[test]
+fn killed_writers_leave_nothing_that_is_taken_for_a_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // A table to convert.
+    let src = d.join("src.rdb");
+    let o = run(&[
+        "build",
+        "bridgit:3",
+        "-o",
+        s(&src),
+        "--quiet",
+        "--remoteness",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let srcz = d.join("srcz.rdb");
+    let o = run(&["compress", s(&src), s(&srcz), "--quiet"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let graph = d.join("g.txt");
+    let cases: Vec<(&str, Vec<String>)> = vec![
+        (
+            "tiered.rdb",
+            vec!["build", "bridgit:3", "--remoteness"]
+                .into_iter()
+                .map(String::from)
+                .collect(),
+        ),
+        (
+            "counter.rdb",
+            vec!["build", "bridgit:3", "--engine", "counter"]
+                .into_iter()
+                .map(String::from)
+                .collect(),
+        ),
+        (
+            "packed.rdb",
+            vec!["build", "bridgit:3", "--compress"]
+                .into_iter()
+                .map(String::from)
+                .collect(),
+        ),
+        (
+            "conv.rdb",
+            vec!["compress".to_string(), s(&src).to_string()],
+        ),
+        (
+            "back.rdb",
+            vec!["decompress".to_string(), s(&srcz).to_string()],
+        ),
+    ];
+    let mut tally = Tally::default();
+    let mut killed_running = 0;
+    for (out, cmd) in &cases {
+        let path = d.join(out);
+        let mut args: Vec<String> = cmd.clone();
+        match args[0].as_str() {
+            "build" => args.extend(["-o".to_string(), s(&path).to_string()]),
+            _ => args.push(s(&path).to_string()),
+        }
+        args.push("--quiet".into());
+        let a: Vec<&str> = args.iter().map(String::as_str).collect();
+        for ms in [20, 80, 200, 500, 1200] {
+            killed_running += kill_after(&a, Duration::from_millis(ms)) as u64;
+            tally.cases += 1;
+            let bad = bad_files(d, out);
+            if bad.is_empty() {
+                tally.clean_after_kill += 1;
+            } else {
+                tally.leftovers += 1;
+                eprintln!("after SIGKILL at {ms} ms of {a:?}: {bad:?}");
+            }
+        }
+        // The next run completes, removes what the killed ones left, and keeps only its table.
+        let o = run(&a);
+        tally.run(&format!("{a:?} after kills"), &o, None);
+        let left: Vec<String> = listing(d)
+            .into_iter()
+            .filter(|n| n.contains(out) && n != out)
+            .collect();
+        if !left.is_empty() {
+            tally.leftovers += 1;
+            eprintln!("{a:?} left {left:?}");
+        }
+        let v = run(&["verify", s(&path), "--quiet"]);
+        tally.run(&format!("verify after {a:?}"), &v, None);
+    }
+    // gen digraph: its temporary goes too.
+    let g = s(&graph).to_string();
+    let gen_args = [
+        "gen",
+        "digraph",
+        "--vertices",
+        "100000",
+        "--edges",
+        "3000000",
+        "-o",
+        &g,
+    ];
+    for ms in [10, 50, 150] {
+        kill_after(&gen_args, Duration::from_millis(ms));
+    }
+    let o = run(&gen_args);
+    tally.run("gen digraph after kills", &o, None);
+    let left: Vec<String> = listing(d)
+        .into_iter()
+        .filter(|n| n.contains("g.txt") && n != "g.txt")
+        .collect();
+    if !left.is_empty() {
+        tally.leftovers += 1;
+        eprintln!("gen left {left:?}");
+    }
+    tally.check("kills");
+    eprintln!("fault suite, kills: {killed_running} of the kills hit a running writer");
+    assert!(tally.cases >= 30, "{tally:?}");
+    assert!(
+        killed_running >= 10,
+        "too few kills hit a running writer: {killed_running}"
+    );
+}
+
+/// Readers probing a table while the same output name is rebuilt over and over never see a
+/// half-written file: every probe answers, and answers the same.
+#[test]
+fn readers_never_see_a_half_written_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t.rdb");
+    let o = run(&["build", "hex:3", "-o", s(&out), "--quiet"]);
+    assert!(o.status.success());
+    let expect = stdout(&run(&["probe", s(&out), ".........", "--json"]));
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let mut tally = Tally::default();
+    std::thread::scope(|scope| {
+        let writer = scope.spawn(|| {
+            for k in 0..12 {
+                let engine = if k % 2 == 0 { "counter" } else { "tiered" };
+                let o = run(&[
+                    "build",
+                    "hex:3",
+                    "-o",
+                    s(&out),
+                    "--quiet",
+                    "--engine",
+                    engine,
+                ]);
+                assert!(o.status.success(), "{}", stderr(&o));
+            }
+            done.store(true, std::sync::atomic::Ordering::Relaxed);
+        });
+        while !done.load(std::sync::atomic::Ordering::Relaxed) {
+            let o = run(&["probe", s(&out), ".........", "--json"]);
+            tally.run("probe during rebuilds", &o, Some(&expect));
+        }
+        writer.join().unwrap();
+    });
+    assert_eq!(tally.clear_errors, 0, "a reader was refused: {tally:?}");
+    tally.check("readers during rebuilds");
+}
+
+/// Two writers of one output at once: the second is refused with a message while the first
+/// runs, and the first's table is whole.
+#[test]
+fn a_second_writer_of_the_same_output_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t.rdb");
+    let mut first = Command::new(env!("CARGO_BIN_EXE_retrodb"))
+        .args([
+            "build",
+            "bridgit:3",
+            "--remoteness",
+            "-o",
+            s(&out),
+            "--quiet",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until the first holds the lock.
+    let lock = dir.path().join(".t.rdb.lock");
+    for _ in 0..200 {
+        if lock.exists() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let second = run(&["build", "hex:3", "-o", s(&out), "--quiet"]);
+    let running = first.try_wait().unwrap().is_none();
+    assert!(first.wait().unwrap().success());
+    if running {
+        assert!(!second.status.success());
+        assert!(
+            stderr(&second).contains("another retrodb process is writing it"),
+            "{}",
+            stderr(&second)
+        );
+    }
+    let info = stdout(&run(&["info", s(&out)]));
+    assert!(info.contains("bridgit:3"), "{info}");
+    assert!(run(&["verify", s(&out), "--quiet"]).status.success());
+}
+
+/// A small file system for every writing command: a clean "disk" error, no signal, nothing
+/// left on it. Needs to mount a tmpfs (root); skipped with a message otherwise.
+#[test]
+fn a_full_file_system_is_a_clear_error_for_every_writer() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mnt = d.join("small");
+    std::fs::create_dir(&mnt).unwrap();
+    let mounted = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=512k", "tmpfs", s(&mnt)])
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|st| st.success());
+    if !mounted {
+        eprintln!(
+            "fault suite, full file system: SKIPPED (cannot mount a tmpfs here; run as root)"
+        );
+        return;
+    }
+    struct Unmount<'a>(&'a Path);
+    impl Drop for Unmount<'_> {
+        fn drop(&mut self) {
+            let _ = Command::new("umount").arg(self.0).status();
+        }
+    }
+    let _guard = Unmount(&mnt);
+    let src = d.join("src.rdb");
+    assert!(
+        run(&["build", "hex:4", "-o", s(&src), "--quiet"])
+            .status
+            .success()
+    );
+    let srcz = d.join("srcz.rdb");
+    assert!(
+        run(&[
+            "build",
+            "bridgit:3",
+            "--remoteness",
+            "--compress",
+            "-o",
+            s(&srcz),
+            "--quiet"
+        ])
+        .status
+        .success()
+    );
+    let small = |n: &str| s(&mnt.join(n)).to_string();
+    let cases: Vec<Vec<String>> = vec![
+        vec![
+            "build".into(),
+            "bridgit:3".into(),
+            "--engine".into(),
+            "counter".into(),
+            "-o".into(),
+            small("a.rdb"),
+        ],
+        vec![
+            "build".into(),
+            "bridgit:3".into(),
+            "-o".into(),
+            small("b.rdb"),
+        ],
+        vec![
+            "build".into(),
+            "bridgit:3".into(),
+            "--remoteness".into(),
+            "-o".into(),
+            small("c.rdb"),
+        ],
+        vec![
+            "build".into(),
+            "hex:4".into(),
+            "--compress".into(),
+            "-o".into(),
+            small("d.rdb"),
+        ],
+        vec!["compress".into(), s(&src).into(), small("e.rdb")],
+        vec!["decompress".into(), s(&srcz).into(), small("f.rdb")],
+        vec![
+            "gen".into(),
+            "digraph".into(),
+            "--vertices".into(),
+            "100000".into(),
+            "--edges".into(),
+            "1000000".into(),
+            "-o".into(),
+            small("g.txt"),
+        ],
+    ];
+    let mut tally = Tally::default();
+    for args in &cases {
+        let mut a: Vec<&str> = args.iter().map(String::as_str).collect();
+        if a[0] != "gen" {
+            a.push("--quiet");
+        }
+        let o = run(&a);
+        tally.run(&format!("{a:?}"), &o, None);
+        if o.status.success() {
+            // It fit after all: then it must be a whole table.
+            eprintln!("{a:?} fit in 512 KiB");
+        } else {
+            let err = stderr(&o);
+            assert!(
+                err.contains("disk") || err.contains("No space left"),
+                "{a:?}: {err}"
+            );
+        }
+        let left = listing(&mnt);
+        if !left.is_empty() && !o.status.success() {
+            tally.leftovers += 1;
+            eprintln!("{a:?} left {left:?} on the full file system");
+        }
+        for n in left {
+            let _ = std::fs::remove_file(mnt.join(n));
+        }
+    }
+    tally.check("full file system");
+}
+
+// One test per defect found by trying retrodb as a new user would; each failed before its fix.
+
+/// Asserts a clean failure whose one-line message contains `needle`.
+fn fails_with(o: &Output, needle: &str) {
+    let err = stderr(o);
+    assert!(!o.status.success(), "expected a failure: {err}");
+    assert!(
+        !err.contains("panicked") && o.status.signal().is_none(),
+        "{err}"
+    );
+    assert_eq!(
+        err.trim_end().lines().count(),
+        1,
+        "one line expected: {err}"
+    );
+    assert!(err.contains(needle), "{err:?} lacks {needle:?}");
+}
+
+fn run_with_stdin(args: &[&str], input: &[u8]) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_retrodb"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    let feeder = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().unwrap();
+    feeder.join().unwrap();
+    out
+}
+
+fn hex3(dir: &Path) -> PathBuf {
+    let out = dir.join("h.rdb");
+    assert!(
+        run(&["build", "hex:3", "-o", s(&out), "--quiet"])
+            .status
+            .success()
+    );
+    out
+}
+
+#[test]
+fn a_damaged_table_is_reported_once_not_once_per_position() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = hex3(dir.path());
+    let positions: String = stdout(&run(&["dump", s(&t)]))
+        .lines()
+        .map(|l| format!("{}\n", l.split('\t').next().unwrap()))
+        .collect();
+    assert_eq!(positions.lines().count(), 39366);
+    // A byte in the cells (they start on the second page).
+    let mut bytes = std::fs::read(&t).unwrap();
+    bytes[6000] ^= 0x10;
+    std::fs::write(&t, bytes).unwrap();
+    let o = run_with_stdin(&["probe", s(&t), "-"], positions.as_bytes());
+    fails_with(&o, "checksum");
+}
+
+#[test]
+fn padding_and_length_are_checked_on_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = hex3(dir.path());
+    let intact = std::fs::read(&t).unwrap();
+    let bad = dir.path().join("bad.rdb");
+    let mut appended = intact.clone();
+    appended.extend([0u8; 8]);
+    std::fs::write(&bad, &appended).unwrap();
+    fails_with(
+        &run(&["probe", s(&bad), "........."]),
+        "8 bytes follow the last section",
+    );
+    fails_with(&run(&["dump", s(&bad)]), "follow the last section");
+    // The padding between the header and the cells (the header is far shorter than a page).
+    let mut padded = intact.clone();
+    padded[3000] = 7;
+    std::fs::write(&bad, &padded).unwrap();
+    fails_with(&run(&["probe", s(&bad), "........."]), "padding bytes");
+    let z = dir.path().join("z.rdb");
+    fails_with(&run(&["compress", s(&bad), s(&z)]), "padding bytes");
+    assert!(!z.exists());
+}
+
+#[test]
+fn long_positions_are_cut_in_messages() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = hex3(dir.path());
+    let long = format!("{}\n", "L".repeat(1 << 20));
+    let o = run_with_stdin(&["probe", s(&t), "-"], long.as_bytes());
+    fails_with(&o, "(1048576 bytes)");
+    assert!(stderr(&o).len() < 300, "{}", stderr(&o).len());
+}
+
+#[test]
+fn non_utf8_stdin_names_its_line_and_keeps_the_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = hex3(dir.path());
+    let o = run_with_stdin(
+        &["probe", s(&t), "-", "--json"],
+        b".........\n\xff\xfe\nL........\n",
+    );
+    fails_with(&o, "stdin line 2: not UTF-8");
+    let out = stdout(&o);
+    assert_eq!(out.lines().count(), 2, "{out}");
+    assert!(out.contains("\"L......../R\""), "{out}");
+}
+
+#[test]
+fn thread_counts_and_sizes_beyond_reason_are_refused() {
+    fails_with(
+        &run(&["--threads", "10000", "build", "hex:2"]),
+        "--threads 10000: at most",
+    );
+    let o = run(&["build", "hex:2", "--max-memory", "99999999999999999999T"]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("larger than any machine"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn messages_name_the_real_cause() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = s(dir.path());
+    fails_with(&run(&["probe", d, "1"]), "is not a file");
+    fails_with(&run(&["build", &format!("digraph:{d}")]), "is a directory");
+    fails_with(&run(&["build", "digraph:"]), "names no file");
+    fails_with(
+        &run(&["show", "bridgit:2", ".....", "--svg", d]),
+        "Is a directory",
+    );
+    fails_with(
+        &run(&["build", "hex:2", "-o", "/nonexistent/dir/h.rdb", "--quiet"]),
+        "the directory /nonexistent/dir does not exist",
+    );
+}
+
+#[test]
+fn a_byte_order_mark_is_not_part_of_the_first_vertex() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = std::fs::read("data/seed001.txt").unwrap();
+    let mut marked = b"\xEF\xBB\xBF".to_vec();
+    marked.extend(&plain);
+    let g = dir.path().join("g.txt");
+    std::fs::write(&g, marked).unwrap();
+    let t = dir.path().join("g.rdb");
+    let o = run(&[
+        "build",
+        &format!("digraph:{}", s(&g)),
+        "-o",
+        s(&t),
+        "--quiet",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let t2 = dir.path().join("p.rdb");
+    assert!(
+        run(&["build", "digraph:data/seed001.txt", "-o", s(&t2), "--quiet"])
+            .status
+            .success()
+    );
+    assert_eq!(
+        stdout(&run(&["dump", s(&t)])),
+        stdout(&run(&["dump", s(&t2)]))
+    );
+}
+
+#[test]
+fn compressing_in_place_reports_the_real_ratio() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = hex3(dir.path());
+    let o = run(&["compress", s(&t), s(&t), "--quiet"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(!out.contains("(100.0%"), "{out}");
+    assert!(run(&["verify", s(&t), "--quiet"]).status.success());
+}
+
+#[test]
+fn hackenbush_is_refused_before_its_positions_are_listed() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = dir.path().join("star.txt");
+    let star: String = (1..=40).map(|v| format!("0 {v} B\n")).collect();
+    std::fs::write(&g, star).unwrap();
+    // 2^40 grounded sets: counting stops at the limit's worth (1 MiB: 131,072 sets).
+    let o = run(&[
+        "build",
+        &format!("hackenbush:{}", s(&g)),
+        "--max-memory",
+        "1M",
+    ]);
+    fails_with(&o, "more than 131073 grounded edge sets");
+}
+
+#[test]
+fn finished_games_say_who_has_won_and_the_legend_is_plain() {
+    let o = run(&["show", "bridgit:2", "LLLLL/R"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("Left (L, blue) has won"), "{out}");
+    assert!(out.contains("joining columns 0 and 4"), "{out}");
+    let o = run(&["show", "bridgit:2", "RRRRR/L"]);
+    assert!(
+        stdout(&o).contains("Right (R, red) has won"),
+        "{}",
+        stdout(&o)
+    );
+    let o = run(&["show", "bridgit:2", "...../L"]);
+    assert!(
+        stdout(&o).contains("Left (L, blue) to move"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn compressed_builds_say_what_the_time_and_the_size_are() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("b.rdb");
+    let o = run(&["build", "bridgit:2", "--compress", "-o", s(&t)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("raw table"), "{}", stderr(&o));
+    assert!(stdout(&o).contains("compressed in"), "{}", stdout(&o));
+    assert_eq!(listing(dir.path()), ["b.rdb"]);
+}
