@@ -33,29 +33,29 @@ use crate::table::cells::{self, Cells};
 
 /// Cells in a row's columns: `3^8 = 6561` columns, 103 words a row and plane (and a column's
 /// cells fit a byte).
-const LOW: u32 = 8;
+pub(super) const LOW: u32 = 8;
 
 /// Rows a task takes at a time.
 const ROWS_PER_UNIT: u64 = 8;
 
 /// A column: its number and each player's cells among the low ones.
 #[derive(Clone, Copy)]
-struct Column {
-    p: u16,
-    left: u8,
-    right: u8,
+pub(super) struct Column {
+    pub p: u16,
+    pub left: u8,
+    pub right: u8,
 }
 
 /// The columns' fixed facts: each one's cells, and the word masks of the columns with a given
 /// number of filled cells and with a given cell empty.
-struct Columns {
+pub(super) struct Columns {
     low: u32,
     /// `3^low`.
     columns: usize,
     /// Words per row.
     words: usize,
     /// The columns with `c` filled cells, in increasing order.
-    by_count: Vec<Vec<Column>>,
+    pub by_count: Vec<Vec<Column>>,
     /// `in_count[c]`: bit `p` set when column `p` has `c` filled cells.
     in_count: Vec<Vec<u64>>,
     /// `empty[e]`: bit `p` set when column `p` has cell `e` empty.
@@ -63,7 +63,7 @@ struct Columns {
 }
 
 impl Columns {
-    fn new(low: u32) -> Columns {
+    pub fn new(low: u32) -> Columns {
         let n = 3usize.pow(low);
         let words = n.div_ceil(64);
         let mut by_count = vec![Vec::new(); low as usize + 1];

@@ -7,6 +7,7 @@
 
 pub mod bitplane;
 pub mod counter;
+mod plainrem;
 pub mod tiered;
 
 use crate::game::Game;

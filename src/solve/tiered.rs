@@ -155,7 +155,7 @@ impl AnonBytes {
     }
 
     /// The bytes as atomics, for the solver's threads.
-    fn atomics(&self) -> &[AtomicU8] {
+    pub(super) fn atomics(&self) -> &[AtomicU8] {
         let Some(map) = &self.map else { return &[] };
         // SAFETY: AtomicU8 has u8's layout and any alignment, and every access through the
         // slice is atomic; the map is writable and only reachable through `&self` here, so no
@@ -242,6 +242,29 @@ fn run<G: Tiered, const REM: bool>(
         path: format!("{rem_len} bytes of anonymous memory for remoteness"),
         source,
     })?;
+    // A fresh solve with remoteness of a plain board: the children by arithmetic.
+    if REM
+        && done_from == tiers
+        && let Some(board) = game.plain_board()
+    {
+        let progress = opts.bar(size);
+        let Some(counts) = super::plainrem::solve(&board, cells, &rem, &progress, after)? else {
+            return Ok(None);
+        };
+        progress.set_position(size);
+        finish_remoteness(&mut rem);
+        return Ok(Some(Solved {
+            stats: SolveStats {
+                counts: cells.counts(),
+                rounds: Some(counts.rounds),
+                parent_visits: 0,
+                edges: Some(counts.edges),
+                child_probes: counts.edges,
+                remoteness: None,
+            },
+            remoteness: Some(rem),
+        }));
+    }
     if let Some(fill) = resume {
         fill(rem.bytes_mut())?;
     }
@@ -302,10 +325,7 @@ fn run<G: Tiered, const REM: bool>(
     }
     progress.set_position(size);
     if REM {
-        // From `2 * (remoteness + 1) + lost` (0 none) to the table's byte (all-ones none).
-        rem.bytes_mut()
-            .par_chunks_mut(1 << 16)
-            .for_each(|c| c.iter_mut().for_each(|b| *b = (*b >> 1).wrapping_sub(1)));
+        finish_remoteness(&mut rem);
     }
     let edges = edges.into_inner();
     Ok(Some(Solved {
@@ -319,6 +339,14 @@ fn run<G: Tiered, const REM: bool>(
         },
         remoteness: REM.then_some(rem),
     }))
+}
+
+/// From the engine's `2 * (remoteness + 1) + lost` (0 none) to the table's byte (all-ones
+/// none).
+fn finish_remoteness(rem: &mut AnonBytes) {
+    rem.bytes_mut()
+        .par_chunks_mut(1 << 16)
+        .for_each(|c| c.iter_mut().for_each(|b| *b = (*b >> 1).wrapping_sub(1)));
 }
 
 /// The engine's side of a tier walk: decides each position the game lists from its children's
