@@ -19,6 +19,7 @@
 //! ```
 
 pub mod bench;
+pub mod cgt;
 pub mod error;
 pub mod game;
 pub mod games;
