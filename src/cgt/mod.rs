@@ -15,6 +15,7 @@
 //! `v*`, `^^`, `+-1`, `{2|0||-1}`) and [`Games::parse`] reads it back.
 
 mod notation;
+pub mod values;
 
 use std::collections::HashMap;
 
