@@ -5,7 +5,7 @@
 //! `{x|-x}` with `x` a positive number, and otherwise `{L|R}`: options separated by commas, the
 //! sides by as many bars as the deepest option needs plus one (`{2|0||-1}` is `{{2|0}|-1}`). An
 //! option written with bars stands bare only when it is alone on its side; among others it keeps
-//! its braces. [`parse`] reads all of it back.
+//! its braces (so a side with bars at its own level is one option). [`parse`] reads all of it back.
 
 use super::{Game, Games, Kind};
 use crate::oracle::surreal::Dyadic;
@@ -197,11 +197,8 @@ fn side(games: &mut Games, t: &str) -> Result<Vec<Game>, String> {
     }
     parts.push(&t[start..]);
     if bars {
-        if parts.len() > 1 {
-            return Err(format!(
-                "'{t}': an option with bars among others needs braces"
-            ));
-        }
+        // Bars at this level: the side is one option written bare (its own lists may hold
+        // commas); options among others are written in braces.
         return Ok(vec![braces(games, t)?]);
     }
     parts.into_iter().map(|p| game(games, p)).collect()

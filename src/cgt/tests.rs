@@ -219,6 +219,7 @@ fn notation_reads_back_what_it_writes() {
         "+-3/2",
         "{2|0,*}",
         "{2|0||-1}",
+        "{1||1|+-1|||1,+-1|-1,+-1||-1}",
     ] {
         let g = games.parse(text).unwrap();
         assert_eq!(games.show(g), text, "{text}");

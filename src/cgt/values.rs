@@ -77,3 +77,84 @@ pub fn board_values(board: &PlainBoard<'_>, free_moves: u32) -> BoardValues {
         free_moves,
     }
 }
+
+/// The value of single positions of a game, computed on demand from their options, with a
+/// bound on the positions visited (an early position of a large board stands for most of its
+/// table). Cell games' full tables (both movers of every configuration) and Hackenbush have
+/// values; a finished cell board is worth `free_moves` to its winner.
+pub struct PositionValues<'a> {
+    game: &'a crate::games::AnyGame,
+    pub games: Games,
+    memo: HashMap<u64, Game>,
+    left_won: Game,
+    limit: usize,
+}
+
+impl<'a> PositionValues<'a> {
+    /// `None` for games without values (digraphs, cell games indexed for one first mover).
+    pub fn new(
+        game: &'a crate::games::AnyGame,
+        free_moves: u32,
+        limit: usize,
+    ) -> Option<PositionValues<'a>> {
+        use crate::games::AnyGame;
+        match game {
+            AnyGame::Cell(g) if g.start().is_none() => {}
+            AnyGame::Hackenbush(_) => {}
+            _ => return None,
+        }
+        let mut games = Games::new();
+        let left_won = games.number(Dyadic::int(free_moves.max(1) as i64));
+        Some(PositionValues {
+            game,
+            games,
+            memo: HashMap::new(),
+            left_won,
+            limit,
+        })
+    }
+
+    /// The value of the configuration or edge set of position `pos` (either mover), or `None`
+    /// when it would take more than the limit's positions.
+    pub fn value(&mut self, pos: u64) -> Option<Game> {
+        use crate::Game as _;
+        use crate::games::AnyGame;
+        let key = pos >> 1;
+        if let Some(&g) = self.memo.get(&key) {
+            return Some(g);
+        }
+        if self.memo.len() >= self.limit {
+            return None;
+        }
+        let at = key << 1;
+        if let AnyGame::Cell(g) = self.game {
+            let (l, r) = g.masks(at);
+            match g.winner(l, r) {
+                Some(crate::games::cell::Player::Left) => {
+                    return Some(self.remember(key, self.left_won));
+                }
+                Some(crate::games::cell::Player::Right) => {
+                    let v = self.games.neg(self.left_won);
+                    return Some(self.remember(key, v));
+                }
+                None => {}
+            }
+        }
+        let mut sides = [Vec::new(), Vec::new()];
+        for (mover, side) in sides.iter_mut().enumerate() {
+            let mut children = Vec::new();
+            crate::with_game!(self.game, g => g.for_each_child(at + mover as u64, |c| children.push(c)));
+            for c in children {
+                side.push(self.value(c)?);
+            }
+        }
+        let [l, r] = sides;
+        let v = self.games.make(l, r);
+        Some(self.remember(key, v))
+    }
+
+    fn remember(&mut self, key: u64, g: Game) -> Game {
+        self.memo.insert(key, g);
+        g
+    }
+}

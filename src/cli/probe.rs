@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
+use retrodb::cgt::values::PositionValues;
 use retrodb::error::Error;
 use retrodb::game::Annotations;
 use retrodb::games::PictureStyle;
@@ -21,6 +22,16 @@ pub struct Args {
     /// One JSON object a line.
     #[arg(long)]
     json: bool,
+    /// Also give each position's and move's value as a game (its canonical form in CGSuite's
+    /// notation, `game_value`): cell games' full tables (a finished board is worth
+    /// --free-moves to its winner) and Hackenbush. Off by default: an early position's value
+    /// needs the values of every position below it (at most 2,000,000 are visited; beyond,
+    /// the value is left out).
+    #[arg(long)]
+    value: bool,
+    /// The free moves a finished cell board is worth to its winner, for --value.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
+    free_moves: u32,
     /// After each answer, draw the position (board and graph games) with the winning moves
     /// marked.
     #[arg(long, conflicts_with = "json")]
@@ -36,10 +47,26 @@ pub fn run(a: Args) -> Result<ExitCode> {
     const BATCH: usize = 1 << 14;
     let mut batch: Vec<String> = Vec::new();
     let mut reported = std::collections::HashSet::new();
+    let mut values = if a.value {
+        let v = retrodb::cgt::values::PositionValues::new(table.game(), a.free_moves, VALUE_LIMIT);
+        if v.is_none() {
+            anyhow::bail!(
+                "{} has no game values (they are defined for cell games' full tables and \
+                 Hackenbush)",
+                table.game().spec()
+            );
+        }
+        v
+    } else {
+        None
+    };
     // Answers a batch; true when a position failed.
     let mut flush = |batch: &mut Vec<String>, out: &mut BufWriter<_>| -> Result<bool> {
         let mut failed = false;
-        for r in table.probe_batch(batch) {
+        for mut r in table.probe_batch(batch) {
+            if let (Ok(p), Some(v)) = (&mut r, values.as_mut()) {
+                add_values(p, table.game(), v);
+            }
             match r {
                 Ok(p) if a.json => writeln!(out, "{}", serde_json::to_string(&p)?)?,
                 Ok(p) => {
@@ -100,6 +127,26 @@ pub fn run(a: Args) -> Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Positions visited at most for one `--value` answer.
+const VALUE_LIMIT: usize = 2_000_000;
+
+/// Sets `game_value` of the position and of each move (where it is within the limit).
+fn add_values(p: &mut Probe, game: &retrodb::games::AnyGame, v: &mut PositionValues<'_>) {
+    let set = |extra: &mut Annotations, text: Option<String>| {
+        extra.0.retain(|(k, _)| k != "game_value");
+        if let Some(t) = text {
+            extra.push("game_value", t);
+        }
+    };
+    let mut text = |pos: u64| v.value(pos).map(|g| v.games.show(g));
+    set(&mut p.extra, text(p.index));
+    let children: Vec<u64> =
+        retrodb::with_game!(game, g => g.moves(p.index).into_iter().map(|m| m.child).collect());
+    for (m, c) in p.moves.iter_mut().zip(children) {
+        set(&mut m.extra, text(c));
+    }
 }
 
 /// The game's picture of the probed position, its winning moves (children lost for their
