@@ -27,6 +27,8 @@ pub mod memory;
 pub mod oracle;
 pub mod play;
 pub mod research;
+#[cfg(feature = "serve")]
+pub mod serve;
 pub mod solve;
 pub mod table;
 

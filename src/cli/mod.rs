@@ -9,6 +9,8 @@ mod inspect;
 mod play;
 mod probe;
 mod research;
+#[cfg(feature = "serve")]
+mod serve;
 mod show;
 mod sweep;
 
@@ -65,6 +67,9 @@ enum Command {
     Research(research::Args),
     /// Play a board game in the terminal against the table or a Bridg-It strategy.
     Play(play::Args),
+    /// Serve tables over HTTP: a JSON API and a web board (see docs/SERVE.md).
+    #[cfg(feature = "serve")]
+    Serve(serve::Args),
 }
 
 /// The most `--threads` accepted, per core of the machine.
@@ -105,6 +110,8 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Sweep(a) => sweep::run(a),
         Command::Research(a) => research::run(a),
         Command::Play(a) => play::run(a),
+        #[cfg(feature = "serve")]
+        Command::Serve(a) => serve::run(a),
     }
 }
 

@@ -13,7 +13,7 @@ pub struct Args {
     game: String,
     /// The position in the game's notation (docs/NOTATION.md), e.g. '.L.R..../L'.
     position: String,
-    /// Also write the picture as SVG to this file (Bridg-It and Hex).
+    /// Also write the picture as SVG to this file (cell games: Bridg-It, Hex, Shannon graphs).
     #[arg(long, value_name = "FILE")]
     svg: Option<PathBuf>,
 }

@@ -179,6 +179,60 @@ impl AnyGame {
     }
 }
 
+impl AnyGame {
+    /// The position a person starts from: the empty board of a cell game (the first mover's
+    /// turn), every edge standing in Hackenbush, the lowest used vertex of a digraph.
+    pub fn start(&self) -> Option<u64> {
+        match self {
+            AnyGame::Cell(g) => {
+                let empty = ".".repeat(g.cells() as usize);
+                ["", "/L", "/R"].iter().find_map(|suffix| {
+                    g.parse_position(&format!("{empty}{suffix}"))
+                        .ok()
+                        .filter(|&p| g.status(p) != crate::game::Status::Unused)
+                })
+            }
+            AnyGame::Hackenbush(g) => {
+                let all = match g.edges().len() {
+                    64 => u64::MAX,
+                    n => (1u64 << n) - 1,
+                };
+                g.index(all, false)
+            }
+            AnyGame::Digraph(g) => {
+                (0..g.size()).find(|&p| g.status(p) != crate::game::Status::Unused)
+            }
+        }
+    }
+
+    /// The web board's SVG of a position: every game draws one, with each of `moves` (the
+    /// position's moves, as [`Game::moves`] lists them) a clickable `<g class="move"
+    /// data-move="NAME">` holding a `.mark` circle for the page to colour by the move's value.
+    pub fn board_svg(&self, pos: u64, moves: &[crate::game::Move]) -> String {
+        match self {
+            AnyGame::Cell(g) => {
+                let targets: Vec<(u32, String)> = moves
+                    .iter()
+                    .filter_map(|m| g.claimed_cell(pos, m.child).map(|c| (c, m.name.clone())))
+                    .collect();
+                cell::picture::board_svg(g.layout(), &g.states(pos), g.mover(pos), &targets)
+            }
+            AnyGame::Hackenbush(g) => {
+                // Moves are named `eK` by the edge cut.
+                let targets: Vec<(usize, String)> = moves
+                    .iter()
+                    .filter_map(|m| {
+                        let k = m.name.strip_prefix('e')?.parse().ok()?;
+                        Some((k, m.name.clone()))
+                    })
+                    .collect();
+                g.svg(pos, &targets)
+            }
+            AnyGame::Digraph(g) => g.neighbourhood_svg(pos, moves),
+        }
+    }
+}
+
 /// A picture of a position given by its text, without building the game's index — so boards
 /// too large to solve can be drawn too.
 pub fn picture(spec: &str, position: &str, style: PictureStyle) -> Result<String> {
@@ -186,7 +240,7 @@ pub fn picture(spec: &str, position: &str, style: PictureStyle) -> Result<String
     let none = || {
         Error::Spec {
         spec: spec.to_string(),
-        msg: "no picture for this game (pictures: shannon, shannon-vertex, bridgit, hex, hackenbush; SVG: bridgit and hex)"
+        msg: "no picture for this game (pictures: shannon, shannon-vertex, bridgit, hex, hackenbush; SVG: the cell games)"
             .to_string(),
     }
     };

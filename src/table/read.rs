@@ -78,6 +78,22 @@ pub struct ProbeMove {
     pub extra: Annotations,
 }
 
+impl Probe {
+    /// Orders the moves best first for the player to move: moves to a lost child (the quickest
+    /// win first), then to drawn children, then to won ones (the slowest loss first). Moves of
+    /// equal worth keep the game's order. Without remoteness, moves rank by value alone.
+    pub fn sort_moves_best_first(&mut self) {
+        self.moves.sort_by_key(|m| {
+            let r = i64::from(m.remoteness.unwrap_or(0));
+            match m.value {
+                Value::Loss => (0, r),
+                Value::Draw => (1, 0),
+                Value::Win => (2, -r),
+            }
+        });
+    }
+}
+
 impl Table {
     /// Opens a table with the default cache of decoded frames ([`DEFAULT_CACHE`] bytes).
     pub fn open(path: &Path) -> Result<Table> {

@@ -1,6 +1,8 @@
-//! Pictures of cell-game positions: text (plain or with ANSI colours) for every layout, SVG for
-//! the two boards. Left is drawn blue, Right red, marked cells (moves a prober wants to show,
-//! e.g. the winning ones) green.
+//! Pictures of cell-game positions: text (plain or with ANSI colours) and SVG for every layout
+//! (the two boards, and graph files drawn with their vertices on a circle). Left is drawn blue,
+//! Right red, marked cells (moves a prober wants to show, e.g. the winning ones) green. The web
+//! board's SVG ([`board_svg`]) also carries each move as a `<g class="move" data-move="NAME">`
+//! with a `.mark` circle that the page colours by the move's value.
 //!
 //! The invariant: a picture reads only the cell states and the layout's geometry, never an
 //! index, so boards too large to solve (e.g. `bridgit:5`) can still be drawn.
@@ -92,8 +94,8 @@ impl Canvas {
     }
 }
 
-/// Draws a position given by its cell states. `None` when the layout has no picture in this
-/// style (graph files have no SVG).
+/// Draws a position given by its cell states. Every layout has every style today; the `Option`
+/// leaves room for one that has not.
 pub fn draw(
     layout: &Layout,
     states: &[u8],
@@ -102,18 +104,9 @@ pub fn draw(
     style: Style,
 ) -> Option<String> {
     let mark = |i: usize| marked.contains(&(i as u32));
-    let to_move = match (winner(layout, states), mover) {
-        (Some(Player::Left), _) => "Left (L, blue) has won: its sides are joined",
-        (Some(Player::Right), _) => "Right (R, red) has won: Left's sides can no longer be joined",
-        (None, Player::Left) => "Left (L, blue) to move",
-        (None, Player::Right) => "Right (R, red) to move",
-    };
+    let to_move = to_move_text(layout, states, mover);
     match (layout, style) {
-        (Layout::Board(Board::Bridgit(n)), Style::Svg) => {
-            Some(bridgit_svg(*n, states, &mark, to_move))
-        }
-        (Layout::Board(Board::Hex(n)), Style::Svg) => Some(hex_svg(*n, states, &mark, to_move)),
-        (_, Style::Svg) => None,
+        (_, Style::Svg) => Some(svg(layout, states, &mark, &|_| None, to_move)),
         (Layout::Board(Board::Bridgit(n)), _) => Some(
             bridgit_text(*n, states, &mark, to_move, marked.len()).render(style == Style::Colour),
         ),
@@ -146,6 +139,52 @@ fn winner(layout: &Layout, states: &[u8]) -> Option<Player> {
         Some(Player::Right)
     } else {
         None
+    }
+}
+
+/// The SVG of a position for the web board: each cell that a move claims is a
+/// `<g class="move" data-move="NAME">` holding a `.mark` circle (and a larger transparent `.hit`
+/// area); `moves` pairs a cell with the name of the move that claims it.
+pub fn board_svg(layout: &Layout, states: &[u8], mover: Player, moves: &[(u32, String)]) -> String {
+    let target = |i: usize| {
+        moves
+            .iter()
+            .find(|(c, _)| *c as usize == i)
+            .map(|(_, name)| name.as_str())
+    };
+    svg(
+        layout,
+        states,
+        &|_| false,
+        &target,
+        to_move_text(layout, states, mover),
+    )
+}
+
+/// Who is to move, or who has won when the board is finished.
+fn to_move_text(layout: &Layout, states: &[u8], mover: Player) -> &'static str {
+    match (winner(layout, states), mover) {
+        (Some(Player::Left), _) => "Left (L, blue) has won: its sides are joined",
+        (Some(Player::Right), _) => "Right (R, red) has won: Left's sides can no longer be joined",
+        (None, Player::Left) => "Left (L, blue) to move",
+        (None, Player::Right) => "Right (R, red) to move",
+    }
+}
+
+type Target<'a> = dyn Fn(usize) -> Option<&'a str> + 'a;
+
+fn svg(
+    layout: &Layout,
+    states: &[u8],
+    mark: &dyn Fn(usize) -> bool,
+    target: &Target<'_>,
+    to_move: &str,
+) -> String {
+    match layout {
+        Layout::Board(Board::Bridgit(n)) => bridgit_svg(*n, states, mark, target, to_move),
+        Layout::Board(Board::Hex(n)) => hex_svg(*n, states, mark, target, to_move),
+        Layout::Edges(g) => graph_svg(g, true, states, mark, target, to_move),
+        Layout::Vertices(g) => graph_svg(g, false, states, mark, target, to_move),
     }
 }
 
@@ -300,11 +339,38 @@ fn graph_text(
     c
 }
 
-const BLUE: &str = "#1f5fbf";
-const RED: &str = "#c8322d";
-const GREEN: &str = "#2e9e3e";
+pub(crate) const BLUE: &str = "#1f5fbf";
+pub(crate) const RED: &str = "#c8322d";
+pub(crate) const GREEN: &str = "#2e9e3e";
 
-fn svg_open(w: f64, h: f64) -> String {
+/// `text` with the five XML specials escaped, for attributes and text nodes.
+pub(crate) fn xml_escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for ch in text.chars() {
+        match ch {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A move the web board can click: a transparent hit area of radius `hit` and a `.mark` circle
+/// of radius `r` at `(x, y)`, grouped under the move's name.
+pub(crate) fn svg_move(s: &mut String, name: &str, x: f64, y: f64, r: f64, hit: f64) {
+    let name = xml_escape(name);
+    writeln!(
+        s,
+        "<g class=\"move\" data-move=\"{name}\"><circle class=\"hit\" cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"{hit}\" fill=\"transparent\"/><circle class=\"mark\" cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"{r}\" fill=\"#bbbbbb\" stroke=\"#333\" stroke-width=\"1\"/><title>move {name}</title></g>"
+    )
+    .unwrap();
+}
+
+pub(crate) fn svg_open(w: f64, h: f64) -> String {
     format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w:.0}\" height=\"{h:.0}\" \
          viewBox=\"0 0 {w:.0} {h:.0}\" font-family=\"sans-serif\">\n\
@@ -312,7 +378,13 @@ fn svg_open(w: f64, h: f64) -> String {
     )
 }
 
-fn bridgit_svg(n: u32, states: &[u8], mark: &dyn Fn(usize) -> bool, to_move: &str) -> String {
+fn bridgit_svg(
+    n: u32,
+    states: &[u8],
+    mark: &dyn Fn(usize) -> bool,
+    target: &Target<'_>,
+    to_move: &str,
+) -> String {
     let (u, margin) = (40.0, 30.0);
     let m = 2 * n;
     let p = |v: u32| margin + v as f64 * u;
@@ -320,6 +392,12 @@ fn bridgit_svg(n: u32, states: &[u8], mark: &dyn Fn(usize) -> bool, to_move: &st
     let mut s = svg_open(size, size + 24.0);
     for (i, &(x, y)) in Board::Bridgit(n).coordinates().iter().enumerate() {
         let state = states[i];
+        if state == EMPTY
+            && let Some(name) = target(i)
+        {
+            svg_move(&mut s, name, p(x), p(y), 9.0, 16.0);
+            continue;
+        }
         if state == EMPTY {
             let (r, fill) = if mark(i) {
                 (8.0, GREEN)
@@ -377,7 +455,13 @@ fn bridgit_svg(n: u32, states: &[u8], mark: &dyn Fn(usize) -> bool, to_move: &st
     s
 }
 
-fn hex_svg(n: u32, states: &[u8], mark: &dyn Fn(usize) -> bool, to_move: &str) -> String {
+fn hex_svg(
+    n: u32,
+    states: &[u8],
+    mark: &dyn Fn(usize) -> bool,
+    target: &Target<'_>,
+    to_move: &str,
+) -> String {
     let s_len = 24.0f64;
     let w = 3f64.sqrt() * s_len;
     let margin = 20.0;
@@ -416,7 +500,11 @@ fn hex_svg(n: u32, states: &[u8], mark: &dyn Fn(usize) -> bool, to_move: &str) -
                 pts.join(" ")
             )
             .unwrap();
-            if states[i] == EMPTY && mark(i) {
+            if states[i] == EMPTY
+                && let Some(name) = target(i)
+            {
+                svg_move(&mut s, name, ctr.0, ctr.1, 9.0, s_len * 0.85);
+            } else if states[i] == EMPTY && mark(i) {
                 writeln!(
                     s,
                     "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"8\" fill=\"{GREEN}\"/>",
@@ -452,6 +540,135 @@ fn hex_svg(n: u32, states: &[u8], mark: &dyn Fn(usize) -> bool, to_move: &str) -
         s,
         "<text x=\"{margin}\" y=\"{:.0}\" font-size=\"14\">{to_move}</text>\n</svg>",
         height + 12.0
+    )
+    .unwrap();
+    s
+}
+
+/// A graph file's position: vertices on a circle (terminal `a` on the left, `b` on the right),
+/// edges as lines or, when parallel, arcs. Edge game: Left's edges thick blue, Right's deleted
+/// edges thin dashed red, open edges grey. Vertex game: Left's vertices blue, Right's red.
+fn graph_svg(
+    g: &super::Graph,
+    edge_cells: bool,
+    states: &[u8],
+    mark: &dyn Fn(usize) -> bool,
+    target: &Target<'_>,
+    to_move: &str,
+) -> String {
+    let n = g.vertices.max(2) as usize;
+    let (radius, margin) = (150.0f64, 40.0f64);
+    let centre = margin + radius;
+    // Terminal a first (left), b half way round (right), the rest in id order between them.
+    let mut order: Vec<u32> = (0..g.vertices).filter(|&v| v != g.a && v != g.b).collect();
+    order.insert(0, g.a);
+    order.insert((n / 2).min(order.len()), g.b);
+    let mut at = vec![(0.0, 0.0); n];
+    for (k, &v) in order.iter().enumerate() {
+        let angle = std::f64::consts::PI - 2.0 * std::f64::consts::PI * k as f64 / n as f64;
+        at[v as usize] = (centre + radius * angle.cos(), centre - radius * angle.sin());
+    }
+    let size = 2.0 * centre;
+    let mut s = svg_open(size, size + 24.0);
+    let mut seen: std::collections::HashMap<(u32, u32), u32> = std::collections::HashMap::new();
+    for (i, &(u, v)) in g.edges.iter().enumerate() {
+        let key = (u.min(v), u.max(v));
+        let k = *seen.entry(key).and_modify(|c| *c += 1).or_insert(0);
+        let ((x1, y1), (x2, y2)) = (at[u as usize], at[v as usize]);
+        // Parallel edges bend alternately to either side, further each time; a loop is a
+        // small circle beside its vertex.
+        let (path, mid) = if u == v {
+            let (cx, cy) = (x1 + (x1 - centre) * 0.12, y1 + (y1 - centre) * 0.12);
+            (
+                format!(
+                    "M {x1:.1} {y1:.1} A 12 12 0 1 1 {:.1} {:.1}",
+                    x1 + 0.1,
+                    y1 + 0.1
+                ),
+                (cx, cy),
+            )
+        } else {
+            let bend = if k == 0 {
+                0.0
+            } else {
+                let side = if k % 2 == 1 { 1.0 } else { -1.0 };
+                side * 22.0 * k.div_ceil(2) as f64
+            };
+            let (dx, dy) = (x2 - x1, y2 - y1);
+            let len = (dx * dx + dy * dy).sqrt().max(1.0);
+            let (qx, qy) = (
+                (x1 + x2) / 2.0 - dy / len * bend * 2.0,
+                (y1 + y2) / 2.0 + dx / len * bend * 2.0,
+            );
+            // The mark sits 40% of the way along, so crossing edges (the diagonals of a
+            // square) keep their marks apart.
+            let t = 0.4;
+            let at_t = |a: f64, q: f64, b: f64| {
+                (1.0 - t) * (1.0 - t) * a + 2.0 * (1.0 - t) * t * q + t * t * b
+            };
+            (
+                format!("M {x1:.1} {y1:.1} Q {qx:.1} {qy:.1} {x2:.1} {y2:.1}"),
+                (at_t(x1, qx, x2), at_t(y1, qy, y2)),
+            )
+        };
+        let (stroke, width, dash) = match (edge_cells, states.get(i).copied()) {
+            (true, Some(LEFT)) => (BLUE, 6.0, ""),
+            (true, Some(RIGHT)) => (RED, 2.0, " stroke-dasharray=\"6 5\""),
+            (true, _) if mark(i) => (GREEN, 4.0, ""),
+            _ => ("#999999", 3.0, ""),
+        };
+        writeln!(
+            s,
+            "<path d=\"{path}\" fill=\"none\" stroke=\"{stroke}\" stroke-width=\"{width}\"{dash}><title>edge {i} ({u}-{v})</title></path>"
+        )
+        .unwrap();
+        if edge_cells
+            && states.get(i) == Some(&EMPTY)
+            && let Some(name) = target(i)
+        {
+            svg_move(&mut s, name, mid.0, mid.1, 8.0, 14.0);
+        }
+    }
+    let inner = g.inner_vertices();
+    for v in 0..g.vertices {
+        let (x, y) = at[v as usize];
+        let terminal = v == g.a || v == g.b;
+        let cell = (!edge_cells && !terminal)
+            .then(|| inner.iter().position(|&w| w == v))
+            .flatten();
+        let fill = match cell.map(|i| states[i]) {
+            _ if terminal => "#222222",
+            Some(LEFT) => BLUE,
+            Some(RIGHT) => RED,
+            Some(_) if cell.is_some_and(mark) => GREEN,
+            _ => "white",
+        };
+        let r = if terminal || !edge_cells { 13.0 } else { 9.0 };
+        writeln!(
+            s,
+            "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"{r}\" fill=\"{fill}\" stroke=\"#333\" stroke-width=\"1.5\"><title>vertex {v}</title></circle>"
+        )
+        .unwrap();
+        let label_colour = if fill == "white" { "#222" } else { "white" };
+        writeln!(
+            s,
+            "<text x=\"{x:.1}\" y=\"{:.1}\" font-size=\"11\" text-anchor=\"middle\" fill=\"{label_colour}\">{v}</text>",
+            y + 4.0
+        )
+        .unwrap();
+        if let Some(i) = cell
+            && states[i] == EMPTY
+            && let Some(name) = target(i)
+        {
+            svg_move(&mut s, name, x, y, 13.0, 16.0);
+        }
+    }
+    writeln!(
+        s,
+        "<text x=\"8\" y=\"{:.0}\" font-size=\"14\">terminals {} and {} (black); {to_move}</text>\n</svg>",
+        size + 12.0,
+        g.a,
+        g.b
     )
     .unwrap();
     s
@@ -520,7 +737,7 @@ Right (R, red) to move
     }
 
     #[test]
-    fn svg_for_boards_only() {
+    fn svg_for_every_layout() {
         let svg = draw(
             &Layout::Board(Board::Bridgit(5)),
             &[EMPTY; 41],
@@ -537,6 +754,30 @@ Right (R, red) to move
             a: 0,
             b: 1,
         };
-        assert!(draw(&Layout::Edges(g), &[EMPTY], Player::Left, &[], Style::Svg).is_none());
+        let svg = draw(
+            &Layout::Edges(g.clone()),
+            &[LEFT],
+            Player::Right,
+            &[],
+            Style::Svg,
+        )
+        .unwrap();
+        assert!(svg.contains(BLUE) && svg.trim_end().ends_with("</svg>"));
+        // The web board's SVG names each move's cell, escaped.
+        let web = board_svg(
+            &Layout::Edges(g),
+            &[EMPTY],
+            Player::Left,
+            &[(0, "0(0-1)".into())],
+        );
+        assert_eq!(web.matches("data-move=\"0(0-1)\"").count(), 1);
+        let hex = board_svg(
+            &Layout::Board(Board::Hex(2)),
+            &[LEFT, EMPTY, EMPTY, EMPTY],
+            Player::Right,
+            &[(1, "1(0,1)".into()), (3, "a\"<b".into())],
+        );
+        assert_eq!(hex.matches("class=\"move\"").count(), 2);
+        assert!(hex.contains("data-move=\"a&quot;&lt;b\""));
     }
 }

@@ -1,0 +1,292 @@
+//! A bounded load test of `retrodb serve` on localhost: single-position lookups from 64
+//! kept-alive connections for a fixed time (requests/s, p50/p99 latency), then the batch
+//! endpoint (positions/s), on a compressed `hex:4` table.
+//!
+//! `cargo bench --bench serve_load` builds the table into `target/serve-load/` the first time
+//! (`RETRODB_LOAD_TABLE=FILE` uses another `hex:4` table), starts the release binary on a free
+//! port and stops it at the end. `SERVE_LOAD_SECS` (default 10) and `SERVE_LOAD_CONNS` (default
+//! 64) change the single-lookup run. Every request goes to 127.0.0.1, and every loop ends by
+//! count or by time.
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use http_body_util::{BodyExt, Full};
+use hyper::Request;
+use hyper::body::Bytes;
+use hyper_util::rt::TokioIo;
+
+const TABLE_NAME: &str = "hex4";
+
+fn env_or(key: &str, default: u64) -> u64 {
+    std::env::var(key)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// Random positions of `hex:4` by random play from the empty board (some end after a win and
+/// are refused by the server; they are filtered out before the run).
+fn random_positions(n: usize, seed: u64) -> Vec<String> {
+    let mut s = seed;
+    let mut next = move || {
+        s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = s;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    (0..n)
+        .map(|_| {
+            let mut cells = [b'.'; 16];
+            let moves = (next() % 12) as usize;
+            for k in 0..moves {
+                let empty: Vec<usize> = (0..16).filter(|&i| cells[i] == b'.').collect();
+                let i = empty[(next() % empty.len() as u64) as usize];
+                cells[i] = if k % 2 == 0 { b'L' } else { b'R' };
+            }
+            String::from_utf8(cells.to_vec()).unwrap()
+        })
+        .collect()
+}
+
+type Sender = hyper::client::conn::http1::SendRequest<Full<Bytes>>;
+
+async fn connect(addr: std::net::SocketAddr) -> Sender {
+    let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream.set_nodelay(true).unwrap();
+    let (sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+        .await
+        .unwrap();
+    tokio::spawn(conn);
+    sender
+}
+
+async fn send(sender: &mut Sender, req: Request<Full<Bytes>>) -> (u16, Bytes) {
+    sender.ready().await.unwrap();
+    let res = sender.send_request(req).await.unwrap();
+    let status = res.status().as_u16();
+    let body = res.into_body().collect().await.unwrap().to_bytes();
+    (status, body)
+}
+
+fn get(addr: std::net::SocketAddr, target: &str) -> Request<Full<Bytes>> {
+    Request::get(target)
+        .header("host", addr.to_string())
+        .body(Full::new(Bytes::new()))
+        .unwrap()
+}
+
+fn post(addr: std::net::SocketAddr, target: &str, body: Bytes) -> Request<Full<Bytes>> {
+    Request::post(target)
+        .header("host", addr.to_string())
+        .body(Full::new(body))
+        .unwrap()
+}
+
+/// CPU seconds (user + system) a process has used so far, from `/proc/PID/stat`.
+fn cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // Fields after the command name (which ends at the last ')'): utime and stime are the 12th
+    // and 13th.
+    let rest = stat.rsplit(')').next().unwrap_or("");
+    let f: Vec<f64> = rest
+        .split_whitespace()
+        .skip(11)
+        .take(2)
+        .filter_map(|x| x.parse().ok())
+        .collect();
+    // SAFETY: sysconf has no preconditions.
+    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+    f.iter().sum::<f64>() / ticks.max(1.0)
+}
+
+fn percentile(sorted: &[u32], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let k = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[k] as f64 / 1000.0
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; this program takes no arguments of its own.
+    let secs = env_or("SERVE_LOAD_SECS", 10);
+    let conns = env_or("SERVE_LOAD_CONNS", 64) as usize;
+    let bin = env!("CARGO_BIN_EXE_retrodb");
+    let table = match std::env::var_os("RETRODB_LOAD_TABLE") {
+        Some(t) => PathBuf::from(t),
+        None => {
+            let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/serve-load");
+            std::fs::create_dir_all(&dir).unwrap();
+            let t = dir.join(format!("{TABLE_NAME}.rdb"));
+            if !t.exists() {
+                eprintln!("building {} (hex:4, compressed) ...", t.display());
+                let ok = Command::new(bin)
+                    .args(["build", "hex:4", "--compress", "--quiet", "-o"])
+                    .arg(&t)
+                    .status()
+                    .unwrap()
+                    .success();
+                assert!(ok, "building hex:4 failed");
+            }
+            t
+        }
+    };
+    let mut server = Command::new(bin)
+        .arg("serve")
+        .arg(&table)
+        .args(["--addr", "127.0.0.1:0", "--max-batch-mib", "256"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("retrodb serve starts");
+    let mut line = String::new();
+    BufReader::new(server.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr: std::net::SocketAddr = line
+        .strip_prefix("listening on http://")
+        .and_then(|r| r.split('/').next())
+        .and_then(|a| a.parse().ok())
+        .unwrap_or_else(|| panic!("no address in {line:?}"));
+    let name = table.file_stem().unwrap().to_str().unwrap().to_string();
+    let server_pid = server.id();
+
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async move {
+        // Keep the positions the table has (random play can go past a win).
+        let candidates = random_positions(200_000, 14);
+        let mut c = connect(addr).await;
+        let (status, body) = send(
+            &mut c,
+            post(
+                addr,
+                &format!("/api/v1/tables/{name}/batch?moves=false"),
+                Bytes::from(candidates.join("\n")),
+            ),
+        )
+        .await;
+        assert_eq!(status, 200);
+        let positions: Vec<String> = String::from_utf8_lossy(&body)
+            .lines()
+            .zip(&candidates)
+            .filter(|(answer, _)| !answer.contains("\"error\""))
+            .map(|(_, p)| p.clone())
+            .collect();
+        assert!(positions.len() > 100_000, "{} positions", positions.len());
+        let positions = Arc::new(positions);
+        println!(
+            "serve_load: {} ({}), {} distinct positions, {conns} connections, {secs} s",
+            table.display(),
+            name,
+            positions.len()
+        );
+
+        // Single lookups: a short warm-up, then the measured run.
+        for (phase, seconds) in [("warm-up", 1), ("single", secs)] {
+            let cpu = (cpu_seconds(server_pid), cpu_seconds(std::process::id()));
+            let deadline = Instant::now() + Duration::from_secs(seconds);
+            let started = Instant::now();
+            let mut tasks = Vec::new();
+            for k in 0..conns {
+                let positions = Arc::clone(&positions);
+                let name = name.clone();
+                tasks.push(tokio::spawn(async move {
+                    let mut c = connect(addr).await;
+                    let mut lat = Vec::with_capacity(1 << 16);
+                    let mut errors = 0u64;
+                    let mut i = k * 7919;
+                    while Instant::now() < deadline {
+                        let p = &positions[i % positions.len()];
+                        i += conns;
+                        let t = Instant::now();
+                        let (status, body) = send(
+                            &mut c,
+                            get(addr, &format!("/api/v1/tables/{name}?position={p}")),
+                        )
+                        .await;
+                        lat.push(t.elapsed().as_micros().min(u32::MAX as u128) as u32);
+                        if status != 200 || body.is_empty() {
+                            errors += 1;
+                        }
+                    }
+                    (lat, errors)
+                }));
+            }
+            let mut all = Vec::new();
+            let mut errors = 0;
+            for t in tasks {
+                let (lat, e) = t.await.unwrap();
+                all.extend(lat);
+                errors += e;
+            }
+            let elapsed = started.elapsed().as_secs_f64();
+            all.sort_unstable();
+            if phase == "single" {
+                println!(
+                    "single lookups: {} requests in {elapsed:.2} s = {:.0} requests/s; latency p50 {:.3} ms, p99 {:.3} ms, p99.9 {:.3} ms, max {:.3} ms; {errors} errors",
+                    all.len(),
+                    all.len() as f64 / elapsed,
+                    percentile(&all, 0.50),
+                    percentile(&all, 0.99),
+                    percentile(&all, 0.999),
+                    percentile(&all, 1.0),
+                );
+                let server_cpu = cpu_seconds(server_pid) - cpu.0;
+                let client_cpu = cpu_seconds(std::process::id()) - cpu.1;
+                let n = all.len() as f64;
+                println!(
+                    "  CPU: server {:.1} us a request ({server_cpu:.2} s), this client {:.1} us a request ({client_cpu:.2} s); {:.0} requests/s if both had the 2 cores to themselves",
+                    server_cpu / n * 1e6,
+                    client_cpu / n * 1e6,
+                    2.0 * n / (server_cpu + client_cpu)
+                );
+                assert_eq!(errors, 0, "some lookups failed");
+            }
+        }
+
+        // Batches: values only (1M positions a request) and full probes (100k a request).
+        for (what, query, n, rounds) in [
+            ("batch, values only", "?moves=false", 1_000_000usize, 3),
+            ("batch, with every move", "", 100_000, 3),
+        ] {
+            let body: Vec<&str> = positions.iter().cycle().take(n).map(|s| s.as_str()).collect();
+            let body = Bytes::from(body.join("\n"));
+            let mut best = f64::MAX;
+            let mut total = 0.0;
+            for _ in 0..rounds {
+                let mut c = connect(addr).await;
+                let t = Instant::now();
+                let (status, answer) = send(
+                    &mut c,
+                    post(addr, &format!("/api/v1/tables/{name}/batch{query}"), body.clone()),
+                )
+                .await;
+                let e = t.elapsed().as_secs_f64();
+                assert_eq!(status, 200);
+                let lines = answer.iter().filter(|&&b| b == b'\n').count();
+                assert_eq!(lines, n, "one answer a position");
+                best = best.min(e);
+                total += e;
+            }
+            println!(
+                "{what}: {n} positions a request, {rounds} requests: best {:.0} positions/s ({best:.3} s), mean {:.0} positions/s",
+                n as f64 / best,
+                n as f64 * rounds as f64 / total
+            );
+        }
+    });
+    // SAFETY: a signal to our own child process.
+    unsafe { libc::kill(server.id() as i32, libc::SIGTERM) };
+    let status = server.wait().unwrap();
+    assert!(
+        status.success(),
+        "the server did not stop cleanly: {status:?}"
+    );
+}

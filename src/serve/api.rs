@@ -1,0 +1,590 @@
+//! The routes: the JSON API under `/api/v1`, `/health`, and the web board's page and assets.
+//! Every error is a JSON object `{"error": CODE, "detail": TEXT}` with its HTTP status — the
+//! handlers' own errors ([`ApiError`]) and, through [`json_errors`], those the middleware and
+//! the router answer (unknown route, wrong method, body too large, timeout, panic).
+//!
+//! Probing is synchronous work on memory-mapped bytes (about a microsecond for a position and
+//! its moves), so single probes are answered on the runtime's own threads; a large batch runs
+//! on a blocking thread that hands chunks to Rayon and streams the answers out as they are
+//! made.
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use rayon::prelude::*;
+use serde::Serialize;
+use tower::limit::GlobalConcurrencyLimitLayer;
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::compression::CompressionLayer;
+use tower_http::limit::RequestBodyLimitLayer;
+use tower_http::timeout::TimeoutLayer;
+
+use super::body::ChannelBody;
+use super::{Catalog, Limits, Served, assets};
+use crate::game::{Game, Value};
+use crate::table::Probe;
+use crate::with_game;
+
+/// What every handler shares.
+struct App {
+    catalog: Catalog,
+    limits: Limits,
+}
+
+/// The router over `catalog`, with the limits, compression, and JSON for every error.
+pub fn router(catalog: Catalog, limits: Limits) -> Router {
+    let timeout = limits.request_timeout;
+    let in_flight = limits.max_in_flight.max(1);
+    // The body limit sits above the handler's own check so a body with a declared length over
+    // it is refused before it is read; a chunked one is cut off while reading.
+    let body_limit = limits.max_batch_bytes;
+    let app = Arc::new(App { catalog, limits });
+    Router::new()
+        .route("/", get(assets::index))
+        .route("/assets/board.js", get(assets::script))
+        .route("/assets/board.css", get(assets::style))
+        .route("/health", get(health))
+        .route("/api/v1/tables", get(list))
+        .route("/api/v1/tables/{name}", get(probe))
+        .route("/api/v1/tables/{name}/batch", post(batch))
+        .route("/api/v1/tables/{name}/picture", get(picture))
+        .fallback(not_found)
+        .with_state(app)
+        .layer(RequestBodyLimitLayer::new(body_limit))
+        .layer(CompressionLayer::new())
+        .layer(TimeoutLayer::with_status_code(
+            StatusCode::REQUEST_TIMEOUT,
+            timeout,
+        ))
+        .layer(GlobalConcurrencyLimitLayer::new(in_flight))
+        .layer(CatchPanicLayer::custom(panicked))
+        .layer(axum::middleware::map_response(json_errors))
+}
+
+/// An error answer: a status, a short code for programs and a sentence for people.
+#[derive(Debug)]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub code: &'static str,
+    pub detail: String,
+}
+
+impl ApiError {
+    fn new(status: StatusCode, code: &'static str, detail: impl Into<String>) -> ApiError {
+        ApiError {
+            status,
+            code,
+            detail: detail.into(),
+        }
+    }
+
+    fn bad(code: &'static str, detail: impl Into<String>) -> ApiError {
+        Self::new(StatusCode::BAD_REQUEST, code, detail)
+    }
+
+    fn damaged(e: crate::Error) -> ApiError {
+        Self::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "table_error",
+            e.to_string(),
+        )
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = serde_json::json!({ "error": self.code, "detail": self.detail });
+        json_response(self.status, body.to_string().into_bytes())
+    }
+}
+
+fn json_response(status: StatusCode, bytes: Vec<u8>) -> Response {
+    let mut r = Response::new(Body::from(bytes));
+    *r.status_mut() = status;
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    r
+}
+
+fn json<T: Serialize>(value: &T) -> Response {
+    match serde_json::to_vec(value) {
+        Ok(bytes) => json_response(StatusCode::OK, bytes),
+        Err(e) => ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string())
+            .into_response(),
+    }
+}
+
+/// Turns the error answers that did not come from a handler (plain text or empty) into JSON
+/// errors, keeping their status.
+async fn json_errors(response: Response) -> Response {
+    let status = response.status();
+    let is_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    if !(status.is_client_error() || status.is_server_error()) || is_json {
+        return response;
+    }
+    let code = match status {
+        StatusCode::NOT_FOUND => "not_found",
+        StatusCode::METHOD_NOT_ALLOWED => "method_not_allowed",
+        StatusCode::REQUEST_TIMEOUT => "timeout",
+        StatusCode::PAYLOAD_TOO_LARGE => "too_large",
+        StatusCode::BAD_REQUEST => "bad_request",
+        s if s.is_server_error() => "internal",
+        _ => "error",
+    };
+    let encoded = response.headers().contains_key(header::CONTENT_ENCODING);
+    let (parts, body) = response.into_parts();
+    let text = if encoded {
+        Bytes::new()
+    } else {
+        axum::body::to_bytes(body, 4096).await.unwrap_or_default()
+    };
+    let reason = status.canonical_reason().unwrap_or("error");
+    let detail = match String::from_utf8_lossy(&text).trim() {
+        "" => reason.to_string(),
+        t => format!("{reason}: {t}"),
+    };
+    let mut r = ApiError::new(status, code, detail).into_response();
+    if let Some(allow) = parts.headers.get(header::ALLOW) {
+        r.headers_mut().insert(header::ALLOW, allow.clone());
+    }
+    r
+}
+
+fn panicked(_: Box<dyn std::any::Any + Send + 'static>) -> Response {
+    ApiError::new(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "internal",
+        "the server failed on this request (a bug: please report it with the request)",
+    )
+    .into_response()
+}
+
+async fn not_found(uri: axum::http::Uri) -> ApiError {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        "not_found",
+        format!(
+            "no such page: {} (the API is under /api/v1/tables)",
+            uri.path()
+        ),
+    )
+}
+
+async fn health(State(app): State<Arc<App>>) -> Response {
+    json(&serde_json::json!({ "status": "ok", "tables": app.catalog.tables().len() }))
+}
+
+/// A table as `/api/v1/tables` lists it.
+#[derive(Serialize)]
+struct TableInfo<'a> {
+    name: &'a str,
+    game: &'a str,
+    /// Used positions.
+    positions: u64,
+    /// Indices, used or not.
+    size: u64,
+    encoding: &'static str,
+    remoteness: bool,
+    win: u64,
+    loss: u64,
+    draw: u64,
+    /// The position the web board opens at.
+    start: Option<&'a str>,
+}
+
+fn info(t: &Served) -> TableInfo<'_> {
+    let h = t.table.header();
+    let [unused, win, loss, draw] = h.counts;
+    TableInfo {
+        name: &t.name,
+        game: &h.spec,
+        positions: h.size - unused,
+        size: h.size,
+        encoding: if t.table.is_compressed() {
+            "zstd"
+        } else {
+            "raw"
+        },
+        remoteness: t.table.has_remoteness(),
+        win,
+        loss,
+        draw,
+        start: t.start.as_deref(),
+    }
+}
+
+async fn list(State(app): State<Arc<App>>) -> Response {
+    let tables: Vec<TableInfo> = app.catalog.tables().iter().map(info).collect();
+    json(&serde_json::json!({ "tables": tables }))
+}
+
+impl App {
+    fn table(&self, name: Result<Path<String>, PathRejection>) -> Result<&Served, ApiError> {
+        let Path(name) = name.map_err(|e| {
+            ApiError::bad(
+                "bad_table_name",
+                format!("the table name in the path: {}", e.body_text()),
+            )
+        })?;
+        self.catalog.get(&name).ok_or_else(|| {
+            let names: Vec<&str> = self
+                .catalog
+                .tables()
+                .iter()
+                .map(|t| t.name.as_str())
+                .collect();
+            ApiError::new(
+                StatusCode::NOT_FOUND,
+                "unknown_table",
+                format!(
+                    "no table named '{}'; tables: {}",
+                    name.escape_debug(),
+                    names.join(", ")
+                ),
+            )
+        })
+    }
+
+    /// The index of a position text and its value, refused when too long, malformed, or not a
+    /// position of the game (an unused index).
+    fn position(&self, t: &Served, text: &str) -> Result<(u64, Value), ApiError> {
+        if text.len() > self.limits.max_position_bytes {
+            return Err(ApiError::bad(
+                "bad_position",
+                format!(
+                    "the position is {} bytes long; the limit is {}",
+                    text.len(),
+                    self.limits.max_position_bytes
+                ),
+            ));
+        }
+        let pos = with_game!(t.table.game(), g => g.parse_position(text))
+            .map_err(|e| ApiError::bad("bad_position", e.to_string()))?;
+        match t.table.value(pos) {
+            Ok(Some(v)) => Ok((pos, v)),
+            Ok(None) => Err(ApiError::bad(
+                "bad_position",
+                format!(
+                    "position '{}': not a position of {} (it can never arise)",
+                    text.escape_debug(),
+                    t.table.header().spec
+                ),
+            )),
+            Err(e) => Err(ApiError::damaged(e)),
+        }
+    }
+
+    /// The answer `probe --json` gives, with the moves best first.
+    fn probe(&self, t: &Served, text: &str) -> Result<Probe, ApiError> {
+        let (pos, _) = self.position(t, text)?;
+        let mut p = t.table.probe(pos).map_err(ApiError::damaged)?;
+        p.sort_moves_best_first();
+        Ok(p)
+    }
+
+    /// One line of a batch answer, newline included: the probe (or, without `moves`, the
+    /// value alone), or the line's error.
+    fn answer_line(&self, t: &Served, text: &str, moves: bool, out: &mut Vec<u8>) {
+        let answer = if moves {
+            self.probe(t, text)
+                .and_then(|p| serde_json::to_writer(&mut *out, &p).map_err(internal))
+        } else {
+            self.value_line(t, text)
+                .and_then(|v| serde_json::to_writer(&mut *out, &v).map_err(internal))
+        };
+        if let Err(e) = answer {
+            let line = serde_json::json!({ "position": text, "error": e.code, "detail": e.detail });
+            let _ = serde_json::to_writer(&mut *out, &line);
+        }
+        out.push(b'\n');
+    }
+
+    fn value_line(&self, t: &Served, text: &str) -> Result<ValueLine, ApiError> {
+        let (pos, value) = self.position(t, text)?;
+        Ok(ValueLine {
+            position: with_game!(t.table.game(), g => g.position_text(pos)),
+            index: pos,
+            value,
+            remoteness: t.table.remoteness(pos).map_err(ApiError::damaged)?,
+        })
+    }
+}
+
+fn internal(e: serde_json::Error) -> ApiError {
+    ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string())
+}
+
+/// A batch answer without moves: what `probe --json` gives before its moves.
+#[derive(Serialize)]
+struct ValueLine {
+    position: String,
+    index: u64,
+    value: Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    remoteness: Option<u32>,
+}
+
+/// `%XX` escapes and `+` (a space) decoded; a malformed escape is an error.
+fn percent_decode(s: &str) -> Result<Vec<u8>, String> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'%' => {
+                let hex = b
+                    .get(i + 1..i + 3)
+                    .and_then(|h| std::str::from_utf8(h).ok())
+                    .and_then(|h| u8::from_str_radix(h, 16).ok())
+                    .ok_or_else(|| {
+                        format!("a '%' at byte {i} is not followed by two hex digits")
+                    })?;
+                out.push(hex);
+                i += 3;
+            }
+            b'+' => {
+                out.push(b' ');
+                i += 1;
+            }
+            c => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The value of query parameter `key` (the first if repeated), decoded to text.
+fn query_param(query: Option<&str>, key: &str) -> Result<Option<String>, ApiError> {
+    let Some(query) = query else {
+        return Ok(None);
+    };
+    for pair in query.split('&') {
+        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        if percent_decode(k).is_ok_and(|k| k == key.as_bytes()) {
+            let bytes = percent_decode(v)
+                .map_err(|e| ApiError::bad("bad_request", format!("parameter '{key}': {e}")))?;
+            let text = String::from_utf8(bytes).map_err(|e| {
+                ApiError::bad(
+                    "bad_request",
+                    format!(
+                        "parameter '{key}' is not UTF-8 text (byte {} after decoding)",
+                        e.utf8_error().valid_up_to()
+                    ),
+                )
+            })?;
+            return Ok(Some(text));
+        }
+    }
+    Ok(None)
+}
+
+/// `true` unless the parameter says `false`/`0`/`no`.
+fn flag(query: Option<&str>, key: &str, default: bool) -> Result<bool, ApiError> {
+    match query_param(query, key)?.as_deref() {
+        None => Ok(default),
+        Some("true" | "1" | "yes" | "") => Ok(true),
+        Some("false" | "0" | "no") => Ok(false),
+        Some(other) => Err(ApiError::bad(
+            "bad_request",
+            format!(
+                "parameter '{key}' is '{}'; use true or false",
+                other.escape_debug()
+            ),
+        )),
+    }
+}
+
+/// `GET /api/v1/tables/{name}?position=TEXT`: the probe; without a position, the table's
+/// description.
+async fn probe(
+    State(app): State<Arc<App>>,
+    name: Result<Path<String>, PathRejection>,
+    RawQuery(query): RawQuery,
+) -> Result<Response, ApiError> {
+    let t = app.table(name)?;
+    match query_param(query.as_deref(), "position")? {
+        None => Ok(json(&info(t))),
+        Some(text) => Ok(json(&app.probe(t, &text)?)),
+    }
+}
+
+/// `GET /api/v1/tables/{name}/picture?position=TEXT`: the web board's SVG of the position.
+async fn picture(
+    State(app): State<Arc<App>>,
+    name: Result<Path<String>, PathRejection>,
+    RawQuery(query): RawQuery,
+) -> Result<Response, ApiError> {
+    let t = app.table(name)?;
+    let text = query_param(query.as_deref(), "position")?
+        .or_else(|| t.start.clone())
+        .ok_or_else(|| ApiError::bad("bad_request", "parameter 'position' is missing"))?;
+    let (pos, _) = app.position(t, &text)?;
+    let game = t.table.game();
+    let moves = with_game!(game, g => g.moves(pos));
+    let svg = game.board_svg(pos, &moves);
+    let mut r = Response::new(Body::from(svg));
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("image/svg+xml"),
+    );
+    Ok(r)
+}
+
+/// Batches of at most this many lines are answered at once on the runtime's thread.
+const INLINE_LINES: usize = 64;
+/// Lines a blocking worker answers between two chunks it streams out.
+const CHUNK_LINES: usize = 1 << 14;
+
+/// `POST /api/v1/tables/{name}/batch[?moves=false]`: position texts one a line (blank lines
+/// skipped), an answer line for each, in order.
+async fn batch(
+    State(app): State<Arc<App>>,
+    name: Result<Path<String>, PathRejection>,
+    RawQuery(query): RawQuery,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, ApiError> {
+    let index = {
+        let t = app.table(name)?;
+        app.catalog
+            .tables()
+            .iter()
+            .position(|s| std::ptr::eq(s, t))
+            .expect("the table is in the catalog")
+    };
+    let moves = flag(query.as_deref(), "moves", true)?;
+    let limit = app.limits.max_batch_bytes;
+    let too_large = || {
+        ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "too_large",
+            format!("the batch is larger than the limit of {limit} bytes; split it"),
+        )
+    };
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limit as u64) {
+        return Err(too_large());
+    }
+    let bytes = axum::body::to_bytes(body, limit).await.map_err(|e| {
+        let mut source: Option<&(dyn std::error::Error + 'static)> = Some(&e);
+        while let Some(s) = source {
+            if s.is::<http_body_util::LengthLimitError>() {
+                return too_large();
+            }
+            source = s.source();
+        }
+        ApiError::bad("bad_request", format!("reading the batch failed: {e}"))
+    })?;
+    let text = match std::str::from_utf8(&bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            let line = bytes[..e.valid_up_to()]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count()
+                + 1;
+            return Err(ApiError::bad(
+                "bad_request",
+                format!("the batch is not UTF-8 text (line {line})"),
+            ));
+        }
+    };
+    // Each non-blank line, trimmed, as a byte range of the body.
+    let mut lines: Vec<(usize, usize)> = Vec::new();
+    let mut at = 0;
+    for line in text.split('\n') {
+        let trimmed = line.trim();
+        if !trimmed.is_empty() {
+            let start = at + (trimmed.as_ptr() as usize - line.as_ptr() as usize);
+            lines.push((start, start + trimmed.len()));
+        }
+        at += line.len() + 1;
+    }
+    if lines.is_empty() {
+        return Err(ApiError::bad(
+            "empty_batch",
+            "the batch holds no position: send position texts, one a line",
+        ));
+    }
+    let ndjson = |body: Body| {
+        let mut r = Response::new(body);
+        r.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/x-ndjson"),
+        );
+        r
+    };
+    if lines.len() <= INLINE_LINES {
+        let t = &app.catalog.tables()[index];
+        let mut out = Vec::new();
+        for &(a, b) in &lines {
+            app.answer_line(t, &text[a..b], moves, &mut out);
+        }
+        return Ok(ndjson(Body::from(out)));
+    }
+    let (tx, rx) = tokio::sync::mpsc::channel::<Bytes>(4);
+    let app = Arc::clone(&app);
+    tokio::task::spawn_blocking(move || {
+        let t = &app.catalog.tables()[index];
+        let text = std::str::from_utf8(&bytes).expect("checked above");
+        for chunk in lines.chunks(CHUNK_LINES) {
+            let parts: Vec<Vec<u8>> = chunk
+                .par_chunks(512)
+                .map(|part| {
+                    let mut out = Vec::with_capacity(part.len() * if moves { 512 } else { 64 });
+                    for &(a, b) in part {
+                        app.answer_line(t, &text[a..b], moves, &mut out);
+                    }
+                    out
+                })
+                .collect();
+            if tx.blocking_send(Bytes::from(parts.concat())).is_err() {
+                // The client has gone: stop working for it.
+                break;
+            }
+        }
+    });
+    Ok(ndjson(Body::new(ChannelBody { rx })))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percent_decoding() {
+        assert_eq!(percent_decode("a%2Fb+c").unwrap(), b"a/b c");
+        assert_eq!(percent_decode("%ff").unwrap(), vec![0xff]);
+        assert!(percent_decode("%g1").is_err());
+        assert!(percent_decode("abc%2").is_err());
+    }
+
+    #[test]
+    fn query_parameters() {
+        let q = Some("x=1&position=..L%2FR&position=other");
+        assert_eq!(query_param(q, "position").unwrap().unwrap(), "..L/R");
+        assert_eq!(query_param(q, "missing").unwrap(), None);
+        let bad = query_param(Some("position=%FF%FE"), "position").unwrap_err();
+        assert_eq!(bad.status, StatusCode::BAD_REQUEST);
+        assert!(bad.detail.contains("not UTF-8"), "{}", bad.detail);
+        assert!(!flag(Some("moves=false"), "moves", true).unwrap());
+        assert!(flag(None, "moves", true).unwrap());
+        assert!(flag(Some("moves=maybe"), "moves", true).is_err());
+    }
+}

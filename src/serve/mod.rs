@@ -1,0 +1,256 @@
+//! `retrodb serve`: tables opened read-only and answered over HTTP — a JSON API
+//! (`/api/v1/...`, [`api`]) and a web board at `/` whose page, script and style are compiled
+//! into the binary ([`assets`]).
+//!
+//! The pieces: a [`Catalog`] opens the tables given at start and names each by its file stem;
+//! [`api::router`] answers requests from it; [`run`] and [`serve_on`] accept connections (hyper
+//! with a header-read timeout, so a client that connects and sends nothing is dropped) and stop
+//! gracefully on SIGINT or SIGTERM.
+//!
+//! The invariant: a request reaches a table only through a name that is a key of the catalog,
+//! which is fixed at start. Nothing a client sends is ever used as a path, and nothing is
+//! written.
+
+pub mod api;
+pub mod assets;
+mod body;
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
+
+use crate::error::{Error, Result};
+use crate::table::Table;
+
+/// What one request may ask and how long it may take.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// Longest position text, in bytes.
+    pub max_position_bytes: usize,
+    /// Largest batch body, in bytes (larger ones are answered 413).
+    pub max_batch_bytes: usize,
+    /// Time for a whole request, body included (408 after it).
+    pub request_timeout: Duration,
+    /// Time for a client to send a request's headers, the first or the next on a kept-alive
+    /// connection; the connection is closed after it.
+    pub header_timeout: Duration,
+    /// Requests answered at once; more wait their turn.
+    pub max_in_flight: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_position_bytes: 4096,
+            max_batch_bytes: 64 << 20,
+            request_timeout: Duration::from_secs(60),
+            header_timeout: Duration::from_secs(10),
+            max_in_flight: 1024,
+        }
+    }
+}
+
+/// One table being served.
+pub struct Served {
+    pub name: String,
+    pub table: Table,
+    /// The position the web board opens at.
+    pub start: Option<String>,
+}
+
+/// The tables being served, by name.
+pub struct Catalog {
+    tables: Vec<Served>,
+    by_name: HashMap<String, usize>,
+}
+
+/// The table files a directory holds: its `*.rdb` files, hidden ones (a build's work files)
+/// left out, in name order.
+fn tables_in(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))? {
+        let entry = entry.map_err(|e| Error::io(dir, e))?;
+        let path = entry.path();
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if !name.starts_with('.') && name.ends_with(".rdb") && path.is_file() {
+            files.push(path);
+        }
+    }
+    files.sort();
+    if files.is_empty() {
+        return Err(Error::Usage(format!(
+            "{}: no table file (*.rdb) in this directory",
+            dir.display()
+        )));
+    }
+    Ok(files)
+}
+
+impl Catalog {
+    /// Opens every table given (a directory: every `*.rdb` file in it). With `verify`, every
+    /// checksum of every table is checked first, so a damaged file is refused at start rather
+    /// than at its first unlucky lookup.
+    pub fn open(paths: &[PathBuf], verify: bool) -> Result<Catalog> {
+        let mut files = Vec::new();
+        for p in paths {
+            if p.is_dir() {
+                files.extend(tables_in(p)?);
+            } else {
+                files.push(p.clone());
+            }
+        }
+        let mut catalog = Catalog {
+            tables: Vec::new(),
+            by_name: HashMap::new(),
+        };
+        for file in files {
+            let name = file
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .filter(|s| !s.is_empty())
+                .ok_or_else(|| {
+                    Error::Usage(format!(
+                        "{}: a table's file name must be UTF-8 text (its stem names the table)",
+                        file.display()
+                    ))
+                })?
+                .to_string();
+            if let Some(&other) = catalog.by_name.get(&name) {
+                return Err(Error::Usage(format!(
+                    "two tables would be named '{name}': {} and {} (rename one)",
+                    catalog.tables[other].table.path().display(),
+                    file.display()
+                )));
+            }
+            let table = Table::open(&file)?;
+            if verify {
+                table.verify_checksums()?;
+            }
+            let start = table.game().start().map(
+                |p| crate::with_game!(table.game(), g => crate::game::Game::position_text(g, p)),
+            );
+            catalog.by_name.insert(name.clone(), catalog.tables.len());
+            catalog.tables.push(Served { name, table, start });
+        }
+        if catalog.tables.is_empty() {
+            return Err(Error::Usage("no table to serve".into()));
+        }
+        Ok(catalog)
+    }
+
+    /// A table by its name; `None` for anything else (a name is never read as a path).
+    pub fn get(&self, name: &str) -> Option<&Served> {
+        self.by_name.get(name).map(|&i| &self.tables[i])
+    }
+
+    /// The tables in the order they were given.
+    pub fn tables(&self) -> &[Served] {
+        &self.tables
+    }
+}
+
+/// Serves `catalog` on `addr` until SIGINT or SIGTERM, on a Tokio runtime of its own with
+/// `threads` workers; `ready` is told the bound address (port 0 picks a free one) before the
+/// first connection is accepted.
+pub fn run(
+    catalog: Catalog,
+    addr: SocketAddr,
+    limits: Limits,
+    threads: usize,
+    ready: impl FnOnce(SocketAddr),
+) -> Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(threads.max(1))
+        .enable_all()
+        .build()
+        .map_err(|e| Error::io("the server's runtime", e))?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .map_err(|e| Error::io(format!("binding {addr}"), e))?;
+        let local = listener
+            .local_addr()
+            .map_err(|e| Error::io(format!("binding {addr}"), e))?;
+        ready(local);
+        serve_on(listener, catalog, limits, shutdown_signal()).await;
+        Ok(())
+    })
+}
+
+/// Resolves at the first SIGINT (Ctrl-C) or SIGTERM.
+async fn shutdown_signal() {
+    let interrupt = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = interrupt => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = interrupt.await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = interrupt.await;
+    }
+}
+
+/// Accepts connections on `listener` and answers them from `catalog` until `shutdown`
+/// resolves; then stops accepting and gives open requests up to 10 s to finish.
+pub async fn serve_on(
+    listener: tokio::net::TcpListener,
+    catalog: Catalog,
+    limits: Limits,
+    shutdown: impl Future<Output = ()>,
+) {
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(limits.header_timeout)
+        .keep_alive(true);
+    let app = api::router(catalog, limits);
+    let graceful = GracefulShutdown::new();
+    tokio::pin!(shutdown);
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => {
+                let stream = match accepted {
+                    Ok((stream, _)) => stream,
+                    Err(_) => {
+                        // Out of file descriptors and the like: wait a little rather than spin.
+                        tokio::time::sleep(Duration::from_millis(20)).await;
+                        continue;
+                    }
+                };
+                let _ = stream.set_nodelay(true);
+                let conn = http.serve_connection(
+                    TokioIo::new(stream),
+                    TowerToHyperService::new(app.clone()),
+                );
+                let conn = graceful.watch(conn);
+                tokio::spawn(async move {
+                    // A connection's errors (a client gone, a header timeout) end only it.
+                    let _ = conn.await;
+                });
+            }
+            _ = &mut shutdown => break,
+        }
+    }
+    drop(listener);
+    tokio::select! {
+        _ = graceful.shutdown() => {}
+        _ = tokio::time::sleep(Duration::from_secs(10)) => {}
+    }
+}

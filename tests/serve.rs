@@ -1,0 +1,401 @@
+//! `retrodb serve` end to end: the server started on a free local port answers exactly what
+//! `retrodb probe --json` answers, on every game family, and refuses bad requests with the right
+//! status and a JSON error, without falling over.
+
+mod common;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use common::server::{Server, encode, raw, request};
+use common::{retrodb, retrodb_stdin, stderr, stdout};
+use serde_json::Value as Json;
+
+/// The tables every test serves, built once: one per game family.
+struct Tables {
+    _dir: tempfile::TempDir,
+    dir: PathBuf,
+}
+
+const BUILDS: &[(&str, &str, &[&str])] = &[
+    ("seed001", "digraph:data/seed001.txt", &["--remoteness"]),
+    ("bridgit-3", "bridgit:3", &["--compress"]),
+    ("hex-3", "hex:3", &["--remoteness"]),
+    (
+        "k4",
+        "shannon:data/shannon/k4.txt",
+        &["--remoteness", "--compress"],
+    ),
+    (
+        "house",
+        "hackenbush:data/hackenbush-house.txt",
+        &["--remoteness"],
+    ),
+];
+
+fn tables() -> &'static Tables {
+    static T: OnceLock<Tables> = OnceLock::new();
+    T.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, spec, extra) in BUILDS {
+            let out = dir.path().join(format!("{name}.rdb"));
+            let mut args = vec!["build", spec, "-o", out.to_str().unwrap(), "--quiet"];
+            args.extend_from_slice(extra);
+            let o = retrodb(&args);
+            assert!(o.status.success(), "{spec}: {}", stderr(&o));
+        }
+        Tables {
+            dir: dir.path().to_path_buf(),
+            _dir: dir,
+        }
+    })
+}
+
+fn table(name: &str) -> PathBuf {
+    tables().dir.join(format!("{name}.rdb"))
+}
+
+fn serve_all(extra: &[&str]) -> Server {
+    let mut args = vec![tables().dir.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    Server::start(&args)
+}
+
+/// Up to `n` used positions of a table, spread evenly over its dump.
+fn sample(name: &str, n: usize) -> Vec<String> {
+    let o = retrodb(&["dump", table(name).to_str().unwrap()]);
+    assert!(o.status.success());
+    let all: Vec<String> = stdout(&o)
+        .lines()
+        .map(|l| l.split('\t').next().unwrap().to_string())
+        .collect();
+    let step = all.len().div_ceil(n).max(1);
+    all.into_iter().step_by(step).collect()
+}
+
+/// `retrodb probe TABLE - --json` on `positions`, one JSON value each.
+fn probe_cli(name: &str, positions: &[String]) -> Vec<Json> {
+    let o = retrodb_stdin(
+        &["probe", table(name).to_str().unwrap(), "-", "--json"],
+        &positions.join("\n"),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// How good a move is for the player making it (lower is better), from its child's value
+/// and remoteness: the order the API promises (quick wins, draws, slow losses).
+fn rank(m: &Json) -> (u8, i64) {
+    let r = m["remoteness"].as_i64().unwrap_or(0);
+    match m["value"].as_str().unwrap() {
+        "loss" => (0, r),
+        "draw" => (1, 0),
+        "win" => (2, -r),
+        v => panic!("value {v}"),
+    }
+}
+
+/// The server's answer equals the CLI's: every field the same, the moves the same multiset,
+/// and the server's moves best first.
+fn assert_same(server: &Json, cli: &Json, what: &str) {
+    let moves = server["moves"].as_array().expect("moves");
+    let ranks: Vec<(u8, i64)> = moves.iter().map(rank).collect();
+    assert!(
+        ranks.windows(2).all(|w| w[0] <= w[1]),
+        "{what}: moves not best first: {server}"
+    );
+    let key = |m: &Json| m.to_string();
+    let mut a: Vec<String> = moves.iter().map(key).collect();
+    let mut b: Vec<String> = cli["moves"].as_array().unwrap().iter().map(key).collect();
+    a.sort();
+    b.sort();
+    assert_eq!(a, b, "{what}: moves differ");
+    let strip = |j: &Json| {
+        let mut j = j.clone();
+        j.as_object_mut().unwrap().remove("moves");
+        j
+    };
+    assert_eq!(strip(server), strip(cli), "{what}");
+}
+
+#[test]
+fn answers_equal_probe_json_on_every_game_family() {
+    let server = serve_all(&[]);
+    let mut checked = 0;
+    for (name, spec, _) in BUILDS {
+        let positions = sample(name, 1500);
+        assert!(!positions.is_empty());
+        let want = probe_cli(name, &positions);
+        assert_eq!(want.len(), positions.len());
+
+        // The batch endpoint: every position, in order.
+        let r = server.post(
+            &format!("/api/v1/tables/{name}/batch"),
+            positions.join("\n").as_bytes(),
+        );
+        assert_eq!(r.status, 200, "{}", r.text());
+        let got: Vec<Json> = r
+            .text()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(got.len(), want.len(), "{spec}");
+        for (g, w) in got.iter().zip(&want) {
+            assert_same(g, w, spec);
+        }
+
+        // Values only: the same value and remoteness, no moves.
+        let r = server.post(
+            &format!("/api/v1/tables/{name}/batch?moves=false"),
+            positions.join("\n").as_bytes(),
+        );
+        assert_eq!(r.status, 200);
+        for (line, w) in r.text().lines().zip(&want) {
+            let g: Json = serde_json::from_str(line).unwrap();
+            assert_eq!(g["position"], w["position"]);
+            assert_eq!(g["value"], w["value"]);
+            assert_eq!(g["remoteness"], w["remoteness"]);
+            assert!(g.get("moves").is_none());
+        }
+
+        // Single lookups, every 7th position, on fresh connections.
+        for (p, w) in positions.iter().zip(&want).step_by(7) {
+            let r = server.get(&format!("/api/v1/tables/{name}?position={}", encode(p)));
+            assert_eq!(r.status, 200, "{spec} {p}: {}", r.text());
+            assert_same(&r.json(), w, &format!("{spec} {p}"));
+            checked += 1;
+        }
+        checked += positions.len();
+
+        // The picture names every move of the position.
+        let p = &positions[positions.len() / 2];
+        let r = server.get(&format!(
+            "/api/v1/tables/{name}/picture?position={}",
+            encode(p)
+        ));
+        assert_eq!(r.status, 200);
+        assert!(r.headers.contains("image/svg+xml"));
+        let svg = r.text();
+        let w = &want[positions.len() / 2];
+        for m in w["moves"].as_array().unwrap().iter().take(40) {
+            let name = m["move"].as_str().unwrap();
+            assert!(
+                svg.contains(&format!("data-move=\"{name}\"")),
+                "{spec} {p}: no move {name} in the picture"
+            );
+        }
+    }
+    assert!(checked > 5000, "{checked} positions checked");
+
+    // The list names every table with its game.
+    let list = server.get("/api/v1/tables").json();
+    let listed: Vec<(&str, &str)> = list["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| (t["name"].as_str().unwrap(), t["game"].as_str().unwrap()))
+        .collect();
+    for (name, spec, _) in BUILDS {
+        assert!(listed.contains(&(name, spec)), "{listed:?}");
+    }
+    assert_eq!(server.get("/health").json()["status"], "ok");
+}
+
+#[test]
+fn bad_requests_get_json_errors_and_the_server_stays_up() {
+    let server = serve_all(&["--max-batch-mib", "1"]);
+    let expect = |target: &str, status: u16, code: &str| {
+        let r = server.get(target);
+        assert_eq!(r.status, status, "{target}: {}", r.text());
+        assert_eq!(r.error(), code, "{target}");
+        r
+    };
+    // Table names are names, never paths.
+    let abs = table("seed001");
+    let abs = abs.to_str().unwrap();
+    for name in [
+        "nope".to_string(),
+        "seed001.rdb".into(),
+        "..%2F..%2F..%2Fetc%2Fpasswd".into(),
+        "%2E%2E".into(),
+        "..".into(),
+        "%2Fetc%2Fpasswd".into(),
+        encode(abs),
+        "%252E%252E%252Fseed001".into(),
+    ] {
+        let r = expect(
+            &format!("/api/v1/tables/{name}?position=4"),
+            404,
+            "unknown_table",
+        );
+        assert!(r.json()["detail"].as_str().unwrap().contains("seed001"));
+    }
+    // A path that is not a route at all (sent as it is, not normalised).
+    expect(
+        "/api/v1/tables/../../etc/passwd?position=4",
+        404,
+        "not_found",
+    );
+    expect(&format!("/api/v1/tables{abs}"), 404, "not_found");
+    expect("/etc/passwd", 404, "not_found");
+
+    // Malformed, unused and over-long positions name what is wrong.
+    let r = expect("/api/v1/tables/seed001?position=x4", 400, "bad_position");
+    assert!(r.json()["detail"].as_str().unwrap().contains("x4"));
+    let r = expect("/api/v1/tables/hex-3?position=LLL", 400, "bad_position");
+    assert!(r.json()["detail"].as_str().unwrap().contains("cells"));
+    let long = "L".repeat(5000);
+    let r = expect(
+        &format!("/api/v1/tables/hex-3?position={long}"),
+        400,
+        "bad_position",
+    );
+    assert!(r.json()["detail"].as_str().unwrap().contains("limit"));
+    expect("/api/v1/tables/seed001?position=%ZZ", 400, "bad_request");
+
+    // Bytes that are not UTF-8: percent-encoded in the query and the path, and in a body.
+    let r = expect("/api/v1/tables/seed001?position=%FF%FE", 400, "bad_request");
+    assert!(r.json()["detail"].as_str().unwrap().contains("UTF-8"));
+    expect("/api/v1/tables/%FF?position=4", 400, "bad_table_name");
+    let r = server.post("/api/v1/tables/seed001/batch", b"4\n\xff\xfe\n");
+    assert_eq!(r.status, 400);
+    assert_eq!(r.error(), "bad_request");
+    assert!(r.json()["detail"].as_str().unwrap().contains("line 2"));
+    // Raw bytes above ASCII in the request line are refused by the HTTP layer.
+    let r = raw(
+        server.addr,
+        b"GET /api/v1/tables/\xff\xfe HTTP/1.1\r\nHost: x\r\n\r\n",
+    );
+    assert_eq!(r.status, 400);
+
+    // Batches: empty, blank, too large (declared and chunked), and a bad line among good ones.
+    for body in [&b""[..], b"\n \n\t\n"] {
+        let r = server.post("/api/v1/tables/seed001/batch", body);
+        assert_eq!(r.status, 400);
+        assert_eq!(r.error(), "empty_batch");
+    }
+    let huge = "4\n".repeat(600_000);
+    let r = server.post("/api/v1/tables/seed001/batch", huge.as_bytes());
+    assert_eq!(r.status, 413);
+    assert_eq!(r.error(), "too_large");
+    let mut chunked = format!(
+        "POST /api/v1/tables/seed001/batch HTTP/1.1\r\nHost: x\r\nConnection: close\r\nTransfer-Encoding: chunked\r\n\r\n{:x}\r\n",
+        huge.len()
+    )
+    .into_bytes();
+    chunked.extend_from_slice(huge.as_bytes());
+    chunked.extend_from_slice(b"\r\n0\r\n\r\n");
+    let r = raw(server.addr, &chunked);
+    assert_eq!(r.status, 413, "{}", r.text());
+    assert_eq!(r.error(), "too_large");
+    let r = server.post("/api/v1/tables/seed001/batch", b"4\nnope\n8\n");
+    assert_eq!(r.status, 200);
+    let lines: Vec<Json> = r
+        .text()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[0]["value"], "win");
+    assert_eq!(lines[1]["error"], "bad_position");
+    assert_eq!(lines[1]["position"], "nope");
+    assert_eq!(lines[2]["value"], "loss");
+    let r = server.post("/api/v1/tables/seed001/batch?moves=perhaps", b"4\n");
+    assert_eq!(r.status, 400);
+    assert_eq!(r.error(), "bad_request");
+
+    // Wrong methods.
+    let r = request(server.addr, "DELETE", "/api/v1/tables/seed001", &[]);
+    assert_eq!(r.status, 405);
+    assert_eq!(r.error(), "method_not_allowed");
+    let r = server.post("/api/v1/tables/seed001?position=4", b"");
+    assert_eq!(r.status, 405);
+
+    // Without a position: the table's description.
+    let d = server.get("/api/v1/tables/seed001").json();
+    assert_eq!(d["game"], "digraph:data/seed001.txt");
+    assert_eq!(d["positions"], 12);
+    assert_eq!(server.get("/health").status, 200);
+}
+
+#[test]
+fn silent_and_slow_clients_are_cut_off() {
+    let server = serve_all(&["--header-timeout", "1"]);
+    let started = Instant::now();
+    // One connection that sends nothing, one that stops half way through its headers.
+    let mut silent = TcpStream::connect(server.addr).unwrap();
+    let mut slow = TcpStream::connect(server.addr).unwrap();
+    slow.write_all(b"GET /health HTTP/1.1\r\nHost: x\r\n")
+        .unwrap();
+    for s in [&mut silent, &mut slow] {
+        s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        let mut buf = Vec::new();
+        // The server closes the connection (EOF, or a reset): it never waits forever.
+        let _ = s.read_to_end(&mut buf);
+        assert!(
+            !String::from_utf8_lossy(&buf).contains("200 OK"),
+            "an incomplete request was answered"
+        );
+    }
+    let waited = started.elapsed();
+    // Held until the header timeout (1 s), and not much longer.
+    assert!(
+        waited >= Duration::from_millis(900),
+        "closed after {waited:?}"
+    );
+    assert!(
+        waited < Duration::from_secs(15),
+        "connections held for {waited:?}"
+    );
+    // Meanwhile and afterwards, other clients are answered.
+    assert_eq!(server.get("/health").status, 200);
+}
+
+#[test]
+fn damaged_and_missing_tables_are_refused_at_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.rdb");
+    std::fs::copy(table("seed001"), &bad).unwrap();
+    let mut bytes = std::fs::read(&bad).unwrap();
+    bytes[4096] ^= 0x24;
+    std::fs::write(&bad, bytes).unwrap();
+    let o = retrodb(&["serve", bad.to_str().unwrap(), "--addr", "127.0.0.1:0"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("fails its checksum"), "{}", stderr(&o));
+    assert!(stdout(&o).is_empty(), "it must not start listening");
+
+    let o = retrodb(&["serve", "/nonexistent/x.rdb", "--addr", "127.0.0.1:0"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("/nonexistent/x.rdb"), "{}", stderr(&o));
+    let empty = tempfile::tempdir().unwrap();
+    let o = retrodb(&["serve", empty.path().to_str().unwrap()]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("no table file"), "{}", stderr(&o));
+    // Two tables with one name are refused rather than one hiding the other.
+    let other = tempfile::tempdir().unwrap();
+    std::fs::copy(table("seed001"), other.path().join("seed001.rdb")).unwrap();
+    let o = retrodb(&[
+        "serve",
+        tables().dir.to_str().unwrap(),
+        other.path().to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("two tables would be named 'seed001'"));
+}
+
+#[test]
+fn sigterm_stops_the_server_gracefully() {
+    let mut server = Server::start(&[table("seed001").to_str().unwrap()]);
+    assert_eq!(server.get("/api/v1/tables/seed001?position=4").status, 200);
+    let started = Instant::now();
+    let status = server.stop();
+    assert!(status.success(), "{status:?}");
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert!(TcpStream::connect(server.addr).is_err());
+}
