@@ -1,28 +1,28 @@
-//! The bit-parallel tier step for games that are a [`PlainBoard`]: values only, many positions
-//! at a time.
+//! The bit-parallel step for games that are a [`PlainBoard`]: values only, many positions at
+//! a time.
 //!
 //! A configuration is a row (the digits of the cells above the lowest [`LOW`]) and a column
 //! (the lowest cells' digits, `0..3^LOW`). For each mover the engine keeps a *loss plane*: one
 //! bit per configuration, set when that mover, to move there, loses. A row of a plane is
 //! `3^LOW` bits, so the children of every configuration of a row through one cell are one
 //! shifted copy of a row: a high cell's move goes to another row at the same columns, a low
-//! cell `e`'s move to the same row, `3^e` (Left) or `2 * 3^e` (Right) columns on. Deciding tier
-//! `t` for a row is then, per cell, a handful of word operations over the row, masked to the
-//! columns whose cell is empty and whose configurations are in the tier:
+//! cell `e`'s move to the same row, `3^e` (Left) or `2 * 3^e` (Right) columns on. A row is
+//! decided whole, a word of 64 columns at a time, with a handful of word operations per cell,
+//! masked to the columns whose cell is empty:
 //!
 //! ```text
-//! Left to move loses  = in tier & !(Left has won) & (Right has won | no child where Right loses)
-//! Right to move loses = in tier & (Left has won | !(Right has won) & no child where Left loses)
+//! Left to move loses  = !(Left has won) & (Right has won | no child where Right loses)
+//! Right to move loses = Left has won | !(Right has won) & no child where Left loses
 //! ```
 //!
-//! The ends are tested a configuration at a time (two lookups in the board's join table) and the
-//! tier's decisions are written to the cells as each row finishes, so after every tier the cells
-//! hold exactly what the generic kernel would have written (checkpoints work unchanged).
+//! The ends are tested a configuration at a time (one lookup per player's low cells in a
+//! 256-entry table made for the row) and the row's cells are written when it is decided.
 //!
-//! Invariant: while tier `t` is decided, a row's planes are written only by the task that owns
-//! the row, and only at tier `t`'s bits; other tasks read only tier `t + 1`'s bits of it.
+//! Invariant: while a level (the rows with a given number of claimed high cells) is decided, a
+//! row's planes are written only by the task that owns the row; other tasks read only rows of
+//! the finished level above.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 
 use rayon::prelude::*;
 
@@ -36,7 +36,7 @@ use crate::table::cells::{self, Cells};
 pub(super) const LOW: u32 = 8;
 
 /// Rows a task takes at a time.
-const ROWS_PER_UNIT: u64 = 8;
+const ROWS_PER_UNIT: usize = 8;
 
 /// A column: its number and each player's cells among the low ones.
 #[derive(Clone, Copy)]
@@ -56,8 +56,6 @@ pub(super) struct Columns {
     words: usize,
     /// The columns with `c` filled cells, in increasing order.
     pub by_count: Vec<Vec<Column>>,
-    /// `in_count[c]`: bit `p` set when column `p` has `c` filled cells.
-    in_count: Vec<Vec<u64>>,
     /// `empty[e]`: bit `p` set when column `p` has cell `e` empty.
     empty: Vec<Vec<u64>>,
 }
@@ -67,7 +65,6 @@ impl Columns {
         let n = 3usize.pow(low);
         let words = n.div_ceil(64);
         let mut by_count = vec![Vec::new(); low as usize + 1];
-        let mut in_count = vec![vec![0u64; words]; low as usize + 1];
         let mut empty = vec![vec![0u64; words]; low as usize];
         for p in 0..n {
             let (l, r) = digit_masks(p as u64, low);
@@ -82,44 +79,95 @@ impl Columns {
                 left: l as u8,
                 right: r as u8,
             });
-            in_count[c][p / 64] |= 1 << (p % 64);
         }
         Columns {
             low,
             columns: n,
             words,
             by_count,
-            in_count,
             empty,
         }
     }
 }
 
-/// A row of a plane read `s` columns on: word `w` holds the bits of columns `s + 64 w ..`.
-struct Window<'a> {
-    src: &'a [AtomicU64],
-    shift: u32,
+/// The two loss planes, rows of `words` words. While a level is solved, each of its rows is
+/// written by the one task that owns it, and only the rows of finished levels are read.
+struct Planes {
+    words: usize,
+    left: Vec<u64>,
+    right: Vec<u64>,
 }
 
-impl<'a> Window<'a> {
-    /// The row that starts at word `base`, `s` columns on, `words` words of it.
-    #[inline(always)]
-    fn new(plane: &'a [AtomicU64], base: usize, s: usize, words: usize) -> Window<'a> {
-        let from = base + s / 64;
-        Window {
-            src: &plane[from..from + words + 1],
-            shift: (s % 64) as u32,
+/// A shared view of the planes for a level's tasks.
+#[derive(Clone, Copy)]
+struct PlanesView {
+    words: usize,
+    left: *mut u64,
+    right: *mut u64,
+    len: usize,
+}
+
+// SAFETY: the view is handed to a level's tasks, which (see `PlanesView::row` and
+// `PlanesView::put_row`) read only rows of finished levels and write only their own rows; the
+// level's end (rayon's join) orders those writes before the next level's reads.
+unsafe impl Send for PlanesView {}
+unsafe impl Sync for PlanesView {}
+
+impl Planes {
+    fn new(rows: u64, words: usize) -> Planes {
+        let n = rows as usize * words;
+        // `vec![0; n]` comes from the zeroing allocator: untouched pages cost nothing.
+        Planes {
+            words,
+            left: vec![0; n],
+            right: vec![0; n],
         }
     }
 
+    fn view(&mut self) -> PlanesView {
+        PlanesView {
+            words: self.words,
+            left: self.left.as_mut_ptr(),
+            right: self.right.as_mut_ptr(),
+            len: self.left.len(),
+        }
+    }
+}
+
+impl PlanesView {
+    /// Row `row` of the Left-loses plane (`right == false`) or the Right-loses one.
+    ///
+    /// # Safety
+    /// No task may write the row while the slice lives: it must belong to a finished level.
     #[inline(always)]
-    fn get(&self, w: usize) -> u64 {
-        let lo = self.src[w].load(Ordering::Relaxed);
-        if self.shift == 0 {
-            lo
-        } else {
-            let hi = self.src[w + 1].load(Ordering::Relaxed);
-            (lo >> self.shift) | (hi << (64 - self.shift))
+    unsafe fn row(&self, right: bool, row: usize) -> &[u64] {
+        assert!((row + 1) * self.words <= self.len);
+        let base = if right { self.right } else { self.left };
+        // SAFETY: in bounds (asserted); not written while borrowed (the caller's promise).
+        unsafe { std::slice::from_raw_parts(base.add(row * self.words), self.words) }
+    }
+
+    /// Writes row `row` of both planes.
+    ///
+    /// # Safety
+    /// The caller must own the row: no other task reads or writes it during this level.
+    #[inline(always)]
+    unsafe fn put_row(&self, row: usize, left: &[u64], right: &[u64]) {
+        assert!((row + 1) * self.words <= self.len);
+        assert!(left.len() >= self.words && right.len() >= self.words);
+        // SAFETY: in bounds (asserted), and the row is this task's alone (the caller's promise);
+        // the sources are the task's own scratch, which cannot overlap the planes.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                left.as_ptr(),
+                self.left.add(row * self.words),
+                self.words,
+            );
+            std::ptr::copy_nonoverlapping(
+                right.as_ptr(),
+                self.right.add(row * self.words),
+                self.words,
+            );
         }
     }
 }
@@ -129,16 +177,29 @@ pub fn memory_estimate(cells: u32) -> u64 {
     let low = cells.min(LOW);
     let words = 3u64.pow(low).div_ceil(64);
     let rows = 3u64.pow(cells - low);
-    2 * (rows * words + pad(low) as u64) * 8
+    2 * rows * words * 8
 }
 
-/// Words past a plane's last row, so a shifted read of the last row stays inside.
-fn pad(low: u32) -> usize {
-    (2 * 3usize.pow(low.saturating_sub(1))).div_ceil(64) + 2
+/// Configurations of `cells` cells with `t` of them claimed: `C(cells, t) 2^t`.
+pub(super) fn tier_configurations(cells: u32, t: u32) -> u64 {
+    let mut c = 1u64;
+    for k in 0..t as u64 {
+        c = c * (cells as u64 - k) / (k + 1);
+    }
+    c << t
 }
 
-/// Solves every tier of `board` into `cells` (all undecided), calling `after` after each tier
-/// as the tiered engine does; `None` when `after` stopped the solve.
+/// Solves every configuration of `board` into `cells` (all undecided), calling `after` for
+/// each tier, highest first, as soon as all its positions are decided (as the tiered engine
+/// does); `None` when `after` stopped the solve.
+///
+/// The work goes by *levels*: the rows whose high cells hold `h` claims, `h` from the most
+/// down. A row's children through its high cells lie in rows of level `h + 1`, its children
+/// through its low cells in the row itself at higher columns, so a row is decided whole, once:
+/// its high children are one OR of finished rows, and its words are decided from the last down
+/// (see [`decide_row`]). Tier `t` is complete once level `t - LOW` is (every level for the
+/// tiers below `LOW`). Cells of lower tiers are written too as their rows finish; a build
+/// resumed from a checkpoint clears them before solving those tiers again.
 pub fn solve(
     board: &PlainBoard<'_>,
     cells: &Cells<'_>,
@@ -147,45 +208,54 @@ pub fn solve(
 ) -> crate::Result<Option<Solved>> {
     let e = board.cells;
     let low = e.min(LOW);
+    let high = e - low;
     let cols = Columns::new(low);
     let words = cols.words;
-    let rows = 3u64.pow(e - low);
+    let rows = 3u64.pow(high);
     let row_cells = 3u64.pow(low);
-    let plane_words = rows as usize * words + pad(low);
-    let planes = [
-        crate::table::cells::zeroed_words(plane_words as u64),
-        crate::table::cells::zeroed_words(plane_words as u64),
-    ];
     let size = 2 * rows * row_cells;
     assert_eq!(cells.len(), size, "cells must match the board");
+    let mut planes = Planes::new(rows, words);
+    let view = planes.view();
     let progress = opts.bar(size);
-    let units = rows.div_ceil(ROWS_PER_UNIT);
     let pow3: Vec<u64> = (0..=e).map(|i| 3u64.pow(i)).collect();
-
-    for t in (0..=e).rev() {
-        progress.set_message(format!("tier {t} of {}", e + 1));
-        let positions: u64 = (0..units)
-            .into_par_iter()
-            .map(|unit| {
-                let mut done = 0u64;
-                let mut scratch = Scratch::new(words);
-                for row in unit * ROWS_PER_UNIT..((unit + 1) * ROWS_PER_UNIT).min(rows) {
-                    done += decide_row(board, &cols, &planes, &pow3, row, t, &mut scratch, cells);
+    let mut levels: Vec<Vec<u64>> = vec![Vec::new(); high as usize + 1];
+    for row in 0..rows {
+        let (l, r) = digit_masks(row, high);
+        levels[(l | r).count_ones() as usize].push(row);
+    }
+    let fixed = RowFacts::new(board, &cols);
+    // The highest tier not reported yet.
+    let mut next = e as i64;
+    for h in (0..=high).rev() {
+        progress.set_message(format!("level {h} of {}", high + 1));
+        levels[h as usize].par_chunks(ROWS_PER_UNIT).for_each_init(
+            || Scratch::new(words, low),
+            |s, chunk| {
+                for &row in chunk {
+                    // SAFETY: each row of this level is in one chunk only, and rows of
+                    // other levels are only read (level h + 1 is finished).
+                    unsafe { decide_row(board, &cols, &fixed, view, &pow3, row, s, cells) };
                 }
-                progress.inc(done);
-                done
-            })
-            .sum();
-        let go_on = after(TierDone {
-            tier: t,
-            rounds: None,
-            positions,
-            remoteness: &[],
-        })?;
-        if !go_on && t > 0 {
-            return Ok(None);
+                progress.inc(2 * row_cells * chunk.len() as u64);
+            },
+        );
+        let complete = if h == 0 { 0 } else { (h + low) as i64 };
+        while next >= complete {
+            let t = next as u32;
+            next -= 1;
+            let go_on = after(TierDone {
+                tier: t,
+                rounds: None,
+                positions: 2 * tier_configurations(e, t),
+                remoteness: &[],
+            })?;
+            if !go_on && t > 0 {
+                return Ok(None);
+            }
         }
     }
+    drop(planes);
     progress.set_position(size);
     Ok(Some(Solved {
         stats: SolveStats {
@@ -200,125 +270,270 @@ pub fn solve(
     }))
 }
 
+/// What every row shares: the columns of a row, and how to turn a table of "has won with these
+/// low cells" into the columns where that holds.
+///
+/// A column's low cells split into its first `k` cells (`p % 3^k`, the *inner* digits) and the
+/// rest (the *outer* digits). For each outer value, the inner values whose cells (with the
+/// outer ones) win form a set of up to `2^k = 16` masks; `inner[j][x]` gives, for the set
+/// whose masks `8 j ..` are byte `x`, the columns `0..3^k` they select (`3^4 = 81` bits).
+struct RowFacts {
+    k: u32,
+    /// `3^k`.
+    span: usize,
+    /// Each outer value's player cells among the outer digits, as a mask.
+    outer: Vec<u8>,
+    inner: [Vec<u128>; 2],
+    /// Bit `p` set for every column of a row (the last word is partial).
+    valid: Vec<u64>,
+}
+
+impl RowFacts {
+    fn new(_board: &PlainBoard<'_>, cols: &Columns) -> RowFacts {
+        let k = cols.low.min(4);
+        let span = 3usize.pow(k);
+        let outer_count = cols.columns / span;
+        // A player's cells: the digits equal to 1 (the same table serves for Right's 2s, see
+        // `spread_ends`).
+        let player_mask = |mut v: usize, digits: u32, which: usize| -> u8 {
+            let mut m = 0u8;
+            for i in 0..digits {
+                if v % 3 == which {
+                    m |= 1 << i;
+                }
+                v /= 3;
+            }
+            m
+        };
+        let outer: Vec<u8> = (0..outer_count)
+            .flat_map(|o| {
+                [
+                    player_mask(o, cols.low - k, 1),
+                    player_mask(o, cols.low - k, 2),
+                ]
+            })
+            .collect();
+        let mut inner = [vec![0u128; 2 * 256], vec![0u128; 2 * 256]];
+        for (which, table) in inner.iter_mut().enumerate() {
+            for j in 0..2 {
+                for x in 0..256usize {
+                    let mut bits = 0u128;
+                    for p0 in 0..span {
+                        let m = player_mask(p0, k, which + 1) as usize;
+                        if m / 8 == j && x >> (m % 8) & 1 == 1 {
+                            bits |= 1 << p0;
+                        }
+                    }
+                    table[256 * j + x] = bits;
+                }
+            }
+        }
+        let mut valid = vec![0u64; cols.words];
+        for p in 0..cols.columns {
+            valid[p / 64] |= 1 << (p % 64);
+        }
+        RowFacts {
+            k,
+            span,
+            outer,
+            inner,
+            valid,
+        }
+    }
+
+    /// From `by` (bit `a` set when the player's low cells `a` make him the winner, for the
+    /// row's high cells; `player` 0 for Left, 1 for Right) to the columns of the row where he
+    /// has won.
+    #[inline]
+    fn spread_ends(&self, player: usize, by: &[u64; 4], out: &mut [u64]) {
+        out.iter_mut().for_each(|w| *w = 0);
+        if by.iter().all(|&w| w == 0) {
+            return;
+        }
+        let table = &self.inner[player];
+        let width = 1u32 << self.k;
+        let keep = if width == 64 { !0 } else { (1u64 << width) - 1 };
+        for (o, masks) in self.outer.chunks_exact(2).enumerate() {
+            let start = (masks[player] as usize) << self.k;
+            let t = (by[start / 64] >> (start % 64)) & keep;
+            if t == 0 {
+                continue;
+            }
+            let bits = table[(t & 0xFF) as usize] | table[256 + (t >> 8 & 0xFF) as usize];
+            let off = o * self.span;
+            let (w, sh) = (off / 64, (off % 64) as u32);
+            out[w] |= (bits << sh) as u64;
+            let rest = bits >> (64 - sh);
+            if rest != 0 {
+                out[w + 1] |= rest as u64;
+                if let Some(x) = out.get_mut(w + 2) {
+                    *x |= (rest >> 64) as u64;
+                }
+            }
+        }
+    }
+}
+
 /// A task's working words for one row.
 struct Scratch {
     left_won: Vec<u64>,
     right_won: Vec<u64>,
+    /// Columns where a high cell's move wins for Left (for Right).
     left_wins: Vec<u64>,
     right_wins: Vec<u64>,
+    /// The row's loss bits, padded with zero words so a read past the row stays inside.
+    left_loses: Vec<u64>,
+    right_loses: Vec<u64>,
 }
 
 impl Scratch {
-    fn new(words: usize) -> Scratch {
+    fn new(words: usize, low: u32) -> Scratch {
+        let pad = (2 * 3usize.pow(low.saturating_sub(1))).div_ceil(64) + 2;
         Scratch {
             left_won: vec![0; words],
             right_won: vec![0; words],
             left_wins: vec![0; words],
             right_wins: vec![0; words],
+            left_loses: vec![0; words + pad],
+            right_loses: vec![0; words + pad],
         }
     }
 }
 
-/// Decides the configurations of `row` in tier `t` and writes their cells; returns how many
-/// positions it decided.
+/// The bits of columns `64 w + off ..` of a padded row.
+#[inline(always)]
+fn window(src: &[u64], off: usize, w: usize) -> u64 {
+    let (q, r) = (w + off / 64, (off % 64) as u32);
+    if r == 0 {
+        src[q]
+    } else {
+        (src[q] >> r) | (src[q + 1] << (64 - r))
+    }
+}
+
+/// Low cells whose moves reach at least a word on: below this, a move can land in the same
+/// word (`2 * 3^3 = 54 < 64`).
+const NEAR: usize = 4;
+
+/// Decides every configuration of `row` (both movers) and writes its cells and its plane rows.
+///
+/// The high children are an OR of finished rows. The low children lie in the row itself at
+/// higher columns: the words are decided from the last down, so a move by one of the low cells
+/// `NEAR..` reads only finished words; moves by the first `NEAR` cells can stay in the word
+/// being decided, which is solved by repeating its step until nothing changes (its columns'
+/// dependencies run to higher bits only, so the fixed point is the answer, reached in at most
+/// `NEAR + 1` steps).
+///
+/// # Safety
+/// The caller owns `row` for this level, and every row of the next level up is finished.
 #[allow(clippy::too_many_arguments)]
 #[inline]
-fn decide_row(
+unsafe fn decide_row(
     board: &PlainBoard<'_>,
     cols: &Columns,
-    planes: &[Vec<AtomicU64>; 2],
+    fixed: &RowFacts,
+    planes: PlanesView,
     pow3: &[u64],
     row: u64,
-    t: u32,
     s: &mut Scratch,
     cells: &Cells<'_>,
-) -> u64 {
+) {
     let low = cols.low;
     let words = cols.words;
-    // The row's own cells (bits low..) and its empty high cells.
     let (hl, hr) = digit_masks(row, board.cells - low);
     let (hl, hr) = (hl << low, hr << low);
-    let all_high = ((1u64 << board.cells) - 1) & !((1u64 << low) - 1);
+    let all = (1u64 << board.cells) - 1;
+    let all_high = all & !((1u64 << low) - 1);
     let empty_high = all_high & !(hl | hr);
-    let filled = (hl | hr).count_ones();
-    let Some(c) = t.checked_sub(filled).filter(|&c| c <= low) else {
-        return 0;
-    };
-    let in_tier = &cols.in_count[c as usize];
-    let columns = &cols.by_count[c as usize];
-    // Ends, a configuration at a time.
-    s.left_won.iter_mut().for_each(|w| *w = 0);
-    s.right_won.iter_mut().for_each(|w| *w = 0);
-    let (left_won, right_won) = (&mut s.left_won[..words], &mut s.right_won[..words]);
-    for col in columns {
-        let (lw, rw) = board.won(hl | col.left as u64, hr | col.right as u64);
-        let (w, bit) = ((col.p / 64) as usize, 1u64 << (col.p % 64));
-        left_won[w] |= (lw as u64).wrapping_neg() & bit;
-        right_won[w] |= (rw as u64).wrapping_neg() & bit;
+    // Ends: Left's win depends on his cells only, Right's on his (and on Left's not having won).
+    let (mut left_by, mut right_by) = ([0u64; 4], [0u64; 4]);
+    for a in 0..1usize << low {
+        left_by[a / 64] |= (board.joins(hl | a as u64) as u64) << (a % 64);
+        right_by[a / 64] |= (!board.joins(all & !(hr | a as u64)) as u64) << (a % 64);
     }
-    // Children: Left's moves lead to Right to move (Right's loss plane), Right's to Left's.
-    let [left_loses, right_loses] = planes;
-    let base = row as usize * words;
+    fixed.spread_ends(0, &left_by, &mut s.left_won);
+    fixed.spread_ends(1, &right_by, &mut s.right_won);
+    for (r, l) in s.right_won.iter_mut().zip(&s.left_won) {
+        *r &= !l;
+    }
+    // High children: Left's moves lead to Right to move (the Right-loses plane).
     s.left_wins.iter_mut().for_each(|w| *w = 0);
     s.right_wins.iter_mut().for_each(|w| *w = 0);
-    let (left_wins, right_wins) = (&mut s.left_wins[..words], &mut s.right_wins[..words]);
-    let in_tier = &in_tier[..words];
-    let mut high = empty_high;
-    while high != 0 {
-        let i = high.trailing_zeros();
-        high &= high - 1;
+    let mut free = empty_high;
+    while free != 0 {
+        let i = free.trailing_zeros();
+        free &= free - 1;
         let step = pow3[(i - low) as usize] as usize;
-        let lrow = &right_loses[base + step * words..][..words];
-        let rrow = &left_loses[base + 2 * step * words..][..words];
-        for ((((lw, rw), &m), a), b) in left_wins
-            .iter_mut()
-            .zip(right_wins.iter_mut())
-            .zip(in_tier)
-            .zip(lrow)
-            .zip(rrow)
-        {
-            if m != 0 {
-                *lw |= a.load(Ordering::Relaxed);
-                *rw |= b.load(Ordering::Relaxed);
+        // SAFETY: rows of the next level up, finished (the caller's promise).
+        let (lrow, rrow) = unsafe {
+            (
+                planes.row(true, row as usize + step),
+                planes.row(false, row as usize + 2 * step),
+            )
+        };
+        for (acc, x) in s.left_wins.iter_mut().zip(lrow) {
+            *acc |= x;
+        }
+        for (acc, x) in s.right_wins.iter_mut().zip(rrow) {
+            *acc |= x;
+        }
+    }
+    // Low children, from the last word down.
+    let near = (low as usize).min(NEAR);
+    let (ll, rl) = (&mut s.left_loses, &mut s.right_loses);
+    for w in (0..words).rev() {
+        let mut a = s.left_wins[w];
+        let mut b = s.right_wins[w];
+        for (&off, empty) in pow3[near..low as usize].iter().zip(&cols.empty[near..]) {
+            let (off, empty) = (off as usize, empty[w]);
+            a |= window(rl, off, w) & empty;
+            b |= window(ll, 2 * off, w) & empty;
+        }
+        // The near cells' moves that land in the next word (finished).
+        let (nl, nr) = (rl[w + 1], ll[w + 1]);
+        for (&off, empty) in pow3[..near].iter().zip(&cols.empty) {
+            let (off, empty) = (off as u32, empty[w]);
+            a |= (nl << (64 - off)) & empty;
+            b |= (nr << (64 - 2 * off)) & empty;
+        }
+        let (lw, rw, valid) = (s.left_won[w], s.right_won[w], fixed.valid[w]);
+        let (mut left_lost, mut right_lost) = (0u64, 0u64);
+        for _ in 0..=NEAR + 1 {
+            let (mut a2, mut b2) = (a, b);
+            for (&off, empty) in pow3[..near].iter().zip(&cols.empty) {
+                let (off, empty) = (off as u32, empty[w]);
+                a2 |= (right_lost >> off) & empty;
+                b2 |= (left_lost >> (2 * off)) & empty;
             }
-        }
-    }
-    for (i, &step) in pow3[..low as usize].iter().enumerate() {
-        let step = step as usize;
-        let lsrc = Window::new(right_loses, base, step, words);
-        let rsrc = Window::new(left_loses, base, 2 * step, words);
-        for (w, (((lw, rw), &m), &empty)) in left_wins
-            .iter_mut()
-            .zip(right_wins.iter_mut())
-            .zip(in_tier)
-            .zip(&cols.empty[i][..words])
-            .enumerate()
-        {
-            let m = m & empty;
-            if m != 0 {
-                *lw |= lsrc.get(w) & m;
-                *rw |= rsrc.get(w) & m;
+            let l2 = valid & !lw & (rw | !a2);
+            let r2 = valid & (lw | (!rw & !b2));
+            if (l2, r2) == (left_lost, right_lost) {
+                break;
             }
+            (left_lost, right_lost) = (l2, r2);
         }
+        ll[w] = left_lost;
+        rl[w] = right_lost;
     }
-    // This tier's bits of the row's planes: only this task writes them.
-    for w in 0..words {
-        let m = in_tier[w];
-        if m == 0 {
-            continue;
-        }
-        let (lw, rw) = (s.left_won[w], s.right_won[w]);
-        let left_lost = m & !lw & (rw | !left_wins[w]);
-        let right_lost = m & (lw | (!rw & !right_wins[w]));
-        left_wins[w] = left_lost;
-        right_wins[w] = right_lost;
-        let (a, b) = (&left_loses[base + w], &right_loses[base + w]);
-        a.store(a.load(Ordering::Relaxed) | left_lost, Ordering::Relaxed);
-        b.store(b.load(Ordering::Relaxed) | right_lost, Ordering::Relaxed);
-    }
-    // And the cells: a cell word holds 16 configurations, a nibble each (Left to move's code,
-    // then Right to move's). Column p is configuration first + p, nibble (first + p) % 16: the
-    // row's sets moved up by that phase give each cell word's 16 bits in place, four to a word.
+    // SAFETY: the caller owns the row.
+    unsafe { planes.put_row(row as usize, ll, rl) };
+    write_cells(cols, fixed, row, ll, rl, cells);
+}
+
+/// Writes the cells of every configuration of `row` from its loss bits: a cell word holds 16
+/// configurations, a nibble each (Left to move's code, then Right to move's). Column `p` is
+/// configuration `first + p`, nibble `(first + p) % 16`: the row's sets moved up by that phase
+/// give each cell word's 16 bits in place, four to a word.
+#[inline]
+fn write_cells(
+    cols: &Columns,
+    fixed: &RowFacts,
+    row: u64,
+    left_loses: &[u64],
+    right_loses: &[u64],
+    cells: &Cells<'_>,
+) {
+    let words = cols.words;
     let first = row * cols.columns as u64;
     let phase = (first % 16) as u32;
     let first_cw = first / 16;
@@ -334,13 +549,13 @@ fn decide_row(
     };
     let cell_words = cells.words();
     for j in 0..=words {
-        let tier = moved(in_tier, j);
-        if tier == 0 {
+        let valid = moved(&fixed.valid, j);
+        if valid == 0 {
             continue;
         }
-        let (ll, rl) = (moved(left_wins, j), moved(right_wins, j));
+        let (ll, rl) = (moved(left_loses, j), moved(right_loses, j));
         for q in 0..4u32 {
-            let t16 = tier >> (16 * q) & 0xFFFF;
+            let t16 = valid >> (16 * q) & 0xFFFF;
             if t16 == 0 {
                 continue;
             }
@@ -355,14 +570,10 @@ fn decide_row(
                 // Shared with the rows on either side, which other tasks may be writing.
                 at.fetch_or(left | right << 2, Ordering::Relaxed);
             } else {
-                at.store(
-                    at.load(Ordering::Relaxed) | left | right << 2,
-                    Ordering::Relaxed,
-                );
+                at.store(left | right << 2, Ordering::Relaxed);
             }
         }
     }
-    2 * columns.len() as u64
 }
 
 /// Bit `j` of a 16-bit `x` moved to bit `4 * j`.

@@ -20,7 +20,7 @@ use crate::game::{PlainBoard, digit_masks};
 use crate::table::cells::{self, Cells};
 
 /// Rows a task takes at a time.
-const ROWS_PER_UNIT: u64 = 4;
+const ROWS_PER_UNIT: usize = 4;
 
 /// What a solve reports besides the cells and bytes it wrote.
 pub struct Counts {
@@ -58,54 +58,77 @@ pub fn solve(
         left_step[i] = 2 * 3usize.pow(i as u32) + 1;
         right_step[i] = 4 * 3usize.pow(i as u32);
     }
-    let units = rows.div_ceil(ROWS_PER_UNIT);
+    let high = e - low;
+    let mut levels: Vec<Vec<u64>> = vec![Vec::new(); high as usize + 1];
+    for row in 0..rows {
+        let (l, r) = digit_masks(row, high);
+        levels[(l | r).count_ones() as usize].push(row);
+    }
     let rounds = AtomicU32::new(0);
     let edges = AtomicU64::new(0);
-    for t in (0..=e).rev() {
-        progress.set_message(format!("tier {t} of {}", e + 1));
-        let positions: u64 = (0..units)
-            .into_par_iter()
-            .map(|unit| {
+    // The highest tier not reported yet.
+    let mut next = e as i64;
+    for h in (0..=high).rev() {
+        progress.set_message(format!("level {h} of {}", high + 1));
+        levels[h as usize]
+            .par_chunks(ROWS_PER_UNIT)
+            .for_each(|chunk| {
                 let mut task = Task {
                     board,
                     bytes,
-                    batch: cells::Batch::new(*cells),
                     left_step: &left_step,
                     right_step: &right_step,
                     rounds: 0,
                     edges: 0,
                 };
-                let mut done = 0;
-                for row in unit * ROWS_PER_UNIT..((unit + 1) * ROWS_PER_UNIT).min(rows) {
-                    let (hl, hr) = digit_masks(row, e - low);
-                    let filled = (hl | hr).count_ones();
-                    let Some(c) = t.checked_sub(filled).filter(|&c| c <= low) else {
-                        continue;
-                    };
+                let mut batch = cells::Batch::new(*cells);
+                for &row in chunk {
+                    let (hl, hr) = digit_masks(row, high);
                     let base = row * row_configs;
-                    for col in &cols.by_count[c as usize] {
-                        let config = base + col.p as u64;
-                        let l = hl << low | col.left as u64;
-                        let r = hr << low | col.right as u64;
-                        task.decide(config, l, r);
+                    // The row's columns with the most claims first: a low cell's move stays in the
+                    // row, one claim up.
+                    for by in cols.by_count.iter().rev() {
+                        for col in by {
+                            let l = hl << low | col.left as u64;
+                            let r = hr << low | col.right as u64;
+                            task.decide(base + col.p as u64, l, r);
+                        }
                     }
-                    done += 2 * cols.by_count[c as usize].len() as u64;
+                    // Then the row's cells, in index order.
+                    let at = 2 * base as usize;
+                    for (k, pair) in bytes[at..at + 2 * row_configs as usize]
+                        .chunks_exact(2)
+                        .enumerate()
+                    {
+                        let code = |b: &AtomicU8| {
+                            if b.load(Ordering::Relaxed) & 1 == 1 {
+                                cells::LOSS
+                            } else {
+                                cells::WIN
+                            }
+                        };
+                        batch.decide((at + 2 * k) as u64, code(&pair[0]) | code(&pair[1]) << 2);
+                    }
                 }
-                task.batch.flush();
+                batch.flush();
                 rounds.fetch_max(task.rounds as u32, Ordering::Relaxed);
                 edges.fetch_add(task.edges, Ordering::Relaxed);
-                progress.inc(done);
-                done
-            })
-            .sum();
-        let go_on = after(TierDone {
-            tier: t,
-            rounds: Some(rounds.load(Ordering::Relaxed)),
-            positions,
-            remoteness: bytes,
-        })?;
-        if !go_on && t > 0 {
-            return Ok(None);
+                progress.inc(2 * row_configs * chunk.len() as u64);
+            });
+        // Tier t is complete once every row with at least t - low claims is.
+        let complete = if h == 0 { 0 } else { (h + low) as i64 };
+        while next >= complete {
+            let t = next as u32;
+            next -= 1;
+            let go_on = after(TierDone {
+                tier: t,
+                rounds: Some(rounds.load(Ordering::Relaxed)),
+                positions: 2 * super::bitplane::tier_configurations(e, t),
+                remoteness: bytes,
+            })?;
+            if !go_on && t > 0 {
+                return Ok(None);
+            }
         }
     }
     Ok(Some(Counts {
@@ -115,10 +138,9 @@ pub fn solve(
 }
 
 /// One task's view: the bytes it reads and writes, and its tallies.
-struct Task<'a, 'b> {
+struct Task<'a> {
     board: &'a PlainBoard<'a>,
     bytes: &'a [AtomicU8],
-    batch: cells::Batch<'b>,
     left_step: &'a [usize; 64],
     right_step: &'a [usize; 64],
     /// The largest byte-encoded remoteness (`remoteness + 1`) stored.
@@ -126,31 +148,31 @@ struct Task<'a, 'b> {
     edges: u64,
 }
 
-impl Task<'_, '_> {
+impl Task<'_> {
     /// Decides configuration `config` (Left's cells `l`, Right's `r`) for both movers.
     #[inline(always)]
     fn decide(&mut self, config: u64, l: u64, r: u64) {
         let at = 2 * config as usize;
         let (left_won, right_won) = self.board.won(l, r);
-        // Codes and bytes for Left to move, then Right to move.
-        let (codes, left_byte, right_byte) = if left_won {
-            (cells::WIN | cells::LOSS << 2, 2, 3)
+        // Bytes for Left to move, then Right to move.
+        let (left_byte, right_byte) = if left_won {
+            (2, 3)
         } else if right_won {
-            (cells::LOSS | cells::WIN << 2, 3, 2)
+            (3, 2)
         } else {
             let empty = ((1u64 << self.board.cells) - 1) & !(l | r);
             self.edges += 2 * empty.count_ones() as u64;
-            let a = self.best(at, empty, self.left_step);
-            let b = self.best(at, empty, self.right_step);
-            (a.0 | b.0 << 2, a.1, b.1)
+            (
+                self.best(at, empty, self.left_step),
+                self.best(at, empty, self.right_step),
+            )
         };
         self.bytes[at].store(left_byte, Ordering::Relaxed);
         self.bytes[at + 1].store(right_byte, Ordering::Relaxed);
         self.rounds = self.rounds.max(left_byte >> 1).max(right_byte >> 1);
-        self.batch.decide(at as u64, codes);
     }
 
-    /// The code and byte of the position at `at` whose moves claim the cells of `empty`, each
+    /// The byte of the position at `at` whose moves claim the cells of `empty`, each
     /// landing `step[i]` positions on: a win `1 + min` over lost children, else a loss
     /// `1 + max` over the (won) children.
     ///
@@ -158,7 +180,7 @@ impl Task<'_, '_> {
     /// counts as `r` when won and as `255 - r` when lost (above any won child's, as `r` is at
     /// most 127, and larger the quicker the loss).
     #[inline(always)]
-    fn best(&self, at: usize, empty: u64, step: &[usize; 64]) -> (u8, u8) {
+    fn best(&self, at: usize, empty: u64, step: &[usize; 64]) -> u8 {
         let mut key = 0u8;
         let mut e = empty;
         while e != 0 {
@@ -168,9 +190,9 @@ impl Task<'_, '_> {
             key = key.max((b >> 1) ^ 0u8.wrapping_sub(b & 1));
         }
         if key >= 128 {
-            (cells::WIN, 2 * (255 - key + 1))
+            2 * (255 - key + 1)
         } else {
-            (cells::LOSS, 2 * (key + 1) + 1)
+            2 * (key + 1) + 1
         }
     }
 }

@@ -268,6 +268,11 @@ fn run<G: Tiered, const REM: bool>(
     if let Some(fill) = resume {
         fill(rem.bytes_mut())?;
     }
+    if done_from < tiers {
+        // A resumed solve: the interrupted run may have decided positions below its checkpoint
+        // (the bit-parallel step writes whole rows); they are decided again from scratch.
+        clear_tiers(game, cells, done_from);
+    }
     let progress = opts.bar(size);
     let edges = AtomicU64::new(0);
     let probes = AtomicU64::new(0);
@@ -339,6 +344,21 @@ fn run<G: Tiered, const REM: bool>(
         },
         remoteness: REM.then_some(rem),
     }))
+}
+
+/// Makes every position of the tiers below `below` undecided.
+fn clear_tiers<G: Tiered>(game: &G, cells: &Cells<'_>, below: u32) {
+    struct Clear<'a>(Cells<'a>);
+    impl TierVisitor for Clear<'_> {
+        fn visit<I: ExactSizeIterator<Item = u64>>(&mut self, p: TierPosition<I>) {
+            self.0.clear(p.index);
+        }
+    }
+    for t in 0..below {
+        (0..game.tier_units(t))
+            .into_par_iter()
+            .for_each(|unit| game.visit_tier(t, unit, &mut Clear(*cells)));
+    }
 }
 
 /// From the engine's `2 * (remoteness + 1) + lost` (0 none) to the table's byte (all-ones

@@ -97,6 +97,13 @@ impl<'a> Cells<'a> {
         was == 0
     }
 
+    /// Makes cell `i` undecided again.
+    #[inline]
+    pub fn clear(&self, i: u64) {
+        let shift = (i % CELLS_PER_WORD) * 2;
+        self.words[(i / CELLS_PER_WORD) as usize].fetch_and(!(3u64 << shift), Ordering::Relaxed);
+    }
+
     /// How many cells hold each code, `[unused, win, loss, draw]`.
     pub fn counts(&self) -> [u64; 4] {
         use rayon::prelude::*;
