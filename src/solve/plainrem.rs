@@ -49,6 +49,7 @@ pub fn solve(
         "cells must match the board"
     );
     let bytes = rem.atomics();
+    let mirror = Mirror::new(board, low);
     // Per cell: how far on a claim moves a position's index (Left's claim lands on Right to
     // move, so one more).
     // 64 entries, so a cell number masked to 6 bits needs no bounds check.
@@ -80,37 +81,51 @@ pub fn solve(
                     right_step: &right_step,
                     rounds: 0,
                     edges: 0,
+                    row_at: 0,
+                    lost: vec![0; (2 * row_configs as usize).div_ceil(64) + 1],
                 };
-                let mut batch = cells::Batch::new(*cells);
                 for &row in chunk {
                     let (hl, hr) = digit_masks(row, high);
                     let base = row * row_configs;
+                    task.row_at = 2 * base as usize;
+                    task.lost.iter_mut().for_each(|w| *w = 0);
+                    // The ends: Left's win depends on his cells only, Right's on his (and on Left's
+                    // not having won); a table of each over the low cells.
+                    let all = (1u64 << e) - 1;
+                    let (mut left_by, mut right_by) = ([0u64; 4], [0u64; 4]);
+                    for a in 0..1u64 << low {
+                        left_by[(a / 64) as usize] |=
+                            (board.joins(hl << low | a) as u64) << (a % 64);
+                        right_by[(a / 64) as usize] |=
+                            (!board.joins(all & !(hr << low | a)) as u64) << (a % 64);
+                    }
+                    let bit = |t: &[u64; 4], a: u8| t[(a / 64) as usize] >> (a % 64) & 1 == 1;
                     // The row's columns with the most claims first: a low cell's move stays in the
                     // row, one claim up.
                     for by in cols.by_count.iter().rev() {
                         for col in by {
                             let l = hl << low | col.left as u64;
                             let r = hr << low | col.right as u64;
-                            task.decide(base + col.p as u64, l, r);
+                            if let Some(m) = &mirror {
+                                let (at, level) = m.of(row, col.p);
+                                if level > h {
+                                    task.copy(base + col.p as u64, at, l | r);
+                                    continue;
+                                }
+                            }
+                            let left_won = bit(&left_by, col.left);
+                            let right_won = !left_won && bit(&right_by, col.right);
+                            task.decide(base + col.p as u64, l, r, (left_won, right_won));
                         }
                     }
-                    // Then the row's cells, in index order.
-                    let at = 2 * base as usize;
-                    for (k, pair) in bytes[at..at + 2 * row_configs as usize]
-                        .chunks_exact(2)
-                        .enumerate()
-                    {
-                        let code = |b: &AtomicU8| {
-                            if b.load(Ordering::Relaxed) & 1 == 1 {
-                                cells::LOSS
-                            } else {
-                                cells::WIN
-                            }
-                        };
-                        batch.decide((at + 2 * k) as u64, code(&pair[0]) | code(&pair[1]) << 2);
-                    }
+                    // Then the row's cells.
+                    row_cells(
+                        &task.lost,
+                        2 * base as usize,
+                        2 * row_configs as usize,
+                        cells,
+                    );
                 }
-                batch.flush();
                 rounds.fetch_max(task.rounds as u32, Ordering::Relaxed);
                 edges.fetch_add(task.edges, Ordering::Relaxed);
                 progress.inc(2 * row_configs * chunk.len() as u64);
@@ -143,6 +158,10 @@ struct Task<'a> {
     bytes: &'a [AtomicU8],
     left_step: &'a [usize; 64],
     right_step: &'a [usize; 64],
+    /// The first position of the row being decided, and which of the row's positions are lost
+    /// (bit `k` for position `row_at + k`).
+    row_at: usize,
+    lost: Vec<u64>,
     /// The largest byte-encoded remoteness (`remoteness + 1`) stored.
     rounds: u8,
     edges: u64,
@@ -151,9 +170,8 @@ struct Task<'a> {
 impl Task<'_> {
     /// Decides configuration `config` (Left's cells `l`, Right's `r`) for both movers.
     #[inline(always)]
-    fn decide(&mut self, config: u64, l: u64, r: u64) {
+    fn decide(&mut self, config: u64, l: u64, r: u64, (left_won, right_won): (bool, bool)) {
         let at = 2 * config as usize;
-        let (left_won, right_won) = self.board.won(l, r);
         // Bytes for Left to move, then Right to move.
         let (left_byte, right_byte) = if left_won {
             (2, 3)
@@ -162,37 +180,207 @@ impl Task<'_> {
         } else {
             let empty = ((1u64 << self.board.cells) - 1) & !(l | r);
             self.edges += 2 * empty.count_ones() as u64;
-            (
-                self.best(at, empty, self.left_step),
-                self.best(at, empty, self.right_step),
-            )
+            self.best(at, empty)
         };
-        self.bytes[at].store(left_byte, Ordering::Relaxed);
-        self.bytes[at + 1].store(right_byte, Ordering::Relaxed);
+        self.store(at, left_byte, right_byte);
         self.rounds = self.rounds.max(left_byte >> 1).max(right_byte >> 1);
     }
 
-    /// The byte of the position at `at` whose moves claim the cells of `empty`, each
-    /// landing `step[i]` positions on: a win `1 + min` over lost children, else a loss
-    /// `1 + max` over the (won) children.
+    /// Stores the bytes of the positions at `at` and `at + 1`, and notes which are lost.
+    #[inline(always)]
+    fn store(&mut self, at: usize, left_byte: u8, right_byte: u8) {
+        self.bytes[at].store(left_byte, Ordering::Relaxed);
+        self.bytes[at + 1].store(right_byte, Ordering::Relaxed);
+        let k = at - self.row_at;
+        self.lost[k / 64] |= ((left_byte & 1) as u64 | ((right_byte & 1) as u64) << 1) << (k % 64);
+    }
+
+    /// Configuration `config` (claimed cells `filled`) as its mirror image at `from`, which is
+    /// decided: the same bytes for both movers.
+    #[inline(always)]
+    fn copy(&mut self, config: u64, from: u64, filled: u64) {
+        let (at, from) = (2 * config as usize, 2 * from as usize);
+        let left_byte = self.bytes[from].load(Ordering::Relaxed);
+        let right_byte = self.bytes[from + 1].load(Ordering::Relaxed);
+        self.store(at, left_byte, right_byte);
+        // An end has remoteness 0 (byte 2 or 3); any other position has moves.
+        if left_byte >= 4 {
+            let empty = ((1u64 << self.board.cells) - 1) & !filled;
+            self.edges += 2 * empty.count_ones() as u64;
+        }
+    }
+
+    /// The bytes of the positions of the configuration at `at` (Left to move, Right to move)
+    /// whose moves claim the cells of `empty`, each landing `left_step[i]` (`right_step[i]`)
+    /// positions on: a win `1 + min` over lost children, else a loss `1 + max` over the (won)
+    /// children.
     ///
     /// One maximum, no branch on the children's values: a child with `r = remoteness + 1`
     /// counts as `r` when won and as `255 - r` when lost (above any won child's, as `r` is at
     /// most 127, and larger the quicker the loss).
     #[inline(always)]
-    fn best(&self, at: usize, empty: u64, step: &[usize; 64]) -> u8 {
-        let mut key = 0u8;
+    fn best(&self, at: usize, empty: u64) -> (u8, u8) {
+        let key = |b: u8| (b >> 1) ^ 0u8.wrapping_sub(b & 1);
+        let (mut left, mut right) = (0u8, 0u8);
         let mut e = empty;
         while e != 0 {
             let i = e.trailing_zeros() as usize & 63;
             e &= e - 1;
-            let b = self.bytes[at + step[i]].load(Ordering::Relaxed);
-            key = key.max((b >> 1) ^ 0u8.wrapping_sub(b & 1));
+            let a = self.bytes[at + self.left_step[i]].load(Ordering::Relaxed);
+            let b = self.bytes[at + self.right_step[i]].load(Ordering::Relaxed);
+            left = left.max(key(a));
+            right = right.max(key(b));
         }
-        if key >= 128 {
-            2 * (255 - key + 1)
+        let byte = |key: u8| {
+            if key >= 128 {
+                2 * (255 - key + 1)
+            } else {
+                2 * (key + 1) + 1
+            }
+        };
+        (byte(left), byte(right))
+    }
+}
+
+/// The board's mirror image, when reversing the order of its cells is a symmetry (it keeps
+/// which cell sets join, so each player's wins: Hex's and Bridg-It's 180° rotation where cells
+/// are numbered row by row). A configuration and its mirror image have the same value and
+/// remoteness for each mover, so a configuration whose image lies in a finished level is
+/// copied, not decided: for `hex:4` the images of the rows' configurations with more claims
+/// among their low cells than among their high ones.
+struct Mirror {
+    /// Per column: the image's index from the low cells, and how many of the claimed low cells
+    /// land among the high cells.
+    col_index: Vec<u64>,
+    col_high: Vec<u8>,
+    /// Per row: the same for the high cells.
+    row_index: Vec<u64>,
+    row_high: Vec<u8>,
+}
+
+/// Boards of more cells are not checked for the symmetry (2^cells sets).
+const MIRROR_MAX_CELLS: u32 = 26;
+
+impl Mirror {
+    fn new(board: &PlainBoard<'_>, low: u32) -> Option<Mirror> {
+        let e = board.cells;
+        if !(2..=MIRROR_MAX_CELLS).contains(&e) {
+            return None;
+        }
+        let image = |set: u64| set.reverse_bits() >> (64 - e);
+        if !(0..1u64 << e).all(|set| board.joins(set) == board.joins(image(set))) {
+            return None;
+        }
+        let high = e - low;
+        // Digit `i` of a configuration goes to digit `e - 1 - i`.
+        let part = |value: u64, digits: u32, first: u32| -> (u64, u8) {
+            let (l, r) = digit_masks(value, digits);
+            let (mut index, mut up) = (0u64, 0u8);
+            for i in 0..digits {
+                let d = (l >> i & 1) + 2 * (r >> i & 1);
+                let to = e - 1 - (first + i);
+                index += d * 3u64.pow(to);
+                up += (d != 0 && to >= low) as u8;
+            }
+            (index, up)
+        };
+        let (col_index, col_high) = (0..3u64.pow(low)).map(|c| part(c, low, 0)).unzip();
+        let (row_index, row_high) = (0..3u64.pow(high)).map(|r| part(r, high, low)).unzip();
+        Some(Mirror {
+            col_index,
+            col_high,
+            row_index,
+            row_high,
+        })
+    }
+
+    /// The image of the configuration at `row`, column `p`: its index and its level.
+    #[inline(always)]
+    fn of(&self, row: u64, p: u16) -> (u64, u32) {
+        let (row, p) = (row as usize, p as usize);
+        (
+            self.row_index[row] + self.col_index[p],
+            (self.row_high[row] + self.col_high[p]) as u32,
+        )
+    }
+}
+
+/// Writes the cells of positions `from..from + n`, lost where bit `k` of `lost` is set for
+/// position `from + k`, else won (a plain board has no draws), a cell word at a time; the first
+/// and the last word may hold other rows' cells, which other tasks may be writing.
+#[inline]
+fn row_cells(lost: &[u64], from: usize, n: usize, cells: &Cells<'_>) {
+    const PER: usize = cells::CELLS_PER_WORD as usize;
+    const _: () = assert!(cells::WIN == 1 && cells::LOSS == 2);
+    let words = cells.words();
+    let (first, last) = (from / PER, (from + n - 1) / PER);
+    for (w, word) in words.iter().enumerate().take(last + 1).skip(first) {
+        let lo = (w * PER).max(from);
+        let hi = ((w + 1) * PER).min(from + n);
+        // Bits lo - from .. hi - from of `lost` (at most 32, so two words at most).
+        let k = lo - from;
+        let (q, r) = (k / 64, k % 64);
+        let mut got = lost[q] >> r;
+        if r > 0 {
+            got |= lost[q + 1] << (64 - r);
+        }
+        let len = hi - lo;
+        let shift = lo - w * PER;
+        let present = ((1u64 << len) - 1) << shift;
+        let lost_here = (got & ((1u64 << len) - 1)) << shift;
+        // Win 01, loss 10.
+        let bits = spread2(lost_here) << 1 | spread2(present & !lost_here);
+        if w == first || w == last {
+            word.fetch_or(bits, Ordering::Relaxed);
         } else {
-            2 * (key + 1) + 1
+            word.store(bits, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Bit `j` of a 32-bit `x` moved to bit `2 * j`.
+#[inline(always)]
+fn spread2(x: u64) -> u64 {
+    let mut x = x & 0xFFFF_FFFF;
+    x = (x | x << 16) & 0x0000_FFFF_0000_FFFF;
+    x = (x | x << 8) & 0x00FF_00FF_00FF_00FF;
+    x = (x | x << 4) & 0x0F0F_0F0F_0F0F_0F0F;
+    x = (x | x << 2) & 0x3333_3333_3333_3333;
+    (x | x << 1) & 0x5555_5555_5555_5555
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A board of 3 cells where Left joins exactly when he holds cell `k`.
+    fn holding(k: u32) -> Vec<u64> {
+        vec![
+            (0..8u64)
+                .filter(|s| s >> k & 1 == 1)
+                .fold(0, |w, s| w | 1 << s),
+        ]
+    }
+
+    #[test]
+    fn the_mirror_is_used_only_where_reversal_keeps_the_joins() {
+        let off_centre = holding(0);
+        let board = PlainBoard {
+            cells: 3,
+            joins: &off_centre,
+        };
+        assert!(Mirror::new(&board, 3).is_none());
+        let centre = holding(1);
+        let board = PlainBoard {
+            cells: 3,
+            joins: &centre,
+        };
+        let m = Mirror::new(&board, 3).expect("cell 1 is its own image");
+        // Digits (d0, d1, d2) go to (d2, d1, d0): 1 + 2*9 = 19 goes to 2 + 1*9 = 11.
+        assert_eq!(m.of(0, 19), (11, 0));
+        for p in 0..27u16 {
+            let (image, _) = m.of(0, p);
+            assert_eq!(m.of(0, image as u16).0, p as u64, "an involution");
         }
     }
 }
