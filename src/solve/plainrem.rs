@@ -1,14 +1,14 @@
-//! The tier step with remoteness for games that are a [`PlainBoard`]: a configuration at a
-//! time, both movers together, from the remoteness bytes alone.
+//! The solve with remoteness for games that are a [`PlainBoard`]: a configuration at a time,
+//! both movers together, from the remoteness bytes alone.
 //!
 //! The generic kernel reaches a position's children through the game's walk and iterators; on
 //! a plain board they are arithmetic: the children of configuration `c` through empty cell `i`
 //! are positions `2 (c + 3^i) + 1` (Left claimed it, Right to move) and `2 (c + 2 * 3^i)` (Right
-//! claimed it). The walk is the bit-parallel step's: rows of `3^8` columns, a row's columns of
-//! tier `t` listed in increasing order, so the cells of a row are written in order through a
-//! [`cells::Batch`]. A position's byte is the engine's (`2 * (remoteness + 1) + lost`, see
-//! [`super::tiered`]), so the table, the checkpoints and a resumed solve are exactly the generic
-//! kernel's.
+//! claimed it). The order is the bit-parallel step's: rows of `3^8` columns by levels (the
+//! claims among a row's high cells, most first), each row decided whole, its columns with the
+//! most claims first, so a row and the rows its high children lie in stay in the cache. A
+//! position's byte is the engine's (`2 * (remoteness + 1) + lost`, see [`super::tiered`]), so
+//! the table, the checkpoints and a resumed solve are exactly the generic kernel's.
 
 use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering};
 
@@ -49,7 +49,6 @@ pub fn solve(
         "cells must match the board"
     );
     let bytes = rem.atomics();
-    let mirror = Mirror::new(board, low);
     // Per cell: how far on a claim moves a position's index (Left's claim lands on Right to
     // move, so one more).
     // 64 entries, so a cell number masked to 6 bits needs no bounds check.
@@ -106,13 +105,6 @@ pub fn solve(
                         for col in by {
                             let l = hl << low | col.left as u64;
                             let r = hr << low | col.right as u64;
-                            if let Some(m) = &mirror {
-                                let (at, level) = m.of(row, col.p);
-                                if level > h {
-                                    task.copy(base + col.p as u64, at, l | r);
-                                    continue;
-                                }
-                            }
                             let left_won = bit(&left_by, col.left);
                             let right_won = !left_won && bit(&right_by, col.right);
                             task.decide(base + col.p as u64, l, r, (left_won, right_won));
@@ -195,21 +187,6 @@ impl Task<'_> {
         self.lost[k / 64] |= ((left_byte & 1) as u64 | ((right_byte & 1) as u64) << 1) << (k % 64);
     }
 
-    /// Configuration `config` (claimed cells `filled`) as its mirror image at `from`, which is
-    /// decided: the same bytes for both movers.
-    #[inline(always)]
-    fn copy(&mut self, config: u64, from: u64, filled: u64) {
-        let (at, from) = (2 * config as usize, 2 * from as usize);
-        let left_byte = self.bytes[from].load(Ordering::Relaxed);
-        let right_byte = self.bytes[from + 1].load(Ordering::Relaxed);
-        self.store(at, left_byte, right_byte);
-        // An end has remoteness 0 (byte 2 or 3); any other position has moves.
-        if left_byte >= 4 {
-            let empty = ((1u64 << self.board.cells) - 1) & !filled;
-            self.edges += 2 * empty.count_ones() as u64;
-        }
-    }
-
     /// The bytes of the positions of the configuration at `at` (Left to move, Right to move)
     /// whose moves claim the cells of `empty`, each landing `left_step[i]` (`right_step[i]`)
     /// positions on: a win `1 + min` over lost children, else a loss `1 + max` over the (won)
@@ -239,69 +216,6 @@ impl Task<'_> {
             }
         };
         (byte(left), byte(right))
-    }
-}
-
-/// The board's mirror image, when reversing the order of its cells is a symmetry (it keeps
-/// which cell sets join, so each player's wins: Hex's and Bridg-It's 180° rotation where cells
-/// are numbered row by row). A configuration and its mirror image have the same value and
-/// remoteness for each mover, so a configuration whose image lies in a finished level is
-/// copied, not decided: for `hex:4` the images of the rows' configurations with more claims
-/// among their low cells than among their high ones.
-struct Mirror {
-    /// Per column: the image's index from the low cells, and how many of the claimed low cells
-    /// land among the high cells.
-    col_index: Vec<u64>,
-    col_high: Vec<u8>,
-    /// Per row: the same for the high cells.
-    row_index: Vec<u64>,
-    row_high: Vec<u8>,
-}
-
-/// Boards of more cells are not checked for the symmetry (2^cells sets).
-const MIRROR_MAX_CELLS: u32 = 26;
-
-impl Mirror {
-    fn new(board: &PlainBoard<'_>, low: u32) -> Option<Mirror> {
-        let e = board.cells;
-        if !(2..=MIRROR_MAX_CELLS).contains(&e) {
-            return None;
-        }
-        let image = |set: u64| set.reverse_bits() >> (64 - e);
-        if !(0..1u64 << e).all(|set| board.joins(set) == board.joins(image(set))) {
-            return None;
-        }
-        let high = e - low;
-        // Digit `i` of a configuration goes to digit `e - 1 - i`.
-        let part = |value: u64, digits: u32, first: u32| -> (u64, u8) {
-            let (l, r) = digit_masks(value, digits);
-            let (mut index, mut up) = (0u64, 0u8);
-            for i in 0..digits {
-                let d = (l >> i & 1) + 2 * (r >> i & 1);
-                let to = e - 1 - (first + i);
-                index += d * 3u64.pow(to);
-                up += (d != 0 && to >= low) as u8;
-            }
-            (index, up)
-        };
-        let (col_index, col_high) = (0..3u64.pow(low)).map(|c| part(c, low, 0)).unzip();
-        let (row_index, row_high) = (0..3u64.pow(high)).map(|r| part(r, high, low)).unzip();
-        Some(Mirror {
-            col_index,
-            col_high,
-            row_index,
-            row_high,
-        })
-    }
-
-    /// The image of the configuration at `row`, column `p`: its index and its level.
-    #[inline(always)]
-    fn of(&self, row: u64, p: u16) -> (u64, u32) {
-        let (row, p) = (row as usize, p as usize);
-        (
-            self.row_index[row] + self.col_index[p],
-            (self.row_high[row] + self.col_high[p]) as u32,
-        )
     }
 }
 
@@ -347,40 +261,4 @@ fn spread2(x: u64) -> u64 {
     x = (x | x << 4) & 0x0F0F_0F0F_0F0F_0F0F;
     x = (x | x << 2) & 0x3333_3333_3333_3333;
     (x | x << 1) & 0x5555_5555_5555_5555
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A board of 3 cells where Left joins exactly when he holds cell `k`.
-    fn holding(k: u32) -> Vec<u64> {
-        vec![
-            (0..8u64)
-                .filter(|s| s >> k & 1 == 1)
-                .fold(0, |w, s| w | 1 << s),
-        ]
-    }
-
-    #[test]
-    fn the_mirror_is_used_only_where_reversal_keeps_the_joins() {
-        let off_centre = holding(0);
-        let board = PlainBoard {
-            cells: 3,
-            joins: &off_centre,
-        };
-        assert!(Mirror::new(&board, 3).is_none());
-        let centre = holding(1);
-        let board = PlainBoard {
-            cells: 3,
-            joins: &centre,
-        };
-        let m = Mirror::new(&board, 3).expect("cell 1 is its own image");
-        // Digits (d0, d1, d2) go to (d2, d1, d0): 1 + 2*9 = 19 goes to 2 + 1*9 = 11.
-        assert_eq!(m.of(0, 19), (11, 0));
-        for p in 0..27u16 {
-            let (image, _) = m.of(0, p);
-            assert_eq!(m.of(0, image as u16).0, p as u64, "an involution");
-        }
-    }
 }
