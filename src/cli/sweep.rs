@@ -30,6 +30,9 @@ pub struct Args {
     /// position's class is compared always).
     #[arg(long, value_name = "N", default_value_t = 12)]
     all_positions_max_edges: usize,
+    /// Positions drawn at random (the same on every run) and compared in each larger table.
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    random_positions: usize,
     /// Refuse tables estimated to need more memory than this (e.g. 8G; default: 80% of the memory
     /// available).
     #[arg(long, value_name = "SIZE", value_parser = retrodb::memory::parse_size)]
@@ -60,6 +63,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
     };
     let opts = SweepOptions {
         all_positions_max_edges: a.all_positions_max_edges,
+        random_positions: a.random_positions,
         max_memory: a.max_memory.unwrap_or_else(retrodb::memory::default_limit),
     };
     let report = sweep::sweep(&graphs, &opts)?;

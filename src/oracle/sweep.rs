@@ -2,11 +2,13 @@
 //! graph's automorphisms, and compare each table with Lehman's criterion.
 //!
 //! Each (graph, terminal pair) becomes a `shannon:` game built from graph-file text held in memory
-//! (edges in [`Graph::edges`] order, so cell `i` is edge `i`), solved by the counter engine into
-//! heap cells. The table's class comes from the empty position with Left (Short) and with Right
-//! (Cut) to move. Lehman's answer is compared with the table's on the empty position always, and
-//! on every position when the graph has at most [`SweepOptions::all_positions_max_edges`] edges.
-//! Pairs run in parallel.
+//! (edges in [`Graph::edges`] order, so cell `i` is edge `i`), solved by the tiered engine (the
+//! bit-parallel step: a Shannon game is a plain board) into heap cells. The table's class comes
+//! from the empty position with Left (Short) and with Right (Cut) to move. Lehman's answer is
+//! compared with the table's on the empty position always, on every position when the graph has
+//! at most [`SweepOptions::all_positions_max_edges`] edges, and on
+//! [`SweepOptions::random_positions`] random positions of larger tables. Small tables run in
+//! parallel, large ones one at a time with every thread.
 //!
 //! The invariant: the sweep reads the table only through the game's public notation (position
 //! text in, value out), so it checks the game's indexing along with the solver.
@@ -21,15 +23,16 @@ use super::lehman::{Claim, Class, EdgeGame, Player};
 use crate::error::{Error, Result};
 use crate::game::{Game, Status, Value};
 use crate::games::{AnyGame, Input};
-use crate::solve::{self, SolveOptions, counter};
+use crate::solve::{self, SolveOptions, tiered};
 use crate::table::cells::{self, Cells};
-use crate::with_game;
 
 /// What to compare.
 #[derive(Clone, Debug)]
 pub struct SweepOptions {
     /// Compare every position of tables of graphs with at most this many edges.
     pub all_positions_max_edges: usize,
+    /// Positions drawn at random and compared in each larger table (besides the empty ones).
+    pub random_positions: usize,
     /// Bytes one solve may use; a graph whose table would need more is refused before any work.
     pub max_memory: u64,
 }
@@ -38,10 +41,15 @@ impl Default for SweepOptions {
     fn default() -> Self {
         SweepOptions {
             all_positions_max_edges: 12,
+            random_positions: 10_000,
             max_memory: crate::memory::default_limit(),
         }
     }
 }
+
+/// Graphs with more edges than this are solved one at a time (a table of `2 * 3^14` positions
+/// is 2.4 MB of cells; one of 21 edges is 5.2 GB).
+const ONE_AT_A_TIME_EDGES: usize = 14;
 
 /// Disagreement examples kept per terminal pair.
 const EXAMPLES: usize = 5;
@@ -140,7 +148,11 @@ pub fn check_memory(graphs: &[Graph], opts: &SweepOptions) -> Result<()> {
     if let Some(g) = graphs.iter().max_by_key(|g| g.edge_count()) {
         let m = g.edge_count();
         let size = shannon_positions(m);
-        let need = solve::memory_estimate(size, m as u64, false);
+        // The tiered engine's: the cells and the loss planes of a plain board.
+        let need = size
+            .div_ceil(4)
+            .saturating_add(solve::bitplane::memory_estimate(m as u32))
+            .saturating_add(solve::PROCESS_BYTES);
         crate::memory::check(
             format!(
                 "the Shannon table of graph {} ({m} edges, {size} positions)",
@@ -169,16 +181,20 @@ pub fn check_pair(graph: &Graph, a: usize, b: usize, opts: &SweepOptions) -> Res
             .value(&claims, mover)
             .map_err(|e| Error::Usage(format!("{spec}: position '{text}': {e}")))
     };
-    with_game!(&game, g => {
+    let need = solve::Engine::Tiered.memory_estimate(&game, false);
+    crate::with_tiered_game!(&game, g => {
         let size = g.size();
         crate::memory::check(
             format!("solving {spec} ({size} positions)"),
-            solve::memory_estimate(size, g.max_children(), false),
+            need,
             opts.max_memory,
         )?;
         let words = cells::zeroed_words(cells::words_for(size));
         let table = Cells::new(&words, size);
-        counter::solve(g, &table, &SolveOptions::default());
+        if let Some(why) = tiered::unsupported(g) {
+            return Err(Error::Usage(format!("{spec}: {why}")));
+        }
+        tiered::solve(g, &table, &SolveOptions::default())?;
         let table_value = |pos: u64| cells::value(table.get(pos));
 
         let empty = ".".repeat(m);
@@ -232,6 +248,39 @@ pub fn check_pair(graph: &Graph, a: usize, b: usize, opts: &SweepOptions) -> Res
             positions_checked = checked;
             disagreements += bad;
             examples.append(&mut found);
+        } else {
+            // Random positions, the same ones on every run (the seed is the pair's).
+            let seed = graph6.bytes().fold(a as u64 * 31 + b as u64, |h, c| {
+                h.wrapping_mul(0x100_0000_01b3) ^ c as u64
+            });
+            let picks: Vec<u64> = (0..opts.random_positions as u64)
+                .map(|k| splitmix(seed.wrapping_add(k)) % size)
+                .filter(|&pos| g.status(pos) != Status::Unused)
+                .collect();
+            let (checked, bad, mut found) = picks
+                .par_iter()
+                .map(|&pos| -> Result<(u64, u64, Vec<String>)> {
+                    let text = g.position_text(pos);
+                    let want = oracle_value(&text)?;
+                    let got = table_value(pos);
+                    Ok(if got == Some(want) {
+                        (1, 0, Vec::new())
+                    } else {
+                        (1, 1, vec![format!("{text}: table {got:?}, lehman {want}")])
+                    })
+                })
+                .try_reduce(
+                    || (0, 0, Vec::new()),
+                    |x, y| {
+                        let mut v = x.2;
+                        v.extend(y.2);
+                        v.truncate(EXAMPLES);
+                        Ok((x.0 + y.0, x.1 + y.1, v))
+                    },
+                )?;
+            positions_checked += checked;
+            disagreements += bad;
+            examples.append(&mut found);
         }
         examples.truncate(EXAMPLES);
         Ok(PairResult {
@@ -246,7 +295,15 @@ pub fn check_pair(graph: &Graph, a: usize, b: usize, opts: &SweepOptions) -> Res
             disagreements,
             examples,
         })
-    })
+    }, _ => unreachable!("a shannon: game is a cell game"))
+}
+
+/// A well-mixed 64-bit value of `x` (splitmix64's finaliser).
+fn splitmix(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
 
 /// Sweeps `graphs`: every terminal pair up to automorphism of each, solved and compared.
@@ -272,10 +329,19 @@ pub fn sweep(graphs: &[Graph], opts: &SweepOptions) -> Result<SweepReport> {
         .collect();
     // Largest tables first, so the long solves do not trail at the end.
     jobs.sort_by_key(|&(i, _, _)| std::cmp::Reverse(graphs[i].edge_count()));
-    let results: Vec<PairResult> = jobs
-        .par_iter()
+    // Large tables one at a time (each solve uses every thread, and two would need twice the
+    // memory), the rest side by side.
+    let split = jobs.partition_point(|&(i, _, _)| graphs[i].edge_count() > ONE_AT_A_TIME_EDGES);
+    let mut results: Vec<PairResult> = jobs[..split]
+        .iter()
         .map(|&(i, a, b)| check_pair(&graphs[i], a, b, opts))
         .collect::<Result<_>>()?;
+    results.extend(
+        jobs[split..]
+            .par_iter()
+            .map(|&(i, a, b)| check_pair(&graphs[i], a, b, opts))
+            .collect::<Result<Vec<_>>>()?,
+    );
 
     let max_n = graphs.iter().map(Graph::vertices).max().unwrap_or(0);
     let mut rows: Vec<Row> = (0..=max_n)
