@@ -168,6 +168,9 @@ pub fn solve(
             .into_par_iter()
             .map(|unit| {
                 let mut done = 0u64;
+                if opts.stop.requested() {
+                    return done;
+                }
                 let mut scratch = Scratch::new(words);
                 for row in unit * ROWS_PER_UNIT..((unit + 1) * ROWS_PER_UNIT).min(rows) {
                     done += decide_row(board, &cols, &planes, &pow3, row, t, &mut scratch, cells);
@@ -176,6 +179,8 @@ pub fn solve(
                 done
             })
             .sum();
+        // A stopped tier is incomplete: neither a checkpoint nor the next tier may use it.
+        opts.stop.check()?;
         let go_on = after(TierDone {
             tier: t,
             rounds: None,

@@ -36,6 +36,7 @@ pub fn solve(
     cells: &Cells<'_>,
     rem: &AnonBytes,
     progress: &indicatif::ProgressBar,
+    stop: &super::Stop,
     after: &mut impl FnMut(TierDone<'_>) -> crate::Result<bool>,
 ) -> crate::Result<Option<Counts>> {
     let e = board.cells;
@@ -66,6 +67,9 @@ pub fn solve(
         let positions: u64 = (0..units)
             .into_par_iter()
             .map(|unit| {
+                if stop.requested() {
+                    return 0;
+                }
                 let mut task = Task {
                     board,
                     bytes,
@@ -98,6 +102,8 @@ pub fn solve(
                 done
             })
             .sum();
+        // A stopped tier is incomplete: neither a checkpoint nor the next tier may use it.
+        stop.check()?;
         let go_on = after(TierDone {
             tier: t,
             rounds: Some(rounds.load(Ordering::Relaxed)),
