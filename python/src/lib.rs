@@ -122,6 +122,11 @@ fn serialized<'py>(py: Python<'py>, value: &impl serde::Serialize) -> PyResult<B
     json_to_py(py, &v)
 }
 
+/// A string as Python writes it in a repr (`'hex:3'`).
+fn repr(py: Python<'_>, text: &str) -> PyResult<String> {
+    Ok(PyString::new(py, text).repr()?.to_str()?.to_owned())
+}
+
 /// Interned `"win"`, `"loss"`, `"draw"`: a batch answer holds three string objects, however
 /// long it is.
 fn value_str(py: Python<'_>, v: Value) -> Bound<'_, PyString> {
@@ -448,8 +453,11 @@ impl Game {
         Ok(self.game.get().svg(pos))
     }
 
-    fn __repr__(&self) -> String {
-        format!("retrodb.Game({:?})", self.game.get().spec())
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        Ok(format!(
+            "retrodb.Game({})",
+            repr(py, &self.game.get().spec())?
+        ))
     }
 }
 
@@ -539,12 +547,12 @@ impl Position {
         self.text()
     }
 
-    fn __repr__(&self) -> String {
-        format!(
-            "retrodb.Position({:?}, game={:?})",
-            self.text(),
-            self.game.get().spec()
-        )
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        Ok(format!(
+            "retrodb.Position({}, game={})",
+            repr(py, &self.text())?,
+            repr(py, &self.game.get().spec())?
+        ))
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {

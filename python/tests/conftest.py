@@ -17,7 +17,7 @@ DATA = REPO / "data"
 TABLES = {
     "digraph": (f"digraph:{DATA}/seed001.txt", dict(remoteness=True)),
     "shannon": (f"shannon:{DATA}/shannon/k4.txt", dict(remoteness=True)),
-    "shannon-grid": (f"shannon:{DATA}/shannon/grid3x4.txt", dict(compress=True)),
+    "shannon-square": (f"shannon:{DATA}/shannon/square.txt", dict(compress=True)),
     "shannon-vertex": (f"shannon-vertex:{DATA}/shannon/grid3x4.txt", dict(remoteness=True)),
     "bridgit2": ("bridgit:2", dict(remoteness=True, compress=True)),
     "bridgit3": ("bridgit:3", dict(compress=True)),

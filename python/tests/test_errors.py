@@ -69,15 +69,27 @@ def test_bad_positions(bad, tables, cli):
         t.game.parse(bad)
 
 
-def test_unused_positions(tables, cli):
+def test_unreachable_and_unused_positions(tables, cli, tmp_path):
     # Only the positions reachable from the empty board with Left first are in this table.
     t = retrodb.open(tables["hex3-startL"])
     unreachable = "LL......./L"
-    with pytest.raises(retrodb.PositionError, match="can never arise") as e:
+    with pytest.raises(retrodb.PositionError, match="not reachable") as e:
         t.value(unreachable)
     assert str(e.value) == cli_error(cli("probe", tables["hex3-startL"], unreachable))
     with pytest.raises(retrodb.PositionError):
         t.game.parse(unreachable)
+    # A digraph whose vertex ids leave gaps: the gaps are indices of no position.
+    graph = tmp_path / "gaps.txt"
+    graph.write_text("0 5\n5 7\n")
+    retrodb.build(f"digraph:{graph}", tmp_path / "gaps.rdb", progress=False)
+    t = retrodb.open(tmp_path / "gaps.rdb")
+    assert [text for text, _ in t.positions()] == ["0", "5", "7"] and len(t) == 3
+    with pytest.raises(retrodb.PositionError) as e:
+        t.value("3")
+    assert str(e.value) == cli_error(cli("probe", tmp_path / "gaps.rdb", "3"))
+    for index in (1, 3, 6):
+        with pytest.raises(retrodb.PositionError, match="can never arise"):
+            t.game.parse(index)
 
 
 def test_bad_batches(tables):
@@ -98,17 +110,10 @@ def test_bad_indices():
         g.text(-1)
     with pytest.raises((TypeError, OverflowError)):
         g.text(2**70)
-    unused = next(i for i in range(g.size) if not _used(g, i))
-    with pytest.raises(retrodb.PositionError, match="never arise"):
-        g.parse(unused)
-
-
-def _used(game, index):
-    try:
-        game.text(index)
-        return True
-    except retrodb.PositionError:
-        return False
+    with pytest.raises((TypeError, OverflowError)):
+        g.moves(-5)
+    with pytest.raises(retrodb.PositionError):
+        g.svg(g.size + 10)
 
 
 @pytest.mark.parametrize("spec", [
