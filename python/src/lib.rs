@@ -574,6 +574,9 @@ impl Position {
 /// The most threads a build takes, per core (as the command line's `--threads`).
 const MAX_THREADS_PER_CORE: usize = 8;
 
+/// The width a progress line is padded to, so a shorter line covers a longer one.
+const LINE: usize = 79;
+
 /// How often a running build looks for Ctrl-C and redraws its progress line.
 const POLL: Duration = Duration::from_millis(100);
 
@@ -700,9 +703,11 @@ fn build<'py>(
                     .lock()
                     .map(|mut l| std::mem::take(&mut *l))
                     .unwrap_or_default();
+                // Plain carriage returns and padding (no terminal escapes), so the line redraws
+                // in a terminal and in a notebook alike.
                 let mut text = String::new();
                 for l in lines {
-                    text.push_str(&format!("\r\x1b[K{l}\n"));
+                    text.push_str(&format!("\r{l:<LINE$}\n"));
                 }
                 let (bar, what) = if compressing.length().unwrap_or(0) > 0 {
                     (compressing, "compressing")
@@ -710,12 +715,13 @@ fn build<'py>(
                     (&solving, "solving")
                 };
                 let len = bar.length().unwrap_or(0).max(1);
-                text.push_str(&format!(
-                    "\r\x1b[K{what} {:.0}% ({:.0} s) {}",
+                let line = format!(
+                    "{what} {:.0}% ({:.0} s) {}",
                     100.0 * bar.position() as f64 / len as f64,
                     started.elapsed().as_secs_f64(),
                     bar.message()
-                ));
+                );
+                text.push_str(&format!("\r{line:<LINE$}"));
                 if say(&text).is_err() {
                     // A closed stderr only loses the progress line.
                 }
@@ -723,7 +729,7 @@ fn build<'py>(
         }
     });
     if progress && started.elapsed() >= Duration::from_secs(1) {
-        let _ = say("\r\x1b[K");
+        let _ = say(&format!("\r{:LINE$}\r", ""));
     }
     if let Some(e) = interrupted {
         return Err(e);

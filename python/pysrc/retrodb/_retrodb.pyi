@@ -1,6 +1,7 @@
 """Type stubs of retrodb's compiled module (re-exported by the package)."""
 
 import os
+import pathlib
 from typing import Any, Iterable, Iterator, Literal, Optional, Union
 
 Value = Literal["win", "loss", "draw"]
@@ -36,7 +37,7 @@ class Table:
     @property
     def spec(self) -> str: ...
     @property
-    def path(self) -> str: ...
+    def path(self) -> pathlib.Path: ...
     @property
     def game(self) -> Game: ...
     def probe(self, text: str) -> dict[str, Any]:
