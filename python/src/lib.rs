@@ -273,7 +273,7 @@ impl Table {
     /// The number of positions (used indices) the table answers for.
     fn __len__(&self) -> usize {
         let h = self.inner.header();
-        (h.size - h.counts[0]) as usize
+        h.size.saturating_sub(h.counts[0]) as usize
     }
 
     fn __repr__(&self) -> String {

@@ -494,7 +494,7 @@ impl Table {
         let h = &self.header;
         let file_bytes = self.map.len() as u64;
         let [unused, win, loss, draw] = h.counts;
-        let used = h.size - unused;
+        let used = h.size.saturating_sub(unused);
         let (source, source_file) = match &h.source {
             SourceRef::None => ("none", None),
             SourceRef::Embedded { source, .. } => ("embedded", Some(source.name.clone())),
