@@ -209,3 +209,33 @@ mod read_rate_tests {
         assert!(r.per_second > 0.0);
     }
 }
+
+/// What [`values`] measured: `Table::values_of_texts` on a batch of position texts.
+#[derive(Clone, Debug, Serialize)]
+pub struct ValuesReport {
+    pub table: String,
+    pub positions: usize,
+    /// Seconds of the one batch call, on a freshly opened table (every frame decoded once).
+    pub seconds: f64,
+    pub per_second: f64,
+}
+
+/// Times the batch lookup of the position texts in `texts` (one a line) in the table at
+/// `path`: the work the Python module's `Table.values` hands the library, without Python.
+pub fn values(path: &Path, texts: &Path) -> Result<ValuesReport> {
+    let text = std::fs::read_to_string(texts).map_err(|e| crate::Error::io(texts, e))?;
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let t = Table::open(path)?;
+    let s = Instant::now();
+    let answers = t.values_of_texts(&lines);
+    let seconds = s.elapsed().as_secs_f64();
+    for a in answers {
+        a?;
+    }
+    Ok(ValuesReport {
+        table: path.display().to_string(),
+        positions: lines.len(),
+        seconds,
+        per_second: lines.len() as f64 / seconds.max(1e-9),
+    })
+}

@@ -56,6 +56,11 @@ pub enum Error {
         free: u64,
     },
 
+    /// Work stopped before it finished because a stop was requested
+    /// ([`crate::solve::Stop`]); nothing was written under the output's name.
+    #[error("{0}")]
+    Interrupted(String),
+
     /// A request that does not fit the table or game (e.g. remoteness asked of a table without it).
     #[error("{0}")]
     Usage(String),

@@ -81,6 +81,7 @@ fn engine_solve(n: usize, edges: &[(u32, u32)], pool: &rayon::ThreadPool) -> Vec
     let opts = SolveOptions {
         remoteness: true,
         progress: None,
+        ..Default::default()
     };
     let stats = pool.install(|| counter::solve(&g, &cells, &opts));
     let rem = stats.remoteness.expect("asked for remoteness");

@@ -34,6 +34,14 @@ enum What {
         #[arg(long)]
         json: bool,
     },
+    /// Batch lookup of position texts (one a line in FILE) on a freshly opened table: the
+    /// library's side of the Python module's `Table.values` (python/bench/values.py).
+    Values {
+        table: PathBuf,
+        file: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
     /// The benchmark suite (what plain `retrodb bench` runs).
     Suite(SuiteArgs),
 }
@@ -92,6 +100,20 @@ pub fn run(a: Args) -> Result<ExitCode> {
                     r.cold_value_ns,
                     r.batch_per_second / 1e6,
                     r.batch_size
+                );
+            }
+        }
+        What::Values { table, file, json } => {
+            let r = retrodb::bench::values(&table, &file)?;
+            if json {
+                println!("{}", serde_json::to_string(&r)?);
+            } else {
+                println!(
+                    "{}: {} position texts in {:.3} s, {:.2}M/s",
+                    r.table,
+                    super::grouped(r.positions as u64),
+                    r.seconds,
+                    r.per_second / 1e6
                 );
             }
         }

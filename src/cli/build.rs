@@ -65,6 +65,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
         engine: a.engine,
         stop_after_tiers: a.tiers,
         on_tier: None,
+        stop: Default::default(),
         checkpoint_every: std::time::Duration::try_from_secs_f64(a.checkpoint_every).map_err(
             |_| {
                 anyhow::anyhow!(
@@ -77,40 +78,26 @@ pub fn run(a: Args) -> Result<ExitCode> {
     if a.tiers.is_some() && a.compress {
         anyhow::bail!("--tiers stops a build before its table exists; build, then compress");
     }
-    let applies = match opts.engine {
-        Some(retrodb::solve::Engine::Tiered) => retrodb::solve::tiered_unsupported(&game).is_none(),
-        _ => true,
+    // With --compress: solved into a raw table beside the destination, then compressed.
+    let solved_into = if a.compress {
+        table::raw_sibling(&out)
+    } else {
+        out.clone()
     };
-    // With --compress: solve into a raw table beside the destination, then compress it.
-    let raw = table::raw_sibling(&out);
-    let solved_into = if a.compress { &raw } else { &out };
-    let talk = !a.quiet && !a.json;
-    if talk && applies {
-        let e = table::estimate(&game, &opts);
-        eprintln!(
-            "{}: {} positions, {} engine, estimated peak memory {} (limit {}), {}table {}{}",
-            game.spec(),
-            super::grouped(game.size()),
-            e.engine.name(),
-            human_bytes(e.memory_bytes),
-            human_bytes(max_memory),
-            if a.compress { "raw " } else { "" },
-            human_bytes(e.file_bytes),
-            if a.compress { " (then compressed)" } else { "" }
-        );
-        if e.engine == retrodb::solve::Engine::Tiered {
-            eprintln!(
-                "{}",
-                plan_line(&table::plan_tiered(&game, solved_into, &opts), max_memory)
-            );
-            // A line for the run's first tier (the first estimate of the time left) and for
-            // each tier that took a while or became a checkpoint, above the bar.
+    if !a.quiet && !a.json {
+        let lines = table::report::before_build(&game, &solved_into, &opts, a.compress);
+        for line in &lines {
+            eprintln!("{line}");
+        }
+        if lines.len() > 1 {
+            // A tiered build: a line for the run's first tier and for each tier that took a
+            // while or became a checkpoint, above the bar.
             let bar = opts.progress.clone();
             let first = std::sync::atomic::AtomicBool::new(true);
             opts.on_tier = Some(std::sync::Arc::new(move |r: &table::TierReport| {
                 let first = first.swap(false, std::sync::atomic::Ordering::Relaxed);
-                if first || r.seconds >= 1.0 || r.checkpoint {
-                    let line = tier_line(r);
+                if table::report::tier_worth_a_line(r, first) {
+                    let line = table::report::tier_line(r);
                     match &bar {
                         Some(b) => b.suspend(|| eprintln!("{line}")),
                         None => eprintln!("{line}"),
@@ -119,33 +106,15 @@ pub fn run(a: Args) -> Result<ExitCode> {
             }));
         }
     }
-    let mut compress_seconds = None;
-    let mut summary = if a.compress {
-        let result = table::build(&game, &raw, &opts).and_then(|s| {
-            if !s.complete {
-                return Ok((s, 0));
-            }
-            if let Some(p) = &opts.progress {
-                p.finish_and_clear();
-            }
-            let started = std::time::Instant::now();
-            // Held while compressing: the raw table is this process's work, not a dead one's.
-            let _raw = table::OutputLock::acquire(&raw)?;
-            let t = table::Table::open(&raw)?;
-            let bar = super::progress_bar(a.quiet, "compressing");
-            let bytes = table::compress(&t, &out, a.zstd.params(), &bar)?;
-            bar.finish_and_clear();
-            compress_seconds = Some(started.elapsed().as_secs_f64());
-            Ok((s, bytes))
-        });
-        let _ = std::fs::remove_file(&raw);
-        let (mut s, bytes) = result?;
-        s.file_bytes = bytes;
-        s.path = out.display().to_string();
-        s
-    } else {
-        table::build(&game, &out, &opts)?
-    };
+    let compress_bar = super::progress_bar(a.quiet, "compressing");
+    let mut summary = table::build_file(
+        &game,
+        &out,
+        &opts,
+        a.compress.then(|| a.zstd.params()),
+        &compress_bar,
+    )?;
+    compress_bar.finish_and_clear();
     if let Some(p) = &opts.progress {
         p.finish_and_clear();
     }
@@ -157,11 +126,10 @@ pub fn run(a: Args) -> Result<ExitCode> {
         v["peak_rss_bytes"] = serde_json::json!(peak);
         v["threads"] = serde_json::json!(rayon::current_num_threads());
         v["load_seconds"] = serde_json::json!(load_seconds);
-        v["compress_seconds"] = serde_json::json!(compress_seconds);
         println!("{v}");
     } else {
         print_summary(&summary, peak);
-        if let Some(c) = compress_seconds {
+        if let Some(c) = summary.compress_seconds {
             println!(
                 "compressed in {c:.2} s; the whole command took {:.2} s",
                 summary.total_seconds
@@ -169,68 +137,6 @@ pub fn run(a: Args) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// What a tiered run will do: its tiers, memory and disk, and (when resuming) its time at the
-/// earlier runs' rate.
-fn plan_line(p: &table::TieredPlan, max_memory: u64) -> String {
-    let top = p.done_from.saturating_sub(1);
-    let tiers = if top == p.lowest {
-        format!("tier {top}")
-    } else {
-        format!("tiers {top} down to {}", p.lowest)
-    };
-    let from = match &p.resumed {
-        Some(m) => format!(
-            ", resuming below tier {} ({} positions solved)",
-            m.tier,
-            super::grouped(m.solved)
-        ),
-        None => String::new(),
-    };
-    let free = p
-        .disk_free
-        .map_or(String::new(), |f| format!(" ({} free)", human_bytes(f)));
-    let time = match p.seconds_left {
-        Some(s) => format!(
-            "; the {} positions left take about {} at the earlier runs' rate",
-            super::grouped(p.positions_left),
-            duration(s)
-        ),
-        None => "; time left: after each tier".to_string(),
-    };
-    format!(
-        "  this run: {tiers} of {}{from}; memory {} (limit {}), disk {}{free}{time}",
-        p.tiers,
-        human_bytes(p.memory_bytes),
-        human_bytes(max_memory),
-        human_bytes(p.disk_bytes),
-    )
-}
-
-/// A finished tier: its size, time and rate, and the time left at this run's rate.
-fn tier_line(r: &table::TierReport) -> String {
-    format!(
-        "  tier {} of {} done: {} positions in {:.1} s ({:.1}M/s){}; {} positions left, about {}",
-        r.tier,
-        r.tiers,
-        super::grouped(r.positions),
-        r.seconds,
-        r.positions as f64 / r.seconds.max(1e-9) / 1e6,
-        if r.checkpoint { ", checkpoint" } else { "" },
-        super::grouped(r.left),
-        duration(r.seconds_left)
-    )
-}
-
-/// `5400.0` -> `1 h 30 min`.
-fn duration(seconds: f64) -> String {
-    let s = seconds.max(0.0).round() as u64;
-    match s {
-        0..60 => format!("{s} s"),
-        60..3600 => format!("{} min {} s", s / 60, s % 60),
-        _ => format!("{} h {} min", s / 3600, s % 3600 / 60),
-    }
 }
 
 /// `digraph:data/seed001.txt` -> `seed001.rdb`, `hex:4` -> `hex-4.rdb`.

@@ -6,7 +6,6 @@ use std::process::ExitCode;
 use anyhow::Result;
 use retrodb::error::human_bytes;
 use retrodb::table::Table;
-use retrodb::table::format::SourceRef;
 
 #[derive(clap::Args)]
 pub struct InfoArgs {
@@ -34,40 +33,20 @@ pub struct VerifyArgs {
 pub fn info(a: InfoArgs) -> Result<ExitCode> {
     let t = Table::open(&a.table)?;
     let h = t.header();
-    let file_bytes = std::fs::metadata(&a.table)?.len();
-    let [unused, win, loss, draw] = h.counts;
-    let used = h.size - unused;
-    let bits = if used > 0 {
-        file_bytes as f64 * 8.0 / used as f64
-    } else {
-        0.0
-    };
-    let (source, source_name) = match &h.source {
-        SourceRef::None => ("none", None),
-        SourceRef::Embedded { source, .. } => ("embedded", Some(source.name.clone())),
-        SourceRef::Referenced(source) => ("referenced", Some(source.name.clone())),
-    };
+    let i = t.info();
     if a.json {
-        let v = serde_json::json!({
-            "file": a.table.display().to_string(),
-            "game": h.spec,
-            "format_version": h.version,
-            "encoding": if t.is_compressed() { "zstd" } else { "raw" },
-            "frame_positions": h.frame_positions,
-            "zstd_level": h.level,
-            "size": h.size,
-            "positions": used,
-            "win": win, "loss": loss, "draw": draw, "unused": unused,
-            "rounds": h.rounds,
-            "remoteness_bytes": h.remoteness_width,
-            "file_bytes": file_bytes,
-            "bits_per_position": bits,
-            "source": source,
-            "source_file": source_name,
-        });
-        println!("{v}");
+        // Through a `Value`: its keys come out sorted, as they always have.
+        println!("{}", serde_json::to_value(&i)?);
         return Ok(ExitCode::SUCCESS);
     }
+    let (used, win, loss, draw, bits, file_bytes) = (
+        i.positions,
+        i.win,
+        i.loss,
+        i.draw,
+        i.bits_per_position,
+        i.file_bytes,
+    );
     let pct = |n: u64| {
         if used > 0 {
             100.0 * n as f64 / used as f64
@@ -112,8 +91,8 @@ pub fn info(a: InfoArgs) -> Result<ExitCode> {
         "file       {} ({bits:.3} bits per position)",
         human_bytes(file_bytes)
     );
-    if let Some(name) = source_name {
-        println!("input      {name} ({source} in the table)");
+    if let Some(name) = &i.source_file {
+        println!("input      {name} ({} in the table)", i.source);
     }
     Ok(ExitCode::SUCCESS)
 }

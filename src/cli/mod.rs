@@ -130,18 +130,7 @@ pub fn progress_bar(quiet: bool, what: &str) -> ProgressBar {
     bar
 }
 
-/// `1234567` as `1,234,567`.
-pub fn grouped(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+pub use retrodb::table::report::grouped;
 
 /// A rate for people: `12.3M/s`.
 pub fn rate(n: f64, seconds: f64) -> String {

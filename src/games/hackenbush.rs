@@ -1118,7 +1118,9 @@ impl Hackenbush {
                 marks.push((name.clone(), mid));
             }
         }
-        for (&v, &(x, y)) in &at {
+        // Row by row, so the same position always gives the same bytes.
+        for &v in rows.iter().skip(1).flatten() {
+            let (x, y) = at[&v];
             let _ = writeln!(
                 s,
                 "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"4\" fill=\"#333\"><title>vertex {v}</title></circle>"

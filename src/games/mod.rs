@@ -205,6 +205,18 @@ impl AnyGame {
         }
     }
 
+    /// A standalone SVG picture of a position, for every game: a cell game's board as
+    /// `retrodb show --svg` draws it; Hackenbush's graph and a digraph vertex with its
+    /// neighbours as the web board draws them.
+    pub fn svg(&self, pos: u64) -> String {
+        if let AnyGame::Cell(g) = self
+            && let Some(svg) = g.picture(pos, &[], PictureStyle::Svg)
+        {
+            return svg;
+        }
+        self.board_svg(pos, &with_game!(self, g => g.moves(pos)))
+    }
+
     /// The web board's SVG of a position: every game draws one, with each of `moves` (the
     /// position's moves, as [`Game::moves`] lists them) a clickable `<g class="move"
     /// data-move="NAME">` holding a `.mark` circle for the page to colour by the move's value.

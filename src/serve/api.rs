@@ -269,20 +269,10 @@ impl App {
                 ),
             ));
         }
-        let pos = with_game!(t.table.game(), g => g.parse_position(text))
-            .map_err(|e| ApiError::bad("bad_position", e.to_string()))?;
-        match t.table.value(pos) {
-            Ok(Some(v)) => Ok((pos, v)),
-            Ok(None) => Err(ApiError::bad(
-                "bad_position",
-                format!(
-                    "position '{}': not a position of {} (it can never arise)",
-                    text.escape_debug(),
-                    t.table.header().spec
-                ),
-            )),
-            Err(e) => Err(ApiError::damaged(e)),
-        }
+        t.table.locate(text).map_err(|e| match e {
+            crate::Error::Position(e) => ApiError::bad("bad_position", e.to_string()),
+            e => ApiError::damaged(e),
+        })
     }
 
     /// The answer `probe --json` gives, with the moves best first.

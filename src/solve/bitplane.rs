@@ -232,6 +232,9 @@ pub fn solve(
         levels[h as usize].par_chunks(ROWS_PER_UNIT).for_each_init(
             || Scratch::new(words, low),
             |s, chunk| {
+                if opts.stop.requested() {
+                    return;
+                }
                 for &row in chunk {
                     // SAFETY: each row of this level is in one chunk only, and rows of
                     // other levels are only read (level h + 1 is finished).
@@ -240,6 +243,8 @@ pub fn solve(
                 progress.inc(2 * row_cells * chunk.len() as u64);
             },
         );
+        // A stopped level is incomplete: neither a checkpoint nor the next level may use it.
+        opts.stop.check()?;
         let complete = if h == 0 { 0 } else { (h + low) as i64 };
         while next >= complete {
             let t = next as u32;

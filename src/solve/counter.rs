@@ -101,6 +101,9 @@ fn run<G: Game, C: Counter>(game: &G, cells: &Cells<'_>, opts: &SolveOptions) ->
         .into_par_iter()
         .map(|k| {
             let mut decided = Vec::new();
+            if opts.stop.requested() {
+                return decided;
+            }
             let mut local_edges = 0u64;
             let start = k * CHUNK as u64;
             let end = (start + CHUNK as u64).min(size);
@@ -154,6 +157,10 @@ fn run<G: Game, C: Counter>(game: &G, cells: &Cells<'_>, opts: &SolveOptions) ->
             .par_chunks(CHUNK)
             .map(|chunk| {
                 let mut decided = Vec::new();
+                // A requested stop empties the next frontier, which ends the rounds.
+                if opts.stop.requested() {
+                    return decided;
+                }
                 let mut local_visits = 0u64;
                 for &pos in chunk {
                     match cells.get(pos) {

@@ -80,6 +80,39 @@ pub fn tiered_unsupported(game: &AnyGame) -> Option<String> {
 
 use indicatif::ProgressBar;
 
+/// A request to stop a solve early, shared between the solve and whoever may ask for it (the
+/// Python module's Ctrl-C). Engines look at it between pieces of work and skip the rest once it
+/// is set; the cells of a stopped solve are incomplete, so the build fails with
+/// [`crate::Error::Interrupted`] before it would write a table or a checkpoint from them.
+#[derive(Clone, Debug, Default)]
+pub struct Stop(std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+impl Stop {
+    pub fn new() -> Stop {
+        Stop::default()
+    }
+
+    /// Asks the solve to stop (it cannot be taken back).
+    pub fn request(&self) {
+        self.0.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    pub fn requested(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// `Err(Interrupted)` once a stop was requested.
+    pub fn check(&self) -> crate::Result<()> {
+        if self.requested() {
+            Err(crate::Error::Interrupted(
+                "the solve was interrupted".into(),
+            ))
+        } else {
+            Ok(())
+        }
+    }
+}
+
 /// What a solver is asked to do besides deciding values.
 #[derive(Clone, Default)]
 pub struct SolveOptions {
@@ -87,6 +120,8 @@ pub struct SolveOptions {
     pub remoteness: bool,
     /// Where to report progress; `None` reports nothing.
     pub progress: Option<ProgressBar>,
+    /// Checked between pieces of work; once set, the solve skips what is left.
+    pub stop: Stop,
 }
 
 impl SolveOptions {

@@ -36,6 +36,7 @@ pub fn solve(
     cells: &Cells<'_>,
     rem: &AnonBytes,
     progress: &indicatif::ProgressBar,
+    stop: &super::Stop,
     after: &mut impl FnMut(TierDone<'_>) -> crate::Result<bool>,
 ) -> crate::Result<Option<Counts>> {
     let e = board.cells;
@@ -73,6 +74,9 @@ pub fn solve(
         levels[h as usize]
             .par_chunks(ROWS_PER_UNIT)
             .for_each(|chunk| {
+                if stop.requested() {
+                    return;
+                }
                 let mut task = Task {
                     board,
                     bytes,
@@ -122,6 +126,8 @@ pub fn solve(
                 edges.fetch_add(task.edges, Ordering::Relaxed);
                 progress.inc(2 * row_configs * chunk.len() as u64);
             });
+        // A stopped level is incomplete: neither a checkpoint nor the next level may use it.
+        stop.check()?;
         // Tier t is complete once every row with at least t - low claims is.
         let complete = if h == 0 { 0 } else { (h + low) as i64 };
         while next >= complete {

@@ -248,7 +248,9 @@ fn run<G: Tiered, const REM: bool>(
         && let Some(board) = game.plain_board()
     {
         let progress = opts.bar(size);
-        let Some(counts) = super::plainrem::solve(&board, cells, &rem, &progress, after)? else {
+        let Some(counts) =
+            super::plainrem::solve(&board, cells, &rem, &progress, &opts.stop, after)?
+        else {
             return Ok(None);
         };
         progress.set_position(size);
@@ -286,6 +288,9 @@ fn run<G: Tiered, const REM: bool>(
         let tier_done = AtomicU64::new(0);
         let rem_atomics = rem.atomics();
         (0..game.tier_units(t)).into_par_iter().for_each(|unit| {
+            if opts.stop.requested() {
+                return;
+            }
             let mut k = Kernel::<G, REM> {
                 game: std::marker::PhantomData,
                 cells: *cells,
@@ -306,6 +311,8 @@ fn run<G: Tiered, const REM: bool>(
             progress.inc(k.positions);
             tier_done.fetch_add(k.positions, Ordering::Relaxed);
         });
+        // A stopped tier is incomplete: neither a checkpoint nor the next tier may use it.
+        opts.stop.check()?;
         let positions = tier_done.into_inner();
         listed += positions;
         if t == 0 && listed == 0 && done_from == tiers && size > 0 {

@@ -10,14 +10,15 @@ pub mod cells;
 mod convert;
 pub mod format;
 mod read;
+pub mod report;
 pub(crate) mod workfiles;
 mod write;
 pub mod zstd;
 
 pub use convert::{compress, decompress};
-pub use read::{DEFAULT_CACHE, Probe, ProbeMove, Table};
+pub use read::{DEFAULT_CACHE, Info, Probe, ProbeMove, Table};
 pub use workfiles::{OutputLock, raw_sibling};
 pub use write::{
-    BuildEstimate, BuildOptions, BuildSummary, CHECKPOINT_EVERY, Mark, TierReport, TieredPlan,
-    build, estimate, plan_tiered,
+    BuildEstimate, BuildOptions, BuildSummary, CHECKPOINT_EVERY, Mark, OnTier, TierReport,
+    TieredPlan, build, build_file, estimate, plan_tiered,
 };

@@ -78,6 +78,36 @@ pub struct ProbeMove {
     pub extra: Annotations,
 }
 
+/// A table described as a whole ([`Table::info`]; `retrodb info --json`).
+#[derive(Clone, Debug, Serialize)]
+pub struct Info {
+    pub file: String,
+    pub game: String,
+    pub format_version: u32,
+    /// `raw` or `zstd`.
+    pub encoding: &'static str,
+    /// Positions per compressed frame (0 for raw tables).
+    pub frame_positions: u64,
+    pub zstd_level: i32,
+    /// Indices, used or not.
+    pub size: u64,
+    /// Used indices.
+    pub positions: u64,
+    pub win: u64,
+    pub loss: u64,
+    pub draw: u64,
+    pub unused: u64,
+    pub rounds: Option<u32>,
+    /// Bytes a position's remoteness takes (0: the table has none).
+    pub remoteness_bytes: u8,
+    pub file_bytes: u64,
+    /// The whole file's bits over the used positions.
+    pub bits_per_position: f64,
+    /// The game's input file: `none`, `embedded` or `referenced`.
+    pub source: &'static str,
+    pub source_file: Option<String>,
+}
+
 impl Probe {
     /// Orders the moves best first for the player to move: moves to a lost child (the quickest
     /// win first), then to drawn children, then to won ones (the slowest loss first). Moves of
@@ -395,8 +425,105 @@ impl Table {
 
     /// Looks a position up by its text.
     pub fn probe_text(&self, text: &str) -> Result<Probe> {
-        let pos = with_game!(&self.game, g => g.parse_position(text))?;
+        let (pos, _) = self.locate(text)?;
         self.probe(pos)
+    }
+
+    /// The index and value of a position text. A text that does not parse, or names an index
+    /// the game never uses (a board that can never arise), is a [`Error::Position`].
+    pub fn locate(&self, text: &str) -> Result<(u64, Value)> {
+        let pos = with_game!(&self.game, g => g.parse_position(text))?;
+        match self.value(pos)? {
+            Some(v) => Ok((pos, v)),
+            None => Err(self.not_a_position(text)),
+        }
+    }
+
+    fn not_a_position(&self, text: &str) -> Error {
+        Error::Position(crate::game::PositionError::new(
+            text,
+            format!(
+                "not a position of {} (it can never arise)",
+                self.header.spec
+            ),
+        ))
+    }
+
+    /// Values of many position texts at batch speed: parsed in parallel, then looked up as
+    /// [`Table::values`] does. Each answer is the value or why that text has none.
+    pub fn values_of_texts<S: AsRef<str> + Sync>(&self, texts: &[S]) -> Vec<Result<Value>> {
+        let parsed: Vec<Result<u64, crate::game::PositionError>> = texts
+            .par_iter()
+            .with_min_len(1 << 12)
+            .map(|t| with_game!(&self.game, g => g.parse_position(t.as_ref())))
+            .collect();
+        // A text that did not parse looks up index 0 in its place; its own error wins.
+        let indices: Vec<u64> = parsed.iter().map(|r| *r.as_ref().unwrap_or(&0)).collect();
+        let values = self.values(&indices);
+        parsed
+            .into_iter()
+            .zip(values)
+            .zip(texts)
+            .map(|((p, v), t)| {
+                p?;
+                v?.ok_or_else(|| self.not_a_position(t.as_ref()))
+            })
+            .collect()
+    }
+
+    /// The text of the position at `pos` (any index below the table's size).
+    pub fn position_text(&self, pos: u64) -> String {
+        with_game!(&self.game, g => g.position_text(pos))
+    }
+
+    /// The used positions with indices in `range`, in index order, each with its value.
+    pub fn used(
+        &self,
+        range: std::ops::Range<u64>,
+    ) -> impl Iterator<Item = Result<(u64, Value)>> + '_ {
+        let range = range.start..range.end.min(self.header.size);
+        range.filter_map(|pos| match self.value(pos) {
+            Ok(Some(v)) => Some(Ok((pos, v))),
+            Ok(None) => None,
+            Err(e) => Some(Err(e)),
+        })
+    }
+
+    /// What `retrodb info --json` prints: the game, the layout, the value counts.
+    pub fn info(&self) -> Info {
+        let h = &self.header;
+        let file_bytes = self.map.len() as u64;
+        let [unused, win, loss, draw] = h.counts;
+        let used = h.size.saturating_sub(unused);
+        let (source, source_file) = match &h.source {
+            SourceRef::None => ("none", None),
+            SourceRef::Embedded { source, .. } => ("embedded", Some(source.name.clone())),
+            SourceRef::Referenced(source) => ("referenced", Some(source.name.clone())),
+        };
+        Info {
+            file: self.path.display().to_string(),
+            game: h.spec.clone(),
+            format_version: h.version,
+            encoding: if self.is_compressed() { "zstd" } else { "raw" },
+            frame_positions: h.frame_positions,
+            zstd_level: h.level,
+            size: h.size,
+            positions: used,
+            win,
+            loss,
+            draw,
+            unused,
+            rounds: h.rounds,
+            remoteness_bytes: h.remoteness_width,
+            file_bytes,
+            bits_per_position: if used > 0 {
+                file_bytes as f64 * 8.0 / used as f64
+            } else {
+                0.0
+            },
+            source,
+            source_file,
+        }
     }
 
     /// Looks a position up by index, with the value of every move.
@@ -612,15 +739,14 @@ impl Table {
         // Every row has the same columns: with remoteness, a draw's third column is `-`.
         let rem = self.has_remoteness();
         with_game!(&self.game, g => {
-            for pos in 0..size {
-                if let Some(v) = self.value(pos)? {
-                    match self.remoteness(pos)? {
-                        Some(r) => writeln!(w, "{}\t{v}\t{r}", g.position_text(pos)),
-                        None if rem => writeln!(w, "{}\t{v}\t-", g.position_text(pos)),
-                        None => writeln!(w, "{}\t{v}", g.position_text(pos)),
-                    }
-                    .map_err(io)?;
+            for entry in self.used(0..size) {
+                let (pos, v) = entry?;
+                match self.remoteness(pos)? {
+                    Some(r) => writeln!(w, "{}\t{v}\t{r}", g.position_text(pos)),
+                    None if rem => writeln!(w, "{}\t{v}\t-", g.position_text(pos)),
+                    None => writeln!(w, "{}\t{v}", g.position_text(pos)),
                 }
+                .map_err(io)?;
             }
             Ok::<(), Error>(())
         })?;

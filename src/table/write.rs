@@ -42,6 +42,9 @@ pub struct BuildOptions {
     pub checkpoint_every: std::time::Duration,
     /// Tiered engine: called after each tier (for progress lines in logs).
     pub on_tier: Option<OnTier>,
+    /// Checked while solving; once set, the build stops and fails with
+    /// [`Error::Interrupted`] (a tiered build's work files stay for a later run to resume).
+    pub stop: solve::Stop,
 }
 
 /// What [`BuildOptions::on_tier`] calls.
@@ -62,6 +65,7 @@ impl Default for BuildOptions {
             stop_after_tiers: None,
             checkpoint_every: CHECKPOINT_EVERY,
             on_tier: None,
+            stop: solve::Stop::default(),
         }
     }
 }
@@ -92,6 +96,8 @@ pub struct BuildSummary {
     /// from before it read the input.
     pub total_seconds: f64,
     pub file_bytes: u64,
+    /// Seconds spent compressing, for a build written compressed ([`build_file`]).
+    pub compress_seconds: Option<f64>,
 }
 
 /// A file being written under a temporary name beside its destination; removed on drop unless
@@ -546,9 +552,12 @@ pub fn build(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<BuildSum
         let sopts = SolveOptions {
             remoteness: opts.remoteness,
             progress: opts.progress.clone(),
+            stop: opts.stop.clone(),
         };
         with_game!(game, g => solve::counter::solve(g, &cells, &sopts))
     };
+    // A stopped solve's cells are incomplete; the temporary file goes with the writer.
+    opts.stop.check().map_err(|_| interrupted(&spec, None))?;
     let solve_seconds = solve_start.elapsed().as_secs_f64();
     let (width, rem_bytes) = encode_remoteness(&stats);
     // Rounds are recorded where the table has remoteness (a values-only tiered build does not
@@ -570,6 +579,7 @@ pub fn build(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<BuildSum
         solve_seconds,
         total_seconds: started.elapsed().as_secs_f64(),
         file_bytes,
+        compress_seconds: None,
     })
 }
 
@@ -816,6 +826,7 @@ fn build_tiered(
         let sopts = SolveOptions {
             remoteness: opts.remoteness,
             progress: opts.progress.clone(),
+            stop: opts.stop.clone(),
         };
         // When the last checkpoint was written (or this run started).
         let mut checkpoint_at = Instant::now();
@@ -890,7 +901,11 @@ fn build_tiered(
             resume_rem,
             &sopts,
             checkpoint
-        ), _ => unreachable!("build checked that the tiered engine applies"))?
+        ), _ => unreachable!("build checked that the tiered engine applies"))
+        .map_err(|e| match e {
+            Error::Interrupted(_) => interrupted(&spec, Some(out)),
+            e => e,
+        })?
     };
     let solve_seconds = solve_start.elapsed().as_secs_f64();
     let summary =
@@ -909,6 +924,7 @@ fn build_tiered(
             solve_seconds,
             total_seconds: started.elapsed().as_secs_f64(),
             file_bytes,
+            compress_seconds: None,
         };
     let Some(solved) = stats else {
         writer.flush()?;
@@ -927,6 +943,56 @@ fn build_tiered(
     remove_rem_files(out, None);
     let _ = std::fs::remove_file(&mark);
     Ok(summary(&stats, out.display().to_string(), true, file_bytes))
+}
+
+/// The error of a build stopped through [`BuildOptions::stop`]; a tiered build (`resumable`
+/// names its output) leaves its work files for a later run.
+fn interrupted(spec: &str, resumable: Option<&Path>) -> Error {
+    Error::Interrupted(match resumable {
+        None => format!("the build of {spec} was interrupted; no table was written"),
+        Some(out) => format!(
+            "the build of {spec} was interrupted; no table was written (the same build into {} \
+             resumes from its last checkpoint)",
+            out.display()
+        ),
+    })
+}
+
+/// Solves `game` and writes its table to `out`: raw, or with `compress` solved into a raw table
+/// beside `out` ([`raw_sibling`](super::raw_sibling)), compressed into `out`, and the raw one
+/// removed. `compress_progress` reports the compression. A build that stopped early
+/// ([`BuildOptions::stop_after_tiers`]) is not compressed.
+pub fn build_file(
+    game: &AnyGame,
+    out: &Path,
+    opts: &BuildOptions,
+    compress: Option<super::zstd::Params>,
+    compress_progress: &ProgressBar,
+) -> Result<BuildSummary> {
+    let Some(params) = compress else {
+        return build(game, out, opts);
+    };
+    let raw = super::raw_sibling(out);
+    let result = build(game, &raw, opts).and_then(|mut s| {
+        if !s.complete {
+            return Ok(s);
+        }
+        opts.stop.check().map_err(|_| interrupted(&s.spec, None))?;
+        if let Some(p) = &opts.progress {
+            p.finish_and_clear();
+        }
+        let started = Instant::now();
+        // Held while compressing: the raw table is this process's work, not a dead one's.
+        let _raw = OutputLock::acquire(&raw)?;
+        let t = super::Table::open(&raw)?;
+        s.file_bytes = super::compress(&t, out, params, compress_progress)?;
+        s.compress_seconds = Some(started.elapsed().as_secs_f64());
+        s.path = out.display().to_string();
+        s.total_seconds += started.elapsed().as_secs_f64();
+        Ok(s)
+    });
+    let _ = std::fs::remove_file(&raw);
+    result
 }
 
 /// The tier after which a build aborts, from `RETRODB_CRASH_AFTER_TIER`: a crash injected by

@@ -1,0 +1,759 @@
+//! The `retrodb` Python module: the library's tables, builds and games for Python programs
+//! (`retrodb._retrodb`, re-exported by the package's `__init__.py`, which also defines the
+//! exception classes).
+//!
+//! Everything here converts and delegates: answers come from `retrodb::table::Table` and
+//! `retrodb::games::AnyGame` exactly as the command line and the server get them. The one
+//! invariant: no Rust panic may reach Python, so every input is checked (indices against the
+//! game's size and used positions, thread counts against the machine) before the library sees
+//! it, and long work runs with the interpreter released.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyList, PyString, PyTuple};
+use retrodb::games::{AnyGame, PictureStyle};
+use retrodb::table::{self, BuildOptions, Table as RawTable};
+use retrodb::{Game as _, Status, Value, with_game};
+
+/// A library error as the package's exception of its kind, with the command line's message.
+fn error(e: retrodb::Error) -> PyErr {
+    use retrodb::Error as E;
+    let class = match &e {
+        E::Input { .. } | E::InputWhole { .. } | E::Spec { .. } => "SpecError",
+        E::Position(_) => "PositionError",
+        E::Table { .. } => "TableError",
+        E::Memory { .. } | E::Disk { .. } => "BuildError",
+        E::Io { .. } => "FileError",
+        E::Interrupted(_) => return pyo3::exceptions::PyKeyboardInterrupt::new_err(e.to_string()),
+        _ => "RetrodbError",
+    };
+    raise(class, e.to_string())
+}
+
+/// The package's exception `class` (defined in `retrodb/__init__.py`) with `message`.
+fn raise(class: &str, message: String) -> PyErr {
+    Python::attach(|py| {
+        let ty = py
+            .import("retrodb")
+            .and_then(|m| m.getattr(class))
+            .and_then(|c| c.cast_into::<pyo3::types::PyType>().map_err(PyErr::from));
+        match ty {
+            Ok(ty) => PyErr::from_type(ty, message),
+            Err(e) => e,
+        }
+    })
+}
+
+/// A position the caller named by an index that the game does not use, or outside it.
+fn check_index(game: &AnyGame, index: u64) -> PyResult<u64> {
+    let size = game.size();
+    if index >= size {
+        return Err(raise(
+            "PositionError",
+            format!(
+                "index {index} is outside {} (indices 0..{size})",
+                game.spec()
+            ),
+        ));
+    }
+    if with_game!(game, g => g.status(index)) == Status::Unused {
+        return Err(raise(
+            "PositionError",
+            format!(
+                "index {index} is not a position of {} (it can never arise)",
+                game.spec()
+            ),
+        ));
+    }
+    Ok(index)
+}
+
+/// A position text's index in `game`, refused when it does not parse or names an unused index.
+fn parse(game: &AnyGame, text: &str) -> PyResult<u64> {
+    let pos = with_game!(game, g => g.parse_position(text))
+        .map_err(|e| error(retrodb::Error::Position(e)))?;
+    if with_game!(game, g => g.status(pos)) == Status::Unused {
+        return Err(error(retrodb::Error::Position(
+            retrodb::game::PositionError::new(
+                text,
+                format!("not a position of {} (it can never arise)", game.spec()),
+            ),
+        )));
+    }
+    Ok(pos)
+}
+
+/// JSON, as the command line prints it, turned into Python objects (objects become dicts).
+fn json_to_py<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
+    use serde_json::Value as J;
+    Ok(match v {
+        J::Null => py.None().into_bound(py),
+        J::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
+        J::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
+            (Some(u), _, _) => u.into_pyobject(py)?.into_any(),
+            (_, Some(i), _) => i.into_pyobject(py)?.into_any(),
+            (_, _, f) => f.unwrap_or(f64::NAN).into_pyobject(py)?.into_any(),
+        },
+        J::String(s) => PyString::new(py, s).into_any(),
+        J::Array(items) => {
+            let list = PyList::empty(py);
+            for item in items {
+                list.append(json_to_py(py, item)?)?;
+            }
+            list.into_any()
+        }
+        J::Object(map) => {
+            let dict = PyDict::new(py);
+            for (k, item) in map {
+                dict.set_item(k, json_to_py(py, item)?)?;
+            }
+            dict.into_any()
+        }
+    })
+}
+
+fn serialized<'py>(py: Python<'py>, value: &impl serde::Serialize) -> PyResult<Bound<'py, PyAny>> {
+    let v = serde_json::to_value(value)
+        .map_err(|e| raise("RetrodbError", format!("cannot convert an answer: {e}")))?;
+    json_to_py(py, &v)
+}
+
+/// A string as Python writes it in a repr (`'hex:3'`).
+fn repr(py: Python<'_>, text: &str) -> PyResult<String> {
+    Ok(PyString::new(py, text).repr()?.to_str()?.to_owned())
+}
+
+/// Interned `"win"`, `"loss"`, `"draw"`: a batch answer holds three string objects, however
+/// long it is.
+fn value_str(py: Python<'_>, v: Value) -> Bound<'_, PyString> {
+    match v {
+        Value::Win => pyo3::intern!(py, "win").clone(),
+        Value::Loss => pyo3::intern!(py, "loss").clone(),
+        Value::Draw => pyo3::intern!(py, "draw").clone(),
+    }
+}
+
+/// A table opened for lookups (`retrodb.open(path)`). Lookups take position texts in the
+/// game's notation and answer for the player to move: "win", "loss" or "draw".
+#[pyclass(frozen, module = "retrodb", name = "Table")]
+struct Table {
+    inner: Arc<RawTable>,
+}
+
+/// Opens a table file (raw or compressed) for lookups. Raises TableError when the file is not a
+/// table or is damaged, FileError when it cannot be read.
+#[pyfunction]
+fn open(py: Python<'_>, path: PathBuf) -> PyResult<Table> {
+    let t = py.detach(|| RawTable::open(&path)).map_err(error)?;
+    Ok(Table { inner: Arc::new(t) })
+}
+
+#[pymethods]
+impl Table {
+    /// Everything `retrodb probe --json` prints for one position: position, index, value,
+    /// remoteness (where stored), the game's annotations, and every move with the child
+    /// position and its value for its own mover.
+    fn probe<'py>(&self, py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
+        let p = py.detach(|| self.inner.probe_text(text)).map_err(error)?;
+        serialized(py, &p)
+    }
+
+    /// The value of a position for the player to move: "win", "loss" or "draw".
+    fn value<'py>(&self, py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyString>> {
+        let (_, v) = py.detach(|| self.inner.locate(text)).map_err(error)?;
+        Ok(value_str(py, v))
+    }
+
+    /// The values of many positions, in their order, looked up in parallel with the interpreter
+    /// released. A text that is not a position of the game raises PositionError for the whole
+    /// batch (naming the first such text).
+    fn values<'py>(
+        &self,
+        py: Python<'py>,
+        texts: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        if texts.is_instance_of::<PyString>() {
+            return Err(PyTypeError::new_err(
+                "values() takes a sequence of position texts, not one text (use value())",
+            ));
+        }
+        // The texts are copied into one buffer, so the lookup runs without the interpreter.
+        let mut bytes: Vec<u8> = Vec::new();
+        let mut ends: Vec<usize> = Vec::new();
+        let mut push = |item: &Bound<'py, PyAny>| -> PyResult<()> {
+            let s = item.cast::<PyString>().map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "values() takes position texts (str), got {} at item {}",
+                    item.get_type().name().map_or("?".into(), |n| n.to_string()),
+                    ends.len()
+                ))
+            })?;
+            bytes.extend_from_slice(s.to_str()?.as_bytes());
+            ends.push(bytes.len());
+            Ok(())
+        };
+        if let Ok(list) = texts.cast::<PyList>() {
+            for item in list.iter() {
+                push(&item)?;
+            }
+        } else {
+            for item in texts.try_iter()? {
+                push(&item?)?;
+            }
+        }
+        let answers = py.detach(|| {
+            let text = std::str::from_utf8(&bytes).expect("copied from str objects");
+            let mut start = 0;
+            let texts: Vec<&str> = ends
+                .iter()
+                .map(|&end| {
+                    let t = &text[start..end];
+                    start = end;
+                    t
+                })
+                .collect();
+            self.inner.values_of_texts(&texts)
+        });
+        let mut values = Vec::with_capacity(answers.len());
+        for a in answers {
+            values.push(value_str(py, a.map_err(error)?));
+        }
+        PyList::new(py, values)
+    }
+
+    /// The remoteness of a position (plies to the end under best play), or None for a draw or
+    /// a table built without remoteness.
+    fn remoteness(&self, py: Python<'_>, text: &str) -> PyResult<Option<u32>> {
+        py.detach(|| {
+            let (pos, _) = self.inner.locate(text)?;
+            self.inner.remoteness(pos)
+        })
+        .map_err(error)
+    }
+
+    /// What `retrodb info --json` prints: the game, format, encoding, value counts and sizes.
+    fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        serialized(py, &self.inner.info())
+    }
+
+    /// Every position of the table with its value, as (text, value) pairs in index order, read
+    /// a block at a time (nothing is held beyond the block being read).
+    fn positions(&self) -> Positions {
+        Positions {
+            table: Arc::clone(&self.inner),
+            next: 0,
+            buffer: std::collections::VecDeque::new(),
+        }
+    }
+
+    /// The table's game (the same rules and notation the table answers in).
+    #[getter]
+    fn game(&self) -> Game {
+        Game {
+            game: GameRef::Table(Arc::clone(&self.inner)),
+        }
+    }
+
+    /// The game spec the table was built for, e.g. "hex:4".
+    #[getter]
+    fn spec(&self) -> String {
+        self.inner.header().spec.clone()
+    }
+
+    /// The table file's path.
+    #[getter]
+    fn path(&self) -> PathBuf {
+        self.inner.path().to_path_buf()
+    }
+
+    /// The number of positions (used indices) the table answers for.
+    fn __len__(&self) -> usize {
+        let h = self.inner.header();
+        h.size.saturating_sub(h.counts[0]) as usize
+    }
+
+    fn __repr__(&self) -> String {
+        let i = self.inner.info();
+        format!(
+            "<retrodb.Table {} ({} positions, {}) at {}>",
+            i.game, i.positions, i.encoding, i.file
+        )
+    }
+}
+
+/// An iterator over a table's positions (`Table.positions()`).
+#[pyclass(module = "retrodb", name = "Positions")]
+struct Positions {
+    table: Arc<RawTable>,
+    next: u64,
+    buffer: std::collections::VecDeque<(String, Value)>,
+}
+
+/// Indices a block of `Table.positions()` covers.
+const POSITIONS_BLOCK: u64 = 1 << 14;
+
+#[pymethods]
+impl Positions {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__<'py>(
+        mut slf: PyRefMut<'py, Self>,
+        py: Python<'py>,
+    ) -> PyResult<Option<Bound<'py, PyTuple>>> {
+        let size = slf.table.header().size;
+        while slf.buffer.is_empty() && slf.next < size {
+            let start = slf.next;
+            let end = (start + POSITIONS_BLOCK).min(size);
+            let table = Arc::clone(&slf.table);
+            let block = py
+                .detach(|| {
+                    table
+                        .used(start..end)
+                        .map(|r| r.map(|(pos, v)| (table.position_text(pos), v)))
+                        .collect::<retrodb::Result<Vec<_>>>()
+                })
+                .map_err(error)?;
+            slf.next = end;
+            slf.buffer.extend(block);
+        }
+        match slf.buffer.pop_front() {
+            None => Ok(None),
+            Some((text, v)) => Ok(Some(PyTuple::new(
+                py,
+                [PyString::new(py, &text), value_str(py, v)],
+            )?)),
+        }
+    }
+}
+
+/// A game on its own, or the game of a table.
+#[derive(Clone)]
+enum GameRef {
+    Own(Arc<AnyGame>),
+    Table(Arc<RawTable>),
+}
+
+impl GameRef {
+    fn get(&self) -> &AnyGame {
+        match self {
+            GameRef::Own(g) => g,
+            GameRef::Table(t) => t.game(),
+        }
+    }
+}
+
+/// A game's rules and notation, from a game spec as `retrodb build` takes it ("hex:3",
+/// "bridgit:3", "digraph:data/seed001.txt", ...): positions parsed and written, their moves,
+/// and pictures. No table is needed.
+#[pyclass(frozen, module = "retrodb", name = "Game")]
+struct Game {
+    game: GameRef,
+}
+
+/// A position given either as its text or as its index.
+#[derive(FromPyObject)]
+enum PositionArg {
+    Index(u64),
+    Text(String),
+}
+
+impl Game {
+    fn index(&self, at: PositionArg) -> PyResult<u64> {
+        match at {
+            PositionArg::Index(i) => check_index(self.game.get(), i),
+            PositionArg::Text(t) => parse(self.game.get(), &t),
+        }
+    }
+
+    fn position(&self, index: u64) -> Position {
+        Position {
+            game: self.game.clone(),
+            index,
+        }
+    }
+}
+
+#[pymethods]
+impl Game {
+    /// Builds the game a spec names (reading its input file for graph games). Raises
+    /// SpecError for an unknown game or a malformed input, FileError when a file cannot be
+    /// read.
+    #[new]
+    fn new(py: Python<'_>, spec: &str) -> PyResult<Game> {
+        let game = py
+            .detach(|| AnyGame::open(spec, retrodb::memory::default_limit()))
+            .map_err(error)?;
+        Ok(Game {
+            game: GameRef::Own(Arc::new(game)),
+        })
+    }
+
+    /// The canonical game spec.
+    #[getter]
+    fn spec(&self) -> String {
+        self.game.get().spec()
+    }
+
+    /// The number of indices the game numbers its positions with (some may be unused).
+    #[getter]
+    fn size(&self) -> u64 {
+        self.game.get().size()
+    }
+
+    /// The position a person starts from (the empty board, every edge standing, the lowest
+    /// vertex), or None.
+    fn start(&self) -> Option<Position> {
+        self.game.get().start().map(|i| self.position(i))
+    }
+
+    /// The position a text (or an index) names. Raises PositionError when it is malformed or
+    /// can never arise.
+    fn parse(&self, text: PositionArg) -> PyResult<Position> {
+        Ok(self.position(self.index(text)?))
+    }
+
+    /// The canonical text of a position given by its index (or by a text in any accepted
+    /// form, e.g. without the mover's suffix).
+    fn text(&self, position: PositionArg) -> PyResult<String> {
+        let pos = self.index(position)?;
+        Ok(with_game!(self.game.get(), g => g.position_text(pos)))
+    }
+
+    /// The moves from a position, as (move name, child position text) pairs in the game's
+    /// order; empty where the game is over.
+    fn moves(&self, position: PositionArg) -> PyResult<Vec<(String, String)>> {
+        let pos = self.index(position)?;
+        Ok(moves(self.game.get(), pos)
+            .into_iter()
+            .map(|(name, child)| {
+                (
+                    name,
+                    with_game!(self.game.get(), g => g.position_text(child)),
+                )
+            })
+            .collect())
+    }
+
+    /// A text picture of a position (the board games and Hackenbush; None for a digraph).
+    fn render(&self, position: PositionArg) -> PyResult<Option<String>> {
+        let pos = self.index(position)?;
+        Ok(self.game.get().picture(pos, &[], PictureStyle::Plain))
+    }
+
+    /// An SVG picture of a position (every game), as `retrodb show --svg` and the web board
+    /// draw it.
+    fn svg(&self, position: PositionArg) -> PyResult<String> {
+        let pos = self.index(position)?;
+        Ok(self.game.get().svg(pos))
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        Ok(format!(
+            "retrodb.Game({})",
+            repr(py, &self.game.get().spec())?
+        ))
+    }
+}
+
+/// The moves of a used position: none where the game is over.
+fn moves(game: &AnyGame, pos: u64) -> Vec<(String, u64)> {
+    with_game!(game, g => match g.status(pos) {
+        Status::Open => g.moves(pos).into_iter().map(|m| (m.name, m.child)).collect(),
+        _ => Vec::new(),
+    })
+}
+
+/// One position of a game; draws itself in Jupyter (`_repr_svg_`).
+#[pyclass(frozen, module = "retrodb", name = "Position")]
+struct Position {
+    game: GameRef,
+    index: u64,
+}
+
+#[pymethods]
+impl Position {
+    /// The position's index in its game.
+    #[getter]
+    fn index(&self) -> u64 {
+        self.index
+    }
+
+    /// The position's text in the game's notation.
+    #[getter]
+    fn text(&self) -> String {
+        with_game!(self.game.get(), g => g.position_text(self.index))
+    }
+
+    /// The game the position belongs to.
+    #[getter]
+    fn game(&self) -> Game {
+        Game {
+            game: self.game.clone(),
+        }
+    }
+
+    /// "open" while the player to move has moves to choose from, else the game's end for the
+    /// player to move: "win", "loss" or "draw".
+    #[getter]
+    fn status(&self) -> &'static str {
+        match with_game!(self.game.get(), g => g.status(self.index)) {
+            Status::Open => "open",
+            Status::Over(v) => v.as_str(),
+            // Positions are made from used indices only.
+            Status::Unused => "unused",
+        }
+    }
+
+    /// The moves from this position, as (move name, child position) pairs.
+    fn moves(&self) -> Vec<(String, Position)> {
+        moves(self.game.get(), self.index)
+            .into_iter()
+            .map(|(name, child)| {
+                (
+                    name,
+                    Position {
+                        game: self.game.clone(),
+                        index: child,
+                    },
+                )
+            })
+            .collect()
+    }
+
+    /// A text picture (None for a digraph).
+    fn render(&self) -> Option<String> {
+        self.game
+            .get()
+            .picture(self.index, &[], PictureStyle::Plain)
+    }
+
+    /// An SVG picture.
+    fn svg(&self) -> String {
+        self.game.get().svg(self.index)
+    }
+
+    /// Jupyter draws the position with this.
+    fn _repr_svg_(&self) -> String {
+        self.svg()
+    }
+
+    fn __str__(&self) -> String {
+        self.text()
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        Ok(format!(
+            "retrodb.Position({}, game={})",
+            repr(py, &self.text())?,
+            repr(py, &self.game.get().spec())?
+        ))
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other.cast::<Position>().is_ok_and(|o| {
+            let o = o.get();
+            o.index == self.index && o.game.get().spec() == self.game.get().spec()
+        })
+    }
+
+    fn __hash__(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        self.game.get().spec().hash(&mut h);
+        self.index.hash(&mut h);
+        h.finish()
+    }
+}
+
+/// The most threads a build takes, per core (as the command line's `--threads`).
+const MAX_THREADS_PER_CORE: usize = 8;
+
+/// The width a progress line is padded to, so a shorter line covers a longer one.
+const LINE: usize = 79;
+
+/// How often a running build looks for Ctrl-C and redraws its progress line.
+const POLL: Duration = Duration::from_millis(100);
+
+/// Builds a game's table into `path` as `retrodb build` does: the same engines, memory and
+/// disk estimates, and refusals (BuildError before any work when the estimate exceeds
+/// `max_memory` or the free disk). The interpreter is released while solving; Ctrl-C stops the
+/// build (KeyboardInterrupt; a tiered build's work files stay, so the same call resumes).
+/// Returns the build's summary as a dict.
+#[pyfunction]
+#[pyo3(signature = (spec, path, remoteness=false, compress=false, threads=None, progress=true, max_memory=None))]
+#[allow(clippy::too_many_arguments)]
+fn build<'py>(
+    py: Python<'py>,
+    spec: &str,
+    path: PathBuf,
+    remoteness: bool,
+    compress: bool,
+    threads: Option<usize>,
+    progress: bool,
+    max_memory: Option<u64>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let pool = match threads {
+        None => None,
+        Some(0) => return Err(PyValueError::new_err("threads must be at least 1")),
+        Some(n) => {
+            let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+            let cap = MAX_THREADS_PER_CORE * cores;
+            if n > cap {
+                return Err(PyValueError::new_err(format!(
+                    "threads={n}: at most {cap} on this machine ({MAX_THREADS_PER_CORE} per core, {cores} cores)"
+                )));
+            }
+            Some(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(n)
+                    .build()
+                    .map_err(|e| raise("BuildError", format!("cannot start {n} threads: {e}")))?,
+            )
+        }
+    };
+    let max_memory = max_memory.unwrap_or_else(retrodb::memory::default_limit);
+    let game = py
+        .detach(|| AnyGame::open(spec, max_memory))
+        .map_err(error)?;
+    let solving = indicatif::ProgressBar::hidden();
+    let compressing = indicatif::ProgressBar::hidden();
+    let tier_lines: Arc<Mutex<Vec<String>>> = Arc::default();
+    let mut opts = BuildOptions {
+        remoteness,
+        progress: Some(solving.clone()),
+        max_memory,
+        ..BuildOptions::default()
+    };
+    let stderr = py.import("sys")?.getattr("stderr")?;
+    let say = |text: &str| -> PyResult<()> {
+        stderr.call_method1("write", (text,))?;
+        stderr.call_method0("flush")?;
+        Ok(())
+    };
+    if progress {
+        let solved_into = if compress {
+            table::raw_sibling(&path)
+        } else {
+            path.clone()
+        };
+        let lines = py.detach(|| table::report::before_build(&game, &solved_into, &opts, compress));
+        for line in &lines {
+            say(&format!("{line}\n"))?;
+        }
+        let sink = Arc::clone(&tier_lines);
+        let first = std::sync::atomic::AtomicBool::new(true);
+        opts.on_tier = Some(Arc::new(move |r: &table::TierReport| {
+            let first = first.swap(false, std::sync::atomic::Ordering::Relaxed);
+            if table::report::tier_worth_a_line(r, first)
+                && let Ok(mut lines) = sink.lock()
+            {
+                lines.push(table::report::tier_line(r));
+            }
+        }));
+    }
+    let stop = opts.stop.clone();
+    let params = compress.then(retrodb::table::zstd::Params::default);
+    let started = Instant::now();
+    let (result, interrupted) = std::thread::scope(|s| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let rx = Mutex::new(rx);
+        let (game, opts, path, compressing) = (&game, &opts, &path, &compressing);
+        let pool = pool.as_ref();
+        s.spawn(move || {
+            let run = || table::build_file(game, path, opts, params, compressing);
+            // A panic stays on this thread (as an error), never unwinding into Python.
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match pool {
+                Some(p) => p.install(run),
+                None => run(),
+            }));
+            let _ = tx.send(r);
+        });
+        let mut interrupted = None;
+        let mut shown = Instant::now();
+        loop {
+            // (A receiver is not `Sync`; the mutex lets the released thread borrow it.)
+            let wait = || {
+                rx.lock()
+                    .map_or(Err(std::sync::mpsc::RecvTimeoutError::Disconnected), |rx| {
+                        rx.recv_timeout(POLL)
+                    })
+            };
+            match py.detach(wait) {
+                Ok(r) => break (Some(r), interrupted),
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break (None, interrupted),
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+            }
+            if interrupted.is_none()
+                && let Err(e) = py.check_signals()
+            {
+                // Ctrl-C (or another signal handler's exception): the build is asked to stop
+                // and waited for, so nothing is left running or half written under its name.
+                stop.request();
+                interrupted = Some(e);
+            }
+            if progress && interrupted.is_none() && shown.elapsed() >= Duration::from_secs(1) {
+                shown = Instant::now();
+                let lines: Vec<String> = tier_lines
+                    .lock()
+                    .map(|mut l| std::mem::take(&mut *l))
+                    .unwrap_or_default();
+                // Plain carriage returns and padding (no terminal escapes), so the line redraws
+                // in a terminal and in a notebook alike.
+                let mut text = String::new();
+                for l in lines {
+                    text.push_str(&format!("\r{l:<LINE$}\n"));
+                }
+                let (bar, what) = if compressing.length().unwrap_or(0) > 0 {
+                    (compressing, "compressing")
+                } else {
+                    (&solving, "solving")
+                };
+                let len = bar.length().unwrap_or(0).max(1);
+                let line = format!(
+                    "{what} {:.0}% ({:.0} s) {}",
+                    100.0 * bar.position() as f64 / len as f64,
+                    started.elapsed().as_secs_f64(),
+                    bar.message()
+                );
+                text.push_str(&format!("\r{line:<LINE$}"));
+                if say(&text).is_err() {
+                    // A closed stderr only loses the progress line.
+                }
+            }
+        }
+    });
+    if progress && started.elapsed() >= Duration::from_secs(1) {
+        let _ = say(&format!("\r{:LINE$}\r", ""));
+    }
+    if let Some(e) = interrupted {
+        return Err(e);
+    }
+    let summary = match result {
+        Some(Ok(r)) => r.map_err(error)?,
+        _ => {
+            return Err(raise(
+                "BuildError",
+                format!("the build of {spec} failed inside retrodb (a bug: please report it)"),
+            ));
+        }
+    };
+    serialized(py, &summary)
+}
+
+#[pymodule]
+fn _retrodb(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(open, m)?)?;
+    m.add_function(wrap_pyfunction!(build, m)?)?;
+    m.add_class::<Table>()?;
+    m.add_class::<Positions>()?;
+    m.add_class::<Game>()?;
+    m.add_class::<Position>()?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,91 @@
+"""retrodb.build: the command line's build from Python, with its estimate, threads,
+compression, the interpreter released while solving, and Ctrl-C."""
+
+import os
+import signal
+import threading
+import time
+
+import pytest
+
+import retrodb
+
+
+def test_summary_and_options(tmp_path):
+    s = retrodb.build("hex:3", tmp_path / "a.rdb", progress=False)
+    assert s["spec"] == "hex:3" and s["complete"] and s["engine"] == "tiered"
+    assert s["positions"] == 39366 and sum(s["counts"]) == 39366
+    assert s["compress_seconds"] is None and s["file_bytes"] == (tmp_path / "a.rdb").stat().st_size
+    z = retrodb.build("hex:3", tmp_path / "z.rdb", compress=True, remoteness=True, threads=1,
+                      progress=False)
+    assert z["compress_seconds"] is not None and z["counts"] == s["counts"]
+    a, b = retrodb.open(tmp_path / "a.rdb"), retrodb.open(tmp_path / "z.rdb")
+    assert b.info()["encoding"] == "zstd" and b.info()["remoteness_bytes"] == 1
+    assert list(a.positions()) == list(b.positions())
+    # Nothing but the tables is left beside them.
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.rdb", "z.rdb"]
+
+
+def test_counter_engine_game(tmp_path):
+    from conftest import DATA
+    s = retrodb.build(f"digraph:{DATA}/seed001.txt", tmp_path / "d.rdb", progress=False)
+    assert s["engine"] == "counter" and s["counts"][3] > 0  # draws
+
+
+def test_progress_prints_the_cli_estimate(tmp_path, capsys, cli):
+    retrodb.build("bridgit:2", tmp_path / "b.rdb", progress=True)
+    err = capsys.readouterr().err.splitlines()
+    r = cli("build", "bridgit:2", "-o", tmp_path / "c.rdb")
+    assert r.returncode == 0, r.stderr
+    cli_lines = r.stderr.splitlines()
+    # The same estimate; the memory limit (a share of the memory available now) may move.
+    assert err[0].split("(limit")[0] == cli_lines[0].split("(limit")[0]
+    assert err[0].startswith("bridgit:2: 486 positions, tiered engine, estimated peak memory")
+    assert err[1].startswith("  this run: tiers 5 down to 0 of 6") and err[1] == cli_lines[1]
+
+
+def test_build_releases_the_interpreter(tmp_path):
+    done = threading.Event()
+    result = {}
+
+    def work():
+        result["summary"] = retrodb.build("hex:4", tmp_path / "h.rdb", progress=False,
+                                          remoteness=True)
+        done.set()
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    spins = 0
+    started = time.monotonic()
+    while not done.is_set():
+        spins += 1
+    worker.join()
+    seconds = time.monotonic() - started
+    assert result["summary"]["complete"]
+    # This thread kept running Python while the build solved (it would have stood still for
+    # the whole build had the build held the interpreter).
+    assert seconds > 0.2 and spins > 10_000, (seconds, spins)
+
+
+@pytest.mark.skipif(threading.current_thread() is not threading.main_thread(),
+                    reason="signals reach the main thread only")
+def test_ctrl_c_stops_a_build(tmp_path):
+    out = tmp_path / "h.rdb"
+    timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
+    started = time.monotonic()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            # hex:4 with remoteness on one thread takes seconds: the interrupt lands while
+            # solving.
+            retrodb.build("hex:4", out, remoteness=True, threads=1, progress=False)
+    finally:
+        timer.cancel()
+    stopped = time.monotonic() - started
+    assert not out.exists()
+    # The lock is released and the same build runs to the end afterwards.
+    s = retrodb.build("hex:4", out, remoteness=True, threads=1, progress=False)
+    assert s["complete"] and retrodb.open(out).value("................") == "win"
+    # The interrupted build stopped well before a whole build's time.
+    assert stopped < 0.3 + s["solve_seconds"] / 2, (stopped, s["solve_seconds"])
+    assert [p.name for p in tmp_path.iterdir()] == ["h.rdb"]

@@ -1,0 +1,170 @@
+//! Sentences for people about a build, shared by every front end that builds tables (the
+//! command line and the Python module): the estimate printed before solving, a tiered run's
+//! plan, and a line per finished tier. They only format; the figures come from
+//! [`estimate`](super::estimate), [`plan_tiered`](super::plan_tiered) and [`TierReport`].
+
+use std::path::Path;
+
+use super::{BuildOptions, TierReport, TieredPlan};
+use crate::error::human_bytes;
+use crate::games::AnyGame;
+
+/// The line printed before a build: positions, engine, peak memory against the limit and the
+/// table's size (`compress`: the raw table solved first, then compressed).
+pub fn estimate_line(game: &AnyGame, opts: &BuildOptions, compress: bool) -> String {
+    let e = super::estimate(game, opts);
+    format!(
+        "{}: {} positions, {} engine, estimated peak memory {} (limit {}), {}table {}{}",
+        game.spec(),
+        grouped(game.size()),
+        e.engine.name(),
+        human_bytes(e.memory_bytes),
+        human_bytes(opts.max_memory),
+        if compress { "raw " } else { "" },
+        human_bytes(e.file_bytes),
+        if compress { " (then compressed)" } else { "" }
+    )
+}
+
+/// The estimate and, for a tiered build solved into `solved_into` (the output, or the raw table
+/// beside it when compressing), its plan: the lines a build prints before it starts. Empty when
+/// the chosen engine cannot solve the game (the build itself then says why).
+pub fn before_build(
+    game: &AnyGame,
+    solved_into: &Path,
+    opts: &BuildOptions,
+    compress: bool,
+) -> Vec<String> {
+    let tiered = crate::solve::Engine::Tiered;
+    let engine = opts
+        .engine
+        .unwrap_or_else(|| crate::solve::Engine::default_for(game));
+    if engine == tiered && crate::solve::tiered_unsupported(game).is_some() {
+        return Vec::new();
+    }
+    let mut lines = vec![estimate_line(game, opts, compress)];
+    if engine == tiered {
+        lines.push(plan_line(
+            &super::plan_tiered(game, solved_into, opts),
+            opts.max_memory,
+        ));
+    }
+    lines
+}
+
+/// What a tiered run will do: its tiers, memory and disk, and (when resuming) its time at the
+/// earlier runs' rate.
+pub fn plan_line(p: &TieredPlan, max_memory: u64) -> String {
+    let top = p.done_from.saturating_sub(1);
+    let tiers = if top == p.lowest {
+        format!("tier {top}")
+    } else {
+        format!("tiers {top} down to {}", p.lowest)
+    };
+    let from = match &p.resumed {
+        Some(m) => format!(
+            ", resuming below tier {} ({} positions solved)",
+            m.tier,
+            grouped(m.solved)
+        ),
+        None => String::new(),
+    };
+    let free = p
+        .disk_free
+        .map_or(String::new(), |f| format!(" ({} free)", human_bytes(f)));
+    let time = match p.seconds_left {
+        Some(s) => format!(
+            "; the {} positions left take about {} at the earlier runs' rate",
+            grouped(p.positions_left),
+            duration(s)
+        ),
+        None => "; time left: after each tier".to_string(),
+    };
+    format!(
+        "  this run: {tiers} of {}{from}; memory {} (limit {}), disk {}{free}{time}",
+        p.tiers,
+        human_bytes(p.memory_bytes),
+        human_bytes(max_memory),
+        human_bytes(p.disk_bytes),
+    )
+}
+
+/// A finished tier: its size, time and rate, and the time left at this run's rate.
+pub fn tier_line(r: &TierReport) -> String {
+    format!(
+        "  tier {} of {} done: {} positions in {:.1} s ({:.1}M/s){}; {} positions left, about {}",
+        r.tier,
+        r.tiers,
+        grouped(r.positions),
+        r.seconds,
+        r.positions as f64 / r.seconds.max(1e-9) / 1e6,
+        if r.checkpoint { ", checkpoint" } else { "" },
+        grouped(r.left),
+        duration(r.seconds_left)
+    )
+}
+
+/// Whether a tier's line is worth printing: the run's first tier (the first estimate of the
+/// time left), and each tier that took a while or became a checkpoint.
+pub fn tier_worth_a_line(r: &TierReport, first: bool) -> bool {
+    first || r.seconds >= 1.0 || r.checkpoint
+}
+
+/// `5400.0` -> `1 h 30 min`.
+pub fn duration(seconds: f64) -> String {
+    let s = seconds.max(0.0).round() as u64;
+    match s {
+        0..60 => format!("{s} s"),
+        60..3600 => format!("{} min {} s", s / 60, s % 60),
+        _ => format!("{} h {} min", s / 3600, s % 3600 / 60),
+    }
+}
+
+/// `1234567` as `1,234,567`.
+pub fn grouped(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_and_durations_for_people() {
+        assert_eq!(grouped(1234567), "1,234,567");
+        assert_eq!(grouped(12), "12");
+        assert_eq!(duration(5400.0), "1 h 30 min");
+        assert_eq!(duration(75.0), "1 min 15 s");
+    }
+
+    #[test]
+    fn a_build_says_what_it_will_do() {
+        let game = AnyGame::open("hex:3", u64::MAX).unwrap();
+        let lines = before_build(
+            &game,
+            Path::new("/nonexistent/hex-3.rdb"),
+            &BuildOptions::default(),
+            true,
+        );
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert!(
+            lines[0].starts_with("hex:3: 39,366 positions, tiered engine"),
+            "{}",
+            lines[0]
+        );
+        assert!(lines[0].ends_with("(then compressed)"), "{}", lines[0]);
+        assert!(
+            lines[1].contains("this run: tiers 9 down to 0 of 10"),
+            "{}",
+            lines[1]
+        );
+    }
+}
