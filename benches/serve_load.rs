@@ -5,7 +5,7 @@
 //! `cargo bench --bench serve_load` builds the table into `target/serve-load/` the first time
 //! (`RETRODB_LOAD_TABLE=FILE` uses another `hex:4` table), starts the release binary on a free
 //! port and stops it at the end. `SERVE_LOAD_SECS` (default 10) and `SERVE_LOAD_CONNS` (default
-//! 64) change the single-lookup run. Every request goes to 127.0.0.1, and every loop ends by
+//! 64) change the single-lookup run; `SERVE_LOAD_SERVER_THREADS` gives the server's `--threads`. Every request goes to 127.0.0.1, and every loop ends by
 //! count or by time.
 
 use std::io::{BufRead, BufReader, Write};
@@ -192,6 +192,11 @@ fn main() {
         .arg("serve")
         .arg(&table)
         .args(["--addr", "127.0.0.1:0", "--max-batch-mib", "256"])
+        .args(
+            std::env::var("SERVE_LOAD_SERVER_THREADS")
+                .map(|n| vec!["--threads".to_string(), n])
+                .unwrap_or_default(),
+        )
         .stdout(Stdio::piped())
         .spawn()
         .expect("retrodb serve starts");

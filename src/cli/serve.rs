@@ -32,6 +32,10 @@ pub struct Args {
     /// Seconds a client has to send a request's headers before its connection is closed.
     #[arg(long, default_value_t = 10, value_name = "SECS")]
     header_timeout: u64,
+    /// Threads answering requests (batches also use the solver's thread pool); default: one a
+    /// core.
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
 }
 
 pub fn run(a: Args) -> Result<ExitCode> {
@@ -50,7 +54,12 @@ pub fn run(a: Args) -> Result<ExitCode> {
         header_timeout: Duration::from_secs(a.header_timeout),
         ..Limits::default()
     };
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let threads = match a.threads {
+        None => cores,
+        Some(n) if (1..=256).contains(&n) => n,
+        Some(n) => anyhow::bail!("--threads {n}: give 1 to 256 threads"),
+    };
     retrodb::serve::run(catalog, a.addr, limits, threads, |addr| {
         // One line scripts and tests can read to find the port.
         println!("listening on http://{addr}/ serving {}", names.join(", "));
