@@ -17,7 +17,7 @@ fn check(spec: &str, free_moves: u32) -> usize {
         panic!("{spec} is a cell game")
     };
     let board = cell.plain_board().expect("a full table is a plain board");
-    let mut v = board_values(&board, free_moves);
+    let mut v = board_values(&board, free_moves).unwrap();
     for (config, &g) in v.values.iter().enumerate() {
         let (left_first, left_second) = v.games.outcome(g);
         let c = config as u64;
@@ -130,4 +130,57 @@ fn hackenbush_values_agree_with_the_surreal_values() {
         }
         assert!(compared > 0, "{spec}");
     }
+}
+
+/// The tier-parallel `board_values` against `PositionValues`, which recurses through the game's
+/// own children one position at a time (no tiers, no option-list map), on every configuration;
+/// and the same canonical forms whatever the number of threads.
+#[test]
+fn board_values_agree_with_values_computed_position_by_position() {
+    let k4 = format!("shannon:{}/data/shannon/k4.txt", env!("CARGO_MANIFEST_DIR"));
+    for spec in ["bridgit:2", "hex:3", &k4] {
+        let game = AnyGame::open(spec, u64::MAX).unwrap();
+        let AnyGame::Cell(cell) = &game else {
+            panic!("{spec} is a cell game")
+        };
+        let board = cell.plain_board().expect("a full table is a plain board");
+        for c in [1, 2] {
+            let v = board_values(&board, c).unwrap();
+            let mut p = retrodb::cgt::values::PositionValues::new(&game, c, usize::MAX).unwrap();
+            for (config, &g) in v.values.iter().enumerate() {
+                let theirs = p.value(2 * config as u64).unwrap();
+                assert_eq!(
+                    v.games.show(g),
+                    p.games.show(theirs),
+                    "{spec} C = {c} config {config}"
+                );
+            }
+            let one = rayon::ThreadPoolBuilder::new()
+                .num_threads(1)
+                .build()
+                .unwrap()
+                .install(|| board_values(&board, c).unwrap());
+            let three = rayon::ThreadPoolBuilder::new()
+                .num_threads(3)
+                .build()
+                .unwrap()
+                .install(|| board_values(&board, c).unwrap());
+            assert_eq!(one.values, v.values, "{spec}: ids do not depend on threads");
+            assert_eq!(
+                three.values, v.values,
+                "{spec}: ids do not depend on threads"
+            );
+        }
+    }
+}
+
+#[test]
+fn board_values_refuse_bad_requests() {
+    let game = AnyGame::open("bridgit:2", u64::MAX).unwrap();
+    let AnyGame::Cell(cell) = &game else {
+        unreachable!()
+    };
+    let board = cell.plain_board().unwrap();
+    let err = board_values(&board, 0).err().expect("C = 0 is refused");
+    assert!(err.to_string().contains("at least one free move"), "{err}");
 }
