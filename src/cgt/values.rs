@@ -386,3 +386,26 @@ impl<'a> PositionValues<'a> {
         g
     }
 }
+
+/// The value of one position, as [`value_of`] answers it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ValueOf {
+    /// CGSuite's notation of the canonical form.
+    Value(String),
+    /// The game has no values (digraphs; cell games indexed for one first mover).
+    NoValues,
+    /// More than this many positions lie below; not computed.
+    TooLarge(usize),
+}
+
+/// The value of position `pos` of `game` (a finished cell board worth `free_moves` to its
+/// winner), visiting at most `limit` positions.
+pub fn value_of(game: &crate::games::AnyGame, pos: u64, free_moves: u32, limit: usize) -> ValueOf {
+    let Some(mut v) = PositionValues::new(game, free_moves, limit) else {
+        return ValueOf::NoValues;
+    };
+    match v.value(pos) {
+        Some(g) => ValueOf::Value(v.games.show(g)),
+        None => ValueOf::TooLarge(limit),
+    }
+}
