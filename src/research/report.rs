@@ -717,8 +717,10 @@ impl Scan<'_> {
                 if who != mover {
                     continue;
                 }
-                let mut tally = OrderFigures::default();
-                tally.positions = 1;
+                let mut tally = OrderFigures {
+                    positions: 1,
+                    ..OrderFigures::default()
+                };
                 let mut broken: [Option<(usize, usize)>; 4] = [None; 4];
                 let mut all_hold = true;
                 for i in 0..keys.len() {
@@ -1597,8 +1599,10 @@ mod tests {
                         if who != mover {
                             continue;
                         }
-                        let mut t = OrderFigures::default();
-                        t.positions = 1;
+                        let mut t = OrderFigures {
+                            positions: 1,
+                            ..OrderFigures::default()
+                        };
                         let mut hold = true;
                         for i in 0..keys.len() {
                             for j in i + 1..keys.len() {
