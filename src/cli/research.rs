@@ -11,7 +11,7 @@ use retrodb::research;
 pub struct Args {
     /// What to study; only 'bridgit' so far.
     subject: String,
-    /// The board size (2 takes a second, 3 about a minute of CPU time with a progress bar; 4
+    /// The board size (2 takes a second, 3 about a minute and a half with a progress bar; 4
     /// would need a table of 2*3^25 positions).
     #[arg(long)]
     size: u32,
