@@ -237,6 +237,20 @@ fn check_game_order_figures(report: &Json) {
             };
             assert_eq!(strip(f), strip(base), "convention {}", f["free_moves"]);
         }
+        // Over every configuration, transposing the board swaps the players: Left's figures
+        // are Right's (a check that Right's options are compared the right way round).
+        if pop["name"] == "all" {
+            for pair in order.chunks(2) {
+                let strip = |j: &Json| {
+                    let mut j = j.clone();
+                    j["mover"] = Json::Null;
+                    j
+                };
+                assert_eq!(pair[0]["mover"], "left");
+                assert_eq!(pair[1]["mover"], "right");
+                assert_eq!(strip(&pair[0]), strip(&pair[1]));
+            }
+        }
     }
 }
 
