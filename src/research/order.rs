@@ -15,7 +15,7 @@
 use serde::Serialize;
 
 use crate::cgt::values::{BoardValues, board_values};
-use crate::cgt::{Game, Games, Order, OrderTable};
+use crate::cgt::{Game, Order, OrderTable};
 use crate::error::{Error, Result};
 use crate::game::{Game as _, Tiered};
 use crate::games::cell::{CellGame, EMPTY, LEFT, Player};
@@ -75,11 +75,6 @@ impl GameOrder {
             seen[g.index()] = true;
         }
         seen.iter().filter(|&&b| b).count()
-    }
-
-    /// The arena, for callers that want more than the order.
-    pub fn games(&self) -> &Games {
-        &self.values.games
     }
 }
 
