@@ -205,6 +205,16 @@ fn check_game_order_figures(report: &Json) {
                 n(f, "pairs"),
                 n(f, "ranked") + n(f, "equivalent") + n(f, "tied_beside_immediate_win")
             );
+            // An immediate win (the number C) is never better than another option that does not
+            // win at once, nor equal: that option keeps the winning cell free, so it has C among
+            // its mover's options.
+            assert_eq!(n(f, "ranked_with_immediate_win_better"), 0);
+            assert_eq!(
+                n(f, "ranked_with_immediate_win_worse")
+                    + n(f, "ranked_with_immediate_win_incomparable"),
+                n(f, "ranked_with_immediate_win")
+            );
+            assert!(n(f, "ranked_with_immediate_win") <= n(f, "ranked"));
             // The same pairs and positions as the outcome-based figures.
             assert_eq!(n(f, "pairs"), n(r, "pairs"));
             assert_eq!(n(f, "positions"), n(r, "positions"));

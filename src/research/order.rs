@@ -119,6 +119,15 @@ pub struct OrderFigures {
     pub ranked_equal: u64,
     pub ranked_worse: u64,
     pub ranked_incomparable: u64,
+    /// Of the ranked pairs, those where exactly one option wins at once (a finished board,
+    /// worth `C`), and how the higher option really compares in these: better, worse,
+    /// incomparable (equal is the rest). The ranking puts the immediate win first, and it can
+    /// never be better or equal: after the other move the winning cell is still free, so the
+    /// other option `H` has `C` among its Left options (for Left to move), hence not `H <= C`.
+    pub ranked_with_immediate_win: u64,
+    pub ranked_with_immediate_win_better: u64,
+    pub ranked_with_immediate_win_worse: u64,
+    pub ranked_with_immediate_win_incomparable: u64,
     /// Pairs the statement calls equivalent (equal keys, no option winning at once), and how
     /// they really compare: the statement claims `equal` for all of them.
     pub equivalent: u64,
@@ -158,6 +167,10 @@ impl OrderFigures {
             ranked_equal,
             ranked_worse,
             ranked_incomparable,
+            ranked_with_immediate_win,
+            ranked_with_immediate_win_better,
+            ranked_with_immediate_win_worse,
+            ranked_with_immediate_win_incomparable,
             equivalent,
             equivalent_equal,
             equivalent_ordered,
@@ -169,7 +182,7 @@ impl OrderFigures {
     }
 
     /// The counts without the labels, for comparing two conventions.
-    pub fn counts(&self) -> [u64; 14] {
+    pub fn counts(&self) -> [u64; 18] {
         [
             self.positions,
             self.pairs,
@@ -178,6 +191,10 @@ impl OrderFigures {
             self.ranked_equal,
             self.ranked_worse,
             self.ranked_incomparable,
+            self.ranked_with_immediate_win,
+            self.ranked_with_immediate_win_better,
+            self.ranked_with_immediate_win_worse,
+            self.ranked_with_immediate_win_incomparable,
             self.equivalent,
             self.equivalent_equal,
             self.equivalent_ordered,
@@ -197,6 +214,11 @@ impl OrderFigures {
             && self.pairs == self.ranked + self.equivalent + self.tied_beside_immediate_win
             && self.positions_all_claims_hold <= self.positions
             && self.positions_top_dominated <= self.positions
+            && self.ranked_with_immediate_win_better
+                + self.ranked_with_immediate_win_worse
+                + self.ranked_with_immediate_win_incomparable
+                <= self.ranked_with_immediate_win
+            && self.ranked_with_immediate_win <= self.ranked
     }
 }
 

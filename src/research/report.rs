@@ -752,6 +752,19 @@ impl Scan<'_> {
                                 tally.ranked += 1;
                                 let t = order.truth(values[hi], values[lo], mover);
                                 all_hold &= t == Truth::Better;
+                                if (keys[hi].own == Some(0)) != (keys[lo].own == Some(0)) {
+                                    tally.ranked_with_immediate_win += 1;
+                                    match t {
+                                        Truth::Better => {
+                                            tally.ranked_with_immediate_win_better += 1
+                                        }
+                                        Truth::Worse => tally.ranked_with_immediate_win_worse += 1,
+                                        Truth::Incomparable => {
+                                            tally.ranked_with_immediate_win_incomparable += 1
+                                        }
+                                        Truth::Equal => {}
+                                    }
+                                }
                                 match t {
                                     Truth::Better => tally.ranked_better += 1,
                                     Truth::Equal => {
@@ -1110,9 +1123,9 @@ fn write_game_order(s: &mut String, r: &Report, p: &Population) {
     );
     let _ = writeln!(
         s,
-        "| variant | mover | C | pairs | ranked pairs: better / equal / worse / incomparable | 'equivalent' pairs: equal / ordered / incomparable | equal keys beside an immediate win | positions where every claim holds | positions with a dominated top option |"
+        "| variant | mover | C | pairs | ranked pairs: better / equal / worse / incomparable | of these, one winning at once: all / better / worse / incomparable | 'equivalent' pairs: equal / ordered / incomparable | equal keys beside an immediate win | positions where every claim holds | positions with a dominated top option |"
     );
-    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|");
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|");
     let rows = if r.game_order_same_for_every_c {
         &p.game_order[..RANKINGS.len().min(p.game_order.len())]
     } else {
@@ -1121,7 +1134,7 @@ fn write_game_order(s: &mut String, r: &Report, p: &Population) {
     for f in rows {
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {} ({}) / {} ({}) / {} ({}) / {} ({}) | {} ({}) / {} / {} | {} | {} of {} ({}) | {} ({}) |",
+            "| {} | {} | {} | {} | {} ({}) / {} ({}) / {} ({}) / {} ({}) | {} / {} / {} / {} | {} ({}) / {} / {} | {} | {} of {} ({}) | {} ({}) |",
             f.variant,
             f.mover,
             if r.game_order_same_for_every_c {
@@ -1138,6 +1151,10 @@ fn write_game_order(s: &mut String, r: &Report, p: &Population) {
             pct(f.ranked_worse, f.ranked),
             f.ranked_incomparable,
             pct(f.ranked_incomparable, f.ranked),
+            f.ranked_with_immediate_win,
+            f.ranked_with_immediate_win_better,
+            f.ranked_with_immediate_win_worse,
+            f.ranked_with_immediate_win_incomparable,
             f.equivalent_equal,
             pct(f.equivalent_equal, f.equivalent),
             f.equivalent_ordered,
@@ -1157,7 +1174,9 @@ fn write_game_order(s: &mut String, r: &Report, p: &Population) {
          the higher-ranked option really compares with the lower one (`compare` on canonical \
          forms). *'Equivalent' pairs*: equal keys and no option winning at once; the statement \
          claims equal games. A top option is *dominated* when another option is a strictly \
-         better game.\n"
+         better game. An option that wins at once is the number C; when only one of the pair \
+         does, it is never better than the other, nor equal to it: the winning cell stays free \
+         after the other move, so that option has C among its mover's options.\n"
     );
 }
 
@@ -1636,6 +1655,16 @@ mod tests {
                                             (ba, ab)
                                         };
                                         hold &= up;
+                                        // A finished board: an integer, by the definition.
+                                        if matches!(opt[i], Raw::Int(_))
+                                            != matches!(opt[j], Raw::Int(_))
+                                        {
+                                            t.ranked_with_immediate_win += 1;
+                                            t.ranked_with_immediate_win_better += u64::from(up);
+                                            t.ranked_with_immediate_win_worse += u64::from(down);
+                                            t.ranked_with_immediate_win_incomparable +=
+                                                u64::from(!up && !down && !equal);
+                                        }
                                         if up {
                                             t.ranked_better += 1;
                                         } else if down {
