@@ -181,6 +181,8 @@ fn check_game_order_figures(report: &Json) {
     assert_eq!(report["game_order_same_for_every_c"], true);
     let n = |f: &Json, k: &str| f[k].as_u64().unwrap_or_else(|| panic!("{k}"));
     for pop in report["populations"].as_array().unwrap() {
+        // Pair by pair, not only in the totals.
+        assert_eq!(pop["pairs_order_depends_on_c"], 0);
         let order = pop["game_order"].as_array().unwrap();
         let ranking = pop["ranking"].as_array().unwrap();
         assert_eq!(order.len(), conventions * ranking.len());

@@ -167,6 +167,9 @@ pub struct Population {
     /// The ranking against the game order, per convention `C` (in the order of
     /// [`Report::game_values`]), variant and mover.
     pub game_order: Vec<OrderFigures>,
+    /// Pairs of options (every position and mover with two options or more) whose order as
+    /// games — better, equal, worse or incomparable — is not the same under every convention.
+    pub pairs_order_depends_on_c: u64,
 }
 
 /// The whole report for one board size.
@@ -296,7 +299,7 @@ impl RankingFigures {
 
 impl Population {
     fn merge(&mut self, o: Population) {
-        add_fields!(self, o, positions, left_wins);
+        add_fields!(self, o, positions, left_wins, pairs_order_depends_on_c);
         add_fields!(
             self.optional,
             o.optional,
@@ -704,15 +707,37 @@ impl Scan<'_> {
         examples: &mut Vec<Counterexample>,
     ) -> Result<()> {
         let (cells, mover) = (at.cells, at.mover);
+        let all_values: Vec<Vec<crate::cgt::Game>> = self
+            .orders
+            .iter()
+            .map(|order| {
+                keys.iter()
+                    .map(|o| {
+                        let mut c = cells.to_vec();
+                        c[o.cell as usize] = mover.cell();
+                        order.value(&c)
+                    })
+                    .collect()
+            })
+            .collect();
+        // Each pair's verdict under every convention, against the first.
+        let mut depends = 0;
+        for i in 0..keys.len() {
+            for j in i + 1..keys.len() {
+                let first = self.orders[0].truth(all_values[0][i], all_values[0][j], mover);
+                depends += u64::from(
+                    self.orders
+                        .iter()
+                        .zip(&all_values)
+                        .any(|(o, v)| o.truth(v[i], v[j], mover) != first),
+                );
+            }
+        }
+        for &p in pops {
+            acc.pops[p].pairs_order_depends_on_c += depends;
+        }
         for (k, order) in self.orders.iter().enumerate() {
-            let values: Vec<crate::cgt::Game> = keys
-                .iter()
-                .map(|o| {
-                    let mut c = cells.to_vec();
-                    c[o.cell as usize] = mover.cell();
-                    order.value(&c)
-                })
-                .collect();
+            let values = &all_values[k];
             for (r, &(variant, who)) in RANKINGS.iter().enumerate() {
                 if who != mover {
                     continue;
@@ -817,8 +842,8 @@ impl Scan<'_> {
                     }
                     if let Some((hi, lo)) = broken[which] {
                         let moves = vec![
-                            self.valued(at, order, keys, &values, hi, "ranked higher")?,
-                            self.valued(at, order, keys, &values, lo, "ranked lower")?,
+                            self.valued(at, order, keys, values, hi, "ranked higher")?,
+                            self.valued(at, order, keys, values, lo, "ranked lower")?,
                         ];
                         examples.push(self.counterexample(
                             claim_name,
@@ -842,8 +867,8 @@ impl Scan<'_> {
                     )
                 {
                     let moves = vec![
-                        self.valued(at, order, keys, &values, a, "equal keys")?,
-                        self.valued(at, order, keys, &values, b, "equal keys")?,
+                        self.valued(at, order, keys, values, a, "equal keys")?,
+                        self.valued(at, order, keys, values, b, "equal keys")?,
                     ];
                     examples.push(self.counterexample(
                         format!("order.{name}.equivalent-but-unequal"),
@@ -1085,9 +1110,10 @@ pub fn research_with_progress(
         spanning_tree,
         game_order_same_for_every_c: acc.pops.iter().all(|p| {
             let first = &p.game_order[..RANKINGS.len()];
-            p.game_order
-                .chunks(RANKINGS.len())
-                .all(|c| c.iter().zip(first).all(|(a, b)| a.counts() == b.counts()))
+            p.pairs_order_depends_on_c == 0
+                && p.game_order
+                    .chunks(RANKINGS.len())
+                    .all(|c| c.iter().zip(first).all(|(a, b)| a.counts() == b.counts()))
         }),
         game_values: orders
             .iter()
@@ -1116,10 +1142,15 @@ fn write_game_order(s: &mut String, r: &Report, p: &Population) {
          to its winner; C = {}: {}):\n",
         cs.join(", "),
         if r.game_order_same_for_every_c {
-            "every figure below is the same for each C"
+            "every pair's order is the same for each C, so is every figure below"
         } else {
             "the figures differ between conventions; rows for each C"
         }
+    );
+    let _ = writeln!(
+        s,
+        "Pairs of options whose order as games depends on C: {}.\n",
+        p.pairs_order_depends_on_c
     );
     let _ = writeln!(
         s,
