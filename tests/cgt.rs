@@ -17,7 +17,7 @@ fn check(spec: &str, free_moves: u32) -> usize {
         panic!("{spec} is a cell game")
     };
     let board = cell.plain_board().expect("a full table is a plain board");
-    let mut v = board_values(&board, free_moves);
+    let mut v = board_values(&board, free_moves).unwrap();
     for (config, &g) in v.values.iter().enumerate() {
         let (left_first, left_second) = v.games.outcome(g);
         let c = config as u64;
@@ -129,5 +129,180 @@ fn hackenbush_values_agree_with_the_surreal_values() {
             }
         }
         assert!(compared > 0, "{spec}");
+    }
+}
+
+/// The tier-parallel `board_values` against `PositionValues`, which recurses through the game's
+/// own children one position at a time (no tiers, no option-list map), on every configuration;
+/// and the same canonical forms whatever the number of threads.
+#[test]
+fn board_values_agree_with_values_computed_position_by_position() {
+    let k4 = format!("shannon:{}/data/shannon/k4.txt", env!("CARGO_MANIFEST_DIR"));
+    for spec in ["bridgit:2", "hex:3", &k4] {
+        let game = AnyGame::open(spec, u64::MAX).unwrap();
+        let AnyGame::Cell(cell) = &game else {
+            panic!("{spec} is a cell game")
+        };
+        let board = cell.plain_board().expect("a full table is a plain board");
+        for c in [1, 2] {
+            let v = board_values(&board, c).unwrap();
+            let mut p = retrodb::cgt::values::PositionValues::new(&game, c, usize::MAX).unwrap();
+            for (config, &g) in v.values.iter().enumerate() {
+                let theirs = p.value(2 * config as u64).unwrap();
+                assert_eq!(
+                    v.games.show(g),
+                    p.games.show(theirs),
+                    "{spec} C = {c} config {config}"
+                );
+            }
+            let one = rayon::ThreadPoolBuilder::new()
+                .num_threads(1)
+                .build()
+                .unwrap()
+                .install(|| board_values(&board, c).unwrap());
+            let three = rayon::ThreadPoolBuilder::new()
+                .num_threads(3)
+                .build()
+                .unwrap()
+                .install(|| board_values(&board, c).unwrap());
+            assert_eq!(one.values, v.values, "{spec}: ids do not depend on threads");
+            assert_eq!(
+                three.values, v.values,
+                "{spec}: ids do not depend on threads"
+            );
+        }
+    }
+}
+
+#[test]
+fn board_values_refuse_bad_requests() {
+    let game = AnyGame::open("bridgit:2", u64::MAX).unwrap();
+    let AnyGame::Cell(cell) = &game else {
+        unreachable!()
+    };
+    let board = cell.plain_board().unwrap();
+    let err = board_values(&board, 0).err().expect("C = 0 is refused");
+    assert!(err.to_string().contains("at least one free move"), "{err}");
+}
+
+/// A game as an explicit tree of options, for brute force without canonical forms.
+#[derive(Clone)]
+struct Tree {
+    l: Vec<Tree>,
+    r: Vec<Tree>,
+}
+
+/// The whole game tree of a Hackenbush position, from the game's own moves (no memo, no
+/// canonical forms).
+fn hackenbush_tree(game: &AnyGame, pos: u64) -> Tree {
+    let key = pos & !1;
+    let mut sides = [Vec::new(), Vec::new()];
+    for (mover, side) in sides.iter_mut().enumerate() {
+        let mut children = Vec::new();
+        retrodb::with_game!(game, g => retrodb::Game::for_each_child(g, key + mover as u64, |c| children.push(c)));
+        *side = children
+            .into_iter()
+            .map(|c| hackenbush_tree(game, c))
+            .collect();
+    }
+    let [l, r] = sides;
+    Tree { l, r }
+}
+
+/// A canonical game of an arena as an explicit tree.
+fn arena_tree(games: &retrodb::cgt::Games, g: retrodb::cgt::Game) -> Tree {
+    Tree {
+        l: games
+            .left(g)
+            .iter()
+            .map(|&x| arena_tree(games, x))
+            .collect(),
+        r: games
+            .right(g)
+            .iter()
+            .map(|&x| arena_tree(games, x))
+            .collect(),
+    }
+}
+
+fn tree_sum(a: &Tree, b: &Tree) -> Tree {
+    let mut l: Vec<Tree> = a.l.iter().map(|x| tree_sum(x, b)).collect();
+    l.extend(b.l.iter().map(|x| tree_sum(a, x)));
+    let mut r: Vec<Tree> = a.r.iter().map(|x| tree_sum(x, b)).collect();
+    r.extend(b.r.iter().map(|x| tree_sum(a, x)));
+    Tree { l, r }
+}
+
+fn tree_neg(a: &Tree) -> Tree {
+    Tree {
+        l: a.r.iter().map(tree_neg).collect(),
+        r: a.l.iter().map(tree_neg).collect(),
+    }
+}
+
+/// Whether the player to move wins, by plain minimax: Left moving first in `t` if `left`.
+fn mover_wins(t: &Tree, left: bool) -> bool {
+    let opts = if left { &t.l } else { &t.r };
+    opts.iter().any(|o| !mover_wins(o, !left))
+}
+
+/// Red-blue-green values derived by hand, each checked two ways: the canonical form printed is
+/// the expected text, and, by brute force on explicit game trees, `G - H` (the position minus
+/// the expected value) is lost by whoever moves first, i.e. `G - H = 0`.
+#[test]
+fn hackenbush_hand_derived_values_hold_by_brute_force() {
+    let cases = [
+        // A green stalk of n edges is *n.
+        ("hackenbush-stalk:G", "*"),
+        ("hackenbush-stalk:GG", "*2"),
+        ("hackenbush-stalk:GGG", "*3"),
+        ("hackenbush-stalk:GGGG", "*4"),
+        // Blue on green: Left takes the blue (*) or the green (0), Right only the green (0):
+        // {0, * | 0} = ^*. Red on green is the negative, v*.
+        ("hackenbush-stalk:GB", "^*"),
+        ("hackenbush-stalk:GR", "v*"),
+        // Green on blue: {0, 1 | 1} = 1*; green on red: {-1 | -1, 0} = {-1 | -1} = -1*.
+        ("hackenbush-stalk:BG", "1*"),
+        ("hackenbush-stalk:RG", "-1*"),
+        // Numbers: BB = 2, BR = {0 | 1} = 1/2, BRR = {0 | 1/2} = 1/4, RB = -1/2.
+        ("hackenbush-stalk:BB", "2"),
+        ("hackenbush-stalk:BR", "1/2"),
+        ("hackenbush-stalk:BRR", "1/4"),
+        ("hackenbush-stalk:RB", "-1/2"),
+        // Side by side: a sum. * + * = 0; 1 + * = 1*; 1/2 + (-1/2) = 0.
+        ("hackenbush-tree:e;e", "0"),
+        ("hackenbush-tree:l;e", "1*"),
+        ("hackenbush-tree:lr;rl", "0"),
+        // The colon principle: branches on a green edge add as nimbers and become a stalk:
+        // e(e;e) = 1 : (* + *) = 1 : 0 = *; e(ee;e) = 1 : (*2 + *) = 1 : *3 = *4.
+        ("hackenbush-tree:e(e;e)", "*"),
+        ("hackenbush-tree:e(ee;e)", "*4"),
+        // G B R: Left takes G (0) or B (leaving G = *); Right takes G (0) or R (leaving GB =
+        // ^*). Neither side's options dominate (0 and * are confused, so are 0 and ^*), and none
+        // reverses: {0, * | 0, ^*}.
+        ("hackenbush-stalk:GBR", "{0,*|0,^*}"),
+    ];
+    for (spec, value) in cases {
+        let game = AnyGame::open(spec, u64::MAX).unwrap();
+        let start = game.start().unwrap();
+        let mut v = retrodb::cgt::values::PositionValues::new(&game, 1, 1 << 20).unwrap();
+        let g = v.value(start).unwrap();
+        assert_eq!(v.games.show(g), value, "{spec}");
+        let expected = v.games.parse(value).unwrap();
+        let d = tree_sum(
+            &hackenbush_tree(&game, start),
+            &tree_neg(&arena_tree(&v.games, expected)),
+        );
+        assert!(
+            !mover_wins(&d, true) && !mover_wins(&d, false),
+            "{spec}: G - {value} is not a second-player win"
+        );
+        // Not vacuous: against a different value the difference is not zero.
+        let other = v.games.parse(if value == "*" { "0" } else { "*" }).unwrap();
+        let d = tree_sum(
+            &hackenbush_tree(&game, start),
+            &tree_neg(&arena_tree(&v.games, other)),
+        );
+        assert!(mover_wins(&d, true) || mover_wins(&d, false), "{spec}");
     }
 }

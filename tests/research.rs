@@ -102,10 +102,168 @@ fn confirm_counterexamples(report: &Json, table: &str) -> usize {
                 assert_ne!(moves[0], moves[1], "{claim}: outcomes differ");
             }
             "neither-executable" => assert!(moves.is_empty()),
+            "ranked-above-but-worse"
+            | "ranked-above-but-equal"
+            | "ranked-above-but-incomparable"
+            | "equivalent-but-unequal" => confirm_game_order(c, &p, kind),
             other => panic!("unknown claim kind {other} ({claim})"),
         }
     }
     list.len()
+}
+
+/// Re-derives a game-order counterexample without the report's values: each option's value is
+/// computed position by position from the game's own moves (`PositionValues`, not
+/// `board_values`), the difference of the two options is formed with `sub`, and its outcome
+/// (who wins moving first and moving second) must be the one the claim says.
+fn confirm_game_order(c: &Json, probe: &Json, kind: &str) {
+    use retrodb::cgt::values::PositionValues;
+    let claim = c["claim"].as_str().unwrap();
+    let position = c["position"].as_str().unwrap();
+    // N^2 + (N-1)^2 cells.
+    let spec = match position.split('/').next().unwrap().len() {
+        5 => "bridgit:2",
+        13 => "bridgit:3",
+        other => panic!("{claim}: a board of {other} cells"),
+    };
+    let game = retrodb::games::AnyGame::open(spec, u64::MAX).unwrap();
+    // The counterexamples are taken under the first convention, C = 1.
+    let mut v = PositionValues::new(&game, 1, usize::MAX).unwrap();
+    let moves = c["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 2, "{claim}");
+    let values: Vec<_> = moves
+        .iter()
+        .map(|m| {
+            let child = probe["moves"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|pm| pm["move"] == m["move"])
+                .unwrap()["position"]
+                .as_str()
+                .unwrap()
+                .to_string();
+            let pos =
+                retrodb::with_game!(&game, g => retrodb::Game::parse_position(g, &child)).unwrap();
+            let g = v.value(pos).unwrap();
+            assert_eq!(
+                v.games.show(g),
+                m["game_value"].as_str().unwrap(),
+                "{claim}: the value of {child}"
+            );
+            g
+        })
+        .collect();
+    let d = v.games.sub(values[0], values[1]);
+    // (Left wins D moving first, Left wins D moving second).
+    let outcome = v.games.outcome(d);
+    let left = position.ends_with("/L");
+    let expected = match (kind, left) {
+        // The higher-ranked option is worse for the mover: below for Left, above for Right.
+        ("ranked-above-but-worse", true) => (false, false),
+        ("ranked-above-but-worse", false) => (true, true),
+        ("ranked-above-but-equal", _) => (false, true),
+        ("ranked-above-but-incomparable", _) => (true, false),
+        ("equivalent-but-unequal", _) => {
+            assert_ne!(outcome, (false, true), "{claim}: the two options differ");
+            return;
+        }
+        _ => unreachable!(),
+    };
+    assert_eq!(outcome, expected, "{claim}: G_higher - G_lower");
+}
+
+/// Every game-order figure of a report adds up, the outcome-class figures cover every ranked
+/// pair, and the figures are the same for every convention C.
+fn check_game_order_figures(report: &Json) {
+    let conventions = report["game_values"].as_array().unwrap().len();
+    assert!(conventions >= 3, "at least three conventions are tested");
+    assert_eq!(report["game_order_same_for_every_c"], true);
+    let n = |f: &Json, k: &str| f[k].as_u64().unwrap_or_else(|| panic!("{k}"));
+    for pop in report["populations"].as_array().unwrap() {
+        // Pair by pair, not only in the totals.
+        assert_eq!(pop["pairs_order_depends_on_c"], 0);
+        let order = pop["game_order"].as_array().unwrap();
+        let ranking = pop["ranking"].as_array().unwrap();
+        assert_eq!(order.len(), conventions * ranking.len());
+        for (i, f) in order.iter().enumerate() {
+            let r = &ranking[i % ranking.len()];
+            assert_eq!(f["variant"], r["variant"]);
+            assert_eq!(f["mover"], r["mover"]);
+            assert_eq!(
+                n(f, "ranked"),
+                n(f, "ranked_better")
+                    + n(f, "ranked_equal")
+                    + n(f, "ranked_worse")
+                    + n(f, "ranked_incomparable")
+            );
+            assert_eq!(
+                n(f, "equivalent"),
+                n(f, "equivalent_equal")
+                    + n(f, "equivalent_ordered")
+                    + n(f, "equivalent_incomparable")
+            );
+            assert_eq!(
+                n(f, "pairs"),
+                n(f, "ranked") + n(f, "equivalent") + n(f, "tied_beside_immediate_win")
+            );
+            // An immediate win (the number C) is never better than another option that does not
+            // win at once, nor equal: that option keeps the winning cell free, so it has C among
+            // its mover's options.
+            assert_eq!(n(f, "ranked_with_immediate_win_better"), 0);
+            assert_eq!(
+                n(f, "ranked_with_immediate_win_worse")
+                    + n(f, "ranked_with_immediate_win_incomparable"),
+                n(f, "ranked_with_immediate_win")
+            );
+            assert!(n(f, "ranked_with_immediate_win") <= n(f, "ranked"));
+            // The same pairs and positions as the outcome-based figures.
+            assert_eq!(n(f, "pairs"), n(r, "pairs"));
+            assert_eq!(n(f, "positions"), n(r, "positions"));
+            assert_eq!(n(f, "equivalent"), n(r, "equivalent_pairs"));
+            assert_eq!(
+                n(f, "ranked"),
+                n(r, "class_ranked_consistent") + n(r, "class_ranked_refuted")
+            );
+            // A refuted outcome class rules out "better": the game order finds at least as
+            // many failures as the outcome classes do.
+            assert!(
+                n(f, "ranked_equal") + n(f, "ranked_worse") + n(f, "ranked_incomparable")
+                    >= n(r, "class_ranked_refuted")
+            );
+            assert!(
+                n(f, "equivalent_ordered") + n(f, "equivalent_incomparable")
+                    >= n(r, "equivalent_class_differs")
+            );
+            // The first outcome bit's refutations are the win-vs-loss pairs ranked wrong.
+            assert_eq!(
+                n(r, "class_ranked_refuted") - n(r, "class_refuted_second_bit_only"),
+                n(r, "outcome_wrong")
+            );
+            // The same counts under every convention.
+            let base = &order[i % ranking.len()];
+            let strip = |j: &Json| {
+                let mut j = j.clone();
+                j["free_moves"] = Json::Null;
+                j
+            };
+            assert_eq!(strip(f), strip(base), "convention {}", f["free_moves"]);
+        }
+        // Over every configuration, transposing the board swaps the players: Left's figures
+        // are Right's (a check that Right's options are compared the right way round).
+        if pop["name"] == "all" {
+            for pair in order.chunks(2) {
+                let strip = |j: &Json| {
+                    let mut j = j.clone();
+                    j["mover"] = Json::Null;
+                    j
+                };
+                assert_eq!(pair[0]["mover"], "left");
+                assert_eq!(pair[1]["mover"], "right");
+                assert_eq!(strip(&pair[0]), strip(&pair[1]));
+            }
+        }
+    }
 }
 
 fn research(n: u32, table: &str) -> Json {
@@ -163,6 +321,7 @@ fn size_2_report_counterexamples_are_confirmed_by_probe() {
         assert_eq!(strip(&pair[0]), strip(&pair[1]));
     }
     confirm_counterexamples(&report, &table);
+    check_game_order_figures(&report);
     // The committed report is this one, figure for figure.
     let docs: Json = serde_json::from_str(
         &std::fs::read_to_string(
@@ -172,6 +331,7 @@ fn size_2_report_counterexamples_are_confirmed_by_probe() {
     )
     .unwrap();
     assert_eq!(docs["populations"], report["populations"]);
+    assert_eq!(docs["game_values"], report["game_values"]);
     assert_eq!(docs["spanning_tree"], report["spanning_tree"]);
     let positions = |r: &Json| -> Vec<Json> {
         r["counterexamples"]
@@ -199,6 +359,15 @@ fn size_3_committed_counterexamples_are_confirmed_by_probe() {
     .unwrap();
     assert_eq!(docs["spanning_tree"]["losses"], 0);
     assert!(confirm_counterexamples(&docs, &table) > 0);
+    check_game_order_figures(&docs);
+    let claims: Vec<&str> = docs["counterexamples"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["claim"].as_str().unwrap())
+        .collect();
+    assert!(claims.contains(&"order.stated.ranked-above-but-worse"));
+    assert!(claims.contains(&"order.stated.equivalent-but-unequal"));
 }
 
 #[test]

@@ -479,6 +479,33 @@ impl Games {
     }
 }
 
+/// The order of every pair of games of an arena, computed once so that it can be read from
+/// many threads (the arena's own `compare` memoises and needs `&mut`).
+pub struct OrderTable {
+    n: usize,
+    order: Vec<Order>,
+}
+
+impl OrderTable {
+    /// Compares every pair of the arena's games (`len()^2` comparisons: for arenas of a few
+    /// thousand games).
+    pub fn new(games: &mut Games) -> OrderTable {
+        let n = games.len();
+        let mut order = Vec::with_capacity(n * n);
+        for a in 0..n {
+            for b in 0..n {
+                order.push(games.compare(Game(a as u32), Game(b as u32)));
+            }
+        }
+        OrderTable { n, order }
+    }
+
+    /// How `a` compares with `b`.
+    pub fn compare(&self, a: Game, b: Game) -> Order {
+        self.order[a.index() * self.n + b.index()]
+    }
+}
+
 /// How two games compare.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]

@@ -4,12 +4,21 @@
 //! Left, Right's for Right. A board where a player has already won has no moves in the table's
 //! game; as a game value it is given the convention of **`C` free moves for the winner**: the
 //! integer `C` when Left has connected, `-C` when Right has cut (`C >= 1`, so the winner wins
-//! whoever is to move, as in the table). Values are computed from the highest configuration index
-//! down (a move adds `3^i` or `2 * 3^i`, so children come first), and `make` is memoised on the
-//! option lists: configurations with the same options share the work, and memory grows with the
-//! distinct values, not with the positions (besides one id per configuration).
+//! whoever is to move, as in the table).
+//!
+//! [`board_values`] works tier by tier, from the full board down (a configuration's options all
+//! have one more claimed cell). A tier is walked in parallel as blocks of configurations sharing
+//! their high base-3 digits (the low [`LOW_DIGITS`] digits come from a table, grouped by how many
+//! cells they claim, so a block lists exactly its configurations of the tier). Each
+//! configuration's sorted option lists are looked up in a map of option lists already made;
+//! only the lists missing from it go through [`Games::make`], one thread, between two parallel
+//! passes. The invariant: a tier reads only values of the tier above, which are final.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
+use rayon::prelude::*;
 
 use super::{Game, Games};
 use crate::game::{PlainBoard, digit_masks};
@@ -21,61 +30,280 @@ pub struct BoardValues {
     pub values: Vec<Game>,
     /// The convention's `C`.
     pub free_moves: u32,
+    /// Distinct option lists that went through [`Games::make`].
+    pub option_lists: usize,
 }
 
-/// Values of every configuration of `board` with the winner's `free_moves` convention.
-pub fn board_values(board: &PlainBoard<'_>, free_moves: u32) -> BoardValues {
-    assert!(free_moves >= 1, "the winner gets at least one free move");
+/// The most cells [`board_values`] takes: `3^20` configurations hold 14 GB of values already.
+pub const MAX_CELLS: u32 = 20;
+
+/// Low base-3 digits enumerated from a table (`3^8 = 6561` configurations a block).
+pub const LOW_DIGITS: u32 = 8;
+
+/// FxHash (as in rustc): option lists are short runs of small integers, and the map is hit
+/// once per configuration, so SipHash's cost shows.
+#[derive(Default, Clone, Copy)]
+struct Fx(u64);
+
+impl Hasher for Fx {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.add(u64::from_le_bytes(c.try_into().expect("8 bytes")));
+        }
+        for &b in chunks.remainder() {
+            self.add(b as u64);
+        }
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.add(n as u64);
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.add(n);
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.add(n as u64);
+    }
+}
+
+impl Fx {
+    #[inline]
+    fn add(&mut self, w: u64) {
+        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+type FxBuild = BuildHasherDefault<Fx>;
+
+/// Option lists as one key: Left's ids, a separator, Right's ids.
+const SEPARATOR: u32 = u32::MAX;
+
+/// Configurations listed tier by tier: blocks of `3^LOW_DIGITS` share their high digits; the
+/// low digits come from a table grouped by how many cells they claim.
+struct TierWalk {
+    low_masks: Vec<(u64, u64)>,
+    by_claimed: Vec<Vec<u32>>,
+    /// The high digits' masks, shifted into place, by block.
+    highs: Vec<(u64, u64)>,
+}
+
+impl TierWalk {
+    fn new(cells: u32) -> TierWalk {
+        let low_digits = cells.min(LOW_DIGITS);
+        let low_masks: Vec<(u64, u64)> = (0..3u64.pow(low_digits))
+            .map(|j| digit_masks(j, low_digits))
+            .collect();
+        let mut by_claimed = vec![Vec::new(); low_digits as usize + 1];
+        for (j, &(l, r)) in low_masks.iter().enumerate() {
+            by_claimed[(l | r).count_ones() as usize].push(j as u32);
+        }
+        let high_digits = cells - low_digits;
+        let highs = (0..3u64.pow(high_digits))
+            .map(|h| {
+                let (l, r) = digit_masks(h, high_digits);
+                (l << low_digits, r << low_digits)
+            })
+            .collect();
+        TierWalk {
+            low_masks,
+            by_claimed,
+            highs,
+        }
+    }
+
+    /// Calls `f(config, left_mask, right_mask)` for every configuration of tier `t` (claimed
+    /// cells) in block `h`, in increasing order.
+    #[inline]
+    fn for_block(&self, t: u32, h: usize, f: &mut dyn FnMut(usize, u64, u64)) {
+        let (hl, hr) = self.highs[h];
+        let Some(k) = t.checked_sub((hl | hr).count_ones()) else {
+            return;
+        };
+        let Some(group) = self.by_claimed.get(k as usize) else {
+            return;
+        };
+        let block = self.low_masks.len();
+        for &j in group {
+            let (ll, lr) = self.low_masks[j as usize];
+            f(h * block + j as usize, hl | ll, hr | lr);
+        }
+    }
+}
+
+/// Values of every configuration of `board` with the winner's `free_moves` convention, on the
+/// current rayon pool. Boards of more than [`MAX_CELLS`] cells are refused.
+pub fn board_values(board: &PlainBoard<'_>, free_moves: u32) -> crate::error::Result<BoardValues> {
+    if free_moves == 0 {
+        return Err(crate::error::Error::Usage(
+            "the winner of a finished board gets at least one free move (C >= 1)".into(),
+        ));
+    }
     let e = board.cells;
+    if e > MAX_CELLS {
+        return Err(crate::error::Error::Usage(format!(
+            "{e} cells: the values of all 3^{e} configurations are out of reach (at most \
+             {MAX_CELLS} cells)"
+        )));
+    }
     let n = 3usize.pow(e);
     let mut games = Games::new();
     let c = Dyadic::int(free_moves as i64);
     let left_won = games.number(c);
     let right_won = games.neg(left_won);
     let pow3: Vec<usize> = (0..e).map(|i| 3usize.pow(i)).collect();
-    let mut values = vec![Games::ZERO; n];
-    let mut made: HashMap<(Vec<Game>, Vec<Game>), Game> = HashMap::new();
+    let walk = TierWalk::new(e);
+    let values: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(0)).collect();
+    let mut made: HashMap<Box<[u32]>, Game, FxBuild> = HashMap::default();
     let full = (1u64 << e) - 1;
-    let (mut l_opts, mut r_opts) = (
-        Vec::with_capacity(e as usize),
-        Vec::with_capacity(e as usize),
-    );
-    for config in (0..n).rev() {
-        let (l, r) = digit_masks(config as u64, e);
-        let (lw, rw) = board.won(l, r);
-        values[config] = if lw {
-            left_won
-        } else if rw {
-            right_won
-        } else {
-            l_opts.clear();
-            r_opts.clear();
-            let mut empty = full & !(l | r);
-            while empty != 0 {
-                let i = empty.trailing_zeros() as usize;
-                empty &= empty - 1;
-                l_opts.push(values[config + pow3[i]]);
-                r_opts.push(values[config + 2 * pow3[i]]);
-            }
-            l_opts.sort_unstable();
-            l_opts.dedup();
-            r_opts.sort_unstable();
-            r_opts.dedup();
-            match made.get(&(l_opts.clone(), r_opts.clone())) {
-                Some(&g) => g,
-                None => {
-                    let g = games.make(l_opts.clone(), r_opts.clone());
-                    made.insert((l_opts.clone(), r_opts.clone()), g);
-                    g
-                }
-            }
+
+    // The key of an open configuration's option lists, into `key` (reused).
+    let key_of = |config: usize, l: u64, r: u64, key: &mut Vec<u32>, right: &mut Vec<u32>| {
+        key.clear();
+        right.clear();
+        let mut empty = full & !(l | r);
+        while empty != 0 {
+            let i = empty.trailing_zeros() as usize;
+            empty &= empty - 1;
+            key.push(values[config + pow3[i]].load(Relaxed));
+            right.push(values[config + 2 * pow3[i]].load(Relaxed));
+        }
+        key.sort_unstable();
+        key.dedup();
+        right.sort_unstable();
+        right.dedup();
+        key.push(SEPARATOR);
+        key.extend_from_slice(right);
+    };
+
+    for t in (0..=e).rev() {
+        // Pass 1: finished boards, and open ones whose option lists were made before.
+        let (misses, missing): (Vec<u32>, HashSet<Box<[u32]>, FxBuild>) = {
+            let made = &made;
+            (0..walk.highs.len())
+                .into_par_iter()
+                .fold(
+                    || (Vec::new(), HashSet::default(), Vec::new(), Vec::new()),
+                    |(mut misses, mut missing, mut key, mut right), h| {
+                        walk.for_block(t, h, &mut |config, l, r| {
+                            let (lw, rw) = board.won(l, r);
+                            let v = if lw {
+                                left_won
+                            } else if rw {
+                                right_won
+                            } else {
+                                key_of(config, l, r, &mut key, &mut right);
+                                match made.get(&key[..]) {
+                                    Some(&g) => g,
+                                    None => {
+                                        misses.push(config as u32);
+                                        if !missing.contains(&key[..]) {
+                                            missing.insert(key.clone().into_boxed_slice());
+                                        }
+                                        return;
+                                    }
+                                }
+                            };
+                            values[config].store(v.0, Relaxed);
+                        });
+                        (misses, missing, key, right)
+                    },
+                )
+                .map(|(m, s, _, _)| (m, s))
+                .reduce(
+                    || (Vec::new(), HashSet::default()),
+                    |(mut m, mut s), (m2, s2)| {
+                        m.extend(m2);
+                        s.extend(s2);
+                        (m, s)
+                    },
+                )
         };
+        // The new option lists, made one at a time (the arena is not shared).
+        let mut missing: Vec<Box<[u32]>> = missing.into_iter().collect();
+        missing.sort_unstable();
+        for key in missing {
+            let split = key
+                .iter()
+                .position(|&x| x == SEPARATOR)
+                .expect("a separator");
+            let l = key[..split].iter().map(|&x| Game(x)).collect();
+            let r = key[split + 1..].iter().map(|&x| Game(x)).collect();
+            let g = games.make(l, r);
+            made.insert(key, g);
+        }
+        // Pass 2: the configurations that waited for them.
+        let made = &made;
+        misses.par_chunks(4096).for_each(|chunk| {
+            let (mut key, mut right) = (Vec::new(), Vec::new());
+            for &config in chunk {
+                let config = config as usize;
+                let (l, r) = digit_masks(config as u64, e);
+                key_of(config, l, r, &mut key, &mut right);
+                let g = made[&key[..]];
+                values[config].store(g.0, Relaxed);
+            }
+        });
     }
-    BoardValues {
+    let option_lists = made.len();
+    Ok(BoardValues {
         games,
-        values,
+        values: values.into_iter().map(|a| Game(a.into_inner())).collect(),
         free_moves,
-    }
+        option_lists,
+    })
+}
+
+/// One tier's figures: its configurations, the open ones, and the distinct values among those.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct TierCensus {
+    /// Claimed cells.
+    pub tier: u32,
+    pub configurations: u64,
+    pub open: u64,
+    pub distinct_open_values: u64,
+}
+
+/// Per tier (claimed cells, `0..=cells`), how many configurations are open and how many
+/// distinct values they take.
+pub fn tier_census(board: &PlainBoard<'_>, v: &BoardValues) -> Vec<TierCensus> {
+    let e = board.cells;
+    let walk = TierWalk::new(e);
+    (0..=e)
+        .map(|t| {
+            let (configurations, open, seen) = (0..walk.highs.len())
+                .into_par_iter()
+                .fold(
+                    || (0u64, 0u64, vec![false; v.games.len()]),
+                    |(mut all, mut open, mut seen), h| {
+                        walk.for_block(t, h, &mut |config, l, r| {
+                            all += 1;
+                            let (lw, rw) = board.won(l, r);
+                            if !lw && !rw {
+                                open += 1;
+                                seen[v.values[config].index()] = true;
+                            }
+                        });
+                        (all, open, seen)
+                    },
+                )
+                .reduce(
+                    || (0, 0, vec![false; v.games.len()]),
+                    |(a, o, mut s), (a2, o2, s2)| {
+                        s.iter_mut().zip(s2).for_each(|(x, y)| *x |= y);
+                        (a + a2, o + o2, s)
+                    },
+                );
+            TierCensus {
+                tier: t,
+                configurations,
+                open,
+                distinct_open_values: seen.iter().filter(|&&b| b).count() as u64,
+            }
+        })
+        .collect()
 }
 
 /// The value of single positions of a game, computed on demand from their options, with a
@@ -156,5 +384,28 @@ impl<'a> PositionValues<'a> {
     fn remember(&mut self, key: u64, g: Game) -> Game {
         self.memo.insert(key, g);
         g
+    }
+}
+
+/// The value of one position, as [`value_of`] answers it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ValueOf {
+    /// CGSuite's notation of the canonical form.
+    Value(String),
+    /// The game has no values (digraphs; cell games indexed for one first mover).
+    NoValues,
+    /// More than this many positions lie below; not computed.
+    TooLarge(usize),
+}
+
+/// The value of position `pos` of `game` (a finished cell board worth `free_moves` to its
+/// winner), visiting at most `limit` positions.
+pub fn value_of(game: &crate::games::AnyGame, pos: u64, free_moves: u32, limit: usize) -> ValueOf {
+    let Some(mut v) = PositionValues::new(game, free_moves, limit) else {
+        return ValueOf::NoValues;
+    };
+    match v.value(pos) {
+        Some(g) => ValueOf::Value(v.games.show(g)),
+        None => ValueOf::TooLarge(limit),
     }
 }

@@ -13,6 +13,7 @@ mod research;
 mod serve;
 mod show;
 mod sweep;
+mod values;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -26,7 +27,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 #[command(name = "retrodb", version, about, long_about = None)]
 pub struct Cli {
     /// Worker threads for the commands that work in parallel: build, probe (batches), verify,
-    /// compress, decompress, sweep, research, bench and gen; the others ignore it (default:
+    /// compress, decompress, sweep, research, values, bench and gen; the others ignore it (default:
     /// all cores).
     #[arg(long, global = true, value_name = "N")]
     threads: Option<usize>,
@@ -65,6 +66,9 @@ enum Command {
     Sweep(sweep::Args),
     /// Check Bridg-It strategies and conjectures on every position against the table.
     Research(research::Args),
+    /// The value of every configuration of a cell game as a canonical game (combinatorial game
+    /// theory), with distinct values per tier.
+    Values(values::Args),
     /// Play a board game in the terminal against the table or a Bridg-It strategy.
     Play(play::Args),
     /// Serve tables over HTTP: a JSON API and a web board (see docs/SERVE.md).
@@ -110,6 +114,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Sweep(a) => sweep::run(a),
         Command::Research(a) => research::run(a),
         Command::Play(a) => play::run(a),
+        Command::Values(a) => values::run(a),
         #[cfg(feature = "serve")]
         Command::Serve(a) => serve::run(a),
     }

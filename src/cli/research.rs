@@ -11,7 +11,7 @@ use retrodb::research;
 pub struct Args {
     /// What to study; only 'bridgit' so far.
     subject: String,
-    /// The board size (2 takes a second, 3 about a minute of CPU time with a progress bar; 4
+    /// The board size (2 takes a second, 3 about a minute and a half with a progress bar; 4
     /// would need a table of 2*3^25 positions).
     #[arg(long)]
     size: u32,
@@ -23,6 +23,10 @@ pub struct Args {
     /// Write one SVG picture per counterexample into this directory.
     #[arg(long, value_name = "DIR")]
     svg_dir: Option<PathBuf>,
+    /// The conventions tested for the game order: a finished board is worth C free moves to its
+    /// winner (comma-separated; the first gives the counterexamples).
+    #[arg(long, value_name = "C,...", value_delimiter = ',', default_values_t = research::report::DEFAULT_CONVENTIONS, value_parser = clap::value_parser!(u32).range(1..=64))]
+    free_moves: Vec<u32>,
     /// The report as one JSON object.
     #[arg(long)]
     json: bool,
@@ -51,7 +55,13 @@ pub fn run(a: Args) -> Result<ExitCode> {
         );
     }
     let bar = super::progress_bar(false, "researching");
-    let report = research::research_with_progress(a.size, &table, a.svg_dir.as_deref(), &bar)?;
+    let report = research::research_with_progress(
+        a.size,
+        &table,
+        &a.free_moves,
+        a.svg_dir.as_deref(),
+        &bar,
+    )?;
     if a.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {

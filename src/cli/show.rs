@@ -5,7 +5,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use retrodb::games::{self, PictureStyle};
+use retrodb::Game;
+use retrodb::cgt::values::{ValueOf, value_of};
+use retrodb::games::{self, AnyGame, PictureStyle};
+use retrodb::with_game;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -16,7 +19,16 @@ pub struct Args {
     /// Also write the picture as SVG to this file (cell games: Bridg-It, Hex, Shannon graphs).
     #[arg(long, value_name = "FILE")]
     svg: Option<PathBuf>,
+    /// The free moves a finished cell board is worth to its winner, for the value.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
+    free_moves: u32,
+    /// Leave out the value (computing it visits every position below, at most 2,000,000).
+    #[arg(long)]
+    no_value: bool,
 }
+
+/// Positions visited at most for the value.
+const VALUE_LIMIT: usize = 2_000_000;
 
 pub fn run(a: Args) -> Result<ExitCode> {
     let style = if std::io::stdout().is_terminal() {
@@ -25,6 +37,9 @@ pub fn run(a: Args) -> Result<ExitCode> {
         PictureStyle::Plain
     };
     print!("{}", games::picture(&a.game, &a.position, style)?);
+    if !a.no_value {
+        println!("{}", value_line(&a)?);
+    }
     if let Some(path) = &a.svg {
         let svg = games::picture(&a.game, &a.position, PictureStyle::Svg)?;
         std::fs::write(path, svg)
@@ -32,4 +47,29 @@ pub fn run(a: Args) -> Result<ExitCode> {
         println!("wrote {}", path.display());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `value: TEXT` for games with values, or why there is none.
+fn value_line(a: &Args) -> Result<String> {
+    let game = match AnyGame::open(&a.game, retrodb::memory::default_limit()) {
+        Ok(g) => g,
+        Err(e) => return Ok(format!("value: not computed ({e})")),
+    };
+    let pos = with_game!(&game, g => g.parse_position(&a.position))?;
+    Ok(match value_of(&game, pos, a.free_moves, VALUE_LIMIT) {
+        ValueOf::Value(v) => format!(
+            "value: {v}{}",
+            match &game {
+                AnyGame::Cell(_) =>
+                    format!(" (a finished board worth {} to its winner)", a.free_moves),
+                _ => String::new(),
+            }
+        ),
+        ValueOf::NoValues => "value: none (game values are defined for cell games' full tables \
+                              and Hackenbush)"
+            .to_string(),
+        ValueOf::TooLarge(n) => {
+            format!("value: not computed (more than {n} positions below this one)")
+        }
+    })
 }

@@ -7,6 +7,7 @@
 //! between states and indices, so a change of index layout leaves it untouched.
 
 pub mod geometry;
+pub mod order;
 pub mod ranking;
 pub mod report;
 pub mod strategy;

@@ -14,7 +14,8 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::geometry::{PlayerGraph, show_b};
-use super::ranking::{Variant, compare, option_keys, top};
+use super::order::{GameOrder, OrderFigures, Truth};
+use super::ranking::{OptionKeys, Variant, compare, option_keys, top};
 use super::strategy::{Optional, SpanningTreePlayer, optional_moves};
 use crate::error::{Error, Result};
 use crate::game::{Game, Status, Value};
@@ -39,6 +40,9 @@ pub struct NamedMove {
     pub remoteness: Option<u32>,
     /// What the claim says about the move (e.g. "ranked first", "ranked below").
     pub role: String,
+    /// The option's value as a game (CGSuite's notation), for claims about the game order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub game_value: Option<String>,
 }
 
 /// The smallest position that breaks a claim.
@@ -140,6 +144,15 @@ pub struct RankingFigures {
     pub equivalent_pairs: u64,
     pub equivalent_outcome_differs: u64,
     pub equivalent_remoteness_differs: u64,
+    /// Both outcome bits of each option (the mover wins it moving second — the first bit, as
+    /// above — and moving first): `G >= H` needs both of `H`'s wins to be `G`'s. Of the pairs
+    /// the ranking orders, how many satisfy this and how many break it (of those, how many
+    /// only by the second bit).
+    pub class_ranked_consistent: u64,
+    pub class_ranked_refuted: u64,
+    pub class_refuted_second_bit_only: u64,
+    /// 'Equivalent' pairs whose outcome classes (both bits) differ.
+    pub equivalent_class_differs: u64,
 }
 
 /// Figures for one population.
@@ -151,6 +164,12 @@ pub struct Population {
     pub left_wins: u64,
     pub optional: OptionalFigures,
     pub ranking: Vec<RankingFigures>,
+    /// The ranking against the game order, per convention `C` (in the order of
+    /// [`Report::game_values`]), variant and mover.
+    pub game_order: Vec<OrderFigures>,
+    /// Pairs of options (every position and mover with two options or more) whose order as
+    /// games — better, equal, worse or incomparable — is not the same under every convention.
+    pub pairs_order_depends_on_c: u64,
 }
 
 /// The whole report for one board size.
@@ -161,7 +180,20 @@ pub struct Report {
     pub table: String,
     pub spanning_tree: SpanningTreeFigures,
     pub populations: Vec<Population>,
+    /// The conventions the game order was tested under, with the distinct values of the board.
+    pub game_values: Vec<ValuesSummary>,
+    /// Whether every game-order figure is the same for every convention `C`.
+    pub game_order_same_for_every_c: bool,
     pub counterexamples: Vec<Counterexample>,
+}
+
+/// One convention's values.
+#[derive(Clone, Debug, Serialize)]
+pub struct ValuesSummary {
+    /// A finished board is worth this many free moves to its winner.
+    pub free_moves: u32,
+    /// Distinct values over every configuration of the board.
+    pub distinct_values: usize,
 }
 
 const RANKINGS: [(Variant, Player); 4] = [
@@ -180,7 +212,7 @@ struct Acc {
 }
 
 impl Acc {
-    fn new() -> Acc {
+    fn new(conventions: &[u32]) -> Acc {
         let mut a = Acc::default();
         for (p, name) in a.pops.iter_mut().zip(["all", "play"]) {
             p.name = name.to_string();
@@ -192,8 +224,24 @@ impl Acc {
                     ..RankingFigures::default()
                 })
                 .collect();
+            p.game_order = conventions
+                .iter()
+                .flat_map(|&c| {
+                    RANKINGS
+                        .iter()
+                        .map(move |(v, m)| OrderFigures::new(c, v.name(), *m))
+                })
+                .collect();
         }
         a
+    }
+
+    /// Whether a counterexample of `claim` at a position of `filled` cells could replace the
+    /// one kept (equal sizes are decided by the position text, in [`Acc::offer`]).
+    fn improves(&self, claim: &str, in_play: bool, filled: u32) -> bool {
+        self.found
+            .get(claim)
+            .is_none_or(|c| (!in_play, filled) <= (c.order.0, c.order.1))
     }
 
     fn offer(&mut self, c: Counterexample) {
@@ -240,14 +288,18 @@ impl RankingFigures {
             outcome_tied,
             equivalent_pairs,
             equivalent_outcome_differs,
-            equivalent_remoteness_differs
+            equivalent_remoteness_differs,
+            class_ranked_consistent,
+            class_ranked_refuted,
+            class_refuted_second_bit_only,
+            equivalent_class_differs
         );
     }
 }
 
 impl Population {
     fn merge(&mut self, o: Population) {
-        add_fields!(self, o, positions, left_wins);
+        add_fields!(self, o, positions, left_wins, pairs_order_depends_on_c);
         add_fields!(
             self.optional,
             o.optional,
@@ -266,6 +318,9 @@ impl Population {
         for (a, b) in self.ranking.iter_mut().zip(o.ranking) {
             a.add(&b);
         }
+        for (a, b) in self.game_order.iter_mut().zip(o.game_order) {
+            a.add(&b);
+        }
     }
 }
 
@@ -274,6 +329,9 @@ impl Population {
 struct Scored {
     cell: u32,
     wins: bool,
+    /// Whether the mover would win the option if it were his turn again (the second outcome
+    /// bit).
+    wins_moving_first: bool,
     /// The child's remoteness.
     remoteness: u32,
 }
@@ -295,6 +353,8 @@ struct Scan<'a> {
     table: &'a Table,
     graphs: [PlayerGraph; 2],
     labels: &'a [String],
+    /// The game order under each convention `C` tested.
+    orders: &'a [GameOrder],
 }
 
 impl Scan<'_> {
@@ -304,6 +364,13 @@ impl Scan<'_> {
         self.game.index_of_states(&c, mover.other())
     }
 
+    /// The option of claiming `cell`, with the mover to move again.
+    fn child_same_mover(&self, cells: &[u8], mover: Player, cell: u32) -> u64 {
+        let mut c = cells.to_vec();
+        c[cell as usize] = mover.cell();
+        self.game.index_of_states(&c, mover)
+    }
+
     fn named(&self, cells: &[u8], mover: Player, cell: u32, role: &str) -> Result<NamedMove> {
         let child = self.child(cells, mover, cell);
         Ok(NamedMove {
@@ -311,6 +378,7 @@ impl Scan<'_> {
             value: self.value(child)?,
             remoteness: self.table.remoteness(child)?,
             role: role.to_string(),
+            game_value: None,
         })
     }
 
@@ -376,9 +444,11 @@ impl Scan<'_> {
         let mut scored = Vec::with_capacity(empties.len());
         for &cell in &empties {
             let child = self.child(&cells, mover, cell);
+            let again = self.child_same_mover(&cells, mover, cell);
             scored.push(Scored {
                 cell,
                 wins: self.value(child)? == Value::Loss,
+                wins_moving_first: self.value(again)? == Value::Win,
                 remoteness: self.table.remoteness(child)?.unwrap_or(0),
             });
         }
@@ -510,8 +580,26 @@ impl Scan<'_> {
                                 }
                             }
                         }
+                        if conj != Ordering::Equal {
+                            let (hi, lo) = if conj == Ordering::Greater {
+                                (sa, sb)
+                            } else {
+                                (sb, sa)
+                            };
+                            let first = lo.wins && !hi.wins;
+                            let second = lo.wins_moving_first && !hi.wins_moving_first;
+                            if first || second {
+                                tally.class_ranked_refuted += 1;
+                                tally.class_refuted_second_bit_only += u64::from(!first);
+                            } else {
+                                tally.class_ranked_consistent += 1;
+                            }
+                        }
                         if conj == Ordering::Equal && !immediate {
                             tally.equivalent_pairs += 1;
+                            if sa.wins != sb.wins || sa.wins_moving_first != sb.wins_moving_first {
+                                tally.equivalent_class_differs += 1;
+                            }
                             if sa.wins != sb.wins {
                                 tally.equivalent_outcome_differs += 1;
                                 equiv.get_or_insert((a.cell, b.cell));
@@ -592,12 +680,247 @@ impl Scan<'_> {
                     )?);
                 }
             }
+            let at = PositionAt {
+                pos,
+                value,
+                in_play,
+                cells: &cells,
+                mover,
+            };
+            self.game_order(&at, &keys, immediate, pops, acc, &mut examples)?;
         }
         for e in examples {
             acc.offer(e);
         }
         Ok(())
     }
+
+    /// The ranking against the game order: every pair of options, under every convention.
+    /// Counterexamples are taken under the first convention.
+    fn game_order(
+        &self,
+        at: &PositionAt<'_>,
+        keys: &[OptionKeys],
+        immediate: bool,
+        pops: &[usize],
+        acc: &mut Acc,
+        examples: &mut Vec<Counterexample>,
+    ) -> Result<()> {
+        let (cells, mover) = (at.cells, at.mover);
+        let all_values: Vec<Vec<crate::cgt::Game>> = self
+            .orders
+            .iter()
+            .map(|order| {
+                keys.iter()
+                    .map(|o| {
+                        let mut c = cells.to_vec();
+                        c[o.cell as usize] = mover.cell();
+                        order.value(&c)
+                    })
+                    .collect()
+            })
+            .collect();
+        // Each pair's verdict under every convention, against the first.
+        let mut depends = 0;
+        for i in 0..keys.len() {
+            for j in i + 1..keys.len() {
+                let first = self.orders[0].truth(all_values[0][i], all_values[0][j], mover);
+                depends += u64::from(
+                    self.orders
+                        .iter()
+                        .zip(&all_values)
+                        .any(|(o, v)| o.truth(v[i], v[j], mover) != first),
+                );
+            }
+        }
+        for &p in pops {
+            acc.pops[p].pairs_order_depends_on_c += depends;
+        }
+        for (k, order) in self.orders.iter().enumerate() {
+            let values = &all_values[k];
+            for (r, &(variant, who)) in RANKINGS.iter().enumerate() {
+                if who != mover {
+                    continue;
+                }
+                let mut tally = OrderFigures {
+                    positions: 1,
+                    ..OrderFigures::default()
+                };
+                let mut broken: [Option<(usize, usize)>; 4] = [None; 4];
+                let mut all_hold = true;
+                for i in 0..keys.len() {
+                    for j in i + 1..keys.len() {
+                        tally.pairs += 1;
+                        match compare(&keys[i], &keys[j], variant) {
+                            Ordering::Equal if immediate => tally.tied_beside_immediate_win += 1,
+                            Ordering::Equal => {
+                                tally.equivalent += 1;
+                                match order.truth(values[i], values[j], mover) {
+                                    Truth::Equal => tally.equivalent_equal += 1,
+                                    Truth::Incomparable => {
+                                        tally.equivalent_incomparable += 1;
+                                        broken[3].get_or_insert((i, j));
+                                    }
+                                    _ => {
+                                        tally.equivalent_ordered += 1;
+                                        broken[3].get_or_insert((i, j));
+                                    }
+                                }
+                                all_hold &= values[i] == values[j];
+                            }
+                            c => {
+                                let (hi, lo) = if c == Ordering::Greater {
+                                    (i, j)
+                                } else {
+                                    (j, i)
+                                };
+                                tally.ranked += 1;
+                                let t = order.truth(values[hi], values[lo], mover);
+                                all_hold &= t == Truth::Better;
+                                if (keys[hi].own == Some(0)) != (keys[lo].own == Some(0)) {
+                                    tally.ranked_with_immediate_win += 1;
+                                    match t {
+                                        Truth::Better => {
+                                            tally.ranked_with_immediate_win_better += 1
+                                        }
+                                        Truth::Worse => tally.ranked_with_immediate_win_worse += 1,
+                                        Truth::Incomparable => {
+                                            tally.ranked_with_immediate_win_incomparable += 1
+                                        }
+                                        Truth::Equal => {}
+                                    }
+                                }
+                                match t {
+                                    Truth::Better => tally.ranked_better += 1,
+                                    Truth::Equal => {
+                                        tally.ranked_equal += 1;
+                                        broken[1].get_or_insert((hi, lo));
+                                    }
+                                    Truth::Worse => {
+                                        tally.ranked_worse += 1;
+                                        broken[0].get_or_insert((hi, lo));
+                                    }
+                                    Truth::Incomparable => {
+                                        tally.ranked_incomparable += 1;
+                                        broken[2].get_or_insert((hi, lo));
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                tally.positions_all_claims_hold = u64::from(all_hold);
+                let tops = top(keys, variant);
+                let dominated = tops.iter().any(|&t| {
+                    let ti = keys.iter().position(|o| o.cell == t).expect("an option");
+                    (0..keys.len())
+                        .any(|o| order.truth(values[o], values[ti], mover) == Truth::Better)
+                });
+                tally.positions_top_dominated = u64::from(dominated);
+                let index = k * RANKINGS.len() + r;
+                for &p in pops {
+                    acc.pops[p].game_order[index].add(&tally);
+                }
+                if k > 0 {
+                    continue;
+                }
+                let name = variant.name();
+                let c = order.free_moves;
+                let claims = [
+                    ("ranked-above-but-worse", "is really worse than"),
+                    ("ranked-above-but-equal", "is really equal to"),
+                    (
+                        "ranked-above-but-incomparable",
+                        "is really incomparable with",
+                    ),
+                ];
+                let filled = cells.iter().filter(|&&s| s != EMPTY).count() as u32;
+                for (which, &(claim, how)) in claims.iter().enumerate() {
+                    let claim_name = format!("order.{name}.{claim}");
+                    if !acc.improves(&claim_name, at.in_play, filled) {
+                        continue;
+                    }
+                    if let Some((hi, lo)) = broken[which] {
+                        let moves = vec![
+                            self.valued(at, order, keys, values, hi, "ranked higher")?,
+                            self.valued(at, order, keys, values, lo, "ranked lower")?,
+                        ];
+                        examples.push(self.counterexample(
+                            claim_name,
+                            format!(
+                                "the option the {name} ranking puts above another {how} it as a \
+                                 game (C = {c})"
+                            ),
+                            at.pos,
+                            at.value,
+                            at.in_play,
+                            moves,
+                            vec![keys[hi].cell, keys[lo].cell],
+                        )?);
+                    }
+                }
+                if let Some((a, b)) = broken[3]
+                    && acc.improves(
+                        &format!("order.{name}.equivalent-but-unequal"),
+                        at.in_play,
+                        filled,
+                    )
+                {
+                    let moves = vec![
+                        self.valued(at, order, keys, values, a, "equal keys")?,
+                        self.valued(at, order, keys, values, b, "equal keys")?,
+                    ];
+                    examples.push(self.counterexample(
+                        format!("order.{name}.equivalent-but-unequal"),
+                        format!(
+                            "two options the {name} ranking calls equivalent are different games \
+                             (C = {c})"
+                        ),
+                        at.pos,
+                        at.value,
+                        at.in_play,
+                        moves,
+                        vec![keys[a].cell, keys[b].cell],
+                    )?);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A move named with its keys and its value as a game.
+    fn valued(
+        &self,
+        at: &PositionAt<'_>,
+        order: &GameOrder,
+        keys: &[OptionKeys],
+        values: &[crate::cgt::Game],
+        i: usize,
+        role: &str,
+    ) -> Result<NamedMove> {
+        let k = &keys[i];
+        let mut m = self.named(
+            at.cells,
+            at.mover,
+            k.cell,
+            &format!(
+                "{role} (b after the move {}, after the opponent takes it {})",
+                show_b(k.own),
+                show_b(k.taken)
+            ),
+        )?;
+        m.game_value = Some(order.show(values[i]));
+        Ok(m)
+    }
+}
+
+/// The position a scan is at, for the checks that name it in counterexamples.
+struct PositionAt<'a> {
+    pos: u64,
+    value: Value,
+    in_play: bool,
+    cells: &'a [u8],
+    mover: Player,
 }
 
 /// Plays the spanning-tree strategy against every reply sequence, checking each position with
@@ -686,16 +1009,33 @@ fn spanning_tree_lines(
     Ok((figures, worst))
 }
 
-/// Runs every check on Bridg-It of size `n` against its table. `svg_dir` receives one SVG per
-/// counterexample (named `bridgit-N-CLAIM.svg`).
-pub fn research(n: u32, table: &Table, svg_dir: Option<&Path>) -> Result<Report> {
-    research_with_progress(n, table, svg_dir, &indicatif::ProgressBar::hidden())
+/// The conventions `C` the game order is tested under by default: a finished board is worth
+/// 1, 2, 3 or 4 free moves to its winner.
+pub const DEFAULT_CONVENTIONS: [u32; 4] = [1, 2, 3, 4];
+
+/// Runs every check on Bridg-It of size `n` against its table, the game order under each
+/// convention of `conventions` (the first gives the counterexamples). `svg_dir` receives one
+/// SVG per counterexample (named `bridgit-N-CLAIM.svg`).
+pub fn research(
+    n: u32,
+    table: &Table,
+    conventions: &[u32],
+    svg_dir: Option<&Path>,
+) -> Result<Report> {
+    research_with_progress(
+        n,
+        table,
+        conventions,
+        svg_dir,
+        &indicatif::ProgressBar::hidden(),
+    )
 }
 
 /// [`research`], reporting the positions scanned on `progress`.
 pub fn research_with_progress(
     n: u32,
     table: &Table,
+    conventions: &[u32],
     svg_dir: Option<&Path>,
     progress: &indicatif::ProgressBar,
 ) -> Result<Report> {
@@ -709,7 +1049,17 @@ pub fn research_with_progress(
             game.spec()
         )));
     }
+    if conventions.is_empty() || conventions.contains(&0) {
+        return Err(Error::Usage(
+            "research: give at least one convention C >= 1 (free moves of a finished board)".into(),
+        ));
+    }
+    let orders = conventions
+        .iter()
+        .map(|&c| GameOrder::new(game, c))
+        .collect::<Result<Vec<_>>>()?;
     let scan = Scan {
+        orders: &orders,
         game,
         table,
         graphs: [
@@ -725,7 +1075,7 @@ pub fn research_with_progress(
     let acc = (0..chunks)
         .into_par_iter()
         .map(|k| {
-            let mut acc = Acc::new();
+            let mut acc = Acc::new(conventions);
             let end = ((k + 1) * CHUNK).min(game.size());
             for pos in k * CHUNK..end {
                 scan.position(pos, &mut acc)?;
@@ -733,7 +1083,7 @@ pub fn research_with_progress(
             progress.inc(end - k * CHUNK);
             Ok::<Acc, Error>(acc)
         })
-        .try_reduce(Acc::new, |a, b| Ok(a.merge(b)))?;
+        .try_reduce(|| Acc::new(conventions), |a, b| Ok(a.merge(b)))?;
     progress.finish_and_clear();
     let mut counterexamples: Vec<Counterexample> =
         st_loss.into_iter().chain(acc.found.into_values()).collect();
@@ -758,9 +1108,107 @@ pub fn research_with_progress(
         size: n,
         table: table.path().display().to_string(),
         spanning_tree,
+        game_order_same_for_every_c: acc.pops.iter().all(|p| {
+            let first = &p.game_order[..RANKINGS.len()];
+            p.pairs_order_depends_on_c == 0
+                && p.game_order
+                    .chunks(RANKINGS.len())
+                    .all(|c| c.iter().zip(first).all(|(a, b)| a.counts() == b.counts()))
+        }),
+        game_values: orders
+            .iter()
+            .map(|o| ValuesSummary {
+                free_moves: o.free_moves,
+                distinct_values: o.distinct(),
+            })
+            .collect(),
         populations: acc.pops.to_vec(),
         counterexamples,
     })
+}
+
+/// The game-order table of one population: one row per variant and mover, under the first
+/// convention, with a note on whether the other conventions agree.
+fn write_game_order(s: &mut String, r: &Report, p: &Population) {
+    use std::fmt::Write;
+    let cs: Vec<String> = r
+        .game_values
+        .iter()
+        .map(|v| v.free_moves.to_string())
+        .collect();
+    let _ = writeln!(
+        s,
+        "Option-ranking conjecture against the game order (a finished board worth C free moves \
+         to its winner; C = {}: {}):\n",
+        cs.join(", "),
+        if r.game_order_same_for_every_c {
+            "every pair's order is the same for each C, so is every figure below"
+        } else {
+            "the figures differ between conventions; rows for each C"
+        }
+    );
+    let _ = writeln!(
+        s,
+        "Pairs of options whose order as games depends on C: {}.\n",
+        p.pairs_order_depends_on_c
+    );
+    let _ = writeln!(
+        s,
+        "| variant | mover | C | pairs | ranked pairs: better / equal / worse / incomparable | of these, one winning at once: all / better / worse / incomparable | 'equivalent' pairs: equal / ordered / incomparable | equal keys beside an immediate win | positions where every claim holds | positions with a dominated top option |"
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|");
+    let rows = if r.game_order_same_for_every_c {
+        &p.game_order[..RANKINGS.len().min(p.game_order.len())]
+    } else {
+        &p.game_order[..]
+    };
+    for f in rows {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} ({}) / {} ({}) / {} ({}) / {} ({}) | {} / {} / {} / {} | {} ({}) / {} / {} | {} | {} of {} ({}) | {} ({}) |",
+            f.variant,
+            f.mover,
+            if r.game_order_same_for_every_c {
+                cs.join(", ")
+            } else {
+                f.free_moves.to_string()
+            },
+            f.pairs,
+            f.ranked_better,
+            pct(f.ranked_better, f.ranked),
+            f.ranked_equal,
+            pct(f.ranked_equal, f.ranked),
+            f.ranked_worse,
+            pct(f.ranked_worse, f.ranked),
+            f.ranked_incomparable,
+            pct(f.ranked_incomparable, f.ranked),
+            f.ranked_with_immediate_win,
+            f.ranked_with_immediate_win_better,
+            f.ranked_with_immediate_win_worse,
+            f.ranked_with_immediate_win_incomparable,
+            f.equivalent_equal,
+            pct(f.equivalent_equal, f.equivalent),
+            f.equivalent_ordered,
+            f.equivalent_incomparable,
+            f.tied_beside_immediate_win,
+            f.positions_all_claims_hold,
+            f.positions,
+            pct(f.positions_all_claims_hold, f.positions),
+            f.positions_top_dominated,
+            pct(f.positions_top_dominated, f.positions)
+        );
+    }
+    let _ = writeln!(
+        s,
+        "\n*Ranked pairs*: the ranking puts one option above the other, and the statement claims \
+         it is a strictly better game (`G_i^L > G_j^L`; for Right, smaller); the columns say how \
+         the higher-ranked option really compares with the lower one (`compare` on canonical \
+         forms). *'Equivalent' pairs*: equal keys and no option winning at once; the statement \
+         claims equal games. A top option is *dominated* when another option is a strictly \
+         better game. An option that wins at once is the number C; when only one of the pair \
+         does, it is never better than the other, nor equal to it: the winning cell stays free \
+         after the other move, so that option has C among its mover's options.\n"
+    );
 }
 
 fn pct(part: u64, whole: u64) -> String {
@@ -848,13 +1296,13 @@ pub fn render_text(r: &Report) -> String {
         );
         let _ = writeln!(
             s,
-            "| variant | mover | positions | with a win | top has a win | top all win | win below loss | pairs agree / contradict / conj. ties / table ties / both tie | win-vs-loss pairs right / wrong / tied | 'equivalent' pairs: outcome differs / remoteness differs |"
+            "| variant | mover | positions | with a win | top has a win | top all win | win below loss | pairs agree / contradict / conj. ties / table ties / both tie | win-vs-loss pairs right / wrong / tied | ranked pairs by outcome class: consistent / refuted (second bit only) | 'equivalent' pairs: outcome differs / remoteness differs / class differs |"
         );
-        let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|");
+        let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|");
         for k in &p.ranking {
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | {} | {} ({}) | {} ({}) | {} | {} / {} / {} / {} / {} | {} / {} / {} | {}: {} / {} |",
+                "| {} | {} | {} | {} | {} ({}) | {} ({}) | {} | {} / {} / {} / {} / {} | {} / {} / {} | {} / {} ({}) | {}: {} / {} / {} |",
                 k.variant,
                 k.mover,
                 k.positions,
@@ -872,9 +1320,13 @@ pub fn render_text(r: &Report) -> String {
                 k.outcome_right,
                 k.outcome_wrong,
                 k.outcome_tied,
+                k.class_ranked_consistent,
+                k.class_ranked_refuted,
+                k.class_refuted_second_bit_only,
                 k.equivalent_pairs,
                 k.equivalent_outcome_differs,
-                k.equivalent_remoteness_differs
+                k.equivalent_remoteness_differs,
+                k.equivalent_class_differs
             );
         }
         let _ = writeln!(
@@ -882,8 +1334,12 @@ pub fn render_text(r: &Report) -> String {
             "\nPairs of options: *agree* / *contradict* — both the ranking and the table order the \
              pair, the same way / opposite ways; *conj. ties* — the ranking ties a pair the table \
              orders; *table ties* — the ranking orders a pair the table ties. 'Equivalent' pairs \
-             have equal keys in a position where no option wins at once.\n"
+             have equal keys in a position where no option wins at once. These columns compare \
+             the ranking with win/loss and remoteness only; *outcome class* uses both outcome \
+             bits (the mover wins the option moving second, and moving first), which `G >= H` \
+             must respect.\n"
         );
+        write_game_order(&mut s, r, p);
     }
     let _ = writeln!(s, "### Smallest counterexamples\n");
     if r.counterexamples.is_empty() {
@@ -910,11 +1366,14 @@ pub fn render_text(r: &Report) -> String {
         for m in &c.moves {
             let _ = writeln!(
                 s,
-                "- move {}: {}; leaves the opponent a {}{}",
+                "- move {}: {}; leaves the opponent a {}{}{}",
                 m.name,
                 m.role,
                 m.value,
-                m.remoteness.map_or(String::new(), |k| format!(" in {k}"))
+                m.remoteness.map_or(String::new(), |k| format!(" in {k}")),
+                m.game_value
+                    .as_ref()
+                    .map_or(String::new(), |v| format!("; value `{v}`"))
             );
         }
         let _ = writeln!(s, "\n```\n{}```\n", c.picture);
@@ -970,7 +1429,7 @@ mod tests {
         };
         crate::table::build(&game, &path, &opts).unwrap();
         let table = Table::open(&path).unwrap();
-        let report = research(2, &table, None).unwrap();
+        let report = research(2, &table, &DEFAULT_CONVENTIONS, None).unwrap();
         let AnyGame::Cell(g) = &game else {
             unreachable!()
         };
@@ -980,8 +1439,9 @@ mod tests {
         ];
         let mut memo = HashMap::new();
         let (mut positions, mut left_wins) = (0u64, 0u64);
-        // Per ranking entry: (with a win, top has a win, top all win, outcome pairs wrong).
-        let mut tally = [[0u64; 4]; 4];
+        // Per ranking entry: (with a win, top has a win, top all win, outcome pairs wrong,
+        // ranked pairs refuted by the outcome class).
+        let mut tally = [[0u64; 5]; 4];
         for code in 0..3u64.pow(g.cells()) {
             let (mut l, mut r, mut c) = (0u64, 0u64, code);
             for i in 0..g.cells() {
@@ -1012,6 +1472,15 @@ mod tests {
                     };
                     !wins(g, l2, r2, mover.other(), &mut HashMap::new())
                 };
+                // The second outcome bit: the mover wins the option moving again.
+                let option_wins_first = |cell: u32| {
+                    let bit = 1u64 << cell;
+                    let (l2, r2) = match mover {
+                        Player::Left => (l | bit, r),
+                        Player::Right => (l, r | bit),
+                    };
+                    wins(g, l2, r2, mover, &mut HashMap::new())
+                };
                 let any = keys.iter().any(|k| option_wins(k.cell));
                 for (k, &(variant, who)) in RANKINGS.iter().enumerate() {
                     if who != mover {
@@ -1032,6 +1501,13 @@ mod tests {
                             {
                                 tally[k][3] += 1;
                             }
+                            // a ranked above b, yet b has an outcome bit a lacks.
+                            if compare(a, b, variant) == Ordering::Greater
+                                && (option_wins(b.cell) && !option_wins(a.cell)
+                                    || option_wins_first(b.cell) && !option_wins_first(a.cell))
+                            {
+                                tally[k][4] += 1;
+                            }
                         }
                     }
                 }
@@ -1045,10 +1521,213 @@ mod tests {
                 f.top_has_win,
                 f.top_all_win,
                 f.outcome_wrong,
+                f.class_ranked_refuted,
             ];
+            assert_eq!(
+                f.class_ranked_consistent + f.class_ranked_refuted,
+                f.pairs_agree + f.pairs_contradict + f.pairs_conjecture_orders_table_ties,
+                "every ranked pair is judged by its outcome classes"
+            );
             assert_eq!(mine, tally[k], "{} {}", f.variant, f.mover);
         }
         // The stated ranking does miss wins at size 2; the recount is not vacuous.
         assert!(tally[0][1] < tally[0][0]);
+    }
+
+    /// A position of the raw game, for comparing games by the definition alone: a board by its
+    /// masks, or an integer (a finished board's free moves, or what is left of them).
+    #[derive(Clone, Copy, PartialEq, Eq, Hash)]
+    enum Raw {
+        Board(u64, u64),
+        Int(i32),
+    }
+
+    fn raw(g: &CellGame, c: i32, l: u64, r: u64) -> Raw {
+        match g.winner(l, r) {
+            Some(Player::Left) => Raw::Int(c),
+            Some(Player::Right) => Raw::Int(-c),
+            None => Raw::Board(l, r),
+        }
+    }
+
+    fn raw_options(g: &CellGame, c: i32, x: Raw, left: bool) -> Vec<Raw> {
+        match x {
+            Raw::Int(n) if left && n > 0 => vec![Raw::Int(n - 1)],
+            Raw::Int(n) if !left && n < 0 => vec![Raw::Int(n + 1)],
+            Raw::Int(_) => Vec::new(),
+            Raw::Board(l, r) => {
+                let full = (1u64 << g.cells()) - 1;
+                (0..g.cells())
+                    .map(|i| 1u64 << i)
+                    .filter(|b| full & !(l | r) & b != 0)
+                    .map(|b| {
+                        if left {
+                            raw(g, c, l | b, r)
+                        } else {
+                            raw(g, c, l, r | b)
+                        }
+                    })
+                    .collect()
+            }
+        }
+    }
+
+    /// `G <= H` by the definition: no `G^L >= H` and no `H^R <= G`.
+    fn raw_le(g: &CellGame, c: i32, a: Raw, b: Raw, memo: &mut HashMap<(Raw, Raw), bool>) -> bool {
+        if let Some(&v) = memo.get(&(a, b)) {
+            return v;
+        }
+        let v = !raw_options(g, c, a, true)
+            .into_iter()
+            .any(|x| raw_le(g, c, b, x, memo))
+            && !raw_options(g, c, b, false)
+                .into_iter()
+                .any(|y| raw_le(g, c, y, a, memo));
+        memo.insert((a, b), v);
+        v
+    }
+
+    /// The report's game-order figures for size 2 equal a recount that compares the options by
+    /// the definition of `<=` on the raw game (no canonical forms, no values), for C = 1 and 3.
+    #[test]
+    fn size_2_game_order_matches_a_recount_by_the_definition() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("b2.rdb");
+        let game = AnyGame::open("bridgit:2", u64::MAX).unwrap();
+        let opts = crate::table::BuildOptions {
+            remoteness: true,
+            ..Default::default()
+        };
+        crate::table::build(&game, &path, &opts).unwrap();
+        let table = Table::open(&path).unwrap();
+        let report = research(2, &table, &[1, 3], None).unwrap();
+        let AnyGame::Cell(g) = &game else {
+            unreachable!()
+        };
+        let graphs = [
+            PlayerGraph::bridgit(2, Player::Left),
+            PlayerGraph::bridgit(2, Player::Right),
+        ];
+        for (k, c) in [1i32, 3].into_iter().enumerate() {
+            let mut memo = HashMap::new();
+            let mut figures: Vec<OrderFigures> = RANKINGS
+                .iter()
+                .map(|(v, m)| OrderFigures::new(c as u32, v.name(), *m))
+                .collect();
+            for code in 0..3u64.pow(g.cells()) {
+                let (l, r) = crate::game::digit_masks(code, g.cells());
+                if g.winner(l, r).is_some() {
+                    continue;
+                }
+                let states = g.states_of_masks(l, r);
+                for mover in [Player::Left, Player::Right] {
+                    let keys = option_keys(&graphs[mover as usize], &states);
+                    if keys.len() < 2 {
+                        continue;
+                    }
+                    let immediate = keys.iter().any(|k| k.own == Some(0));
+                    let opt: Vec<Raw> = keys
+                        .iter()
+                        .map(|k| {
+                            let b = 1u64 << k.cell;
+                            match mover {
+                                Player::Left => raw(g, c, l | b, r),
+                                Player::Right => raw(g, c, l, r | b),
+                            }
+                        })
+                        .collect();
+                    // Strictly better for the mover.
+                    let better = |a: Raw, b: Raw, memo: &mut HashMap<(Raw, Raw), bool>| {
+                        let (lo, hi) = if mover == Player::Left {
+                            (b, a)
+                        } else {
+                            (a, b)
+                        };
+                        raw_le(g, c, lo, hi, memo) && !raw_le(g, c, hi, lo, memo)
+                    };
+                    for (f, &(variant, who)) in figures.iter_mut().zip(&RANKINGS) {
+                        if who != mover {
+                            continue;
+                        }
+                        let mut t = OrderFigures {
+                            positions: 1,
+                            ..OrderFigures::default()
+                        };
+                        let mut hold = true;
+                        for i in 0..keys.len() {
+                            for j in i + 1..keys.len() {
+                                t.pairs += 1;
+                                let ab = better(opt[i], opt[j], &mut memo);
+                                let ba = better(opt[j], opt[i], &mut memo);
+                                let equal = !ab && !ba && {
+                                    let x = raw_le(g, c, opt[i], opt[j], &mut memo);
+                                    x && raw_le(g, c, opt[j], opt[i], &mut memo)
+                                };
+                                match compare(&keys[i], &keys[j], variant) {
+                                    Ordering::Equal if immediate => {
+                                        t.tied_beside_immediate_win += 1
+                                    }
+                                    Ordering::Equal => {
+                                        t.equivalent += 1;
+                                        hold &= equal;
+                                        if equal {
+                                            t.equivalent_equal += 1;
+                                        } else if ab || ba {
+                                            t.equivalent_ordered += 1;
+                                        } else {
+                                            t.equivalent_incomparable += 1;
+                                        }
+                                    }
+                                    o => {
+                                        t.ranked += 1;
+                                        let (up, down) = if o == Ordering::Greater {
+                                            (ab, ba)
+                                        } else {
+                                            (ba, ab)
+                                        };
+                                        hold &= up;
+                                        // A finished board: an integer, by the definition.
+                                        if matches!(opt[i], Raw::Int(_))
+                                            != matches!(opt[j], Raw::Int(_))
+                                        {
+                                            t.ranked_with_immediate_win += 1;
+                                            t.ranked_with_immediate_win_better += u64::from(up);
+                                            t.ranked_with_immediate_win_worse += u64::from(down);
+                                            t.ranked_with_immediate_win_incomparable +=
+                                                u64::from(!up && !down && !equal);
+                                        }
+                                        if up {
+                                            t.ranked_better += 1;
+                                        } else if down {
+                                            t.ranked_worse += 1;
+                                        } else if equal {
+                                            t.ranked_equal += 1;
+                                        } else {
+                                            t.ranked_incomparable += 1;
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                        t.positions_all_claims_hold = u64::from(hold);
+                        let tops = top(&keys, variant);
+                        t.positions_top_dominated = u64::from(tops.iter().any(|&cell| {
+                            let ti = keys.iter().position(|o| o.cell == cell).unwrap();
+                            (0..keys.len()).any(|o| better(opt[o], opt[ti], &mut memo))
+                        }));
+                        f.add(&t);
+                    }
+                }
+            }
+            let all = &report.populations[0];
+            let mine = &all.game_order[k * RANKINGS.len()..(k + 1) * RANKINGS.len()];
+            for (a, b) in mine.iter().zip(&figures) {
+                assert_eq!(a, b, "C = {c}");
+                assert!(a.consistent());
+            }
+            // Not vacuous: the statement fails on some pairs and holds on others.
+            assert!(figures[0].ranked_worse > 0 && figures[0].ranked_better > 0);
+        }
+        assert!(report.game_order_same_for_every_c);
     }
 }
