@@ -219,6 +219,26 @@ pub trait Tiered: Game {
     fn plain_board(&self) -> Option<PlainBoard<'_>> {
         None
     }
+
+    /// For games in the sliced index of a claiming game ([`SlicedBoard`]): that description, which
+    /// lets the engine decide a row of positions at a time. `None` (the default) otherwise.
+    fn sliced_board(&self) -> Option<SlicedBoard<'_>> {
+        None
+    }
+}
+
+/// A game of claiming cells by alternation, numbered by the sliced index
+/// ([`crate::games::cell::sliced`]): a move claims an empty cell for the mover (Left where Left
+/// has no more cells than Right, less the first player's edge); Left has won when his cells join
+/// (`joins`, as in [`PlainBoard`]), Right when the cells he has not taken (within `full`) no
+/// longer join; Left's win is tested first; a won position has no moves and is a win for the
+/// winner to move. `order` lists the cells in the order a position's children are read.
+#[derive(Clone, Copy)]
+pub struct SlicedBoard<'a> {
+    pub index: &'a crate::games::cell::sliced::Sliced,
+    pub joins: &'a [u64],
+    pub full: u64,
+    pub order: &'a [u32],
 }
 
 /// A game of claiming cells, described by data alone: `cells` cells, each empty, Left's or

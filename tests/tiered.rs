@@ -36,6 +36,11 @@ const SPECS: &[&str] = &[
     "shannon:data/shannon/k4.txt,start=L",
     "shannon:data/shannon/square.txt,start=R",
     "shannon-vertex:data/shannon/grid3x4.txt,start=L",
+    "bridgit:2,start=L,sym",
+    "bridgit:2,start=R,sliced",
+    "hex:3,start=L,sym",
+    "hex:3,start=R,sym",
+    "shannon:data/shannon/k4.txt,start=L,sliced",
     "hackenbush:data/hackenbush-house.txt",
     "hackenbush-stalk:BRGBR",
     "hackenbush-tree:l(l;rg);e(r;b)",
@@ -363,6 +368,8 @@ fn a_build_killed_between_checkpoints_resumes_from_the_last_one() {
     let dir = tempfile::tempdir().unwrap();
     for (spec, rem) in [
         ("hex:3,start=L", false),
+        ("hex:3,start=L,sym", false),
+        ("bridgit:3,start=R,sym", false),
         ("shannon-vertex:data/shannon/grid3x4.txt,start=R", false),
         ("hex:3", false),
         ("hex:3", true),
@@ -488,6 +495,61 @@ fn alternation_games_keep_the_contract_and_agree_with_the_full_table() {
             .parse_position(&one)
             .unwrap_or_else(|e| panic!("{spec}: {e}"));
         assert_ne!(g.mover(pos), g.start().unwrap(), "{spec}: {one}");
+    }
+}
+
+/// The sliced index, with and without symmetry, against the alternation index: the same value for
+/// every position (found by its text, so the lookup maps it to its row's canonical key), the
+/// contract on every index, and fewer positions with symmetry where the board has any.
+#[test]
+fn sliced_and_symmetric_tables_agree_with_the_alternation_index() {
+    use retrodb::game::check_round_trip;
+    use retrodb::table::Table;
+    let dir = tempfile::tempdir().unwrap();
+    for (spec, every) in [
+        ("hex:3,start=L", 1),
+        ("hex:3,start=R", 1),
+        ("bridgit:2,start=L", 1),
+        ("bridgit:3,start=L", 1),
+        ("bridgit:3,start=R", 1),
+        ("hex:4,start=L", 101),
+        ("shannon:data/shannon/k4.txt,start=L", 1),
+        ("shannon-vertex:data/shannon/grid3x4.txt,start=R", 7),
+    ] {
+        let plain = dir.path().join("alt.rdb");
+        table::build(&open(spec), &plain, &BuildOptions::default()).unwrap();
+        let reference = Table::open(&plain).unwrap();
+        let AnyGame::Cell(r) = reference.game() else {
+            panic!("{spec} is a cell game");
+        };
+        let size = r.size();
+        for suffix in [",sliced", ",sym"] {
+            let other = format!("{spec}{suffix}");
+            let game = open(&other);
+            let out = dir.path().join("sliced.rdb");
+            let summary = table::build(&game, &out, &BuildOptions::default()).unwrap();
+            assert!(summary.complete, "{other}");
+            let table = Table::open(&out).unwrap();
+            let AnyGame::Cell(g) = table.game() else {
+                panic!("{other} is a cell game");
+            };
+            if every == 1 {
+                check_round_trip(g, 0..g.size()).unwrap_or_else(|e| panic!("{other}: {e}"));
+            }
+            match (suffix, spec.starts_with("shannon")) {
+                (",sliced", _) | (_, true) => assert_eq!(g.size(), size, "{other}"),
+                _ => assert!(
+                    g.size() * 3 < size * 2,
+                    "{other}: symmetry saves a third at least"
+                ),
+            }
+            for pos in (0..size).step_by(every) {
+                let text = r.position_text(pos);
+                let want = reference.value(pos).unwrap();
+                let got = table.locate(&text).map(|(_, v)| v).ok();
+                assert_eq!(got, want, "{other}: {text}");
+            }
+        }
     }
 }
 

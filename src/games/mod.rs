@@ -101,7 +101,7 @@ impl AnyGame {
         })?;
         // Cell games may end in ',start=L': the file is what comes before.
         let file = match kind {
-            "shannon" | "shannon-vertex" => cell::split_start(spec, arg)?.0,
+            "shannon" | "shannon-vertex" => cell::split_start(spec, cell::split_sliced(arg).0)?.0,
             _ => arg,
         };
         let bytes = || -> Result<InputBytes<'_>> {

@@ -8,6 +8,7 @@
 pub mod bitplane;
 pub mod counter;
 mod plainrem;
+pub mod sliced;
 pub mod tiered;
 
 use crate::game::Game;

@@ -60,6 +60,9 @@ fn range_len<G: Tiered>(game: &G, t: u32) -> Option<u64> {
 /// those of a solved tier and its child tier at most (finished tiers live in the table's file,
 /// which the kernel may write out); otherwise all of them.
 pub fn resident_cells<G: Tiered>(game: &G, solving: std::ops::Range<u32>) -> u64 {
+    if let Some(board) = game.sliced_board() {
+        return super::sliced::resident_bytes(board.index);
+    }
     if game.tier_range(0).is_none() {
         return game.size().div_ceil(4);
     }
@@ -236,6 +239,10 @@ fn run<G: Tiered, const REM: bool>(
         && let Some(board) = game.plain_board()
     {
         return super::bitplane::solve(&board, cells, opts, after);
+    }
+    // A values-only solve of a sliced board goes a row at a time, fresh or resumed.
+    if !REM && let Some(board) = game.sliced_board() {
+        return super::sliced::solve(&board, cells, done_from, opts, after);
     }
     let rem_len = if REM { size } else { 0 };
     let mut rem = AnonBytes::new(rem_len).map_err(|source| crate::Error::Io {

@@ -16,11 +16,12 @@ pub mod alternation;
 pub mod board;
 pub mod graph;
 pub mod picture;
+pub mod sliced;
 
 use crate::error::{Error, Result, human_bytes};
 use crate::game::{
-    Game, Move, PlainBoard, PositionError, Status, TierPosition, TierVisitor, Tiered, Value,
-    digit_masks,
+    Game, Move, PlainBoard, PositionError, SlicedBoard, Status, TierPosition, TierVisitor, Tiered,
+    Value, digit_masks,
 };
 use crate::games::source::Source;
 pub use board::{Board, Symmetry};
@@ -302,6 +303,30 @@ pub fn split_start<'a>(spec: &str, arg: &'a str) -> Result<(&'a str, Option<Play
     }
 }
 
+/// How a cell game numbers its positions.
+#[derive(Debug)]
+enum Index {
+    /// Every configuration with either player to move (`mover + 2 * sum(d_i * 3^i)`).
+    Plain,
+    /// Only the configurations alternation reaches, tier-major (`,start=L`).
+    Alternation(alternation::Alternation),
+    /// Only the configurations alternation reaches, by rows of key cells, with one row per
+    /// symmetry class of keys where asked (`,start=L,sliced` and `,start=L,sym`).
+    Sliced(Box<sliced::Sliced>),
+}
+
+/// Splits `ARG,sym` or `ARG,sliced` into the argument and the sliced index asked for: `Some(true)`
+/// for one row per symmetry class, `Some(false)` for every row, `None` for neither.
+pub fn split_sliced(arg: &str) -> (&str, Option<bool>) {
+    if let Some(base) = arg.strip_suffix(",sym") {
+        (base, Some(true))
+    } else if let Some(base) = arg.strip_suffix(",sliced") {
+        (base, Some(false))
+    } else {
+        (arg, None)
+    }
+}
+
 /// A cell game ready for solving: layout, winning conditions and index arithmetic.
 #[derive(Debug)]
 pub struct CellGame {
@@ -317,8 +342,8 @@ pub struct CellGame {
     step: Vec<u64>,
     /// Per value of `CHUNK_DIGITS` base-3 digits: Left's bits in the low byte, Right's in the high.
     decode: Vec<u16>,
-    /// `Some`: only the configurations reachable by alternation, in the tier-major index.
-    alt: Option<alternation::Alternation>,
+    /// How positions are numbered: every configuration, or only those alternation reaches.
+    index: Index,
     /// What a move into cell `i` adds to an index in the plain index: `[0][i]` for Left's
     /// (digit 0 -> 1, mover 0 -> 1: `2 * 3^i + 1`, the 1 in the base), `[1][i]` for Right's.
     move_steps: Box<[[u64; 64]; 2]>,
@@ -326,6 +351,8 @@ pub struct CellGame {
     /// decide a connection first, so a win is found after fewer reads ([`child_order`]).
     /// `order_bit[i]` is cell `i`'s bit in that order; `move_steps` is indexed by it.
     order_bit: Box<[u64; 64]>,
+    /// The cells in that order.
+    order: Vec<u32>,
     /// The low cells' parts, by number of filled cells then value; `low_start[c]..low_start[c +
     /// 1]` fill `c` cells.
     low: Vec<LowPart>,
@@ -346,25 +373,80 @@ impl CellGame {
         max_memory: u64,
     ) -> Result<CellGame> {
         let spec = format!("{kind}:{arg}");
+        let (arg, sliced) = split_sliced(arg);
         let (base, start) = split_start(&spec, arg)?;
         let (layout, source) = Layout::from_spec(&spec, kind, base, bytes)?;
+        let suffix = match sliced {
+            Some(true) => ",sym",
+            Some(false) => ",sliced",
+            None => "",
+        };
         // `,start=both` is the plain game: one spec per table.
         let spec = match start {
-            Some(p) => format!("{kind}:{base},start={}", p.letter()),
+            Some(p) => format!("{kind}:{base},start={}{suffix}", p.letter()),
+            None if sliced.is_some() => {
+                return Err(Error::Spec {
+                    spec,
+                    msg: format!(
+                        "'{suffix}' needs a first player: the sliced index holds the positions \
+                         alternation reaches (write ',start=L{suffix}' or ',start=R{suffix}')"
+                    ),
+                });
+            }
             None => format!("{kind}:{base}"),
         };
         let mut game = Self::new(spec, layout, source, max_memory)?;
-        if let Some(first) = start {
-            let alt = alternation::Alternation::new(game.cells, first);
-            game.size = alt.size();
-            game.alt = Some(alt);
+        match (start, sliced) {
+            (Some(first), None) => {
+                let alt = alternation::Alternation::new(game.cells, first);
+                game.size = alt.size();
+                game.index = Index::Alternation(alt);
+            }
+            (Some(first), Some(symmetric)) => {
+                let group: Vec<Vec<u32>> = game.board_group();
+                let s =
+                    sliced::Sliced::new(game.cells, first, &group, symmetric).map_err(|msg| {
+                        Error::Spec {
+                            spec: game.spec.clone(),
+                            msg,
+                        }
+                    })?;
+                game.size = s.size();
+                game.index = Index::Sliced(Box::new(s));
+            }
+            (None, _) => {}
         }
         Ok(game)
     }
 
     /// The player who moved first, for games that hold only the positions alternation reaches.
     pub fn start(&self) -> Option<Player> {
-        self.alt.as_ref().map(|a| a.first)
+        match &self.index {
+            Index::Plain => None,
+            Index::Alternation(a) => Some(a.first),
+            Index::Sliced(s) => Some(s.first),
+        }
+    }
+
+    /// The board's symmetries that keep the colours, as cell permutations (none for graphs).
+    fn board_group(&self) -> Vec<Vec<u32>> {
+        match &self.layout {
+            Layout::Board(b) => b
+                .symmetries()
+                .into_iter()
+                .filter(|s| !s.swaps_colours)
+                .map(|s| s.perm)
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The sliced index, for games that use one.
+    pub fn sliced(&self) -> Option<&sliced::Sliced> {
+        match &self.index {
+            Index::Sliced(s) => Some(s),
+            _ => None,
+        }
     }
 
     /// The game on a layout; `spec` is what tables record.
@@ -419,7 +501,7 @@ impl CellGame {
             size,
             step,
             decode,
-            alt: None,
+            index: Index::Plain,
             move_steps: {
                 let mut m = Box::new([[0u64; 64]; 2]);
                 for (k, &i) in order.iter().enumerate() {
@@ -429,6 +511,7 @@ impl CellGame {
                 m
             },
             order_bit,
+            order,
             low,
             low_start,
             joins: std::sync::OnceLock::new(),
@@ -454,8 +537,10 @@ impl CellGame {
     /// Left's and Right's cells as bitboards.
     #[inline]
     pub fn masks(&self, pos: u64) -> (u64, u64) {
-        if let Some(a) = &self.alt {
-            return a.masks(pos);
+        match &self.index {
+            Index::Plain => {}
+            Index::Alternation(a) => return a.masks(pos),
+            Index::Sliced(s) => return s.masks(pos),
         }
         let mut q = pos >> 1;
         let (mut l, mut r) = (0u64, 0u64);
@@ -471,8 +556,13 @@ impl CellGame {
     }
 
     pub fn mover(&self, pos: u64) -> Player {
-        if let Some(a) = &self.alt {
-            return a.mover(a.tier(pos));
+        match &self.index {
+            Index::Plain => {}
+            Index::Alternation(a) => return a.mover(a.tier(pos)),
+            Index::Sliced(s) => {
+                let (l, r) = s.masks(pos);
+                return s.mover_of(l, r);
+            }
         }
         if pos & 1 == 0 {
             Player::Left
@@ -484,12 +574,15 @@ impl CellGame {
     /// The index of a configuration, or `None` when the game holds only the positions alternation
     /// reaches and this is not one of them.
     pub fn try_index(&self, left: u64, right: u64, mover: Player) -> Option<u64> {
-        match &self.alt {
-            Some(a) => {
+        match &self.index {
+            Index::Alternation(a) => {
                 let t = (left | right).count_ones();
                 a.index(left, right).filter(|_| a.mover(t) == mover)
             }
-            None => Some(self.index(left, right, mover)),
+            Index::Sliced(s) => s
+                .index(left, right)
+                .filter(|_| s.mover_of(left, right) == mover),
+            Index::Plain => Some(self.index(left, right, mover)),
         }
     }
 
@@ -499,7 +592,7 @@ impl CellGame {
     /// In a game of the positions alternation reaches, for a configuration it does not reach
     /// ([`CellGame::try_index`] says `None` instead).
     pub fn index(&self, left: u64, right: u64, mover: Player) -> u64 {
-        if self.alt.is_some() {
+        if !matches!(self.index, Index::Plain) {
             return self
                 .try_index(left, right, mover)
                 .expect("a configuration alternation reaches");
@@ -598,7 +691,21 @@ impl CellGame {
     #[inline]
     fn children(&self, pos: u64, l: u64, r: u64, mut f: impl FnMut(u64)) {
         let mut empty = self.full & !(l | r);
-        if let Some(a) = &self.alt {
+        if let Index::Sliced(s) = &self.index {
+            let left = s.mover_of(l, r) == Player::Left;
+            while empty != 0 {
+                let bit = empty & empty.wrapping_neg();
+                empty &= empty - 1;
+                let child = if left {
+                    s.index(l | bit, r)
+                } else {
+                    s.index(l, r | bit)
+                };
+                f(child.expect("a move keeps the alternation's counts"));
+            }
+            return;
+        }
+        if let Index::Alternation(a) = &self.index {
             let left = self.mover(pos) == Player::Left;
             while empty != 0 {
                 let bit = empty & empty.wrapping_neg();
@@ -626,6 +733,44 @@ impl CellGame {
     }
 
     /// The cell a move from `pos` to `child` claims.
+    /// The boards one move before `(l, r)` (with `mover` to move there) from which the game
+    /// was still open, under alternation: the player not to move made the last move, and the
+    /// first position has none.
+    fn unmoves(&self, l: u64, r: u64, mover: Player, mut f: impl FnMut(u64, u64)) {
+        if (l | r) == 0 {
+            return;
+        }
+        let right_moved = mover == Player::Left;
+        let (mine, theirs_won) = if right_moved {
+            (r, self.left_has_won(l))
+        } else {
+            (l, self.right_has_won(r))
+        };
+        if theirs_won {
+            return;
+        }
+        let won = |m: u64| {
+            if right_moved {
+                self.right_has_won(m)
+            } else {
+                self.left_has_won(m)
+            }
+        };
+        let check = won(mine);
+        let mut rest = mine;
+        while rest != 0 {
+            let bit = rest & rest.wrapping_neg();
+            rest &= rest - 1;
+            if !check || !won(mine & !bit) {
+                if right_moved {
+                    f(l, r & !bit)
+                } else {
+                    f(l & !bit, r)
+                }
+            }
+        }
+    }
+
     pub fn claimed_cell(&self, pos: u64, child: u64) -> Option<u32> {
         let (l, r) = self.masks(pos);
         let (l2, r2) = self.masks(child);
@@ -640,7 +785,7 @@ impl CellGame {
             _ => Vec::new(),
         };
         // Swapping colours would swap who moved first: no such image is in an alternation table.
-        if self.alt.is_some() {
+        if self.start().is_some() {
             syms.retain(|s| !s.swaps_colours);
         }
         syms
@@ -742,6 +887,49 @@ impl CellGame {
     }
 
     /// The number of filled cells of a position.
+    /// The positions of tier `t` in one row of the sliced index (`unit` is the row), class A
+    /// (Left to move) then class B, each in rank order: increasing indices.
+    fn sliced_tier_walk(&self, s: &sliced::Sliced, t: u32, unit: u64, v: &mut impl TierVisitor) {
+        let Some(row) = s.rows.get(unit as usize) else {
+            return;
+        };
+        let Some(c) = t.checked_sub(row.tier).filter(|&c| c <= s.low_digits()) else {
+            return;
+        };
+        let (kl, kr) = s.key_masks(row.key);
+        let (a, b) = s.row_classes(kl, kr);
+        let mut kids = [0u64; 64];
+        for (class, base, mover) in [
+            (a, row.start, Player::Left),
+            (b, row.start + row.split as u64, Player::Right),
+        ] {
+            let Some(ranks) = class.by_count.get(c as usize) else {
+                continue;
+            };
+            for rank in ranks.clone() {
+                let (ll, lr) = s.low_masks[class.list[rank as usize] as usize];
+                let (l, r) = (kl | ll, kr | lr);
+                let (status, n) = match self.winner(l, r) {
+                    Some(w) if w == mover => (Status::Over(Value::Win), 0),
+                    Some(_) => (Status::Over(Value::Loss), 0),
+                    None => {
+                        let mut n = 0;
+                        self.children(0, l, r, |child| {
+                            kids[n] = child;
+                            n += 1;
+                        });
+                        (Status::Open, n)
+                    }
+                };
+                v.visit(TierPosition {
+                    index: base + rank as u64,
+                    status,
+                    children: kids[..n].iter().copied(),
+                });
+            }
+        }
+    }
+
     pub fn tier(&self, pos: u64) -> u32 {
         let (l, r) = self.masks(pos);
         (l | r).count_ones()
@@ -829,42 +1017,32 @@ impl Game for CellGame {
     #[inline]
     fn for_each_parent(&self, pos: u64, mut f: impl FnMut(u64)) {
         let (l, r) = self.masks(pos);
-        if let Some(a) = &self.alt {
-            // The player not to move made the last move; alternation's first position has none.
-            if (l | r) == 0 {
+        match &self.index {
+            Index::Plain => {}
+            Index::Alternation(a) => {
+                self.unmoves(l, r, a.mover(a.tier(pos)), |pl, pr| {
+                    f(a.index(pl, pr)
+                        .expect("an unmove keeps the alternation's counts"))
+                });
                 return;
             }
-            let right_moved = self.mover(pos) == Player::Left;
-            let (mine, theirs_won) = if right_moved {
-                (r, self.left_has_won(l))
-            } else {
-                (l, self.right_has_won(r))
-            };
-            if theirs_won {
+            Index::Sliced(s) => {
+                // A stored board stands for its images: the parents are the stored boards with
+                // a move to an image this index holds, each once per such move.
+                for (xl, xr) in s.images(l, r) {
+                    if s.index(xl, xr) != Some(pos) {
+                        continue;
+                    }
+                    self.unmoves(xl, xr, s.mover_of(xl, xr), |pl, pr| {
+                        if let Some(p) = s.index(pl, pr)
+                            && s.masks(p) == (pl, pr)
+                        {
+                            f(p)
+                        }
+                    });
+                }
                 return;
             }
-            let won = |m: u64| {
-                if right_moved {
-                    self.right_has_won(m)
-                } else {
-                    self.left_has_won(m)
-                }
-            };
-            let check = won(mine);
-            let mut rest = mine;
-            while rest != 0 {
-                let bit = rest & rest.wrapping_neg();
-                rest &= rest - 1;
-                if !check || !won(mine & !bit) {
-                    let parent = if right_moved {
-                        a.index(l, r & !bit)
-                    } else {
-                        a.index(l & !bit, r)
-                    };
-                    f(parent.expect("an unmove keeps the alternation's counts"));
-                }
-            }
-            return;
         }
         if pos & 1 == 1 {
             // Right to move: Left just claimed one of his cells. The parent had the same Right
@@ -903,7 +1081,7 @@ impl Game for CellGame {
     }
 
     fn parse_position(&self, text: &str) -> Result<u64, PositionError> {
-        let Some(a) = &self.alt else {
+        let Some(first) = self.start() else {
             let (states, mover) = parse_cells(text, self.cells as u64)?;
             return Ok(self.index_of_states(&states, mover));
         };
@@ -927,19 +1105,26 @@ impl Game for CellGame {
                 .fold(0u64, |m, (i, _)| m | 1 << i)
         };
         let (l, r) = (bits(LEFT), bits(RIGHT));
+        let after = |t: u32| {
+            if t.is_multiple_of(2) {
+                first
+            } else {
+                first.other()
+            }
+        };
         let t = (l | r).count_ones();
         // Without '/L' or '/R' the mover follows from this game's first player.
-        let mover = if suffixed { mover } else { a.mover(t) };
+        let mover = if suffixed { mover } else { after(t) };
         self.try_index(l, r, mover).ok_or_else(|| {
             PositionError::new(
                 text,
                 format!(
                     "not reachable from the empty board with {} moving first (after {t} moves \
                      {} has {} cells and {} is to move); this table holds only such positions",
-                    a.first.letter(),
-                    a.first.letter(),
+                    first.letter(),
+                    first.letter(),
                     t.div_ceil(2),
-                    a.mover(t).letter()
+                    after(t).letter()
                 ),
             )
         })
@@ -960,17 +1145,32 @@ impl Game for CellGame {
         s
     }
 
+    /// One move per empty cell of the board stored at `pos`, in cell order (with symmetry, the
+    /// child is the index of the board's canonical image).
     fn moves(&self, pos: u64) -> Vec<Move> {
+        let (l, r) = self.masks(pos);
+        if self.winner(l, r).is_some() {
+            return Vec::new();
+        }
+        let mover = self.mover(pos);
+        let mut empty = self.full & !(l | r);
         let mut out = Vec::new();
-        self.for_each_child(pos, |child| {
-            let cell = self
-                .claimed_cell(pos, child)
-                .expect("a move claims one cell");
+        while empty != 0 {
+            let cell = empty.trailing_zeros();
+            let bit = empty & empty.wrapping_neg();
+            empty &= empty - 1;
+            let (l2, r2) = match mover {
+                Player::Left => (l | bit, r),
+                Player::Right => (l, r | bit),
+            };
+            let child = self
+                .try_index(l2, r2, mover.other())
+                .expect("a move leads to a position of the game");
             out.push(Move {
                 name: format!("{cell}{}", self.labels[cell as usize]),
                 child,
             });
-        });
+        }
         out
     }
 
@@ -994,9 +1194,13 @@ impl Tiered for CellGame {
         if t > self.cells {
             return 0;
         }
-        if let Some(a) = &self.alt {
-            let r = a.tier_range(t);
-            return (r.end - r.start).div_ceil(ALT_UNIT);
+        match &self.index {
+            Index::Plain => {}
+            Index::Alternation(a) => {
+                let r = a.tier_range(t);
+                return (r.end - r.start).div_ceil(ALT_UNIT);
+            }
+            Index::Sliced(s) => return s.rows.len() as u64,
         }
         let low = self.cells.min(LOW_DIGITS);
         3u64.pow((self.cells - low).min(TIER_PREFIX_DIGITS))
@@ -1007,7 +1211,11 @@ impl Tiered for CellGame {
     /// the index.
     #[inline]
     fn visit_tier(&self, t: u32, unit: u64, v: &mut impl TierVisitor) {
-        let Some(a) = &self.alt else {
+        if let Index::Sliced(s) = &self.index {
+            self.sliced_tier_walk(s, t, unit, v);
+            return;
+        }
+        let Index::Alternation(a) = &self.index else {
             let [left, right] = &*self.move_steps;
             let winner = self.win_test();
             let all_in_order = in_order(&self.order_bit, self.full);
@@ -1071,17 +1279,30 @@ impl Tiered for CellGame {
     }
 
     fn tier_range(&self, t: u32) -> Option<std::ops::Range<u64>> {
-        self.alt
-            .as_ref()
-            .filter(|_| t <= self.cells)
-            .map(|a| a.tier_range(t))
+        match &self.index {
+            Index::Alternation(a) if t <= self.cells => Some(a.tier_range(t)),
+            _ => None,
+        }
     }
 
     /// The plain index is a plain board: Left wins by joining, Right by cutting every join
     /// (with the join table, which [`Game::prepare`] builds for up to
     /// [`MAX_TABULATED_CELLS`] cells).
+    fn sliced_board(&self) -> Option<SlicedBoard<'_>> {
+        let Index::Sliced(s) = &self.index else {
+            return None;
+        };
+        self.prepare();
+        self.joins.get().map(|joins| SlicedBoard {
+            index: s,
+            joins,
+            full: self.full,
+            order: &self.order,
+        })
+    }
+
     fn plain_board(&self) -> Option<PlainBoard<'_>> {
-        if self.alt.is_some() {
+        if !matches!(self.index, Index::Plain) {
             return None;
         }
         self.prepare();

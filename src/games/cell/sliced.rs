@@ -1,0 +1,536 @@
+//! The sliced index of a cell game played by alternation (`,start=L,sym` and `,start=L,sliced`
+//! in the spec): positions grouped into *rows* by the contents of a fixed set of *key* cells, one
+//! row per key, and with `,sym` one row per symmetry class of keys.
+//!
+//! The cells split into `hw` key cells and `lw` low cells, each set closed under the board's
+//! symmetries (a union of their orbits). A key is the key cells' contents, its value `sum(d_i *
+//! 3^i)` over the key digits (0 empty, 1 Left's, 2 Right's); a low configuration `v` likewise over
+//! the low digits. Alternation from the empty board allows `L - R` (Left's cells minus Right's) of
+//! `D0` or `D0 + 1` only (`D0 = 0` when Left moves first, `-1` when Right does), so a key with
+//! `delta = L - R` among its cells admits the low configurations of two *classes*, `d = D0 -
+//! delta` (A: Left to move) and `d + 1` (B: Right to move). A row is class A's configurations in
+//! their rank order, then class B's; the rank order of a class sorts its configurations by filled
+//! cells, most first, then by value.
+//!
+//! With symmetry, only the row of each key's *canonical* image is kept: the image with the
+//! smallest value under the group's permutations (which keep the key cells among themselves). A
+//! position is looked up by mapping its key to the canonical one and its low configuration by the
+//! same permutation, with no search. A row whose key some symmetry fixes keeps every low
+//! configuration, so a few positions are held twice (both have the same value).
+//!
+//! Rows are stored by key tier (claimed key cells), the fullest first, so a build writes the
+//! file front to back. The invariant: a move into a low cell stays in its row (class A <-> B, one
+//! more filled low cell); a move into a key cell goes to a row of the next key tier, at the same
+//! low configuration mapped by the permutation that makes the child's key canonical.
+
+use super::Player;
+
+/// The most low cells: rows of at most `2 * 73789` positions (the two largest classes of 12
+/// cells) and tables of `3^12` entries, which stay in the last-level cache.
+pub const MAX_LOW: u32 = 12;
+
+/// The most key cells: a table of `3^16` row numbers (172 MiB) at most.
+pub const MAX_KEY: u32 = 16;
+
+/// One class of low configurations: those with `L - R = d` among the low cells.
+#[derive(Clone, Debug, Default)]
+pub struct Class {
+    /// The configurations' values in rank order.
+    pub list: Vec<u32>,
+    /// `by_count[c]`: the ranks of the configurations with `c` filled low cells.
+    pub by_count: Vec<std::ops::Range<u32>>,
+}
+
+/// One stored row: a canonical key and where its positions start.
+#[derive(Clone, Copy, Debug)]
+pub struct Row {
+    pub start: u64,
+    pub key: u32,
+    /// The key's claimed cells.
+    pub tier: u32,
+    /// Class A's size: class B's positions start at `start + split`.
+    pub split: u32,
+    pub len: u32,
+}
+
+#[derive(Clone, Debug)]
+pub struct Sliced {
+    pub first: Player,
+    cells: u32,
+    /// Whether only canonical keys have rows.
+    pub symmetric: bool,
+    /// The cell permutations of the group but the identity (empty without symmetry).
+    pub group: Vec<Vec<u32>>,
+    /// The cell of each low digit and of each key digit.
+    pub low_cells: Vec<u32>,
+    pub key_cells: Vec<u32>,
+    /// `3^i`, up to the larger digit count.
+    pub pow3: Vec<u64>,
+    /// For each group element (the identity first): key digit `i` goes to key digit
+    /// `key_perm[g][i]`.
+    pub key_perm: Vec<Vec<u32>>,
+    /// For each group element but the identity (`low_perm[g - 1]`): the image of each low
+    /// configuration.
+    pub low_perm: Vec<Vec<u32>>,
+    /// Each low configuration's Left and Right cells (board cells).
+    pub low_masks: Vec<(u64, u64)>,
+    /// Each low configuration's rank in its class.
+    pub rank: Vec<u32>,
+    /// `classes[d + lw]` for `d` in `-lw..=lw`.
+    pub classes: Vec<Class>,
+    pub rows: Vec<Row>,
+    /// The row of each canonical key, `u32::MAX` for other keys and keys without positions.
+    pub row_of_key: Vec<u32>,
+    /// `tier_rows[k]`: the rows of key tier `k`.
+    pub tier_rows: Vec<std::ops::Range<usize>>,
+    /// Positions with `t` filled cells.
+    pub tier_sizes: Vec<u64>,
+    size: u64,
+}
+
+impl Sliced {
+    /// The index of a `cells`-cell board whose first player is `first`, under `group` (cell
+    /// permutations, the identity not included; empty for no symmetry). Refuses (`Err` with the
+    /// reason) boards whose keys would not fit [`MAX_KEY`] digits.
+    pub fn new(
+        cells: u32,
+        first: Player,
+        group: &[Vec<u32>],
+        symmetric: bool,
+    ) -> Result<Sliced, String> {
+        let group: Vec<Vec<u32>> = if symmetric {
+            group.to_vec()
+        } else {
+            Vec::new()
+        };
+        let (low_cells, key_cells) = split_cells(cells, &group);
+        let (lw, hw) = (low_cells.len() as u32, key_cells.len() as u32);
+        if hw > MAX_KEY {
+            return Err(format!(
+                "{cells} cells leave {hw} key cells, more than the sliced index holds ({MAX_KEY}, \
+                 so at most {} cells)",
+                MAX_KEY + MAX_LOW
+            ));
+        }
+        let pow3: Vec<u64> = (0..=lw.max(hw)).map(|i| 3u64.pow(i)).collect();
+        let digit_of = |cell: u32, set: &[u32]| set.iter().position(|&c| c == cell).unwrap() as u32;
+        let mut key_perm = vec![(0..hw).collect::<Vec<u32>>()];
+        let mut low_digit_perm = Vec::new();
+        for g in &group {
+            key_perm.push(
+                key_cells
+                    .iter()
+                    .map(|&c| digit_of(g[c as usize], &key_cells))
+                    .collect(),
+            );
+            low_digit_perm.push(
+                low_cells
+                    .iter()
+                    .map(|&c| digit_of(g[c as usize], &low_cells))
+                    .collect::<Vec<u32>>(),
+            );
+        }
+        let n_low = 3usize.pow(lw);
+        let mut low_masks = Vec::with_capacity(n_low);
+        let mut diff = Vec::with_capacity(n_low);
+        let mut filled = Vec::with_capacity(n_low);
+        for v in 0..n_low as u64 {
+            let (mut l, mut r, mut x) = (0u64, 0u64, v);
+            for &c in &low_cells {
+                match x % 3 {
+                    1 => l |= 1 << c,
+                    2 => r |= 1 << c,
+                    _ => {}
+                }
+                x /= 3;
+            }
+            low_masks.push((l, r));
+            diff.push(l.count_ones() as i32 - r.count_ones() as i32);
+            filled.push((l | r).count_ones());
+        }
+        let low_perm: Vec<Vec<u32>> = low_digit_perm
+            .iter()
+            .map(|perm| {
+                (0..n_low as u64)
+                    .map(|v| {
+                        let (mut out, mut x) = (0u64, v);
+                        for &to in perm {
+                            out += (x % 3) * pow3[to as usize];
+                            x /= 3;
+                        }
+                        out as u32
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut classes = vec![Class::default(); 2 * lw as usize + 1];
+        for v in 0..n_low {
+            classes[(diff[v] + lw as i32) as usize].list.push(v as u32);
+        }
+        let mut rank = vec![0u32; n_low];
+        for class in &mut classes {
+            class
+                .list
+                .sort_by_key(|&v| (std::cmp::Reverse(filled[v as usize]), v));
+            class.by_count = vec![0..0; lw as usize + 1];
+            for (i, &v) in class.list.iter().enumerate() {
+                rank[v as usize] = i as u32;
+                let c = filled[v as usize] as usize;
+                let range = &mut class.by_count[c];
+                if range.start == range.end {
+                    *range = i as u32..i as u32 + 1;
+                } else {
+                    range.end = i as u32 + 1;
+                }
+            }
+        }
+        let mut index = Sliced {
+            first,
+            cells,
+            symmetric,
+            group: group.clone(),
+            low_cells,
+            key_cells,
+            pow3,
+            key_perm,
+            low_perm,
+            low_masks,
+            rank,
+            classes,
+            rows: Vec::new(),
+            row_of_key: vec![u32::MAX; 3usize.pow(hw)],
+            tier_rows: Vec::new(),
+            tier_sizes: vec![0; cells as usize + 1],
+            size: 0,
+        };
+        // Canonical keys with positions, by tier (fullest first), then value.
+        let mut by_tier: Vec<Vec<u32>> = vec![Vec::new(); hw as usize + 1];
+        for key in 0..3u32.pow(hw) {
+            let (kl, kr) = index.key_masks(key);
+            if index.canonical(key as u64).0 != key as u64 {
+                continue;
+            }
+            let (a, b) = index.row_classes(kl, kr);
+            if a.list.len() + b.list.len() > 0 {
+                by_tier[(kl | kr).count_ones() as usize].push(key);
+            }
+        }
+        index.tier_rows = vec![0..0; hw as usize + 1];
+        let mut start = 0u64;
+        let mut tier_sizes = vec![0u64; cells as usize + 1];
+        let mut rows = Vec::new();
+        for k in (0..=hw).rev() {
+            let first_row = rows.len();
+            for &key in &by_tier[k as usize] {
+                let (kl, kr) = index.key_masks(key);
+                let (a, b) = index.row_classes(kl, kr);
+                for class in [a, b] {
+                    for (c, range) in class.by_count.iter().enumerate() {
+                        tier_sizes[k as usize + c] += range.len() as u64;
+                    }
+                }
+                let row = Row {
+                    start,
+                    key,
+                    tier: k,
+                    split: a.list.len() as u32,
+                    len: (a.list.len() + b.list.len()) as u32,
+                };
+                rows.push(row);
+                start += row.len as u64;
+            }
+            index.tier_rows[k as usize] = first_row..rows.len();
+        }
+        for (i, row) in rows.iter().enumerate() {
+            index.row_of_key[row.key as usize] = i as u32;
+        }
+        index.rows = rows;
+        index.tier_sizes = tier_sizes;
+        index.size = start;
+        Ok(index)
+    }
+
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    pub fn low_digits(&self) -> u32 {
+        self.low_cells.len() as u32
+    }
+
+    pub fn key_digits(&self) -> u32 {
+        self.key_cells.len() as u32
+    }
+
+    /// `L - R` of the positions where Left is to move (class A).
+    fn d0(&self) -> i32 {
+        match self.first {
+            Player::Left => 0,
+            Player::Right => -1,
+        }
+    }
+
+    /// The two classes of a key's row: A (Left to move) and B (Right to move); an empty class
+    /// for a difference no low configuration has.
+    pub fn row_classes(&self, kl: u64, kr: u64) -> (&Class, &Class) {
+        static EMPTY: Class = Class {
+            list: Vec::new(),
+            by_count: Vec::new(),
+        };
+        let delta = kl.count_ones() as i32 - kr.count_ones() as i32;
+        let lw = self.low_digits() as i32;
+        let class = |d: i32| {
+            if d.abs() <= lw {
+                &self.classes[(d + lw) as usize]
+            } else {
+                &EMPTY
+            }
+        };
+        (class(self.d0() - delta), class(self.d0() + 1 - delta))
+    }
+
+    /// A key's Left and Right cells.
+    pub fn key_masks(&self, mut key: u32) -> (u64, u64) {
+        let (mut l, mut r) = (0u64, 0u64);
+        for &c in &self.key_cells {
+            match key % 3 {
+                1 => l |= 1 << c,
+                2 => r |= 1 << c,
+                _ => {}
+            }
+            key /= 3;
+        }
+        (l, r)
+    }
+
+    /// The canonical image of a key and the group element that maps the key to it (0 for the
+    /// identity; the first such element on ties).
+    #[inline]
+    pub fn canonical(&self, key: u64) -> (u64, usize) {
+        let mut best = (key, 0);
+        for (g, perm) in self.key_perm.iter().enumerate().skip(1) {
+            let (mut image, mut x) = (0u64, key);
+            for &to in perm {
+                image += (x % 3) * self.pow3[to as usize];
+                x /= 3;
+            }
+            if image < best.0 {
+                best = (image, g);
+            }
+        }
+        best
+    }
+
+    /// The image of low configuration `v` under group element `g`.
+    #[inline(always)]
+    pub fn low_image(&self, g: usize, v: u32) -> u32 {
+        if g == 0 {
+            v
+        } else {
+            self.low_perm[g - 1][v as usize]
+        }
+    }
+
+    /// The key and low configuration values of a board.
+    #[inline]
+    fn split(&self, l: u64, r: u64) -> (u64, u32) {
+        let digits = |cells: &[u32]| {
+            let mut x = 0u64;
+            for (i, &c) in cells.iter().enumerate() {
+                x += ((l >> c & 1) + 2 * (r >> c & 1)) * self.pow3[i];
+            }
+            x
+        };
+        (digits(&self.key_cells), digits(&self.low_cells) as u32)
+    }
+
+    /// The player to move where Left has `l` cells and Right `r`: the one with fewer, the first
+    /// player on a tie.
+    pub fn mover_of(&self, l: u64, r: u64) -> Player {
+        match (l.count_ones() as i32 - r.count_ones() as i32).cmp(&0) {
+            std::cmp::Ordering::Equal => self.first,
+            std::cmp::Ordering::Greater => Player::Right,
+            std::cmp::Ordering::Less => Player::Left,
+        }
+    }
+
+    /// The index of a board (the index of its canonical image with symmetry), or `None` when
+    /// alternation from the empty board does not reach its counts.
+    #[inline]
+    pub fn index(&self, l: u64, r: u64) -> Option<u64> {
+        if l & r != 0 || (l | r) >> self.cells != 0 {
+            return None;
+        }
+        let dd = l.count_ones() as i32 - r.count_ones() as i32;
+        if dd != self.d0() && dd != self.d0() + 1 {
+            return None;
+        }
+        let (key, v) = self.split(l, r);
+        let (canon, g) = self.canonical(key);
+        let row = &self.rows[self.row_of_key[canon as usize] as usize];
+        let offset = if dd == self.d0() { 0 } else { row.split as u64 };
+        Some(row.start + offset + self.rank[self.low_image(g, v) as usize] as u64)
+    }
+
+    /// The row holding an index below `size`.
+    #[inline]
+    pub fn row_at(&self, pos: u64) -> &Row {
+        &self.rows[self.rows.partition_point(|r| r.start <= pos) - 1]
+    }
+
+    /// The board stored at an index below `size`: Left's and Right's cells.
+    pub fn masks(&self, pos: u64) -> (u64, u64) {
+        let row = self.row_at(pos);
+        let (kl, kr) = self.key_masks(row.key);
+        let (a, b) = self.row_classes(kl, kr);
+        let o = pos - row.start;
+        let v = if o < row.split as u64 {
+            a.list[o as usize]
+        } else {
+            b.list[(o - row.split as u64) as usize]
+        };
+        let (ll, lr) = self.low_masks[v as usize];
+        (kl | ll, kr | lr)
+    }
+
+    /// The boards a stored board stands for: its images under the group, without repeats.
+    pub fn images(&self, l: u64, r: u64) -> Vec<(u64, u64)> {
+        let mut out = vec![(l, r)];
+        if self.symmetric {
+            for g in &self.group {
+                let image = (permute(l, g), permute(r, g));
+                if !out.contains(&image) {
+                    out.push(image);
+                }
+            }
+        }
+        out
+    }
+}
+
+/// A cell set moved by a permutation of the cells.
+pub fn permute(mut set: u64, perm: &[u32]) -> u64 {
+    let mut out = 0;
+    while set != 0 {
+        let c = set.trailing_zeros();
+        set &= set - 1;
+        out |= 1 << perm[c as usize];
+    }
+    out
+}
+
+/// Splits the cells into low and key cells, each a union of the group's orbits: the low cells
+/// as many as fit `min(MAX_LOW, cells / 2)`, whole orbits taken largest first (then by their
+/// lowest cell), the rest key cells.
+fn split_cells(cells: u32, group: &[Vec<u32>]) -> (Vec<u32>, Vec<u32>) {
+    let mut orbit_of = vec![usize::MAX; cells as usize];
+    let mut orbits: Vec<Vec<u32>> = Vec::new();
+    for c in 0..cells {
+        if orbit_of[c as usize] != usize::MAX {
+            continue;
+        }
+        let mut orbit = vec![c];
+        let mut i = 0;
+        while i < orbit.len() {
+            for g in group {
+                let to = g[orbit[i] as usize];
+                if !orbit.contains(&to) {
+                    orbit.push(to);
+                }
+            }
+            i += 1;
+        }
+        orbit.sort_unstable();
+        for &x in &orbit {
+            orbit_of[x as usize] = orbits.len();
+        }
+        orbits.push(orbit);
+    }
+    let target = MAX_LOW.min(cells / 2) as usize;
+    let mut order: Vec<usize> = (0..orbits.len()).collect();
+    order.sort_by_key(|&o| (std::cmp::Reverse(orbits[o].len()), orbits[o][0]));
+    let mut low = Vec::new();
+    for o in order {
+        if low.len() + orbits[o].len() <= target {
+            low.extend_from_slice(&orbits[o]);
+        }
+    }
+    low.sort_unstable();
+    let key = (0..cells).filter(|c| !low.contains(c)).collect();
+    (low, key)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The half-turn of an `n x n` Hex board, and the two reflections of a 13-cell Bridg-It 3
+    /// board written as permutations by hand would be error-prone; the tests take the boards'
+    /// own symmetries.
+    fn group_of(board: super::super::Board) -> Vec<Vec<u32>> {
+        board
+            .symmetries()
+            .into_iter()
+            .filter(|s| !s.swaps_colours)
+            .map(|s| s.perm)
+            .collect()
+    }
+
+    #[test]
+    fn every_reachable_board_has_an_index_and_images_share_it() {
+        use super::super::Board;
+        for (board, first) in [
+            (Board::Hex(3), Player::Left),
+            (Board::Hex(3), Player::Right),
+            (Board::Bridgit(2), Player::Left),
+            (Board::Bridgit(3), Player::Left),
+        ] {
+            let cells = board.cell_count() as u32;
+            let group = group_of(board);
+            for symmetric in [false, true] {
+                let s = Sliced::new(cells, first, &group, symmetric).unwrap();
+                let mut hit = vec![false; s.size() as usize];
+                let mut reachable = 0u64;
+                for v in 0..3u64.pow(cells) {
+                    let (l, r) = crate::game::digit_masks(v, cells);
+                    let dd = l.count_ones() as i32 - r.count_ones() as i32;
+                    let ok = match first {
+                        Player::Left => dd == 0 || dd == 1,
+                        Player::Right => dd == 0 || dd == -1,
+                    };
+                    let i = s.index(l, r);
+                    assert_eq!(i.is_some(), ok, "{board:?} {v}");
+                    let Some(i) = i else { continue };
+                    reachable += 1;
+                    hit[i as usize] = true;
+                    // The stored board is an image of this one, with the same index.
+                    let stored = s.masks(i);
+                    assert!(s.images(l, r).contains(&stored), "{board:?} {v}");
+                    assert_eq!(s.index(stored.0, stored.1), Some(i));
+                    // Every image is stored as an image (the same slot, or another slot of
+                    // a row whose key a symmetry fixes).
+                    for (il, ir) in s.images(l, r) {
+                        let j = s.index(il, ir).unwrap();
+                        let at = s.masks(j);
+                        assert!(s.images(l, r).contains(&at), "{board:?} {v}: image");
+                        if j != i {
+                            let (kl, kr) = s.key_masks(s.row_at(i).key);
+                            assert_eq!(s.row_at(j).key, s.row_at(i).key);
+                            assert!(s.images(kl, kr).len() < group.len() + 1);
+                        }
+                    }
+                }
+                assert!(
+                    hit.iter().all(|&h| h),
+                    "{board:?}: every index stores a board"
+                );
+                if !symmetric {
+                    assert_eq!(s.size(), reachable, "{board:?}");
+                } else if !group.is_empty() {
+                    assert!(s.size() < reachable, "{board:?}: symmetry saves");
+                }
+                assert_eq!(s.tier_sizes.iter().sum::<u64>(), s.size());
+            }
+        }
+    }
+}
