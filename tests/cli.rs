@@ -474,3 +474,46 @@ fn tiered_builds_print_their_plan_and_tiers() {
     let refused = retrodb(&["build", "hex:3", "-o", out, "--tiers", "0"]);
     assert!(!refused.status.success());
 }
+
+/// `verify --sample N` checks N random indices, `--lehman N` compares N random positions with
+/// Lehman's criterion (Bridg-It is the Shannon edge game on Left's board), and a game the
+/// criterion does not decide is refused by name.
+#[test]
+fn verify_samples_and_compares_with_lehman() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("b.rdb");
+    let o = retrodb(&[
+        "build",
+        "bridgit:3,start=L,sym",
+        "-o",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = retrodb(&[
+        "verify",
+        out.to_str().unwrap(),
+        "-q",
+        "--sample",
+        "3000",
+        "--lehman",
+        "5000",
+        "--seed",
+        "7",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.contains("3,000 indices drawn at random (seed 7) agree"),
+        "{text}"
+    );
+    assert!(
+        text.contains("5,000 random positions compared with Lehman's criterion (seed 7): 0 disagreements"),
+        "{text}"
+    );
+    let hex = dir.path().join("h.rdb");
+    let o = retrodb(&["build", "hex:2", "-o", hex.to_str().unwrap(), "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = retrodb(&["verify", hex.to_str().unwrap(), "-q", "--lehman", "10"]);
+    fails_with(&o, "Lehman's criterion decides Shannon edge games");
+}

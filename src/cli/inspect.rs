@@ -28,6 +28,17 @@ pub struct VerifyArgs {
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
+    /// Check N indices drawn at random against the rules and their children instead of every
+    /// index (for tables too large to check whole; the checksums are checked in full either way).
+    #[arg(long, value_name = "N")]
+    sample: Option<u64>,
+    /// Also compare N random positions with Lehman's criterion (tables of Shannon edge games:
+    /// shannon: and bridgit:).
+    #[arg(long, value_name = "N")]
+    lehman: Option<u64>,
+    /// Seed of the random draws of --sample and --lehman.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
 }
 
 pub fn info(a: InfoArgs) -> Result<ExitCode> {
@@ -119,17 +130,43 @@ pub fn verify(a: VerifyArgs) -> Result<ExitCode> {
     let t = Table::open(&a.table)?;
     t.verify_checksums()?;
     let bar = super::progress_bar(a.quiet, "verifying");
-    let n = t.verify_positions(&bar)?;
+    let checked = match a.sample {
+        Some(n) => t.verify_sample(n, a.seed, &bar)?,
+        None => t.verify_positions(&bar)?,
+    };
     bar.finish_and_clear();
+    let what = match a.sample {
+        Some(_) => format!(
+            "{} indices drawn at random (seed {}) agree",
+            super::grouped(checked),
+            a.seed
+        ),
+        None => format!("all {} indices agree", super::grouped(checked)),
+    };
     println!(
-        "{}: ok — checksums match and all {} indices agree with the rules and their children{}",
+        "{}: ok — checksums match and {what} with the rules and their children{}",
         a.table.display(),
-        super::grouped(n),
-        if t.has_remoteness() {
+        if t.has_remoteness() && a.sample.is_none() {
             " (values and remoteness: a complete proof of the table)"
         } else {
             ""
         }
     );
+    if let Some(n) = a.lehman {
+        let r = retrodb::oracle::check::lehman_sample(&t, n, a.seed)?;
+        println!(
+            "{}: {} random positions compared with Lehman's criterion (seed {}): {} disagreements",
+            a.table.display(),
+            super::grouped(r.checked),
+            a.seed,
+            super::grouped(r.disagreements)
+        );
+        for e in &r.examples {
+            println!("  {e}");
+        }
+        if r.disagreements > 0 {
+            return Ok(ExitCode::FAILURE);
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -4,6 +4,7 @@
 //!   polynomial time;
 //! - [`graphs`]: small simple graphs — every connected one up to isomorphism, graph6 text,
 //!   automorphisms and terminal pairs up to them;
+//! - [`check`]: a finished Shannon or Bridg-It table against Lehman at random positions;
 //! - [`sweep`]: solves the Shannon game on many graphs and compares every table with Lehman;
 //! - [`surreal`]: exact dyadic rationals, the simplicity rule and nimbers — the values of
 //!   Hackenbush positions, from which outcome classes follow without any table.
@@ -12,6 +13,7 @@
 //! the tables could not catch their mistakes. (The sweep calls the solver only for the tables it
 //! checks.)
 
+pub mod check;
 pub mod graphs;
 pub mod lehman;
 pub mod surreal;

@@ -163,6 +163,10 @@ fn candidates(fill: Fill, make: impl Fn(Fill) -> Result<Vec<u8>>) -> Result<Vec<
 
 /// The cell bytes of positions `first..first + n`, don't-care cells filled as `fill` says.
 fn cell_frame(input: &Table, first: u64, n: u64, fill: Fill) -> Result<Vec<u8>> {
+    // Stored values need no rules: the raw bytes are the frame.
+    if fill == Fill::Stored {
+        return Ok(input.raw_cells(first, n)?.to_vec());
+    }
     let mut out = vec![0u8; n.div_ceil(4) as usize];
     let mut prev = 0u8;
     with_game!(input.game(), g => {

@@ -314,6 +314,27 @@ impl Table {
 
     /// The stored code, as the payload has it (compressed tables: meaningful only for positions
     /// the rules do not decide).
+    /// The packed cells of positions `first..first + n` of a raw table as stored (`first` a
+    /// multiple of 4), each 64 KiB block they touch checked first.
+    pub(crate) fn raw_cells(&self, first: u64, n: u64) -> Result<&[u8]> {
+        let c = self.header.cells;
+        if self.is_compressed() || !first.is_multiple_of(4) || first + n > self.header.size {
+            return Err(Error::Usage(format!(
+                "raw cells {first}..{} of {}",
+                first + n,
+                self.path.display()
+            )));
+        }
+        let (from, to) = (first / 4, (first + n).div_ceil(4));
+        let block = self.header.block as u64;
+        let mut b = from / block * block;
+        while b < to {
+            self.check_block(c, 0, b)?;
+            b += block;
+        }
+        Ok(&self.map[(c.offset + from) as usize..(c.offset + to) as usize])
+    }
+
     fn stored_code(&self, pos: u64) -> Result<u8> {
         match &self.payload {
             Payload::Raw { .. } => {
@@ -659,6 +680,30 @@ impl Table {
             });
         match err {
             None => Ok(size),
+            Some(e) => Err(e),
+        }
+    }
+
+    /// Like [`Table::verify_positions`] on `count` indices drawn at random (the same ones for
+    /// the same `seed`), for tables too large to check whole; returns how many were checked.
+    pub fn verify_sample(&self, count: u64, seed: u64, progress: &ProgressBar) -> Result<u64> {
+        let size = self.header.size;
+        if size == 0 {
+            return Ok(0);
+        }
+        progress.set_length(count);
+        let err = (0..count).into_par_iter().find_map_any(|k| {
+            // SplitMix64 of the draw number, mixed with the seed.
+            let mut z = (seed ^ k.wrapping_mul(0xD6E8_FEB8_6659_FD93)).wrapping_add(0x9E37_79B9_7F4A_7C15);
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            let pos = (z ^ (z >> 31)) % size;
+            let r = self.check_position(pos).err();
+            progress.inc(1);
+            r
+        });
+        match err {
+            None => Ok(count),
             Some(e) => Err(e),
         }
     }

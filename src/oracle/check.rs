@@ -1,0 +1,115 @@
+//! A finished table of a Shannon edge game (`shannon:FILE` or `bridgit:N`, any index) compared
+//! with Lehman's criterion at random positions: the check `retrodb verify --lehman N` runs on
+//! tables too large to compare whole.
+//!
+//! The invariant: the expected value comes from [`super::lehman`] alone (the graph, the claims
+//! and the mover, read from the position text); the table is only read.
+
+use rayon::prelude::*;
+
+use super::lehman::EdgeGame;
+use super::sweep::parse_position;
+use crate::error::{Error, Result};
+use crate::game::Game;
+use crate::games::AnyGame;
+use crate::games::cell::{Board, Layout};
+use crate::table::Table;
+
+/// Disagreements listed at most.
+const EXAMPLES: usize = 5;
+
+/// What [`lehman_sample`] found.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct LehmanReport {
+    /// Positions compared (random indices; an index with no position is drawn again).
+    pub checked: u64,
+    pub disagreements: u64,
+    /// Up to five disagreements: position, table value, Lehman's value.
+    pub examples: Vec<String>,
+}
+
+/// The Lehman game of a table's game, or why it has none.
+fn edge_game(table: &Table) -> Result<EdgeGame> {
+    let spec = &table.header().spec;
+    let refuse = || {
+        Error::Usage(format!(
+            "{}: Lehman's criterion decides Shannon edge games (shannon: and bridgit: tables), \
+             not {spec}",
+            table.path().display()
+        ))
+    };
+    let AnyGame::Cell(g) = table.game() else {
+        return Err(refuse());
+    };
+    let graph = match g.layout() {
+        Layout::Edges(graph) => graph.clone(),
+        Layout::Board(b @ Board::Bridgit(_)) => b.graph(),
+        _ => return Err(refuse()),
+    };
+    let edges = graph
+        .edges
+        .iter()
+        .map(|&(u, v)| (u as usize, v as usize))
+        .collect();
+    EdgeGame::new(graph.vertices as usize, edges, graph.a as usize, graph.b as usize)
+        .map_err(|e| Error::Usage(format!("{spec}: {e}")))
+}
+
+/// Compares `count` random positions of `table` (the same ones for the same `seed`) with
+/// Lehman's criterion, in parallel.
+pub fn lehman_sample(table: &Table, count: u64, seed: u64) -> Result<LehmanReport> {
+    let oracle = edge_game(table)?;
+    let AnyGame::Cell(g) = table.game() else {
+        unreachable!("edge_game accepts cell games only")
+    };
+    let size = g.size();
+    let cells = g.cells() as usize;
+    let one = |k: u64| -> Result<(u64, u64, Vec<String>)> {
+        // Draw until an index holds a position (sliced and plain indices have none unused, but
+        // a table may).
+        let mut draw = k;
+        let (pos, got) = loop {
+            let pos = splitmix(seed ^ splitmix(draw)) % size.max(1);
+            if let Some(v) = table.value(pos)? {
+                break (pos, v);
+            }
+            draw = draw.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        };
+        let text = g.position_text(pos);
+        // The text names the mover (`/L` or `/R`); Left is Short, the connector.
+        let (claims, mover) = parse_position(&text, cells)?;
+        let want = oracle
+            .value(&claims, mover)
+            .map_err(|e| Error::Usage(format!("position '{text}': {e}")))?;
+        Ok(if got == want {
+            (1, 0, Vec::new())
+        } else {
+            (1, 1, vec![format!("{text}: table {got}, Lehman {want}")])
+        })
+    };
+    let (checked, disagreements, examples) = (0..count)
+        .into_par_iter()
+        .map(one)
+        .try_reduce(
+            || (0, 0, Vec::new()),
+            |x, y| {
+                let mut v = x.2;
+                v.extend(y.2);
+                v.truncate(EXAMPLES);
+                Ok((x.0 + y.0, x.1 + y.1, v))
+            },
+        )?;
+    Ok(LehmanReport {
+        checked,
+        disagreements,
+        examples,
+    })
+}
+
+/// SplitMix64: a well-mixed 64-bit hash of a counter.
+fn splitmix(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
