@@ -141,6 +141,18 @@ pub trait Game: Sync {
         None
     }
 
+    /// The text of the position a move leads to. Games whose index holds one board per symmetry
+    /// class name the board the move really makes, not the stored image the child index holds.
+    fn child_text(&self, _pos: u64, m: &Move) -> String {
+        self.position_text(m.child)
+    }
+
+    /// Where the index holds the position `text` names as another board (a symmetric image of
+    /// it), that board's text; `None` when it holds the board itself (always, for most games).
+    fn stored_image(&self, _text: &str, _pos: u64) -> Option<String> {
+        None
+    }
+
     /// Facts about a position beyond its stored win/loss/draw, for probe output (Hackenbush:
     /// the outcome class and the exact game value). `stored` reads the table's value of any
     /// index, so a game can combine several cells (e.g. the same board with either player to

@@ -187,6 +187,12 @@ fn write_probe(out: &mut dyn Write, p: &Probe) -> std::io::Result<()> {
         rem(p.remoteness),
         extra(&p.extra)
     )?;
+    if p.stored_image.is_some() {
+        writeln!(
+            out,
+            "  (the table holds the asked position as this symmetric image; its moves follow)"
+        )?;
+    }
     for m in &p.moves {
         // A move keeps the mover's value when the child's value for its own mover is the flip.
         let best = m.value == p.value.flip() || (p.value == Value::Loss);

@@ -51,8 +51,13 @@ fn edge_game(table: &Table) -> Result<EdgeGame> {
         .iter()
         .map(|&(u, v)| (u as usize, v as usize))
         .collect();
-    EdgeGame::new(graph.vertices as usize, edges, graph.a as usize, graph.b as usize)
-        .map_err(|e| Error::Usage(format!("{spec}: {e}")))
+    EdgeGame::new(
+        graph.vertices as usize,
+        edges,
+        graph.a as usize,
+        graph.b as usize,
+    )
+    .map_err(|e| Error::Usage(format!("{spec}: {e}")))
 }
 
 /// Compares `count` random positions of `table` (the same ones for the same `seed`) with
@@ -87,18 +92,15 @@ pub fn lehman_sample(table: &Table, count: u64, seed: u64) -> Result<LehmanRepor
             (1, 1, vec![format!("{text}: table {got}, Lehman {want}")])
         })
     };
-    let (checked, disagreements, examples) = (0..count)
-        .into_par_iter()
-        .map(one)
-        .try_reduce(
-            || (0, 0, Vec::new()),
-            |x, y| {
-                let mut v = x.2;
-                v.extend(y.2);
-                v.truncate(EXAMPLES);
-                Ok((x.0 + y.0, x.1 + y.1, v))
-            },
-        )?;
+    let (checked, disagreements, examples) = (0..count).into_par_iter().map(one).try_reduce(
+        || (0, 0, Vec::new()),
+        |x, y| {
+            let mut v = x.2;
+            v.extend(y.2);
+            v.truncate(EXAMPLES);
+            Ok((x.0 + y.0, x.1 + y.1, v))
+        },
+    )?;
     Ok(LehmanReport {
         checked,
         disagreements,

@@ -279,6 +279,7 @@ impl App {
     fn probe(&self, t: &Served, text: &str) -> Result<Probe, ApiError> {
         let (pos, _) = self.position(t, text)?;
         let mut p = t.table.probe(pos).map_err(ApiError::damaged)?;
+        p.stored_image = with_game!(t.table.game(), g => g.stored_image(text, pos));
         p.sort_moves_best_first();
         Ok(p)
     }

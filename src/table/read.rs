@@ -61,6 +61,10 @@ pub struct Probe {
     #[serde(flatten)]
     pub extra: Annotations,
     pub moves: Vec<ProbeMove>,
+    /// Set when the table holds the asked position as a symmetric image: `position` and the
+    /// moves are that image's (same value, same values of the moves up to the symmetry).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stored_image: Option<String>,
 }
 
 /// One move from a probed position, with the child's value for the player who moves there.
@@ -447,7 +451,9 @@ impl Table {
     /// Looks a position up by its text.
     pub fn probe_text(&self, text: &str) -> Result<Probe> {
         let (pos, _) = self.locate(text)?;
-        self.probe(pos)
+        let mut p = self.probe(pos)?;
+        p.stored_image = with_game!(&self.game, g => g.stored_image(text, pos));
+        Ok(p)
     }
 
     /// The index and value of a position text. A text that does not parse, or names an index
@@ -563,7 +569,7 @@ impl Table {
                     Error::table(&self.path, format!("move {} leads to an unused index", m.name))
                 })?;
                 moves.push(ProbeMove {
-                    position: g.position_text(m.child),
+                    position: g.child_text(pos, &m),
                     name: m.name,
                     value: v,
                     remoteness: self.remoteness(m.child)?,
@@ -577,6 +583,7 @@ impl Table {
                 remoteness: self.remoteness(pos)?,
                 extra: g.annotate(pos, &stored)?,
                 moves,
+                stored_image: None,
             })
         })
     }
@@ -595,7 +602,11 @@ impl Table {
             .flat_map_iter(|chunk| {
                 chunk.iter().map(|&i| {
                     let r = match &parsed[i] {
-                        Ok(p) => self.probe(*p),
+                        Ok(p) => self.probe(*p).map(|mut probe| {
+                            probe.stored_image =
+                                with_game!(&self.game, g => g.stored_image(&texts[i], *p));
+                            probe
+                        }),
                         Err(e) => Err(Error::Usage(e.to_string())),
                     };
                     (i, r)
@@ -694,7 +705,8 @@ impl Table {
         progress.set_length(count);
         let err = (0..count).into_par_iter().find_map_any(|k| {
             // SplitMix64 of the draw number, mixed with the seed.
-            let mut z = (seed ^ k.wrapping_mul(0xD6E8_FEB8_6659_FD93)).wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z =
+                (seed ^ k.wrapping_mul(0xD6E8_FEB8_6659_FD93)).wrapping_add(0x9E37_79B9_7F4A_7C15);
             z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
             z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
             let pos = (z ^ (z >> 31)) % size;

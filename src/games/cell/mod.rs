@@ -1145,6 +1145,57 @@ impl Game for CellGame {
         s
     }
 
+    /// The board after the move: the stored board with the move's cell claimed (the child index
+    /// may hold a symmetric image of it).
+    fn child_text(&self, pos: u64, m: &Move) -> String {
+        let cell: Option<u32> = m
+            .name
+            .split(|c: char| !c.is_ascii_digit())
+            .next()
+            .and_then(|d| d.parse().ok());
+        match (self.sliced(), cell) {
+            (Some(s), Some(cell)) if s.symmetric && cell < self.cells => {
+                let (l, r) = self.masks(pos);
+                let (l, r) = match self.mover(pos) {
+                    Player::Left => (l | 1 << cell, r),
+                    Player::Right => (l, r | 1 << cell),
+                };
+                let mut text: String = self
+                    .states_of_masks(l, r)
+                    .iter()
+                    .map(|&c| match c {
+                        LEFT => 'L',
+                        RIGHT => 'R',
+                        _ => '.',
+                    })
+                    .collect();
+                text.push('/');
+                text.push(self.mover(pos).other().letter());
+                text
+            }
+            _ => self.position_text(m.child),
+        }
+    }
+
+    /// With symmetry, the stored board when it is not the asked one.
+    fn stored_image(&self, text: &str, pos: u64) -> Option<String> {
+        self.sliced().filter(|s| s.symmetric)?;
+        let read = if text.contains('/') {
+            text.to_string()
+        } else {
+            format!("{text}/L")
+        };
+        let (states, _) = parse_cells(&read, self.cells as u64).ok()?;
+        let bits = |want: u8| {
+            states
+                .iter()
+                .enumerate()
+                .filter(|&(_, &c)| c == want)
+                .fold(0u64, |m, (i, _)| m | 1 << i)
+        };
+        (self.masks(pos) != (bits(LEFT), bits(RIGHT))).then(|| self.position_text(pos))
+    }
+
     /// One move per empty cell of the board stored at `pos`, in cell order (with symmetry, the
     /// child is the index of the board's canonical image).
     fn moves(&self, pos: u64) -> Vec<Move> {
