@@ -508,7 +508,9 @@ fn verify_samples_and_compares_with_lehman() {
         "{text}"
     );
     assert!(
-        text.contains("5,000 random positions compared with Lehman's criterion (seed 7): 0 disagreements"),
+        text.contains(
+            "5,000 random positions compared with Lehman's criterion (seed 7): 0 disagreements"
+        ),
         "{text}"
     );
     let hex = dir.path().join("h.rdb");
