@@ -43,6 +43,11 @@ pub fn before_build(
         return Vec::new();
     }
     let mut lines = vec![estimate_line(game, opts, compress)];
+    if let AnyGame::Cell(g) = game
+        && let Some(p) = g.sliced_plan()
+    {
+        lines.push(sliced_line(&p, game.size(), rayon::current_num_threads()));
+    }
     if engine == tiered {
         lines.push(plan_line(
             &super::plan_tiered(game, solved_into, opts),
@@ -50,6 +55,32 @@ pub fn before_build(
         ));
     }
     lines
+}
+
+/// The sliced index of a plan: its cells, rows and symmetry, and a rough time at the rate
+/// Bridg-It 4 was built at (docs/BENCHMARKS.md: 24.4M positions/s on two threads of a shared
+/// machine), which is no promise for another board or machine.
+pub fn sliced_line(p: &crate::games::cell::SlicedPlan, size: u64, threads: usize) -> String {
+    let symmetry = if p.symmetries > 0 {
+        format!(
+            "one row per symmetry class of keys ({} symmetries besides the identity; {} positions \
+             without them)",
+            p.symmetries,
+            grouped(p.without_symmetry)
+        )
+    } else {
+        "a row for every key".to_string()
+    };
+    let seconds = size as f64 / (12.2e6 * threads.max(1) as f64);
+    format!(
+        "  sliced index: {} key cells and {} low cells, {} rows in {} key tiers, {symmetry}; \
+         roughly {} with {threads} threads at the 12M positions/s a thread Bridg-It 4 was built at",
+        p.key_cells,
+        p.low_cells,
+        grouped(p.rows),
+        p.key_cells + 1,
+        duration(seconds)
+    )
 }
 
 /// What a tiered run will do: its tiers, memory and disk, and (when resuming) its time at the

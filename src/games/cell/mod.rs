@@ -303,6 +303,18 @@ pub fn split_start<'a>(spec: &str, arg: &'a str) -> Result<(&'a str, Option<Play
     }
 }
 
+/// The sliced index's shape, for a build's plan.
+#[derive(Clone, Copy, Debug)]
+pub struct SlicedPlan {
+    pub key_cells: u32,
+    pub low_cells: u32,
+    pub rows: u64,
+    /// Symmetries besides the identity that rows are shared under (0 for `,sliced`).
+    pub symmetries: usize,
+    /// The positions of the same game without symmetry (the alternation index's).
+    pub without_symmetry: u64,
+}
+
 /// How a cell game numbers its positions.
 #[derive(Debug)]
 enum Index {
@@ -439,6 +451,18 @@ impl CellGame {
                 .collect(),
             _ => Vec::new(),
         }
+    }
+
+    /// What a build's plan says of a sliced index; `None` for other indices.
+    pub fn sliced_plan(&self) -> Option<SlicedPlan> {
+        let s = self.sliced()?;
+        Some(SlicedPlan {
+            key_cells: s.key_digits(),
+            low_cells: s.low_digits(),
+            rows: s.rows.len() as u64,
+            symmetries: if s.symmetric { s.group.len() } else { 0 },
+            without_symmetry: alternation::Alternation::new(self.cells, s.first).size(),
+        })
     }
 
     /// The sliced index, for games that use one.

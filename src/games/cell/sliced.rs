@@ -375,7 +375,24 @@ impl Sliced {
     /// The row holding an index below `size`.
     #[inline]
     pub fn row_at(&self, pos: u64) -> &Row {
-        &self.rows[self.rows.partition_point(|r| r.start <= pos) - 1]
+        // Scans (dump, compress, verify) go through the rows in order: the row found last, or
+        // the next one, usually holds `pos`, which spares a binary search over a million rows.
+        thread_local! {
+            static LAST: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+        }
+        let hint = LAST.with(|l| l.get());
+        for k in [hint, hint + 1] {
+            if let Some(row) = self.rows.get(k)
+                && row.start <= pos
+                && pos < row.start + row.len as u64
+            {
+                LAST.with(|l| l.set(k));
+                return row;
+            }
+        }
+        let k = self.rows.partition_point(|r| r.start <= pos) - 1;
+        LAST.with(|l| l.set(k));
+        &self.rows[k]
     }
 
     /// The board stored at an index below `size`: Left's and Right's cells.
