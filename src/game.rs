@@ -141,6 +141,13 @@ pub trait Game: Sync {
         None
     }
 
+    /// For each position of `first..first + n`, whether only a search knows its value
+    /// ([`by_rules`] says [`Rules::Search`]), where the game can tell a run of positions faster
+    /// than one by one; `None` (the default) otherwise.
+    fn searched_run(&self, _first: u64, _n: u64) -> Option<Vec<bool>> {
+        None
+    }
+
     /// The text of the position a move leads to. Games whose index holds one board per symmetry
     /// class name the board the move really makes, not the stored image the child index holds.
     fn child_text(&self, _pos: u64, m: &Move) -> String {

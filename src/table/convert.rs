@@ -17,7 +17,7 @@ use super::workfiles::OutputLock;
 use super::write::{GameFields, RawWriter, TempFile, put_remoteness};
 use super::zstd::{Entry, Fill, Params, compress_frame, seek_table};
 use crate::error::{Error, Result};
-use crate::game::{Rules, by_rules};
+use crate::game::{Game, Rules, by_rules};
 use crate::with_game;
 
 /// Frames compressed together before they are written (per thread).
@@ -170,9 +170,16 @@ fn cell_frame(input: &Table, first: u64, n: u64, fill: Fill) -> Result<Vec<u8>> 
     let mut out = vec![0u8; n.div_ceil(4) as usize];
     let mut prev = 0u8;
     with_game!(input.game(), g => {
+        let searched = g.searched_run(first, n);
         for i in 0..n {
             let pos = first + i;
-            let code = match (by_rules(g, pos), fill) {
+            let rules = match &searched {
+                Some(s) if s[i as usize] => Rules::Search,
+                // Only whether the rules decide matters here, not their value.
+                Some(_) => Rules::Unused,
+                None => by_rules(g, pos),
+            };
+            let code = match (rules, fill) {
                 (Rules::Search, _) | (_, Fill::Stored) => {
                     prev = input.code(pos)?;
                     prev

@@ -1169,6 +1169,34 @@ impl Game for CellGame {
         s
     }
 
+    /// In the sliced index, row by row: no position is unused, and an open one always has a
+    /// move (a full board is always won).
+    fn searched_run(&self, first: u64, n: u64) -> Option<Vec<bool>> {
+        let s = self.sliced()?;
+        let end = (first + n).min(self.size);
+        let mut out = Vec::with_capacity(n as usize);
+        let mut pos = first;
+        while pos < end {
+            let row = s.row_at(pos);
+            let (kl, kr) = s.key_masks(row.key);
+            let (a, b) = s.row_classes(kl, kr);
+            let row_end = (row.start + row.len as u64).min(end);
+            for p in pos..row_end {
+                let o = p - row.start;
+                let v = if o < row.split as u64 {
+                    a.list[o as usize]
+                } else {
+                    b.list[(o - row.split as u64) as usize]
+                };
+                let (ll, lr) = s.low_masks[v as usize];
+                let (l, r) = (kl | ll, kr | lr);
+                out.push(self.winner(l, r).is_none() && (l | r) != self.full);
+            }
+            pos = row_end;
+        }
+        Some(out)
+    }
+
     /// The board after the move: the stored board with the move's cell claimed (the child index
     /// may hold a symmetric image of it).
     fn child_text(&self, pos: u64, m: &Move) -> String {
