@@ -7,8 +7,9 @@
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use retrodb::bench::random_positions;
+use retrodb::build::{self, BuildOptions};
 use retrodb::games::AnyGame;
-use retrodb::table::{self, BuildOptions, Table, zstd::Params};
+use retrodb::table::{self, Table, zstd::Params};
 
 fn probes(c: &mut Criterion) {
     let spec = std::env::var("RETRODB_BENCH_GAME").unwrap_or_else(|_| "bridgit:3".into());
@@ -16,7 +17,7 @@ fn probes(c: &mut Criterion) {
     let raw = dir.path().join("raw.rdb");
     let z = dir.path().join("z.rdb");
     let game = AnyGame::open(&spec, u64::MAX).expect("game");
-    table::build(&game, &raw, &BuildOptions::default()).expect("build");
+    build::build(&game, &raw, &BuildOptions::default()).expect("build");
     let hidden = indicatif::ProgressBar::hidden();
     table::compress(&Table::open(&raw).unwrap(), &z, Params::default(), &hidden).expect("compress");
 

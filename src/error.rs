@@ -33,8 +33,8 @@ pub enum Error {
     Io { path: String, source: io::Error },
 
     /// A table file that is not a table, has another format version, or is damaged.
-    #[error("table {path}: {msg}")]
-    Table { path: String, msg: String },
+    #[error(transparent)]
+    Table(#[from] crate::table::TableError),
 
     /// Work that would need more memory than allowed, refused before allocating.
     #[error(
@@ -74,11 +74,13 @@ impl Error {
         }
     }
 
+    /// A table error of kind [`TableErrorKind::Other`](crate::table::TableErrorKind::Other).
     pub fn table(path: impl AsRef<Path>, msg: impl Into<String>) -> Self {
-        Error::Table {
-            path: path.as_ref().display().to_string(),
-            msg: msg.into(),
-        }
+        Self::table_kind(path, crate::table::TableErrorKind::Other(msg.into()))
+    }
+
+    pub fn table_kind(path: impl AsRef<Path>, kind: crate::table::TableErrorKind) -> Self {
+        Error::Table(crate::table::TableError::new(path, kind))
     }
 }
 

@@ -4,14 +4,15 @@
 //! retrograde analysis, keeps them as packed 2-bit tables in memory-mapped files, and answers
 //! position lookups from them.
 //!
-//! The data flows one way: a game spec becomes a [`games::AnyGame`]; a solver from [`solve`]
-//! decides every position into 2-bit cells held by a [`table`] file; a [`table::Table`] opens the
-//! file again, rebuilds the game from its header and answers probes.
+//! The data flows one way: a game spec becomes a [`games::AnyGame`]; [`build`] has a solver from
+//! [`solve`] decide every position into 2-bit [`cells`] held by a [`table`] file; a
+//! [`table::Table`] opens the file again, rebuilds the game from its header and answers probes.
+//! Imports run one way too: cli -> build -> solve / table -> games -> game (docs/ARCHITECTURE.md).
 //!
 //! ```no_run
-//! use retrodb::{games::AnyGame, table::{self, BuildOptions}};
+//! use retrodb::{build::{self, BuildOptions}, games::AnyGame, table};
 //! let game = AnyGame::open("digraph:data/seed001.txt", u64::MAX)?;
-//! let summary = table::build(&game, "seed001.rdb".as_ref(), &BuildOptions::default())?;
+//! let summary = build::build(&game, "seed001.rdb".as_ref(), &BuildOptions::default())?;
 //! let t = table::Table::open("seed001.rdb".as_ref())?;
 //! let answer = t.probe_text("4")?;
 //! assert_eq!(answer.value, retrodb::Value::Win);
@@ -19,6 +20,8 @@
 //! ```
 
 pub mod bench;
+pub mod build;
+pub mod cells;
 pub mod cgt;
 pub mod error;
 pub mod game;

@@ -2,16 +2,17 @@
 //! must give the table's outcome for both movers.
 
 use retrodb::Value;
+use retrodb::build::{self, BuildOptions};
 use retrodb::cgt::values::board_values;
 use retrodb::game::Tiered;
 use retrodb::games::AnyGame;
-use retrodb::table::{self, BuildOptions, Table};
+use retrodb::table::Table;
 
 fn check(spec: &str, free_moves: u32) -> usize {
     let game = AnyGame::open(spec, u64::MAX).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.rdb");
-    table::build(&game, &path, &BuildOptions::default()).unwrap();
+    build::build(&game, &path, &BuildOptions::default()).unwrap();
     let t = Table::open(&path).unwrap();
     let AnyGame::Cell(cell) = &game else {
         panic!("{spec} is a cell game")
@@ -104,7 +105,7 @@ fn hackenbush_values_agree_with_the_surreal_values() {
         let game = AnyGame::open(spec, u64::MAX).unwrap();
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.rdb");
-        table::build(&game, &path, &BuildOptions::default()).unwrap();
+        build::build(&game, &path, &BuildOptions::default()).unwrap();
         let t = Table::open(&path).unwrap();
         let mut v = retrodb::cgt::values::PositionValues::new(t.game(), 1, 1 << 20).unwrap();
         let mut compared = 0;

@@ -7,10 +7,11 @@ mod common;
 use std::path::Path;
 
 use retrodb::Game;
+use retrodb::build::{self, BuildOptions};
 use retrodb::game::Tiered;
 use retrodb::games::AnyGame;
 use retrodb::solve::Engine;
-use retrodb::table::{self, BuildOptions};
+use retrodb::table;
 use retrodb::with_tiered_game;
 
 const SPECS: &[&str] = &[
@@ -67,7 +68,7 @@ fn build(game: &AnyGame, dir: &Path, engine: Engine, threads: usize, rem: bool) 
         .build()
         .unwrap();
     let summary = pool
-        .install(|| table::build(game, &out, &opts))
+        .install(|| build::build(game, &out, &opts))
         .unwrap_or_else(|e| panic!("{}: {e}", game.spec()));
     assert_eq!(summary.engine, engine);
     std::fs::read(&out).unwrap()
@@ -235,7 +236,7 @@ fn tiered_engine_refuses_cyclic_games_clearly() {
         engine: Some(Engine::Tiered),
         ..BuildOptions::default()
     };
-    let err = table::build(&game, &dir.path().join("t.rdb"), &opts)
+    let err = build::build(&game, &dir.path().join("t.rdb"), &opts)
         .unwrap_err()
         .to_string();
     assert!(
@@ -243,7 +244,7 @@ fn tiered_engine_refuses_cyclic_games_clearly() {
         "{err}"
     );
     // The default picks the counter engine for it.
-    let summary = table::build(&game, &dir.path().join("t.rdb"), &BuildOptions::default()).unwrap();
+    let summary = build::build(&game, &dir.path().join("t.rdb"), &BuildOptions::default()).unwrap();
     assert_eq!(summary.engine, Engine::Counter);
 }
 
@@ -259,7 +260,7 @@ fn build_refuses_to_replace_a_special_file() {
     let socket = dir.path().join("not-a-table");
     let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
     let game = open("hex:1");
-    let err = table::build(&game, &socket, &BuildOptions::default())
+    let err = build::build(&game, &socket, &BuildOptions::default())
         .unwrap_err()
         .to_string();
     assert!(err.contains("not a regular file"), "{err}");
@@ -277,9 +278,9 @@ fn memory_guard_refuses_with_the_estimate_and_the_limit() {
             max_memory: 5_000,
             ..BuildOptions::default()
         };
-        let need = table::estimate(&game, &opts).memory_bytes;
+        let need = build::estimate(&game, &opts).memory_bytes;
         assert!(need > 5_000);
-        let err = table::build(&game, &dir.path().join("t.rdb"), &opts)
+        let err = build::build(&game, &dir.path().join("t.rdb"), &opts)
             .unwrap_err()
             .to_string();
         assert!(
@@ -289,14 +290,14 @@ fn memory_guard_refuses_with_the_estimate_and_the_limit() {
         assert!(!dir.path().join("t.rdb").exists());
     }
     // The tiered engine's estimate is far below the counter engine's.
-    let t = table::estimate(
+    let t = build::estimate(
         &game,
         &BuildOptions {
             engine: Some(Engine::Tiered),
             ..BuildOptions::default()
         },
     );
-    let c = table::estimate(
+    let c = build::estimate(
         &game,
         &BuildOptions {
             engine: Some(Engine::Counter),
@@ -332,7 +333,7 @@ fn an_interrupted_tiered_build_resumes_to_the_same_file() {
                 stop_after_tiers: Some(2),
                 ..BuildOptions::default()
             };
-            let s = table::build(&game, &out, &opts).unwrap();
+            let s = build::build(&game, &out, &opts).unwrap();
             assert_eq!(
                 s.resumed_from_tier.is_some(),
                 runs > 0,
@@ -437,9 +438,9 @@ fn a_checkpoint_of_another_game_is_not_resumed() {
         stop_after_tiers: Some(3),
         ..BuildOptions::default()
     };
-    assert!(!table::build(&open("hex:3"), &out, &stop).unwrap().complete);
+    assert!(!build::build(&open("hex:3"), &out, &stop).unwrap().complete);
     let game = open("bridgit:2");
-    let s = table::build(&game, &out, &BuildOptions::default()).unwrap();
+    let s = build::build(&game, &out, &BuildOptions::default()).unwrap();
     assert!(s.complete && s.resumed_from_tier.is_none());
     assert!(std::fs::read(&out).unwrap() == build(&game, dir.path(), Engine::Counter, 1, false));
 }
@@ -517,7 +518,7 @@ fn sliced_and_symmetric_tables_agree_with_the_alternation_index() {
         ("shannon-vertex:data/shannon/grid3x4.txt,start=R", 7),
     ] {
         let plain = dir.path().join("alt.rdb");
-        table::build(&open(spec), &plain, &BuildOptions::default()).unwrap();
+        build::build(&open(spec), &plain, &BuildOptions::default()).unwrap();
         let reference = Table::open(&plain).unwrap();
         let AnyGame::Cell(r) = reference.game() else {
             panic!("{spec} is a cell game");
@@ -527,7 +528,7 @@ fn sliced_and_symmetric_tables_agree_with_the_alternation_index() {
             let other = format!("{spec}{suffix}");
             let game = open(&other);
             let out = dir.path().join("sliced.rdb");
-            let summary = table::build(&game, &out, &BuildOptions::default()).unwrap();
+            let summary = build::build(&game, &out, &BuildOptions::default()).unwrap();
             assert!(summary.complete, "{other}");
             let table = Table::open(&out).unwrap();
             let AnyGame::Cell(g) = table.game() else {
@@ -598,7 +599,7 @@ fn tier_reports_and_plans_follow_the_checkpoints() {
     let (size, tiers) =
         with_tiered_game!(&game, g => (g.size(), g.tier_count()), _ => unreachable!());
     let len = |t: u32| with_tiered_game!(&game, g => g.tier_range(t).map_or(0, |r| r.end - r.start), _ => 0);
-    let fresh = table::plan_tiered(&game, &out, &BuildOptions::default());
+    let fresh = build::plan_tiered(&game, &out, &BuildOptions::default());
     assert!(fresh.resumed.is_none());
     assert_eq!(
         (fresh.done_from, fresh.lowest, fresh.positions_left),
@@ -610,12 +611,12 @@ fn tier_reports_and_plans_follow_the_checkpoints() {
     let opts = BuildOptions {
         engine: Some(Engine::Tiered),
         stop_after_tiers: Some(3),
-        on_tier: Some(Arc::new(move |r: &table::TierReport| {
+        on_tier: Some(Arc::new(move |r: &build::TierReport| {
             sink.lock().unwrap().push(r.clone())
         })),
         ..BuildOptions::default()
     };
-    let s = table::build(&game, &out, &opts).unwrap();
+    let s = build::build(&game, &out, &opts).unwrap();
     assert!(!s.complete);
     let got = reports.lock().unwrap().clone();
     let listed: Vec<(u32, u64)> = got.iter().map(|r| (r.tier, r.positions)).collect();
@@ -626,7 +627,7 @@ fn tier_reports_and_plans_follow_the_checkpoints() {
     assert_eq!((last.solved, last.left), (done, size - done));
     assert!(last.checkpoint, "the run's last tier is a checkpoint");
     // The next run's plan resumes below it, with the time at the first run's rate.
-    let next = table::plan_tiered(&game, &out, &BuildOptions::default());
+    let next = build::plan_tiered(&game, &out, &BuildOptions::default());
     let m = next.resumed.as_ref().expect("a checkpoint");
     assert_eq!((m.tier, m.solved), (tiers - 3, done));
     assert_eq!(
@@ -650,7 +651,7 @@ fn a_damaged_checkpoint_is_refused_by_name() {
         stop_after_tiers: Some(4),
         ..BuildOptions::default()
     };
-    assert!(!table::build(&game, &out, &stop).unwrap().complete);
+    assert!(!build::build(&game, &out, &stop).unwrap().complete);
     let rem = dir
         .path()
         .join(format!(".damaged.rdb.partial-rem.{}", tiers - 4));
@@ -658,18 +659,18 @@ fn a_damaged_checkpoint_is_refused_by_name() {
     let at = bytes.iter().position(|&b| b != 0).expect("some remoteness");
     bytes[at] ^= 1;
     std::fs::write(&rem, &bytes).unwrap();
-    let err = table::build(&game, &out, &stop).unwrap_err().to_string();
+    let err = build::build(&game, &out, &stop).unwrap_err().to_string();
     assert!(
         err.contains("work file damaged") && err.contains(".damaged.rdb.partial-rem."),
         "{err}"
     );
     std::fs::remove_file(&rem).unwrap();
-    let err = table::build(&game, &out, &stop).unwrap_err().to_string();
+    let err = build::build(&game, &out, &stop).unwrap_err().to_string();
     assert!(err.contains(".damaged.rdb.partial-rem."), "{err}");
     assert!(!out.exists());
     for e in std::fs::read_dir(dir.path()).unwrap() {
         std::fs::remove_file(e.unwrap().path()).unwrap();
     }
-    let whole = table::build(&game, &out, &BuildOptions::default()).unwrap();
+    let whole = build::build(&game, &out, &BuildOptions::default()).unwrap();
     assert!(whole.complete && whole.resumed_from_tier.is_none());
 }

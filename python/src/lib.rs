@@ -15,8 +15,9 @@ use std::time::{Duration, Instant};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyList, PyString, PyTuple};
+use retrodb::build::{self, BuildOptions};
 use retrodb::games::{AnyGame, PictureStyle};
-use retrodb::table::{self, BuildOptions, Table as RawTable};
+use retrodb::table::Table as RawTable;
 use retrodb::{Game as _, Status, Value, with_game};
 
 /// A library error as the package's exception of its kind, with the command line's message.
@@ -628,6 +629,8 @@ fn build<'py>(
         remoteness,
         progress: Some(solving.clone()),
         max_memory,
+        compress: compress.then(retrodb::table::zstd::Params::default),
+        compress_progress: Some(compressing.clone()),
         ..BuildOptions::default()
     };
     let stderr = py.import("sys")?.getattr("stderr")?;
@@ -637,36 +640,30 @@ fn build<'py>(
         Ok(())
     };
     if progress {
-        let solved_into = if compress {
-            table::raw_sibling(&path)
-        } else {
-            path.clone()
-        };
-        let lines = py.detach(|| table::report::before_build(&game, &solved_into, &opts, compress));
+        let lines = py.detach(|| build::report::before_build(&game, &path, &opts));
         for line in &lines {
             say(&format!("{line}\n"))?;
         }
         let sink = Arc::clone(&tier_lines);
         let first = std::sync::atomic::AtomicBool::new(true);
-        opts.on_tier = Some(Arc::new(move |r: &table::TierReport| {
+        opts.on_tier = Some(Arc::new(move |r: &build::TierReport| {
             let first = first.swap(false, std::sync::atomic::Ordering::Relaxed);
-            if table::report::tier_worth_a_line(r, first)
+            if build::report::tier_worth_a_line(r, first)
                 && let Ok(mut lines) = sink.lock()
             {
-                lines.push(table::report::tier_line(r));
+                lines.push(build::report::tier_line(r));
             }
         }));
     }
     let stop = opts.stop.clone();
-    let params = compress.then(retrodb::table::zstd::Params::default);
     let started = Instant::now();
     let (result, interrupted) = std::thread::scope(|s| {
         let (tx, rx) = std::sync::mpsc::channel();
         let rx = Mutex::new(rx);
-        let (game, opts, path, compressing) = (&game, &opts, &path, &compressing);
+        let (game, opts, path) = (&game, &opts, &path);
         let pool = pool.as_ref();
         s.spawn(move || {
-            let run = || table::build_file(game, path, opts, params, compressing);
+            let run = || build::build(game, path, opts);
             // A panic stays on this thread (as an error), never unwinding into Python.
             let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match pool {
                 Some(p) => p.install(run),
@@ -710,7 +707,7 @@ fn build<'py>(
                     text.push_str(&format!("\r{l:<LINE$}\n"));
                 }
                 let (bar, what) = if compressing.length().unwrap_or(0) > 0 {
-                    (compressing, "compressing")
+                    (&compressing, "compressing")
                 } else {
                     (&solving, "solving")
                 };

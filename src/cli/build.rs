@@ -4,9 +4,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
+use retrodb::build::{self, BuildOptions, BuildSummary};
 use retrodb::error::human_bytes;
 use retrodb::games::AnyGame;
-use retrodb::table::{self, BuildOptions, BuildSummary};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -40,7 +40,7 @@ pub struct Args {
     /// Tiered engine: make a finished tier a checkpoint when this many seconds have passed
     /// since the last one (0: every tier). An interrupted build resumes below the last
     /// checkpoint; each checkpoint writes the work files back to disk.
-    #[arg(long, value_name = "SECS", default_value_t = table::CHECKPOINT_EVERY.as_secs_f64())]
+    #[arg(long, value_name = "SECS", default_value_t = build::CHECKPOINT_EVERY.as_secs_f64())]
     checkpoint_every: f64,
     /// Print the summary as JSON.
     #[arg(long)]
@@ -66,6 +66,9 @@ pub fn run(a: Args) -> Result<ExitCode> {
         stop_after_tiers: a.tiers,
         on_tier: None,
         stop: Default::default(),
+        compress: a.compress.then(|| a.zstd.params()),
+        compress_progress: Some(super::progress_bar(a.quiet, "compressing")),
+        halt_after_tier: crash_after_tier(),
         checkpoint_every: std::time::Duration::try_from_secs_f64(a.checkpoint_every).map_err(
             |_| {
                 anyhow::anyhow!(
@@ -78,14 +81,8 @@ pub fn run(a: Args) -> Result<ExitCode> {
     if a.tiers.is_some() && a.compress {
         anyhow::bail!("--tiers stops a build before its table exists; build, then compress");
     }
-    // With --compress: solved into a raw table beside the destination, then compressed.
-    let solved_into = if a.compress {
-        table::raw_sibling(&out)
-    } else {
-        out.clone()
-    };
     if !a.quiet && !a.json {
-        let lines = table::report::before_build(&game, &solved_into, &opts, a.compress);
+        let lines = build::report::before_build(&game, &out, &opts);
         for line in &lines {
             eprintln!("{line}");
         }
@@ -94,10 +91,10 @@ pub fn run(a: Args) -> Result<ExitCode> {
             // while or became a checkpoint, above the bar.
             let bar = opts.progress.clone();
             let first = std::sync::atomic::AtomicBool::new(true);
-            opts.on_tier = Some(std::sync::Arc::new(move |r: &table::TierReport| {
+            opts.on_tier = Some(std::sync::Arc::new(move |r: &build::TierReport| {
                 let first = first.swap(false, std::sync::atomic::Ordering::Relaxed);
-                if table::report::tier_worth_a_line(r, first) {
-                    let line = table::report::tier_line(r);
+                if build::report::tier_worth_a_line(r, first) {
+                    let line = build::report::tier_line(r);
                     match &bar {
                         Some(b) => b.suspend(|| eprintln!("{line}")),
                         None => eprintln!("{line}"),
@@ -106,15 +103,10 @@ pub fn run(a: Args) -> Result<ExitCode> {
             }));
         }
     }
-    let compress_bar = super::progress_bar(a.quiet, "compressing");
-    let mut summary = table::build_file(
-        &game,
-        &out,
-        &opts,
-        a.compress.then(|| a.zstd.params()),
-        &compress_bar,
-    )?;
-    compress_bar.finish_and_clear();
+    let mut summary = build::build(&game, &out, &opts)?;
+    if let Some(p) = &opts.compress_progress {
+        p.finish_and_clear();
+    }
     if let Some(p) = &opts.progress {
         p.finish_and_clear();
     }
@@ -137,6 +129,23 @@ pub fn run(a: Args) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The tier after which the build aborts, from `RETRODB_CRASH_AFTER_TIER`: a crash the tests of
+/// resumption inject into the real process (it dies as from a signal, with no chance to clean
+/// up). It lives in the command line, not the library, which offers only the hook.
+fn crash_after_tier() -> Option<build::HaltAfterTier> {
+    let tier: u32 = std::env::var("RETRODB_CRASH_AFTER_TIER")
+        .ok()?
+        .parse()
+        .ok()?;
+    Some(std::sync::Arc::new(move |r: &build::TierReport| {
+        if r.tier == tier {
+            eprintln!("retrodb: RETRODB_CRASH_AFTER_TIER={tier}: aborting as asked");
+            std::process::abort();
+        }
+        false
+    }))
 }
 
 /// `digraph:data/seed001.txt` -> `seed001.rdb`, `hex:4` -> `hex-4.rdb`.

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use retrodb::error::human_bytes;
-use retrodb::table::zstd::{Fill, Params};
+use retrodb::table::zstd::{DontCareFill, Params};
 use retrodb::table::{self, Table};
 
 /// How to compress (shared with `build --compress`).
@@ -21,7 +21,7 @@ pub struct ZstdArgs {
     /// What to store for positions the rules decide alone; only the file size depends on it
     /// (for build: only with --compress).
     #[arg(long, value_enum, default_value = "best")]
-    fill: Fill,
+    fill: DontCareFill,
 }
 
 impl ZstdArgs {

@@ -7,8 +7,9 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use retrodb::Value;
+use retrodb::build::{self, BuildOptions};
 use retrodb::games::{AnyGame, Input, PictureStyle};
-use retrodb::table::{self, BuildOptions, Table, zstd::Params};
+use retrodb::table::{self, Table, zstd::Params};
 
 /// Seed 001's worked example: 12 vertices, 14 edges, a cycle through 0, 1 and 2.
 const SEED001: &[u8] = include_bytes!("../../data/seed001.txt");
@@ -44,7 +45,7 @@ fn digraph(a: &Args) -> Result<()> {
         remoteness: true,
         ..BuildOptions::default()
     };
-    let summary = table::build(&game, &out, &opts)?;
+    let summary = build::build(&game, &out, &opts)?;
     super::build::print_summary(&summary, None);
     let t = Table::open(&out)?;
     t.verify_checksums()?;
@@ -78,7 +79,7 @@ fn bridgit(a: &Args) -> Result<()> {
         "\n2. Bridg-It on the size-3 board (13 bridge sites, both players to move: 3,188,646 positions)"
     );
     let game = AnyGame::open("bridgit:3", retrodb::memory::default_limit())?;
-    let summary = table::build(&game, &raw, &BuildOptions::default())?;
+    let summary = build::build(&game, &raw, &BuildOptions::default())?;
     let [_, win, loss, _] = summary.counts;
     println!(
         "solved in {:.2} s with {} threads: {} win, {} loss, raw table {}",

@@ -41,7 +41,9 @@ pub fn run(a: Args) -> Result<ExitCode> {
                 anyhow::bail!("--sinks is a fraction in [0, 1), got {sinks}");
             }
             let sink_count = (sinks * vertices as f64) as u64;
-            retrodb::games::digraph::write_random(&output, vertices, edges, sink_count, seed)?;
+            retrodb::build::generate::random_digraph_file(
+                &output, vertices, edges, sink_count, seed,
+            )?;
             println!(
                 "wrote {output}: {vertices} vertices ({sink_count} sinks), {edges} edges (seed {seed})"
             );

@@ -135,7 +135,7 @@ pub fn progress_bar(quiet: bool, what: &str) -> ProgressBar {
     bar
 }
 
-pub use retrodb::table::report::grouped;
+pub use retrodb::build::report::grouped;
 
 /// A rate for people: `12.3M/s`.
 pub fn rate(n: f64, seconds: f64) -> String {

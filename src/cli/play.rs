@@ -5,10 +5,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
+use retrodb::build::cache;
 use retrodb::games::PictureStyle;
 use retrodb::games::cell::Player;
 use retrodb::play::{Match, Opponent};
-use retrodb::table::cache;
 
 #[derive(clap::Args)]
 pub struct Args {

@@ -79,7 +79,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
                     failed = true;
                     // A damaged table fails every position in its damaged block alike: its
                     // message is printed once.
-                    if matches!(e, Error::Table { .. }) && !reported.insert(e.to_string()) {
+                    if matches!(e, Error::Table(_)) && !reported.insert(e.to_string()) {
                         continue;
                     }
                     out.flush()?;

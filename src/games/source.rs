@@ -123,9 +123,13 @@ pub fn map_file(path: &str) -> Result<InputBytes<'static>> {
     if len == 0 {
         return Ok(InputBytes::Empty);
     }
-    // SAFETY: the map is read-only and lives as long as the parse; a concurrent writer could
-    // change the bytes under us, which yields a parse error or a different graph, never UB in
-    // safe code reading plain `u8`s.
+    // SAFETY: the map is read-only and lives as long as the bytes are used. Mapping is sound
+    // only while no one modifies or truncates the file: the slices handed out promise unchanging
+    // bytes, and a truncated file faults (SIGBUS) on access. That is the contract of a game
+    // input here, as of any mmap reader: retrodb never writes an input it reads (generated
+    // inputs are written under a temporary name and renamed), and a user who edits an input
+    // while a command parses it is outside it. A table that refers to its input checks the
+    // input's length and hash when opened (`Source::same_as`), so a changed input is refused.
     let map = unsafe { Mmap::map(&file) }.map_err(|e| Error::io(path, e))?;
     Ok(InputBytes::Mapped(map))
 }

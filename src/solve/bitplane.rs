@@ -28,8 +28,8 @@ use rayon::prelude::*;
 
 use super::tiered::{Solved, TierDone};
 use super::{SolveOptions, SolveStats};
+use crate::cells::{self, Cells};
 use crate::game::{PlainBoard, digit_masks};
-use crate::table::cells::{self, Cells};
 
 /// Cells in a row's columns: `3^8 = 6561` columns, 103 words a row and plane (and a column's
 /// cells fit a byte).

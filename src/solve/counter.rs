@@ -15,8 +15,8 @@ use std::sync::atomic::{AtomicU8, AtomicU16, AtomicU32, AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use super::{SolveOptions, SolveStats};
+use crate::cells::{self, Cells};
 use crate::game::{Game, Status, Value};
-use crate::table::cells::{self, Cells};
 
 /// Bytes per counter for a game whose positions have at most `max_children` moves.
 pub fn counter_width(max_children: u64) -> u64 {
@@ -29,8 +29,7 @@ pub fn counter_width(max_children: u64) -> u64 {
 }
 
 /// An atomic counter of undecided children.
-trait Counter: Sync + Send + Sized {
-    fn zeroed(n: u64) -> Vec<Self>;
+trait Counter: Sync + Send + Sized + cells::ZeroedAtomic {
     fn set(&self, v: u64);
     fn get(&self) -> u64;
     /// Decrements and returns the new value.
@@ -40,12 +39,6 @@ trait Counter: Sync + Send + Sized {
 macro_rules! counter {
     ($atomic:ty, $plain:ty) => {
         impl Counter for $atomic {
-            fn zeroed(n: u64) -> Vec<Self> {
-                let v = std::mem::ManuallyDrop::new(vec![0 as $plain; n as usize]);
-                // SAFETY: the atomic type has the size and alignment of its integer type and
-                // accepts all-zero bits; the allocation is handed over whole.
-                unsafe { Vec::from_raw_parts(v.as_ptr() as *mut $atomic, v.len(), v.capacity()) }
-            }
             #[inline]
             fn set(&self, v: u64) {
                 self.store(v as $plain, Ordering::Relaxed)
@@ -59,7 +52,6 @@ macro_rules! counter {
                 (self.fetch_sub(1, Ordering::Relaxed) - 1) as u64
             }
         }
-        const _: () = assert!(std::mem::align_of::<$atomic>() == std::mem::align_of::<$plain>());
     };
 }
 
@@ -85,12 +77,8 @@ pub fn solve<G: Game>(game: &G, cells: &Cells<'_>, opts: &SolveOptions) -> Solve
 fn run<G: Game, C: Counter>(game: &G, cells: &Cells<'_>, opts: &SolveOptions) -> SolveStats {
     game.prepare();
     let size = game.size();
-    let counters = C::zeroed(size);
-    let remoteness: Option<Vec<AtomicU32>> = opts.remoteness.then(|| {
-        let v = std::mem::ManuallyDrop::new(vec![0u32; size as usize]);
-        // SAFETY: as for the counters: same layout, zero is valid, allocation handed over whole.
-        unsafe { Vec::from_raw_parts(v.as_ptr() as *mut AtomicU32, v.len(), v.capacity()) }
-    });
+    let counters: Vec<C> = cells::zeroed_atomics(size);
+    let remoteness: Option<Vec<AtomicU32>> = opts.remoteness.then(|| cells::zeroed_atomics(size));
     let progress = opts.bar(size);
     progress.set_message("round 0");
     let edges = AtomicU64::new(0);
@@ -220,11 +208,7 @@ fn run<G: Game, C: Counter>(game: &G, cells: &Cells<'_>, opts: &SolveOptions) ->
         parent_visits: visits.into_inner(),
         edges: Some(edges.into_inner()),
         child_probes: 0,
-        remoteness: remoteness.map(|rem| {
-            let v = std::mem::ManuallyDrop::new(rem);
-            // SAFETY: AtomicU32 and u32 share a layout; the vector is handed over whole.
-            unsafe { Vec::from_raw_parts(v.as_ptr() as *mut u32, v.len(), v.capacity()) }
-        }),
+        remoteness: remoteness.map(cells::into_plain),
     }
 }
 

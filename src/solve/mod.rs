@@ -1,5 +1,5 @@
 //! The retrograde engines. They know the [`crate::game::Game`] contract and the 2-bit
-//! [`crate::table::cells`], and nothing of any particular game or of files.
+//! [`crate::cells`], and nothing of any particular game or of files.
 //!
 //! - [`counter`]: the counter-decrement engine, for any game (cycles and draws included).
 //! - [`tiered`]: the tiered engine, for acyclic games that number their tiers; it decides every
@@ -7,6 +7,7 @@
 
 pub mod bitplane;
 pub mod counter;
+pub mod digest;
 mod plainrem;
 pub mod sliced;
 pub mod tiered;

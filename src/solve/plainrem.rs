@@ -16,8 +16,8 @@ use rayon::prelude::*;
 
 use super::bitplane::{Columns, LOW};
 use super::tiered::{AnonBytes, TierDone};
+use crate::cells::{self, Cells};
 use crate::game::{PlainBoard, digit_masks};
-use crate::table::cells::{self, Cells};
 
 /// Rows a task takes at a time.
 const ROWS_PER_UNIT: usize = 4;

@@ -19,9 +19,9 @@ use rayon::prelude::*;
 
 use super::tiered::{Solved, TierDone};
 use super::{SolveOptions, SolveStats};
+use crate::cells::{CELLS_PER_WORD, Cells, LOSS, WIN};
 use crate::game::SlicedBoard;
 use crate::games::cell::sliced::{Row, Sliced};
-use crate::table::cells::{CELLS_PER_WORD, Cells, LOSS, WIN};
 
 /// Rows a task takes at a time.
 const ROWS_PER_UNIT: usize = 4;

@@ -23,8 +23,8 @@ use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use super::{SolveOptions, SolveStats};
+use crate::cells::{self, Cells};
 use crate::game::{Status, TierPosition, TierVisitor, Tiered, Value};
-use crate::table::cells::{self, Cells};
 
 /// Remoteness as the engine keeps it while solving: one byte, `2 * (remoteness + 1) + lost`
 /// (lost: 1 when the player to move there loses), and 0 for none (draws, unused indices), so
@@ -105,7 +105,7 @@ pub fn solve<G: Tiered>(game: &G, cells: &Cells<'_>, opts: &SolveOptions) -> cra
         cells,
         game.tier_count(),
         0,
-        None::<Fill>,
+        None::<ReadResumed>,
         opts,
         |_| Ok(true),
     )?;
@@ -113,7 +113,7 @@ pub fn solve<G: Tiered>(game: &G, cells: &Cells<'_>, opts: &SolveOptions) -> cra
 }
 
 /// A filler of a resumed solve's remoteness, in its simplest type (for solves with none).
-type Fill = fn(&mut [u8]) -> crate::Result<()>;
+type ReadResumed = fn(&mut [u8]) -> crate::Result<()>;
 
 /// A finished tier, as [`solve_tiers`] reports it.
 pub struct TierDone<'a> {
@@ -130,8 +130,12 @@ pub struct TierDone<'a> {
 /// Zeroed anonymous memory for remoteness bytes: reserved, not committed (pages appear when
 /// first written), with huge pages advised. Page faults on a file mapping serialised the two
 /// threads in the first tiers, which touch every page.
+///
+/// The map is held as an [`memmap2::MmapRaw`]: the solver's threads write through atomics made
+/// from its raw pointer while only `&self` is shared, which a `&[u8]` from an `MmapMut` would
+/// not allow.
 pub struct AnonBytes {
-    map: Option<memmap2::MmapMut>,
+    map: Option<memmap2::MmapRaw>,
 }
 
 impl AnonBytes {
@@ -146,24 +150,35 @@ impl AnonBytes {
             .map_anon()?;
         // Advice only: without transparent huge pages the map works the same.
         let _ = map.advise(memmap2::Advice::HugePage);
-        Ok(AnonBytes { map: Some(map) })
+        Ok(AnonBytes {
+            map: Some(map.into()),
+        })
     }
 
     pub fn bytes(&self) -> &[u8] {
-        self.map.as_deref().unwrap_or(&[])
+        let Some(map) = &self.map else { return &[] };
+        // SAFETY: the map is `map.len()` readable bytes, alive as long as `self`; writes go
+        // through `atomics` (whose slices borrow `self` too, so they end before any `&mut self`)
+        // and none happen while the solve reads plain bytes (after its last tier).
+        unsafe { std::slice::from_raw_parts(map.as_ptr(), map.len()) }
     }
 
     pub fn bytes_mut(&mut self) -> &mut [u8] {
-        self.map.as_deref_mut().unwrap_or(&mut [])
+        let Some(map) = &self.map else {
+            return &mut [];
+        };
+        // SAFETY: as in `bytes`, and `&mut self` rules out every other slice of the map.
+        unsafe { std::slice::from_raw_parts_mut(map.as_mut_ptr(), map.len()) }
     }
 
     /// The bytes as atomics, for the solver's threads.
     pub(super) fn atomics(&self) -> &[AtomicU8] {
         let Some(map) = &self.map else { return &[] };
-        // SAFETY: AtomicU8 has u8's layout and any alignment, and every access through the
-        // slice is atomic; the map is writable and only reachable through `&self` here, so no
-        // plain reference to these bytes exists while the slice lives.
-        unsafe { std::slice::from_raw_parts(map.as_ptr() as *const AtomicU8, map.len()) }
+        // SAFETY: the pointer comes from the raw map (not from a reference to its bytes), the
+        // map is writable, `map.len()` bytes long and lives as long as `self`; AtomicU8 has u8's
+        // layout and alignment 1, and every access through the slice is atomic; a plain slice
+        // (`bytes`, `bytes_mut`) is only made where no atomic slice is in use.
+        unsafe { std::slice::from_raw_parts(map.as_mut_ptr() as *const AtomicU8, map.len()) }
     }
 }
 
@@ -454,21 +469,21 @@ impl<G: Tiered, const REM: bool> Kernel<'_, '_, G, REM> {
                 // Children are decided and never drawn: a win or a loss.
                 if self.cells.lost_of_decided(c) {
                     self.probes += reads;
-                    return cells::WIN;
+                    return cells::verdict(true, false);
                 }
                 continue;
             }
             let code = self.cells.get(c);
             if code == cells::LOSS {
                 self.probes += reads;
-                return cells::WIN;
+                return cells::verdict(true, draw);
             }
             if G::DRAWS {
                 draw |= code != cells::WIN;
             }
         }
         self.probes += reads;
-        if draw { cells::DRAW } else { cells::LOSS }
+        cells::verdict(false, draw)
     }
 
     /// Every child read once: its byte holds its remoteness and whether it is lost.
@@ -491,13 +506,12 @@ impl<G: Tiered, const REM: bool> Kernel<'_, '_, G, REM> {
                 slowest = slowest.max(e >> 1);
             }
         }
-        if any_lost {
-            (cells::WIN, quickest + 1)
-        } else if all_won {
-            // No children at all: lost with remoteness 0 (1 here).
-            (cells::LOSS, slowest + 1)
-        } else {
-            (cells::DRAW, NONE)
+        // Remoteness: a win 1 + the quickest lost child, a loss 1 + the slowest won child (no
+        // children at all: 0, stored as 1), a draw none.
+        match cells::verdict(any_lost, !all_won) {
+            cells::WIN => (cells::WIN, quickest + 1),
+            cells::LOSS => (cells::LOSS, slowest + 1),
+            code => (code, NONE),
         }
     }
 }

@@ -11,11 +11,12 @@ use std::path::Path;
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 
+use super::format::put_remoteness;
 use super::format::{self, Encoding, Header, Section};
 use super::read::Table;
 use super::workfiles::OutputLock;
-use super::write::{GameFields, RawWriter, TempFile, put_remoteness};
-use super::zstd::{Entry, Fill, Params, compress_frame, seek_table};
+use super::write::{GameFields, RawWriter, TempFile};
+use super::zstd::{DontCareFill, Entry, Params, compress_frame, seek_table};
 use crate::error::{Error, Result};
 use crate::game::{Game, Rules, by_rules};
 use crate::with_game;
@@ -59,7 +60,7 @@ pub fn compress(input: &Table, out: &Path, params: Params, progress: &ProgressBa
 
     let mut sums = Vec::new();
     // One seekable stream per section, its frames made by `frame` from the raw table.
-    type Frame = fn(&Table, u64, u64, Fill) -> Result<Vec<u8>>;
+    type Frame = fn(&Table, u64, u64, DontCareFill) -> Result<Vec<u8>>;
     let mut stream = |at: u64, frame: Frame| {
         write_stream(&tmp, at, frames, params.level, &mut sums, progress, |k| {
             let first = k as u64 * f;
@@ -150,21 +151,28 @@ fn write_stream(
     })
 }
 
-/// The contents to try for one frame: every fill for [`Fill::Best`], else the one asked for.
-fn candidates(fill: Fill, make: impl Fn(Fill) -> Result<Vec<u8>>) -> Result<Vec<Vec<u8>>> {
+/// The contents to try for one frame: every fill for [`DontCareFill::Best`], else the one asked for.
+fn candidates(
+    fill: DontCareFill,
+    make: impl Fn(DontCareFill) -> Result<Vec<u8>>,
+) -> Result<Vec<Vec<u8>>> {
     match fill {
-        Fill::Best => [Fill::Stored, Fill::Previous, Fill::Second]
-            .into_iter()
-            .map(make)
-            .collect(),
+        DontCareFill::Best => [
+            DontCareFill::Stored,
+            DontCareFill::Previous,
+            DontCareFill::Second,
+        ]
+        .into_iter()
+        .map(make)
+        .collect(),
         f => Ok(vec![make(f)?]),
     }
 }
 
 /// The cell bytes of positions `first..first + n`, don't-care cells filled as `fill` says.
-fn cell_frame(input: &Table, first: u64, n: u64, fill: Fill) -> Result<Vec<u8>> {
+fn cell_frame(input: &Table, first: u64, n: u64, fill: DontCareFill) -> Result<Vec<u8>> {
     // Stored values need no rules: the raw bytes are the frame.
-    if fill == Fill::Stored {
+    if fill == DontCareFill::Stored {
         return Ok(input.raw_cells(first, n)?.to_vec());
     }
     let mut out = vec![0u8; n.div_ceil(4) as usize];
@@ -180,14 +188,14 @@ fn cell_frame(input: &Table, first: u64, n: u64, fill: Fill) -> Result<Vec<u8>> 
                 None => by_rules(g, pos),
             };
             let code = match (rules, fill) {
-                (Rules::Search, _) | (_, Fill::Stored) => {
+                (Rules::Search, _) | (_, DontCareFill::Stored) => {
                     prev = input.code(pos)?;
                     prev
                 }
-                (_, Fill::Previous | Fill::Best) => prev,
-                (_, Fill::Zero) => 0,
-                (_, Fill::Second) if i >= 2 => (out[((i - 2) / 4) as usize] >> (((i - 2) % 4) * 2)) & 3,
-                (_, Fill::Second) => 0,
+                (_, DontCareFill::Previous | DontCareFill::Best) => prev,
+                (_, DontCareFill::Zero) => 0,
+                (_, DontCareFill::Second) if i >= 2 => (out[((i - 2) / 4) as usize] >> (((i - 2) % 4) * 2)) & 3,
+                (_, DontCareFill::Second) => 0,
             };
             out[(i / 4) as usize] |= code << ((i % 4) * 2);
         }
@@ -198,7 +206,7 @@ fn cell_frame(input: &Table, first: u64, n: u64, fill: Fill) -> Result<Vec<u8>> 
 
 /// The remoteness bytes of positions `first..first + n`, don't-care entries filled as `fill`
 /// says.
-fn remoteness_frame(input: &Table, first: u64, n: u64, fill: Fill) -> Result<Vec<u8>> {
+fn remoteness_frame(input: &Table, first: u64, n: u64, fill: DontCareFill) -> Result<Vec<u8>> {
     let w = input.header().remoteness_width as usize;
     let mut out = vec![0u8; n as usize * w];
     let mut prev = u32::MAX;
@@ -206,12 +214,12 @@ fn remoteness_frame(input: &Table, first: u64, n: u64, fill: Fill) -> Result<Vec
         for i in 0..n as usize {
             let pos = first + i as u64;
             let r = match (by_rules(g, pos), fill) {
-                (Rules::Search, _) | (_, Fill::Stored) => {
+                (Rules::Search, _) | (_, DontCareFill::Stored) => {
                     prev = input.remoteness(pos)?.unwrap_or(u32::MAX);
                     prev
                 }
-                (_, Fill::Previous | Fill::Second | Fill::Best) => prev,
-                (_, Fill::Zero) => 0,
+                (_, DontCareFill::Previous | DontCareFill::Second | DontCareFill::Best) => prev,
+                (_, DontCareFill::Zero) => 0,
             };
             put_remoteness(&mut out[i * w..(i + 1) * w], r);
         }
@@ -234,7 +242,7 @@ pub fn decompress(input: &Table, out: &Path, progress: &ProgressBar) -> Result<u
     TempFile::check_destination(out)?;
     let _lock = OutputLock::acquire(out)?;
     // The raw file: header, sections (each page-aligned) and 8 bytes of checksum a block.
-    let data = super::cells::words_for(size) * 8 + size * h.remoteness_width as u64;
+    let data = crate::cells::words_for(size) * 8 + size * h.remoteness_width as u64;
     let raw_bytes = game.header_len() + data + 2 * format::PAGE + (data / h.block as u64 + 2) * 8;
     crate::memory::check_disk(
         format!("decompressing {}", input.path().display()),

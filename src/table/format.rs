@@ -4,6 +4,7 @@
 //! trusts a field: every offset and length is checked against the file before use, so a damaged
 //! or foreign file is an error, never a panic or a wrong answer.
 
+use super::error::{Checked, TableErrorKind};
 use crate::error::{Error, Result};
 use crate::games::Source;
 
@@ -142,43 +143,41 @@ impl Header {
 
     /// Decodes and checks the header of a file of `file_len` bytes whose start is `bytes`.
     pub fn decode(path: &std::path::Path, bytes: &[u8], file_len: u64) -> Result<Header> {
-        let bad = |msg: String| Error::table(path, msg);
+        let fail = |kind: TableErrorKind| Error::table_kind(path, kind);
+        let bad = |msg: String| fail(TableErrorKind::Damaged(msg));
         if bytes.len() < 8 || bytes[..8] != MAGIC {
-            return Err(bad(
-                "not a retrodb table (no RETRODB magic at the start)".into()
-            ));
+            return Err(fail(TableErrorKind::NotATable));
         }
         if bytes.len() < FIXED + 8 {
-            return Err(bad(format!(
-                "file is truncated: {} bytes, shorter than a header",
+            return Err(fail(TableErrorKind::Truncated(format!(
+                "{} bytes, shorter than a header",
                 bytes.len()
-            )));
+            ))));
         }
         let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
         let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().unwrap());
         let version = u32_at(8);
         if !(OLDEST_VERSION..=VERSION).contains(&version) {
-            return Err(bad(format!(
-                "format version {version}, this retrodb reads versions {OLDEST_VERSION} to \
-                 {VERSION}{}",
-                if version > VERSION {
-                    " (written by a newer retrodb)"
-                } else {
-                    ""
-                }
-            )));
+            return Err(fail(TableErrorKind::Version {
+                expected: VERSION,
+                oldest: OLDEST_VERSION,
+                got: version,
+            }));
         }
         let header_len = u32_at(12) as u64;
         if header_len < FIXED as u64 + 8 || header_len > bytes.len() as u64 {
             return Err(bad(format!(
-                "header length {header_len} does not fit the file ({} bytes): truncated or damaged",
+                "header length {header_len} does not fit the file ({} bytes)",
                 bytes.len()
             )));
         }
         let h = header_len as usize;
         let stored = u64_at(h - 8);
         if xxhash_rust::xxh3::xxh3_64(&bytes[..h - 8]) != stored {
-            return Err(bad("header checksum mismatch: the header is damaged".into()));
+            return Err(fail(TableErrorKind::Checksum {
+                section: Checked::Header,
+                block: None,
+            }));
         }
         let size = u64_at(16);
         let encoding = match bytes[24] {
@@ -256,18 +255,44 @@ impl Header {
             spec,
             source,
         };
-        header.check_layout(file_len).map_err(bad)?;
+        header.check_layout(file_len).map_err(fail)?;
         Ok(header)
     }
 
     /// Checks that the sections fit the file and agree with the size.
-    fn check_layout(&self, file_len: u64) -> std::result::Result<(), String> {
+    fn check_layout(&self, file_len: u64) -> std::result::Result<(), TableErrorKind> {
+        self.check_lengths().map_err(TableErrorKind::Damaged)?;
+        for (name, s) in [
+            ("cells", self.cells),
+            ("remoteness", self.remoteness),
+            ("checksum", self.sums),
+        ] {
+            if s.len > 0
+                && (s.offset < self.header_len
+                    || s.offset.checked_add(s.len).is_none_or(|e| e > file_len))
+            {
+                return Err(TableErrorKind::Truncated(format!(
+                    "the {name} section ends at byte {} but the file has {file_len}",
+                    s.offset.saturating_add(s.len)
+                )));
+            }
+        }
+        if self.encoding == Encoding::Raw && !self.cells.offset.is_multiple_of(8) {
+            return Err(TableErrorKind::Damaged(
+                "cells section is not aligned".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Checks that the sections' lengths agree with the size and the encoding.
+    fn check_lengths(&self) -> std::result::Result<(), String> {
         if self.counts.iter().try_fold(0u64, |a, &c| a.checked_add(c)) != Some(self.size) {
             return Err("value counts do not add up to the size".into());
         }
         match self.encoding {
             Encoding::Raw => {
-                let cell_bytes = crate::table::cells::words_for(self.size) * 8;
+                let cell_bytes = crate::cells::words_for(self.size) * 8;
                 if self.cells.len != cell_bytes {
                     return Err(format!(
                         "cells section is {} bytes, {} positions need {cell_bytes}",
@@ -302,26 +327,27 @@ impl Header {
                 }
             }
         }
-        for (name, s) in [
-            ("cells", self.cells),
-            ("remoteness", self.remoteness),
-            ("checksum", self.sums),
-        ] {
-            if s.len > 0
-                && (s.offset < self.header_len
-                    || s.offset.checked_add(s.len).is_none_or(|e| e > file_len))
-            {
-                return Err(format!(
-                    "file is truncated: the {name} section ends at byte {} but the file has {file_len}",
-                    s.offset.saturating_add(s.len)
-                ));
-            }
-        }
-        if self.encoding == Encoding::Raw && !self.cells.offset.is_multiple_of(8) {
-            return Err("cells section is not aligned".into());
-        }
         Ok(())
     }
+}
+
+/// Stores `r` (`u32::MAX` for none) in `d.len()` bytes, none as all-ones.
+pub fn put_remoteness(d: &mut [u8], r: u32) {
+    match d.len() {
+        1 => d[0] = r.min(0xFF) as u8,
+        2 => d.copy_from_slice(&(r.min(0xFFFF) as u16).to_le_bytes()),
+        _ => d.copy_from_slice(&r.to_le_bytes()),
+    }
+}
+
+/// Reads a remoteness of `b.len()` bytes; all-ones is none.
+pub fn get_remoteness(b: &[u8]) -> Option<u32> {
+    let (r, none) = match b.len() {
+        1 => (b[0] as u32, 0xFF),
+        2 => (u16::from_le_bytes([b[0], b[1]]) as u32, 0xFFFF),
+        _ => (u32::from_le_bytes([b[0], b[1], b[2], b[3]]), u32::MAX),
+    };
+    (r != none).then_some(r)
 }
 
 #[cfg(test)]

@@ -1,24 +1,36 @@
-//! Table files: building them from a solve, converting between raw and compressed encodings,
+//! Table files: writing them, converting between raw and compressed encodings,
 //! and opening them for lookups, verification and dumps.
 //!
 //! The byte layout is `docs/FORMAT.md`; [`format`] is its one implementation. Writers put a
 //! table under its final name only when it is complete; readers answer only from bytes whose
-//! checksum matched.
+//! checksum matched. In the manner of fst's raw layer, a [`Table`] reads any bytes
+//! (`AsRef<[u8]>`: a memory map by default, a `Vec` or a slice as well); the payload readers
+//! (`payload.rs`) work on `&[u8]`; probing (`probe.rs`) and verification (`verify.rs`) sit on
+//! top; failures are a [`TableError`] with a kind a caller can match.
+//!
+//! This layer knows files and bytes, and games only to rebuild a table's game from its header;
+//! it never calls a solver (that is [`crate::build`]).
 
-pub mod cache;
-pub mod cells;
+/// The cells moved to [`crate::cells`]; this path keeps working.
+pub use crate::cells;
 mod convert;
+mod error;
 pub mod format;
+mod payload;
+mod probe;
 mod read;
-pub mod report;
+mod verify;
 pub(crate) mod workfiles;
-mod write;
+pub(crate) mod write;
 pub mod zstd;
 
 pub use convert::{compress, decompress};
-pub use read::{DEFAULT_CACHE, Info, Probe, ProbeMove, Table};
+pub use error::{Checked, TableError, TableErrorKind};
+pub use probe::{Probe, ProbeMove};
+pub use read::{DEFAULT_CACHE, Info, Table};
 pub use workfiles::{OutputLock, raw_sibling};
-pub use write::{
-    BuildEstimate, BuildOptions, BuildSummary, CHECKPOINT_EVERY, Mark, OnTier, TierReport,
-    TieredPlan, build, build_file, estimate, plan_tiered,
-};
+
+// Transitional: `research/report.rs`, which another change is splitting, still names the build
+// layer's items here. Remove once it names `crate::build`.
+#[doc(hidden)]
+pub use crate::build::{BuildOptions, build, cache};

@@ -27,13 +27,13 @@ pub struct Params {
     /// zstd compression level (1..=22).
     pub level: i32,
     /// What goes into the cells of positions the rules decide alone.
-    pub fill: Fill,
+    pub fill: DontCareFill,
 }
 
 /// The content of "don't care" cells (positions the rules decide alone). Only the size of the
 /// file depends on it; readers never look at those cells.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Fill {
+pub enum DontCareFill {
     /// Per frame, whichever of `stored`, `previous` and `second` compresses smallest.
     Best,
     /// The code of the cell before, so runs grow longer.
@@ -53,7 +53,7 @@ impl Default for Params {
         Params {
             frame_positions: 1 << 16,
             level: 15,
-            fill: Fill::Best,
+            fill: DontCareFill::Best,
         }
     }
 }
@@ -225,12 +225,12 @@ impl FrameCache {
     }
 
     /// Runs `read` on the decoded frame `key`, decoding it with `decode` on a miss.
-    pub fn with<R>(
+    pub fn with<R, E>(
         &self,
         key: u64,
-        decode: impl FnOnce() -> Result<Vec<u8>, String>,
+        decode: impl FnOnce() -> Result<Vec<u8>, E>,
         read: impl FnOnce(&[u8]) -> R,
-    ) -> Result<R, String> {
+    ) -> Result<R, E> {
         // Keys are frame numbers: consecutive frames take consecutive slots, and a cache with a
         // slot per frame never evicts.
         let slot = &self.slots[(key % self.slots.len() as u64) as usize];
@@ -299,7 +299,7 @@ mod tests {
                     7,
                     || {
                         decodes += 1;
-                        Ok(vec![7; 100])
+                        Ok::<_, String>(vec![7; 100])
                     },
                     |b| b[3],
                 )

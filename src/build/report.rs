@@ -26,15 +26,12 @@ pub fn estimate_line(game: &AnyGame, opts: &BuildOptions, compress: bool) -> Str
     )
 }
 
-/// The estimate and, for a tiered build solved into `solved_into` (the output, or the raw table
-/// beside it when compressing), its plan: the lines a build prints before it starts. Empty when
+/// The estimate and, for a tiered build of `out` (solved into the raw table beside it when
+/// compressing, [`super::solved_into`]), its plan: the lines a build prints before it starts. Empty when
 /// the chosen engine cannot solve the game (the build itself then says why).
-pub fn before_build(
-    game: &AnyGame,
-    solved_into: &Path,
-    opts: &BuildOptions,
-    compress: bool,
-) -> Vec<String> {
+pub fn before_build(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Vec<String> {
+    let compress = opts.compress.is_some();
+    let solved_into = super::solved_into(out, opts);
     let tiered = crate::solve::Engine::Tiered;
     let engine = opts
         .engine
@@ -50,7 +47,7 @@ pub fn before_build(
     }
     if engine == tiered {
         lines.push(plan_line(
-            &super::plan_tiered(game, solved_into, opts),
+            &super::plan_tiered(game, &solved_into, opts),
             opts.max_memory,
         ));
     }
@@ -179,12 +176,11 @@ mod tests {
     #[test]
     fn a_build_says_what_it_will_do() {
         let game = AnyGame::open("hex:3", u64::MAX).unwrap();
-        let lines = before_build(
-            &game,
-            Path::new("/nonexistent/hex-3.rdb"),
-            &BuildOptions::default(),
-            true,
-        );
+        let opts = BuildOptions {
+            compress: Some(crate::table::zstd::Params::default()),
+            ..BuildOptions::default()
+        };
+        let lines = before_build(&game, Path::new("/nonexistent/hex-3.rdb"), &opts);
         assert_eq!(lines.len(), 2, "{lines:?}");
         assert!(
             lines[0].starts_with("hex:3: 39,366 positions, tiered engine"),

@@ -1,4 +1,6 @@
-//! Packed 2-bit value cells, 32 to an `AtomicU64`.
+//! Packed 2-bit value cells, 32 to an `AtomicU64`, and the decision rule every engine and the
+//! verifier share ([`verdict`]). Neutral ground: the solvers fill cells, the table files store
+//! them, and neither needs the other for it.
 //!
 //! Codes: `0` undecided (and, in a finished table, an unused index), `1` win, `2` loss, `3` draw,
 //! always for the player to move. The invariant: while solving, a cell only ever goes from `0` to
@@ -220,14 +222,73 @@ impl Drop for Batch<'_> {
     }
 }
 
-/// A heap buffer of zeroed atomics, allocated through the zeroing allocator so untouched pages
-/// cost nothing.
+/// A heap buffer of zeroed cell words (see [`zeroed_atomics`]).
 pub fn zeroed_words(n: u64) -> Vec<AtomicU64> {
-    const _: () = assert!(std::mem::align_of::<u64>() == std::mem::align_of::<AtomicU64>());
-    let v = std::mem::ManuallyDrop::new(vec![0u64; n as usize]);
-    // SAFETY: AtomicU64 has the size and (asserted above) alignment of u64, and all-zero bits are
-    // a valid AtomicU64; the allocation is handed over whole with its length and capacity.
-    unsafe { Vec::from_raw_parts(v.as_ptr() as *mut AtomicU64, v.len(), v.capacity()) }
+    zeroed_atomics(n)
+}
+
+/// An atomic integer type and its plain twin, for buffers allocated zeroed and handed back
+/// plain.
+///
+/// # Safety
+/// `Self` must have the size and alignment of `Plain`, and all-zero bits must be a valid
+/// `Self` (true of the standard atomic integers).
+pub unsafe trait ZeroedAtomic: Sized {
+    type Plain: Copy + Default;
+}
+
+macro_rules! zeroed_atomic {
+    ($($atomic:ty => $plain:ty),*) => {$(
+        // SAFETY: the standard atomic integer has its integer's size (asserted) and alignment
+        // (asserted), and all-zero bits are its zero.
+        unsafe impl ZeroedAtomic for $atomic {
+            type Plain = $plain;
+        }
+        const _: () = assert!(
+            std::mem::size_of::<$atomic>() == std::mem::size_of::<$plain>()
+                && std::mem::align_of::<$atomic>() == std::mem::align_of::<$plain>()
+        );
+    )*};
+}
+
+zeroed_atomic!(
+    std::sync::atomic::AtomicU8 => u8,
+    std::sync::atomic::AtomicU16 => u16,
+    std::sync::atomic::AtomicU32 => u32,
+    AtomicU64 => u64
+);
+
+/// `n` zeroed atomics, allocated through the zeroing allocator so untouched pages cost nothing
+/// (the one place this layout trick is written).
+pub fn zeroed_atomics<A: ZeroedAtomic>(n: u64) -> Vec<A> {
+    let v = std::mem::ManuallyDrop::new(vec![A::Plain::default(); n as usize]);
+    // SAFETY: `A` has the size and alignment of `A::Plain` and all-zero bits are a valid `A`
+    // (the trait's contract); the plain defaults are zero; the allocation is handed over whole
+    // with its length and capacity, and `v` is never dropped.
+    unsafe { Vec::from_raw_parts(v.as_ptr() as *mut A, v.len(), v.capacity()) }
+}
+
+/// The plain values of a buffer of atomics, without a copy.
+pub fn into_plain<A: ZeroedAtomic>(v: Vec<A>) -> Vec<A::Plain> {
+    let v = std::mem::ManuallyDrop::new(v);
+    // SAFETY: `A::Plain` has `A`'s size and alignment and every bit pattern of an atomic
+    // integer is a valid plain integer; owning the vector, no other reference to it exists.
+    unsafe { Vec::from_raw_parts(v.as_ptr() as *mut A::Plain, v.len(), v.capacity()) }
+}
+
+/// The decision rule, for a position that is not over, from what its children hold for their
+/// own mover: a win iff some child is lost, else a draw if some child is drawn, else a loss
+/// (every child won, or no child at all). The engines stop reading children at the first lost
+/// one; they and the verifier all end here.
+#[inline(always)]
+pub const fn verdict(lost_child: bool, drawn_child: bool) -> u8 {
+    if lost_child {
+        WIN
+    } else if drawn_child {
+        DRAW
+    } else {
+        LOSS
+    }
 }
 
 /// Reads the cell `i` from plain little-endian bytes of a payload.

@@ -5,14 +5,17 @@
 //! sorted by vertex id so move order does not depend on the thread count. Invariant: the reverse
 //! arrays are the exact transpose of the forward ones, multi-edges included.
 
-use std::io::{BufWriter, Write};
-use std::path::Path;
-
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::game::{Game, Move, PositionError, SplitMix64, Status};
+use crate::game::{Game, Move, PositionError, Status};
 use crate::games::source::{InputBytes, Source};
+
+mod parse;
+mod random;
+
+use parse::parse_edges;
+pub use random::{check_random, random, write_random_edges};
 
 /// Vertex ids must be below this (they are stored as `u32`).
 pub const MAX_VERTICES: u64 = u32::MAX as u64;
@@ -324,258 +327,6 @@ fn csr_in_place(
     Csr { off, to }
 }
 
-/// Parses the whole edge list, in parallel over line-aligned chunks.
-use super::source::BOM;
-
-fn parse_edges(name: &str, input: &InputBytes<'_>) -> Result<Vec<Vec<(u32, u32)>>> {
-    let bytes = input.bytes();
-    const MIN_CHUNK: usize = 1 << 20;
-    let pieces = (rayon::current_num_threads() * 8).max(1);
-    let target = (bytes.len() / pieces).max(MIN_CHUNK);
-    // A UTF-8 byte-order mark (some editors write one) is not part of the first line.
-    let start = if bytes.starts_with(BOM) { BOM.len() } else { 0 };
-    let mut bounds = vec![start];
-    let mut at = start;
-    while at < bytes.len() {
-        let mut end = (at + target).min(bytes.len());
-        while end < bytes.len() && bytes[end - 1] != b'\n' {
-            end += 1;
-        }
-        bounds.push(end);
-        at = end;
-    }
-    let parts: Vec<ChunkResult> = bounds
-        .par_windows(2)
-        .map(|w| {
-            let parsed = parse_chunk(&bytes[w[0]..w[1]]).map_err(|(off, msg)| (w[0] + off, msg));
-            input.release(w[0]..w[1]);
-            parsed
-        })
-        .collect();
-    let mut chunks = Vec::with_capacity(parts.len());
-    for part in parts {
-        match part {
-            Ok(p) => chunks.push(p),
-            Err((offset, msg)) => {
-                let line = bytes[..offset].iter().filter(|&&b| b == b'\n').count() as u64 + 1;
-                return Err(Error::Input {
-                    file: name.to_string(),
-                    line,
-                    msg,
-                });
-            }
-        }
-    }
-    Ok(chunks)
-}
-
-/// Edges of one chunk, or the byte offset of the bad line in the chunk and what is wrong.
-type ChunkResult = std::result::Result<Vec<(u32, u32)>, (usize, String)>;
-
-/// Parses the lines of one chunk. Plain `u v` lines take a fast path; anything else (comments,
-/// `\r`, errors) goes through [`parse_line`], which also words the error messages.
-fn parse_chunk(chunk: &[u8]) -> ChunkResult {
-    let mut edges = Vec::with_capacity(chunk.len() / 16);
-    let mut i = 0;
-    while i < chunk.len() {
-        let start = i;
-        match fast_line(chunk, &mut i) {
-            Some(Some(e)) => edges.push(e),
-            Some(None) => {}
-            None => {
-                let end = chunk[start..]
-                    .iter()
-                    .position(|&b| b == b'\n')
-                    .map_or(chunk.len(), |p| start + p);
-                if let Some(e) = parse_line(&chunk[start..end]).map_err(|m| (start, m))? {
-                    edges.push(e);
-                }
-                i = end + 1;
-            }
-        }
-    }
-    Ok(edges)
-}
-
-/// The fast path: `[ \t]*digits[ \t]+digits[ \t]*(\n|end)` or an empty line. `None` sends the
-/// line to the careful parser.
-#[inline]
-fn fast_line(b: &[u8], i: &mut usize) -> Option<Option<(u32, u32)>> {
-    let mut j = *i;
-    let blank = |j: &mut usize| {
-        while *j < b.len() && (b[*j] == b' ' || b[*j] == b'\t') {
-            *j += 1;
-        }
-    };
-    let number = |j: &mut usize| -> Option<u64> {
-        let s = *j;
-        let mut v = 0u64;
-        while *j < b.len() && b[*j].is_ascii_digit() && *j - s < 11 {
-            v = v * 10 + (b[*j] - b'0') as u64;
-            *j += 1;
-        }
-        (*j > s && v < MAX_VERTICES).then_some(v)
-    };
-    blank(&mut j);
-    if j == b.len() || b[j] == b'\n' {
-        *i = j + 1;
-        return Some(None);
-    }
-    let u = number(&mut j)?;
-    let before = j;
-    blank(&mut j);
-    if j == before {
-        return None;
-    }
-    let v = number(&mut j)?;
-    blank(&mut j);
-    if j < b.len() && b[j] != b'\n' {
-        return None;
-    }
-    *i = j + 1;
-    Some(Some((u as u32, v as u32)))
-}
-
-fn parse_line(line: &[u8]) -> std::result::Result<Option<(u32, u32)>, String> {
-    let line = match line.iter().position(|&b| b == b'#') {
-        Some(p) => &line[..p],
-        None => line,
-    };
-    let mut words = line
-        .split(|&b| b == b' ' || b == b'\t' || b == b'\r')
-        .filter(|w| !w.is_empty());
-    let Some(a) = words.next() else {
-        return Ok(None);
-    };
-    let Some(b) = words.next() else {
-        return Err(format!(
-            "expected an edge 'u v' but found one word '{}'",
-            String::from_utf8_lossy(a)
-        ));
-    };
-    if let Some(c) = words.next() {
-        return Err(format!(
-            "expected an edge 'u v' but found a third word '{}'",
-            String::from_utf8_lossy(c)
-        ));
-    }
-    Ok(Some((vertex(a)?, vertex(b)?)))
-}
-
-fn vertex(word: &[u8]) -> std::result::Result<u32, String> {
-    let text = || String::from_utf8_lossy(word).into_owned();
-    if word[0] == b'-' && word.len() > 1 && word[1..].iter().all(u8::is_ascii_digit) {
-        return Err(format!("negative vertex id '{}'", text()));
-    }
-    let mut v: u64 = 0;
-    for &b in word {
-        if !b.is_ascii_digit() {
-            return Err(format!(
-                "'{}' is not a vertex id (a non-negative integer)",
-                text()
-            ));
-        }
-        v = v * 10 + (b - b'0') as u64;
-        if v >= MAX_VERTICES {
-            return Err(format!(
-                "vertex id {} is too large (ids must be below {MAX_VERTICES})",
-                text()
-            ));
-        }
-    }
-    Ok(v as u32)
-}
-
-/// Writes a random digraph as an edge list: `edges` edges with uniformly random heads, and tails
-/// uniform over the vertices from `sinks` on (vertices `0..sinks` have no move, which gives the
-/// retrograde pass lost positions to start from; loops and multi-edges are possible). The same
-/// seed gives the same file on every machine.
-pub fn write_random(path: &str, vertices: u64, edges: u64, sinks: u64, seed: u64) -> Result<()> {
-    if vertices == 0 || vertices > MAX_VERTICES {
-        return Err(Error::Usage(format!(
-            "a random digraph needs between 1 and {MAX_VERTICES} vertices"
-        )));
-    }
-    if sinks >= vertices {
-        return Err(Error::Usage(format!(
-            "{sinks} sinks leave no vertex of {vertices} to move from"
-        )));
-    }
-    let out_path = Path::new(path);
-    // Lines `u v`: at most two ids of the largest width, a space and a newline each.
-    let width = vertices.to_string().len() as u64;
-    crate::memory::check_disk(
-        format!("writing a random digraph of {edges} edges"),
-        out_path,
-        edges.saturating_mul(2 * width + 2),
-    )?;
-    let _lock = crate::table::OutputLock::acquire(out_path)?;
-    let tmp = crate::table::workfiles::sibling(out_path, &format!("tmp-{}", std::process::id()));
-    let written = write_edges(&tmp, vertices, edges, sinks, seed)
-        .and_then(|()| std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e)));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written
-}
-
-/// The body of [`write_random`]: the edge list into `tmp`.
-fn write_edges(tmp: &Path, vertices: u64, edges: u64, sinks: u64, seed: u64) -> Result<()> {
-    let tmp = tmp.display().to_string();
-    let file = std::fs::File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;
-    let mut out = BufWriter::with_capacity(1 << 22, file);
-    writeln!(
-        out,
-        "# random digraph: {vertices} vertices, {edges} edges, {sinks} sinks, seed {seed}"
-    )
-    .map_err(|e| Error::io(&tmp, e))?;
-    const BLOCK: u64 = 1 << 20;
-    let blocks = edges.div_ceil(BLOCK);
-    // Format blocks in parallel, a batch at a time, and write them in order.
-    let batch = (rayon::current_num_threads() as u64 * 4).max(1);
-    let mut b = 0;
-    while b < blocks {
-        let end = (b + batch).min(blocks);
-        let texts: Vec<Vec<u8>> = (b..end)
-            .into_par_iter()
-            .map(|i| {
-                let mut rng = SplitMix64(seed ^ i.wrapping_mul(0xA24B_AED4_963E_E407));
-                let count = BLOCK.min(edges - i * BLOCK);
-                let mut s = Vec::with_capacity(count as usize * 18);
-                for _ in 0..count {
-                    let u = sinks + rng.below(vertices - sinks);
-                    let v = rng.below(vertices);
-                    writeln!(s, "{u} {v}").expect("writing to memory");
-                }
-                s
-            })
-            .collect();
-        for t in texts {
-            out.write_all(&t).map_err(|e| Error::io(&tmp, e))?;
-        }
-        b = end;
-    }
-    out.flush().map_err(|e| Error::io(&tmp, e))?;
-    out.into_inner()
-        .map_err(|e| Error::io(&tmp, e.into_error()))?
-        .sync_all()
-        .map_err(|e| Error::io(&tmp, e))
-}
-
-/// A random digraph in memory (for benches and tests), the distribution of [`write_random`].
-pub fn random(vertices: u64, edges: u64, sinks: u64, seed: u64) -> Digraph {
-    let mut rng = SplitMix64(seed);
-    let sinks = sinks.min(vertices - 1);
-    let list: Vec<(u32, u32)> = (0..edges)
-        .map(|_| {
-            let u = sinks + rng.below(vertices - sinks);
-            (u as u32, rng.below(vertices) as u32)
-        })
-        .collect();
-    let name = format!("random-{vertices}-{edges}-{seed}");
-    Digraph::from_edges(Source::of(&name, &[]), vertices, &list)
-}
-
 impl Digraph {
     /// The web board's picture of a position: the token's vertex in the middle, the vertices it
     /// can move to on the right (each a clickable `.mark` under its move's name, as
@@ -656,7 +407,6 @@ impl Digraph {
         s
     }
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -731,44 +481,5 @@ mod tests {
         assert_eq!(g.status(3), Status::Unused);
         assert!(g.parse_position("3").is_err());
         assert_eq!(g.parse_position(" 5 "), Ok(5));
-    }
-}
-
-#[cfg(test)]
-mod parser_tests {
-    use super::*;
-    use proptest::prelude::*;
-
-    /// Lines of every shape the fast path must either take exactly or hand over.
-    fn line() -> impl Strategy<Value = String> {
-        let id = prop_oneof![
-            (0u64..1000).prop_map(|v| v.to_string()),
-            Just("4294967294".to_string()),
-            Just("007".to_string()),
-        ];
-        let ws = prop_oneof![Just(" "), Just("\t"), Just("  "), Just(" \t")];
-        prop_oneof![
-            (id.clone(), ws.clone(), id.clone(), ws.clone())
-                .prop_map(|(a, w, b, t)| format!("{a}{w}{b}{t}")),
-            (ws.clone(), id.clone(), ws.clone(), id.clone())
-                .prop_map(|(w, a, x, b)| format!("{w}{a}{x}{b}\r")),
-            (id.clone(), ws.clone(), id).prop_map(|(a, w, b)| format!("{a}{w}{b} # note")),
-            Just(String::new()),
-            Just("# comment".to_string()),
-            Just("   ".to_string()),
-        ]
-    }
-
-    proptest! {
-        #[test]
-        fn fast_and_careful_parsers_agree(lines in prop::collection::vec(line(), 0..40)) {
-            let text = lines.join("\n");
-            let fast = parse_chunk(text.as_bytes()).unwrap();
-            let careful: Vec<(u32, u32)> = text
-                .lines()
-                .filter_map(|l| parse_line(l.as_bytes()).unwrap())
-                .collect();
-            prop_assert_eq!(fast, careful);
-        }
     }
 }

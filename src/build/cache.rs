@@ -8,9 +8,10 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{BuildOptions, Table, build};
+use super::{BuildOptions, build};
 use crate::error::{Error, Result};
 use crate::games::AnyGame;
+use crate::table::Table;
 
 /// The cache directory (see the module docs).
 pub fn dir() -> PathBuf {

@@ -1,0 +1,305 @@
+//! Building tables: the engine choice, estimates, the memory and disk guards, the solve itself,
+//! the checkpoints a tiered build resumes from, and compression as an option of the build.
+//!
+//! This layer drives the others: it asks [`crate::solve`] to decide cells that live in a table
+//! file being written by [`crate::table`], and neither of those knows about the other. The
+//! invariant: a build takes the output's lock ([`OutputLock`]) before it touches the output or
+//! any work file beside it (`.NAME.tmp-PID`, `.NAME.partial*`, `.NAME.raw`), and holds it until
+//! the table is under its final name or the build has failed.
+
+pub mod cache;
+mod checkpoint;
+pub mod generate;
+pub mod report;
+mod tiered;
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use indicatif::ProgressBar;
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::cells::Cells;
+use crate::error::{Error, Result};
+use crate::games::AnyGame;
+use crate::solve::{self, SolveOptions, SolveStats};
+use crate::table::format::put_remoteness;
+use crate::table::write::{GameFields, RawWriter, TempFile};
+use crate::table::{OutputLock, raw_sibling, zstd::Params};
+use crate::with_game;
+
+pub use checkpoint::Checkpoint;
+pub use tiered::{TierReport, TieredPlan, plan_tiered};
+
+/// How to build a table.
+#[derive(Clone)]
+pub struct BuildOptions {
+    pub remoteness: bool,
+    pub progress: Option<ProgressBar>,
+    /// Bytes the build may use; larger builds are refused before allocating.
+    pub max_memory: u64,
+    /// The engine; `None` picks the game's default ([`solve::Engine::default_for`]).
+    pub engine: Option<solve::Engine>,
+    /// Tiered engine: solve at most this many tiers in this run, then stop, leaving the work
+    /// files for a later run to resume from.
+    pub stop_after_tiers: Option<u32>,
+    /// Tiered engine: a finished tier becomes a checkpoint (its work written to disk and named
+    /// in the checkpoint file) when at least this long has passed since the last one; zero makes
+    /// every tier one. The tier where `stop_after_tiers` stops always is.
+    pub checkpoint_every: std::time::Duration,
+    /// Tiered engine: called after each tier (for progress lines in logs).
+    pub on_tier: Option<OnTier>,
+    /// Checked while solving; once set, the build stops and fails with
+    /// [`Error::Interrupted`] (a tiered build's work files stay for a later run to resume).
+    pub stop: solve::Stop,
+    /// Write the table compressed with these parameters: solved into the raw table beside the
+    /// output ([`raw_sibling`]), compressed into the output, the raw one removed. A build that
+    /// stops early (`stop_after_tiers`) is not compressed.
+    pub compress: Option<Params>,
+    /// Where to report the compression (`None`: nowhere).
+    pub compress_progress: Option<ProgressBar>,
+    /// Tiered engine: called after each tier's checkpoint decision (after [`Self::on_tier`]);
+    /// returning true stops the build there as [`Self::stop`] would, its work files kept. Tests
+    /// use it to cut a build at a chosen tier, the way a crash would.
+    pub halt_after_tier: Option<HaltAfterTier>,
+}
+
+/// What [`BuildOptions::on_tier`] calls.
+pub type OnTier = std::sync::Arc<dyn Fn(&TierReport) + Send + Sync>;
+
+/// What [`BuildOptions::halt_after_tier`] calls: true stops the build.
+pub type HaltAfterTier = std::sync::Arc<dyn Fn(&TierReport) -> bool + Send + Sync>;
+
+/// The default [`BuildOptions::checkpoint_every`]: an interruption loses at most about a
+/// minute of work besides the tier in progress, and builds of a few minutes pay for a few
+/// write-backs only.
+pub const CHECKPOINT_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
+
+impl Default for BuildOptions {
+    fn default() -> Self {
+        BuildOptions {
+            remoteness: false,
+            progress: None,
+            max_memory: crate::memory::default_limit(),
+            engine: None,
+            stop_after_tiers: None,
+            checkpoint_every: CHECKPOINT_EVERY,
+            on_tier: None,
+            stop: solve::Stop::default(),
+            compress: None,
+            compress_progress: None,
+            halt_after_tier: None,
+        }
+    }
+}
+
+/// What a build did.
+#[derive(Clone, Debug, Serialize)]
+pub struct BuildSummary {
+    pub spec: String,
+    pub path: String,
+    pub positions: u64,
+    /// `[unused, win, loss, draw]`.
+    pub counts: [u64; 4],
+    /// Retrograde rounds, where the engine followed them (not in a values-only tiered build).
+    pub rounds: Option<u32>,
+    /// Edges of the game graph, where the engine enumerated them all.
+    pub edges: Option<u64>,
+    pub parent_visits: u64,
+    /// Children read to decide their parents (tiered engine).
+    pub child_probes: u64,
+    pub engine: solve::Engine,
+    /// Tiered builds: the tier this run continued below, when it resumed an interrupted build.
+    pub resumed_from_tier: Option<u32>,
+    /// False when the build stopped early (`stop_after_tiers`); `path` is then the work file
+    /// and rerunning the build resumes it.
+    pub complete: bool,
+    pub solve_seconds: f64,
+    /// Seconds of the whole build: here from the call on; the command line's summary counts
+    /// from before it read the input.
+    pub total_seconds: f64,
+    pub file_bytes: u64,
+    /// Seconds spent compressing, for a build written compressed.
+    pub compress_seconds: Option<f64>,
+}
+
+/// What a build of `game` with `opts` is expected to take before it starts.
+#[derive(Clone, Debug, Serialize)]
+pub struct BuildEstimate {
+    pub engine: solve::Engine,
+    /// Peak memory of the solve, in bytes (what the memory guard compares with the limit).
+    pub memory_bytes: u64,
+    /// The raw table file's size (cells and remoteness; the header and checksums are small).
+    pub file_bytes: u64,
+}
+
+/// The engine a build would use and its memory and disk needs.
+pub fn estimate(game: &AnyGame, opts: &BuildOptions) -> BuildEstimate {
+    let engine = engine_of(game, opts);
+    let size = game.size();
+    let rem = if opts.remoteness { size } else { 0 };
+    BuildEstimate {
+        engine,
+        memory_bytes: engine.memory_estimate(game, opts.remoteness),
+        file_bytes: size.div_ceil(4).saturating_add(rem),
+    }
+}
+
+/// The engine `opts` asks for, else the game's default.
+fn engine_of(game: &AnyGame, opts: &BuildOptions) -> solve::Engine {
+    opts.engine
+        .unwrap_or_else(|| solve::Engine::default_for(game))
+}
+
+/// Where a build of `out` solves into: `out` itself, or the raw table beside it when the build
+/// compresses.
+pub fn solved_into(out: &Path, opts: &BuildOptions) -> PathBuf {
+    if opts.compress.is_some() {
+        raw_sibling(out)
+    } else {
+        out.to_path_buf()
+    }
+}
+
+/// Solves `game` and writes its table to `out`, raw or compressed as `opts` asks.
+pub fn build(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<BuildSummary> {
+    let Some(params) = opts.compress else {
+        return build_raw(game, out, opts);
+    };
+    let raw = raw_sibling(out);
+    let result = build_raw(game, &raw, opts).and_then(|mut s| {
+        if !s.complete {
+            return Ok(s);
+        }
+        opts.stop.check().map_err(|_| interrupted(&s.spec, None))?;
+        if let Some(p) = &opts.progress {
+            p.finish_and_clear();
+        }
+        let started = Instant::now();
+        // Held while compressing: the raw table is this process's work, not a dead one's.
+        let _raw = OutputLock::acquire(&raw)?;
+        let t = crate::table::Table::open(&raw)?;
+        let bar = opts
+            .compress_progress
+            .clone()
+            .unwrap_or_else(ProgressBar::hidden);
+        s.file_bytes = crate::table::compress(&t, out, params, &bar)?;
+        s.compress_seconds = Some(started.elapsed().as_secs_f64());
+        s.path = out.display().to_string();
+        s.total_seconds += started.elapsed().as_secs_f64();
+        Ok(s)
+    });
+    let _ = std::fs::remove_file(&raw);
+    result
+}
+
+/// Solves `game` and writes its raw table to `out`.
+fn build_raw(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<BuildSummary> {
+    let started = Instant::now();
+    let spec = game.spec();
+    let size = game.size();
+    let engine = engine_of(game, opts);
+    if engine == solve::Engine::Tiered
+        && let Some(why) = solve::tiered_unsupported(game)
+    {
+        return Err(Error::Spec {
+            spec: spec.clone(),
+            msg: format!("the tiered engine cannot solve this game: {why}"),
+        });
+    }
+    TempFile::check_destination(out)?;
+    let lock = OutputLock::acquire(out)?;
+    if engine == solve::Engine::Tiered {
+        // Checks memory and disk for the tiers this run will solve.
+        return tiered::build(game, out, &lock, opts, started);
+    }
+    let what = format!(
+        "solving {spec} ({size} positions) with the {} engine",
+        engine.name()
+    );
+    crate::memory::check(
+        what.clone(),
+        engine.memory_estimate(game, opts.remoteness),
+        opts.max_memory,
+    )?;
+    crate::memory::check_disk(what, out, estimate(game, opts).file_bytes)?;
+    let writer = RawWriter::create(out, GameFields::of(game), size)?;
+    let solve_start = Instant::now();
+    let stats = {
+        let cells = Cells::new(writer.words(), size);
+        let sopts = SolveOptions {
+            remoteness: opts.remoteness,
+            progress: opts.progress.clone(),
+            stop: opts.stop.clone(),
+        };
+        with_game!(game, g => solve::counter::solve(g, &cells, &sopts))
+    };
+    // A stopped solve's cells are incomplete; the temporary file goes with the writer.
+    opts.stop.check().map_err(|_| interrupted(&spec, None))?;
+    let solve_seconds = solve_start.elapsed().as_secs_f64();
+    let (width, rem_bytes) = encode_remoteness(&stats);
+    // Rounds are recorded where the table has remoteness (a values-only tiered build does not
+    // know them, and both engines write the same table).
+    let rounds = stats.rounds.filter(|_| opts.remoteness);
+    let file_bytes = writer.finish(stats.counts, rounds, width, &rem_bytes)?;
+    Ok(BuildSummary {
+        spec,
+        path: out.display().to_string(),
+        positions: size,
+        counts: stats.counts,
+        rounds: stats.rounds,
+        edges: stats.edges,
+        parent_visits: stats.parent_visits,
+        child_probes: stats.child_probes,
+        engine,
+        resumed_from_tier: None,
+        complete: true,
+        solve_seconds,
+        total_seconds: started.elapsed().as_secs_f64(),
+        file_bytes,
+        compress_seconds: None,
+    })
+}
+
+/// The error of a build stopped through [`BuildOptions::stop`]; a tiered build (`resumable`
+/// names its output) leaves its work files for a later run.
+fn interrupted(spec: &str, resumable: Option<&Path>) -> Error {
+    Error::Interrupted(match resumable {
+        None => format!("the build of {spec} was interrupted; no table was written"),
+        Some(out) => format!(
+            "the build of {spec} was interrupted; no table was written (the same build into {} \
+             resumes from its last checkpoint)",
+            out.display()
+        ),
+    })
+}
+
+/// Remoteness in the narrowest width whose all-ones value exceeds the largest finite value.
+fn encode_remoteness(stats: &SolveStats) -> (u8, Vec<u8>) {
+    let Some(rem) = &stats.remoteness else {
+        return (0, Vec::new());
+    };
+    let max = rem
+        .par_iter()
+        .filter(|&&r| r != u32::MAX)
+        .max()
+        .copied()
+        .unwrap_or(0);
+    let width: u8 = if max < 0xFF {
+        1
+    } else if max < 0xFFFF {
+        2
+    } else {
+        4
+    };
+    let mut out = vec![0u8; rem.len() * width as usize];
+    out.par_chunks_mut(width as usize * 4096)
+        .zip(rem.par_chunks(4096))
+        .for_each(|(dst, src)| {
+            for (d, &r) in dst.chunks_mut(width as usize).zip(src) {
+                put_remoteness(d, r);
+            }
+        });
+    (width, out)
+}

@@ -1,0 +1,319 @@
+//! A tiered build: its plan (which tiers this run solves, the memory and disk it needs), and
+//! the run itself through work files beside the output, with a checkpoint where a later run can
+//! resume ([`super::checkpoint`]).
+//!
+//! Invariant: the work files are touched only while the output's lock is held, and a tier is
+//! named in a checkpoint only once everything it needs is synced to disk.
+
+use std::path::Path;
+use std::time::Instant;
+
+use serde::Serialize;
+
+use super::checkpoint::{self, Checkpoint};
+use super::{BuildOptions, BuildSummary, interrupted};
+use crate::cells::Cells;
+use crate::error::{Error, Result};
+use crate::game::Tiered;
+use crate::games::AnyGame;
+use crate::solve::{self, SolveOptions, SolveStats};
+use crate::table::OutputLock;
+use crate::table::workfiles::sibling;
+use crate::table::write::{GameFields, RawWriter};
+use crate::with_tiered_game;
+
+/// What a run of a tiered build will do, worked out before it starts (from the game, the
+/// options and the checkpoint beside the output).
+#[derive(Clone, Debug, Serialize)]
+pub struct TieredPlan {
+    pub tiers: u32,
+    /// The checkpoint this run resumes below, if any.
+    pub resumed: Option<Checkpoint>,
+    /// Tiers from here up are finished.
+    pub done_from: u32,
+    /// This run solves tiers `lowest..done_from`, top down.
+    pub lowest: u32,
+    /// Positions left to solve after this checkpoint (all the tiers below it).
+    pub positions_left: u64,
+    /// Peak memory of this run, bytes.
+    pub memory_bytes: u64,
+    /// Disk this run still needs for its work files, bytes (beyond what they hold already).
+    pub disk_bytes: u64,
+    /// Free disk beside the output, where the system says.
+    pub disk_free: Option<u64>,
+    /// Seconds the rest of the build would take at the rate of the earlier runs.
+    pub seconds_left: Option<f64>,
+}
+
+/// The plan of a tiered build of `game` into `out` (see [`TieredPlan`]).
+pub fn plan_tiered(game: &AnyGame, out: &Path, opts: &BuildOptions) -> TieredPlan {
+    let spec = game.spec();
+    let size = game.size();
+    let tiers = with_tiered_game!(game, g => g.tier_count(), _ => 0);
+    let mut resumed = checkpoint::read(out, &spec, size).filter(|m| m.tier < tiers);
+    let done_from = resumed.as_ref().map_or(tiers, |m| m.tier);
+    let lowest = done_from.saturating_sub(opts.stop_after_tiers.unwrap_or(tiers));
+    // Memory: the cells of this run's tiers (of a tier and its child tier where tiers are
+    // index ranges, else all of them) and, with remoteness, a byte per index. Disk: the cells
+    // from this run's lowest tier up and, with remoteness, the table's remoteness section and
+    // the checkpoints' files (a new one is written before the previous one is deleted).
+    let solving = lowest..done_from;
+    let fresh = done_from == tiers;
+    let memory_bytes = with_tiered_game!(game, g => {
+        solve::tiered::resident_cells(g, solving.clone())
+            .saturating_add(solve::tiered::working_memory(g, opts.remoteness, fresh))
+            .saturating_add(solve::PROCESS_BYTES)
+    }, _ => 0);
+    let cells_on_disk = with_tiered_game!(game, g => g.tier_range(lowest), _ => None)
+        .map_or(size, |r| size - r.start)
+        .div_ceil(4);
+    let disk_all = if opts.remoteness {
+        cells_on_disk.saturating_add(size.saturating_mul(3))
+    } else {
+        cells_on_disk
+    };
+    let rem_file = resumed.as_ref().map(|m| checkpoint::rem_path(out, m.tier));
+    let have = [Some(sibling(out, "partial")), rem_file]
+        .iter()
+        .flatten()
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .map(|m| {
+            use std::os::unix::fs::MetadataExt;
+            m.blocks() * 512
+        })
+        .sum::<u64>();
+    // Where tiers are ranges, the finished ones are exactly the indices from `done_from`'s on.
+    let solved = match with_tiered_game!(game, g => g.tier_range(done_from), _ => None) {
+        Some(r) if resumed.is_some() => size - r.start,
+        _ => resumed.as_ref().map_or(0, |m| m.solved),
+    };
+    if let Some(m) = resumed.as_mut() {
+        m.solved = solved;
+    }
+    let positions_left = size.saturating_sub(solved);
+    let seconds_left = resumed
+        .as_ref()
+        .filter(|m| m.timed > 0 && m.seconds > 0.0)
+        .map(|m| positions_left as f64 * m.seconds / m.timed as f64);
+    TieredPlan {
+        tiers,
+        resumed,
+        done_from,
+        lowest,
+        positions_left,
+        memory_bytes,
+        disk_bytes: disk_all.saturating_sub(have),
+        disk_free: crate::memory::disk_free(crate::memory::dir_of(out)),
+        seconds_left,
+    }
+}
+
+/// After each tier of a tiered build: how it went and what is left.
+#[derive(Clone, Debug, Serialize)]
+pub struct TierReport {
+    pub tier: u32,
+    pub tiers: u32,
+    /// Positions of this tier, and the seconds it took.
+    pub positions: u64,
+    pub seconds: f64,
+    /// Positions of all finished tiers (earlier runs' too), and those below this tier.
+    pub solved: u64,
+    pub left: u64,
+    /// Seconds the rest would take at this run's rate so far.
+    pub seconds_left: f64,
+    /// This tier was made a checkpoint.
+    pub checkpoint: bool,
+}
+
+/// A tiered build through work files beside `out`: `.NAME.partial` holds the cells (a shared
+/// mapping: the table being written), `.NAME.partial-rem.T` the remoteness a run resumed below
+/// tier `T` starts from, `.NAME.partial-tier` names the checkpoint. While solving, the engine
+/// keeps remoteness in anonymous memory (two tiers of it where the game has slots).
+///
+/// A finished tier becomes a checkpoint when [`BuildOptions::checkpoint_every`] has passed since
+/// the last one (and where `stop_after_tiers` stops): its remoteness is written to a new work
+/// file and synced, the cells are synced, the checkpoint file names the tier with the size and
+/// xxh3 of that remoteness, and only then is the previous checkpoint's file deleted; so a build
+/// interrupted at any moment resumes below the last checkpoint, and a damaged work file is
+/// refused by name. Syncing after every tier cost a short build a fifth of its time in faults on
+/// pages the write-back had made read-only (hex:4: 4.1 s against 3.2 s), and first touches of a
+/// file-backed remoteness map serialised the two threads on page faults (docs/TIERED.md).
+///
+/// `lock` is the output's: it makes the work files this build's alone while it runs.
+pub(super) fn build(
+    game: &AnyGame,
+    out: &Path,
+    lock: &OutputLock,
+    opts: &BuildOptions,
+    started: Instant,
+) -> Result<BuildSummary> {
+    let spec = game.spec();
+    let size = game.size();
+    let plan = plan_tiered(game, out, opts);
+    let TieredPlan {
+        tiers,
+        done_from,
+        lowest,
+        ..
+    } = plan;
+    let resumed = plan.resumed.clone();
+    let what = format!("solving tiers {lowest}..{done_from} of {spec} with the tiered engine");
+    crate::memory::check(
+        format!("{what} ({size} positions)"),
+        plan.memory_bytes,
+        opts.max_memory,
+    )?;
+    crate::memory::check_disk(what, out, plan.disk_bytes)?;
+    // The remoteness a resumed run starts from, read into the engine's memory and checked
+    // against the checkpoint's sum.
+    let resume_rem = match &resumed {
+        Some(m) => Some(|buf: &mut [u8]| checkpoint::read_rem(out, m, buf)),
+        None => {
+            // A fresh start: whatever the work files held belongs to no finished tier.
+            let _ = std::fs::remove_file(checkpoint::path(out));
+            checkpoint::remove_rem_files(out, None);
+            None
+        }
+    };
+    let writer = RawWriter::resumable(out, lock, GameFields::of(game), size, resumed.is_none())?;
+    let cells_path = writer.path().to_path_buf();
+    let solve_start = Instant::now();
+    let mut budget = opts.stop_after_tiers;
+    let stats = {
+        let cells = Cells::new(writer.words(), size);
+        let digest = |tiers: std::ops::Range<u32>| with_tiered_game!(game, g => solve::digest::tiers_digest(g, &cells, tiers), _ => 0);
+        // The digest of the finished tiers' cells, and the lowest tier it covers: checked
+        // against the checkpoint on resuming, then grown at each checkpoint.
+        let mut cells_sum = 0u64;
+        let mut cells_sum_from = tiers;
+        if let Some(m) = &resumed {
+            cells_sum = digest(m.tier..tiers);
+            cells_sum_from = m.tier;
+            checkpoint::check_cells(&cells_path, m, cells_sum)?;
+        }
+        let sopts = SolveOptions {
+            remoteness: opts.remoteness,
+            progress: opts.progress.clone(),
+            stop: opts.stop.clone(),
+        };
+        // When the last checkpoint was written (or this run started).
+        let mut checkpoint_at = Instant::now();
+        // Positions of the finished tiers and the seconds spent on them, over all runs.
+        let (solved_before, timed_before, seconds_before) = resumed
+            .as_ref()
+            .map_or((0, 0, 0.0), |m| (m.solved, m.timed, m.seconds));
+        let mut solved = solved_before;
+        let mut tier_start = Instant::now();
+        let checkpoint = |done: solve::tiered::TierDone<'_>| -> Result<bool> {
+            let t = done.tier;
+            let tier_seconds = tier_start.elapsed().as_secs_f64();
+            solved += done.positions;
+            let go_on = match budget.as_mut() {
+                Some(b) => {
+                    *b = b.saturating_sub(1);
+                    *b > 0
+                }
+                None => true,
+            };
+            // After tier 0 the table itself is written at once: no checkpoint is needed.
+            let checkpoint = t > 0 && (!go_on || checkpoint_at.elapsed() >= opts.checkpoint_every);
+            if checkpoint {
+                // The remoteness a resumed run needs goes to a file of its own, then the cells
+                // (a shared mapping) are synced, then the checkpoint names both; only then is
+                // the previous checkpoint's file deleted.
+                let (rem_bytes, rem_sum) =
+                    checkpoint::write_rem(&checkpoint::rem_path(out, t), done.remoteness)?;
+                writer.sync_cells()?;
+                cells_sum = cells_sum.wrapping_add(digest(t..cells_sum_from));
+                cells_sum_from = t;
+                let m = Checkpoint {
+                    tier: t,
+                    rounds: done.rounds.unwrap_or(0),
+                    solved,
+                    timed: timed_before + (solved - solved_before),
+                    seconds: seconds_before + solve_start.elapsed().as_secs_f64(),
+                    rem_bytes,
+                    rem_sum,
+                    cells_sum: Some(cells_sum),
+                };
+                checkpoint::write(out, &spec, size, &m)?;
+                checkpoint::remove_rem_files(out, Some(t));
+                checkpoint_at = Instant::now();
+            }
+            let run_solved = (solved - solved_before) as f64;
+            let left = size.saturating_sub(solved);
+            let report = TierReport {
+                tier: t,
+                tiers,
+                positions: done.positions,
+                seconds: tier_seconds,
+                solved,
+                left,
+                seconds_left: left as f64 * solve_start.elapsed().as_secs_f64()
+                    / run_solved.max(1.0),
+                checkpoint,
+            };
+            if let Some(on_tier) = &opts.on_tier {
+                on_tier(&report);
+            }
+            if opts
+                .halt_after_tier
+                .as_ref()
+                .is_some_and(|halt| halt(&report))
+            {
+                return Err(Error::Interrupted(format!("halted after tier {t}")));
+            }
+            tier_start = Instant::now();
+            Ok(go_on)
+        };
+        with_tiered_game!(game, g => solve::tiered::solve_tiers(
+            g,
+            &cells,
+            done_from,
+            resumed.as_ref().map_or(0, |m| m.rounds),
+            resume_rem,
+            &sopts,
+            checkpoint
+        ), _ => unreachable!("build checked that the tiered engine applies"))
+        .map_err(|e| match e {
+            Error::Interrupted(_) => interrupted(&spec, Some(out)),
+            e => e,
+        })?
+    };
+    let solve_seconds = solve_start.elapsed().as_secs_f64();
+    let summary =
+        |stats: &SolveStats, path: String, complete: bool, file_bytes: u64| BuildSummary {
+            spec: spec.clone(),
+            path,
+            positions: size,
+            counts: stats.counts,
+            rounds: stats.rounds,
+            edges: stats.edges,
+            parent_visits: 0,
+            child_probes: stats.child_probes,
+            engine: solve::Engine::Tiered,
+            resumed_from_tier: resumed.as_ref().map(|m| m.tier),
+            complete,
+            solve_seconds,
+            total_seconds: started.elapsed().as_secs_f64(),
+            file_bytes,
+            compress_seconds: None,
+        };
+    let Some(solved) = stats else {
+        writer.flush()?;
+        let partial = SolveStats::default();
+        return Ok(summary(
+            &partial,
+            cells_path.display().to_string(),
+            false,
+            0,
+        ));
+    };
+    let stats = solved.stats;
+    let rem_bytes = solved.remoteness.as_ref().map_or(&[][..], |r| r.bytes());
+    let width = if solved.remoteness.is_some() { 1 } else { 0 };
+    let file_bytes = writer.finish(stats.counts, stats.rounds, width, rem_bytes)?;
+    checkpoint::remove_rem_files(out, None);
+    let _ = std::fs::remove_file(checkpoint::path(out));
+    Ok(summary(&stats, out.display().to_string(), true, file_bytes))
+}

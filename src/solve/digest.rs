@@ -1,0 +1,82 @@
+//! Checksums of finished tiers' cells, so a resumed build can tell that the cells it continues
+//! from are the ones its checkpoint recorded.
+//!
+//! A tier's digest covers exactly the cells of that tier's positions (never a neighbour tier's
+//! cells that share a byte or a word), and is the same whatever the thread count; the digest of
+//! several tiers is the wrapping sum of theirs, so a checkpoint adds the tiers finished since the
+//! last one to the last one's digest.
+
+use std::sync::atomic::Ordering;
+
+use rayon::prelude::*;
+use xxhash_rust::xxh3::{Xxh3, xxh3_64_with_seed};
+
+use crate::cells::{CELLS_PER_WORD, Cells};
+use crate::game::{TierPosition, TierVisitor, Tiered};
+
+/// Words hashed as one piece of a contiguous tier.
+const PIECE_WORDS: u64 = 1 << 14;
+
+/// The digest of tiers `tiers` (see the module docs).
+pub fn tiers_digest<G: Tiered>(game: &G, cells: &Cells<'_>, tiers: std::ops::Range<u32>) -> u64 {
+    tiers.fold(0u64, |sum, t| sum.wrapping_add(tier_digest(game, cells, t)))
+}
+
+/// The digest of tier `t`'s cells.
+pub fn tier_digest<G: Tiered>(game: &G, cells: &Cells<'_>, t: u32) -> u64 {
+    let seed = |piece: u64| (u64::from(t) << 40) ^ piece;
+    if let Some(range) = game.tier_range(t) {
+        let (start, end) = (range.start, range.end.min(cells.len()));
+        let first = start / CELLS_PER_WORD;
+        let last = end.div_ceil(CELLS_PER_WORD);
+        return (0..(last - first).div_ceil(PIECE_WORDS))
+            .into_par_iter()
+            .map(|k| {
+                let w0 = first + k * PIECE_WORDS;
+                let mut bytes = Vec::with_capacity(PIECE_WORDS as usize * 8);
+                for w in w0..(w0 + PIECE_WORDS).min(last) {
+                    let lo = w * CELLS_PER_WORD;
+                    let hi = lo + CELLS_PER_WORD;
+                    if lo >= start && hi <= end {
+                        let word = cells.words()[w as usize].load(Ordering::Relaxed);
+                        bytes.extend_from_slice(&word.to_le_bytes());
+                    } else {
+                        // A word shared with a neighbour tier: this tier's cells one by one.
+                        bytes.extend((lo.max(start)..hi.min(end)).map(|i| cells.get(i)));
+                    }
+                }
+                xxh3_64_with_seed(&bytes, seed(w0))
+            })
+            .reduce(|| 0, u64::wrapping_add);
+    }
+    (0..game.tier_units(t))
+        .into_par_iter()
+        .map(|unit| {
+            let mut d = UnitDigest {
+                cells: *cells,
+                hash: Xxh3::with_seed(seed(unit)),
+                buf: Vec::with_capacity(4096),
+            };
+            game.visit_tier(t, unit, &mut d);
+            d.hash.update(&d.buf);
+            d.hash.digest()
+        })
+        .reduce(|| 0, u64::wrapping_add)
+}
+
+/// Hashes the codes of the positions a tier walk lists, in the order it lists them.
+struct UnitDigest<'a> {
+    cells: Cells<'a>,
+    hash: Xxh3,
+    buf: Vec<u8>,
+}
+
+impl TierVisitor for UnitDigest<'_> {
+    fn visit<I: ExactSizeIterator<Item = u64>>(&mut self, p: TierPosition<I>) {
+        self.buf.push(self.cells.get(p.index));
+        if self.buf.len() == self.buf.capacity() {
+            self.hash.update(&self.buf);
+            self.buf.clear();
+        }
+    }
+}

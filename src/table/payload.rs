@@ -1,0 +1,183 @@
+//! The payload readers of a table, over plain `&[u8]` (a memory map, a `Vec`, a slice): raw
+//! blocks checked against their checksums once each, compressed frames checked and decoded
+//! through a cache, and the checks of the bytes no checksum covers.
+//!
+//! Invariant: no byte of the payload reaches a caller before the checksum that covers it has
+//! matched — a raw block on first use (remembered in a bit), a compressed frame on every decode.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::error::{Checked, TableErrorKind};
+use super::format::{Header, Section};
+use super::zstd::{FrameCache, Stream, decompress_frame};
+
+/// How the cells and remoteness are stored.
+pub(super) enum Payload {
+    Raw(RawBlocks),
+    Zstd(ZstdFrames),
+}
+
+/// A raw payload: which checksum blocks have been seen to match.
+pub(super) struct RawBlocks {
+    /// One bit per checksum block: set once the block has been seen to match.
+    verified: Vec<AtomicU64>,
+}
+
+impl RawBlocks {
+    pub fn new(blocks: usize) -> RawBlocks {
+        RawBlocks {
+            verified: (0..blocks.div_ceil(64))
+                .map(|_| AtomicU64::new(0))
+                .collect(),
+        }
+    }
+
+    /// Checks the block that holds byte `at` of `section` (once); `first_block` is the index of
+    /// the section's first block in the checksum list `sums`.
+    pub fn check_block(
+        &self,
+        bytes: &[u8],
+        header: &Header,
+        sums: &[u64],
+        (section, first_block): (Section, u64),
+        at: u64,
+    ) -> Result<(), TableErrorKind> {
+        let block = header.block as u64;
+        let k = first_block + at / block;
+        let (word, bit) = ((k / 64) as usize, 1u64 << (k % 64));
+        if self.verified[word].load(Ordering::Relaxed) & bit != 0 {
+            return Ok(());
+        }
+        let start = section.offset + (at / block) * block;
+        let end = (start + block).min(section.end());
+        let hash = xxhash_rust::xxh3::xxh3_64(&bytes[start as usize..end as usize]);
+        if hash != sums[k as usize] {
+            return Err(TableErrorKind::Checksum {
+                section: Checked::Blocks,
+                block: Some(k),
+            });
+        }
+        self.verified[word].fetch_or(bit, Ordering::Relaxed);
+        Ok(())
+    }
+}
+
+/// A compressed payload: the cells' stream of frames, the remoteness' if stored, and a cache of
+/// decoded frames.
+pub(super) struct ZstdFrames {
+    pub cells: Stream,
+    pub remoteness: Option<Stream>,
+    pub cache: FrameCache,
+}
+
+impl ZstdFrames {
+    /// Parses the streams of a compressed table and checks their seek tables.
+    pub fn open(
+        bytes: &[u8],
+        header: &Header,
+        sums: &[u64],
+        cache_bytes: u64,
+    ) -> Result<ZstdFrames, TableErrorKind> {
+        let f = header.frame_positions;
+        let size = header.size;
+        let frames = size.div_ceil(f);
+        let positions = |k: u64| f.min(size - k * f);
+        let cells = open_stream(bytes, sums, 0, header.cells, frames, |k| {
+            positions(k).div_ceil(4)
+        })?;
+        let w = header.remoteness_width as u64;
+        let remoteness = if w > 0 {
+            let first = frames as usize + 1;
+            Some(open_stream(
+                bytes,
+                sums,
+                first,
+                header.remoteness,
+                frames,
+                |k| positions(k) * w,
+            )?)
+        } else {
+            None
+        };
+        let frame_bytes = f / 4 + f * w;
+        Ok(ZstdFrames {
+            cells,
+            remoteness,
+            cache: FrameCache::new(cache_bytes, frame_bytes, frames * 2),
+        })
+    }
+
+    /// Decodes frame `k` of `stream`, checking the compressed bytes first; `sums_first` is the
+    /// index of the stream's first frame in the checksum list.
+    pub fn decode(
+        bytes: &[u8],
+        sums: &[u64],
+        stream: &Stream,
+        sums_first: usize,
+        k: usize,
+    ) -> Result<Vec<u8>, TableErrorKind> {
+        let frame = stream.frame(bytes, k);
+        if xxhash_rust::xxh3::xxh3_64(frame) != sums[sums_first + k] {
+            return Err(TableErrorKind::Checksum {
+                section: Checked::Frames,
+                block: Some(k as u64),
+            });
+        }
+        decompress_frame(frame, stream.entries[k].decompressed as usize)
+            .map_err(|e| TableErrorKind::Damaged(format!("frame {k}: {e}")))
+    }
+}
+
+/// Parses a compressed stream and checks its seek table against the checksum list.
+fn open_stream(
+    bytes: &[u8],
+    sums: &[u64],
+    first: usize,
+    section: Section,
+    frames: u64,
+    decompressed: impl Fn(u64) -> u64,
+) -> Result<Stream, TableErrorKind> {
+    let table_len = 8 + frames * 12 + 9;
+    if section.len < table_len {
+        return Err(TableErrorKind::Damaged(
+            "compressed stream is shorter than its seek table".into(),
+        ));
+    }
+    let table = &bytes[(section.end() - table_len) as usize..section.end() as usize];
+    if xxhash_rust::xxh3::xxh3_64(table) != sums[first + frames as usize] {
+        return Err(TableErrorKind::Checksum {
+            section: Checked::SeekTable,
+            block: None,
+        });
+    }
+    Stream::parse(bytes, section, frames, decompressed).map_err(TableErrorKind::Damaged)
+}
+
+/// Checks the bytes no checksum covers: the padding between sections must be zero and nothing
+/// may follow the last section (at most a few pages: cheap enough for every open).
+pub(super) fn check_padding(h: &Header, bytes: &[u8]) -> Result<(), TableErrorKind> {
+    let damaged = |what: String| Err(TableErrorKind::Damaged(what));
+    let mut sections = vec![h.cells, h.remoteness, h.sums];
+    sections.retain(|s| s.len > 0);
+    sections.sort_by_key(|s| s.offset);
+    let mut at = h.header_len;
+    for s in &sections {
+        if s.offset < at {
+            return damaged("sections overlap".into());
+        }
+        if bytes[at as usize..s.offset as usize]
+            .iter()
+            .any(|&b| b != 0)
+        {
+            return damaged(format!("padding bytes {at}..{} are not zero", s.offset));
+        }
+        at = s.end();
+    }
+    if bytes.len() as u64 != at {
+        return damaged(format!(
+            "{} bytes follow the last section",
+            (bytes.len() as u64).saturating_sub(at)
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,177 @@
+//! Probing a table: a position's value and remoteness with those of every move, by index or by
+//! text, one at a time or in batches that decode each compressed frame once.
+//!
+//! Invariant: every value here comes through [`Table::value`], so from checked bytes only.
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use super::Table;
+use crate::error::{Error, Result};
+use crate::game::{Annotations, Game, Value};
+use crate::with_game;
+
+/// The answer for one position.
+#[derive(Clone, Debug, Serialize)]
+pub struct Probe {
+    pub position: String,
+    pub index: u64,
+    pub value: Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remoteness: Option<u32>,
+    /// What the game adds beyond the stored value ([`Game::annotate`]), flattened into the JSON.
+    #[serde(flatten)]
+    pub extra: Annotations,
+    pub moves: Vec<ProbeMove>,
+    /// Set when the table holds the asked position as a symmetric image: `position` and the
+    /// moves are that image's (same value, same values of the moves up to the symmetry).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stored_image: Option<String>,
+}
+
+/// One move from a probed position, with the child's value for the player who moves there.
+#[derive(Clone, Debug, Serialize)]
+pub struct ProbeMove {
+    #[serde(rename = "move")]
+    pub name: String,
+    pub position: String,
+    /// The child's value for its own mover (the opponent of the prober).
+    pub value: Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remoteness: Option<u32>,
+    /// The game's annotations of the child position, flattened into the JSON.
+    #[serde(flatten)]
+    pub extra: Annotations,
+}
+
+impl Probe {
+    /// Orders the moves best first for the player to move: moves to a lost child (the quickest
+    /// win first), then to drawn children, then to won ones (the slowest loss first). Moves of
+    /// equal worth keep the game's order. Without remoteness, moves rank by value alone.
+    pub fn sort_moves_best_first(&mut self) {
+        self.moves.sort_by_key(|m| {
+            let r = i64::from(m.remoteness.unwrap_or(0));
+            match m.value {
+                Value::Loss => (0, r),
+                Value::Draw => (1, 0),
+                Value::Win => (2, -r),
+            }
+        });
+    }
+}
+
+impl<B: AsRef<[u8]> + Sync> Table<B> {
+    /// Looks a position up by its text.
+    pub fn probe_text(&self, text: &str) -> Result<Probe> {
+        let (pos, _) = self.locate(text)?;
+        let mut p = self.probe(pos)?;
+        p.stored_image = with_game!(self.game(), g => g.stored_image(text, pos));
+        Ok(p)
+    }
+
+    /// The index and value of a position text. A text that does not parse, or names an index
+    /// the game never uses (a board that can never arise), is a [`Error::Position`].
+    pub fn locate(&self, text: &str) -> Result<(u64, Value)> {
+        let pos = with_game!(self.game(), g => g.parse_position(text))?;
+        match self.value(pos)? {
+            Some(v) => Ok((pos, v)),
+            None => Err(self.not_a_position(text)),
+        }
+    }
+
+    fn not_a_position(&self, text: &str) -> Error {
+        Error::Position(crate::game::PositionError::new(
+            text,
+            format!(
+                "not a position of {} (it can never arise)",
+                self.header().spec
+            ),
+        ))
+    }
+
+    /// Values of many position texts at batch speed: parsed in parallel, then looked up as
+    /// [`Table::values`] does. Each answer is the value or why that text has none.
+    pub fn values_of_texts<S: AsRef<str> + Sync>(&self, texts: &[S]) -> Vec<Result<Value>> {
+        let parsed: Vec<Result<u64, crate::game::PositionError>> = texts
+            .par_iter()
+            .with_min_len(1 << 12)
+            .map(|t| with_game!(self.game(), g => g.parse_position(t.as_ref())))
+            .collect();
+        // A text that did not parse looks up index 0 in its place; its own error wins.
+        let indices: Vec<u64> = parsed.iter().map(|r| *r.as_ref().unwrap_or(&0)).collect();
+        let values = self.values(&indices);
+        parsed
+            .into_iter()
+            .zip(values)
+            .zip(texts)
+            .map(|((p, v), t)| {
+                p?;
+                v?.ok_or_else(|| self.not_a_position(t.as_ref()))
+            })
+            .collect()
+    }
+
+    /// Looks a position up by index, with the value of every move.
+    pub fn probe(&self, pos: u64) -> Result<Probe> {
+        let value = self.value(pos)?.ok_or_else(|| {
+            Error::table(
+                self.path(),
+                format!("index {pos} holds no position (unused in this game)"),
+            )
+        })?;
+        let stored = |i: u64| self.value(i);
+        with_game!(self.game(), g => {
+            let mut moves = Vec::new();
+            for m in g.moves(pos) {
+                let v = self.value(m.child)?.ok_or_else(|| {
+                    Error::table(self.path(), format!("move {} leads to an unused index", m.name))
+                })?;
+                moves.push(ProbeMove {
+                    position: g.child_text(pos, &m),
+                    name: m.name,
+                    value: v,
+                    remoteness: self.remoteness(m.child)?,
+                    extra: g.annotate(m.child, &stored)?,
+                });
+            }
+            Ok(Probe {
+                position: g.position_text(pos),
+                index: pos,
+                value,
+                remoteness: self.remoteness(pos)?,
+                extra: g.annotate(pos, &stored)?,
+                moves,
+                stored_image: None,
+            })
+        })
+    }
+
+    /// Probes many position texts: positions are parsed, then answered in parallel with the
+    /// frames each needs decoded once for the batch.
+    pub fn probe_batch(&self, texts: &[String]) -> Vec<Result<Probe>> {
+        let parsed: Vec<Result<u64>> = texts
+            .par_iter()
+            .map(|t| Ok(with_game!(self.game(), g => g.parse_position(t))?))
+            .collect();
+        let mut order: Vec<usize> = (0..texts.len()).collect();
+        order.sort_unstable_by_key(|&i| parsed[i].as_ref().map_or(0, |&p| p));
+        let mut answers: Vec<(usize, Result<Probe>)> = order
+            .par_chunks(256)
+            .flat_map_iter(|chunk| {
+                chunk.iter().map(|&i| {
+                    let r = match &parsed[i] {
+                        Ok(p) => self.probe(*p).map(|mut probe| {
+                            probe.stored_image =
+                                with_game!(self.game(), g => g.stored_image(&texts[i], *p));
+                            probe
+                        }),
+                        Err(e) => Err(Error::Usage(e.to_string())),
+                    };
+                    (i, r)
+                })
+            })
+            .collect();
+        answers.sort_unstable_by_key(|(i, _)| *i);
+        answers.into_iter().map(|(_, r)| r).collect()
+    }
+}

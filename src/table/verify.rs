@@ -1,0 +1,194 @@
+//! Verifying a table: every checksum (raw blocks, or compressed frames and what they decode
+//! to), the padding, and every position (or a random sample) against its children under the
+//! decision rule ([`crate::cells::verdict`]).
+//!
+//! Invariant: verification reads through the same checked paths as lookups, so it can only
+//! pass a table whose every byte matched its checksum.
+
+use indicatif::ProgressBar;
+use rayon::prelude::*;
+
+use super::Table;
+use super::error::{Checked, TableErrorKind};
+use super::payload::{Payload, ZstdFrames, check_padding};
+use crate::cells;
+use crate::error::{Error, Result};
+use crate::game::{Game, Status, Value};
+use crate::with_game;
+
+impl<B: AsRef<[u8]> + Sync> Table<B> {
+    /// Checks the bytes no checksum covers (see [`check_padding`]).
+    fn verify_padding(&self) -> Result<()> {
+        check_padding(self.header(), self.bytes()).map_err(|k| self.fail(k))
+    }
+
+    /// Checks every checksum: raw blocks, or compressed frames (their bytes, their zstd content
+    /// checksum and the seek table's checksum of the decoded bytes), and the padding.
+    pub fn verify_checksums(&self) -> Result<()> {
+        self.verify_padding()?;
+        match self.payload() {
+            Payload::Raw(_) => {
+                let block = self.header().block as u64;
+                let cells_blocks = self.header().cells.blocks(block);
+                let bad = (0..self.sums().len() as u64)
+                    .into_par_iter()
+                    .find_first(|&k| {
+                        let (sec, first) = if k < cells_blocks {
+                            (self.header().cells, 0)
+                        } else {
+                            (self.header().remoteness, cells_blocks)
+                        };
+                        self.check_block(sec, first, (k - first) * block).is_err()
+                    });
+                match bad {
+                    None => Ok(()),
+                    Some(k) => Err(self.fail(TableErrorKind::Checksum {
+                        section: Checked::Blocks,
+                        block: Some(k),
+                    })),
+                }
+            }
+            Payload::Zstd(ZstdFrames {
+                cells, remoteness, ..
+            }) => {
+                let frames = self.frame_count();
+                let mut streams = vec![(cells, 0)];
+                if let Some(r) = remoteness {
+                    streams.push((r, frames + 1));
+                }
+                for (stream, first) in streams {
+                    (0..frames)
+                        .into_par_iter()
+                        .try_for_each(|k| {
+                            let bytes = self.decode(stream, first, k)?;
+                            if xxhash_rust::xxh64::xxh64(&bytes, 0) as u32
+                                != stream.entries[k].checksum
+                            {
+                                return Err(TableErrorKind::Checksum {
+                                    section: Checked::DecodedFrame,
+                                    block: Some(k as u64),
+                                });
+                            }
+                            Ok(())
+                        })
+                        .map_err(|k| self.fail(k))?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Checks every position against the rules and its children's values (and remoteness when
+    /// stored). Returns the number of indices checked.
+    pub fn verify_positions(&self, progress: &ProgressBar) -> Result<u64> {
+        const CHUNK: u64 = 1 << 14;
+        let size = self.header().size;
+        progress.set_length(size);
+        let err = (0..size.div_ceil(CHUNK))
+            .into_par_iter()
+            .find_map_first(|k| {
+                let start = k * CHUNK;
+                let end = (start + CHUNK).min(size);
+                let r = (start..end).find_map(|pos| self.check_position(pos).err());
+                progress.inc(end - start);
+                r
+            });
+        match err {
+            None => Ok(size),
+            Some(e) => Err(e),
+        }
+    }
+
+    /// Like [`Table::verify_positions`] on `count` indices drawn at random (the same ones for
+    /// the same `seed`), for tables too large to check whole; returns how many were checked.
+    pub fn verify_sample(&self, count: u64, seed: u64, progress: &ProgressBar) -> Result<u64> {
+        let size = self.header().size;
+        if size == 0 {
+            return Ok(0);
+        }
+        progress.set_length(count);
+        let err = (0..count).into_par_iter().find_map_any(|k| {
+            // SplitMix64 of the draw number, mixed with the seed.
+            let mut z =
+                (seed ^ k.wrapping_mul(0xD6E8_FEB8_6659_FD93)).wrapping_add(0x9E37_79B9_7F4A_7C15);
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            let pos = (z ^ (z >> 31)) % size;
+            let r = self.check_position(pos).err();
+            progress.inc(1);
+            r
+        });
+        match err {
+            None => Ok(count),
+            Some(e) => Err(e),
+        }
+    }
+
+    fn check_position(&self, pos: u64) -> Result<()> {
+        let stored = self.value(pos)?;
+        let rem = self.remoteness(pos)?;
+        with_game!(self.game(), g => {
+            let describe = |what: String| {
+                Error::table(
+                    self.path(),
+                    format!("position {} (index {pos}): {what}", g.position_text(pos)),
+                )
+            };
+            let (expect, expect_rem) = match g.status(pos) {
+                Status::Unused => (None, None),
+                Status::Over(v) => (Some(v), (v != Value::Draw).then_some(0)),
+                Status::Open => {
+                    let mut any_loss = false;
+                    let mut any_draw = false;
+                    let mut has_child = false;
+                    let mut min_loss = u32::MAX;
+                    let mut max_win = 0u32;
+                    let mut failure = None;
+                    g.for_each_child(pos, |c| {
+                        has_child = true;
+                        if failure.is_some() {
+                            return;
+                        }
+                        match (self.value(c), self.remoteness(c)) {
+                            (Ok(Some(Value::Loss)), Ok(r)) => {
+                                any_loss = true;
+                                min_loss = min_loss.min(r.unwrap_or(0));
+                            }
+                            (Ok(Some(Value::Win)), Ok(r)) => max_win = max_win.max(r.unwrap_or(0)),
+                            (Ok(Some(Value::Draw)), Ok(_)) => any_draw = true,
+                            (Ok(None), _) => {
+                                failure = Some(describe(format!("child index {c} is unused")))
+                            }
+                            (Err(e), _) | (_, Err(e)) => failure = Some(e),
+                        }
+                    });
+                    if let Some(e) = failure {
+                        return Err(e);
+                    }
+                    let value = cells::value(cells::verdict(any_loss, any_draw));
+                    let rem = match value {
+                        Some(Value::Win) => Some(min_loss + 1),
+                        // Every child won for its mover (or there is none): lost, as slowly as
+                        // the longest child allows.
+                        Some(Value::Loss) => Some(if has_child { max_win + 1 } else { 0 }),
+                        _ => None,
+                    };
+                    (value, rem)
+                }
+            };
+            if stored != expect {
+                return Err(describe(format!(
+                    "stored {} but its children make it {}",
+                    stored.map_or("unused", Value::as_str),
+                    expect.map_or("unused", Value::as_str)
+                )));
+            }
+            if self.has_remoteness() && expect.is_some() && rem != expect_rem {
+                return Err(describe(format!(
+                    "stored remoteness {rem:?} but its children give {expect_rem:?}"
+                )));
+            }
+            Ok(())
+        })
+    }
+}
