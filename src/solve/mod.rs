@@ -7,6 +7,7 @@
 
 pub mod bitplane;
 pub mod counter;
+pub mod distributed;
 mod plainrem;
 pub mod sliced;
 pub mod tiered;
