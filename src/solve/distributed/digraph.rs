@@ -21,9 +21,9 @@ use super::comm::Comm;
 use crate::error::Result;
 use crate::table::cells::{self, Cells};
 
-/// Vertices per rank are a multiple of this, so each rank's cells are whole words and whole
-/// checksum blocks of the table.
-pub const ALIGN: u64 = 1 << 16;
+/// Vertices per rank are a multiple of this, so each rank's cells (2 bits each) and remoteness
+/// (1 to 4 bytes each) fill whole checksum blocks of the table (64 KiB, `table::format::BLOCK`).
+pub const ALIGN: u64 = 1 << 18;
 
 /// Messages a rank sends in one exchange at most (8 bytes each).
 pub const BATCH: usize = 1 << 22;
@@ -39,7 +39,12 @@ pub struct Split {
 
 impl Split {
     pub fn new(n: u64, ranks: usize) -> Split {
-        let per = n.div_ceil(ranks as u64).div_ceil(ALIGN).max(1) * ALIGN;
+        Split::aligned(n, ranks, ALIGN)
+    }
+
+    /// Ranges that are multiples of `align` (tests use small ones to spread small graphs).
+    pub fn aligned(n: u64, ranks: usize, align: u64) -> Split {
+        let per = n.div_ceil(ranks as u64).div_ceil(align).max(1) * align;
         Split { n, ranks, per }
     }
 
@@ -73,7 +78,12 @@ impl Part {
     /// share of the edge list): each edge's out-degree goes to `u`'s owner, its reverse entry to
     /// `v`'s.
     pub fn from_edges(comm: &dyn Comm, n: u64, edges: &[(u32, u32)]) -> Result<Part> {
-        let split = Split::new(n, comm.ranks());
+        Part::split_by(comm, Split::new(n, comm.ranks()), edges)
+    }
+
+    /// [`Part::from_edges`] with the ranges of `split`.
+    pub fn split_by(comm: &dyn Comm, split: Split, edges: &[(u32, u32)]) -> Result<Part> {
+        assert_eq!(split.ranks, comm.ranks(), "one range per rank");
         let rank = comm.rank();
         let own = split.range(rank);
         let len = (own.end - own.start) as usize;
@@ -256,7 +266,7 @@ mod tests {
 
     /// Solves `edges` on `ranks` thread ranks (each reading an interleaved share of the edges)
     /// and with the counter engine; compares values, remoteness and rounds vertex by vertex.
-    fn agree(n: u64, edges: &[(u32, u32)], ranks: usize, batch: usize) {
+    fn agree(n: u64, edges: &[(u32, u32)], ranks: usize, batch: usize, align: u64) {
         let parts = run_local(ranks, |c| {
             let mine: Vec<(u32, u32)> = edges
                 .iter()
@@ -265,12 +275,15 @@ mod tests {
                 .filter(|(k, _)| k % c.ranks() == c.rank())
                 .map(|(_, e)| e)
                 .collect();
-            let part = Part::from_edges(c, n, &mine)?;
+            let part = Part::split_by(c, Split::aligned(n, c.ranks(), align), &mine)?;
             let solved = solve_batched(&part, c, true, batch)?;
             Ok((part.range(), solved))
         })
         .unwrap();
 
+        if align * ranks as u64 <= n {
+            assert_eq!(parts.iter().filter(|(r, _)| !r.is_empty()).count(), ranks);
+        }
         let g = Digraph::from_edges(crate::games::source::Source::of("t", b""), n, edges);
         let words = cells::zeroed_words(cells::words_for(n));
         let want = Cells::new(&words, n);
@@ -304,15 +317,29 @@ mod tests {
     }
 
     #[test]
+    fn ranges_fill_whole_table_blocks() {
+        let block = crate::table::format::BLOCK as u64;
+        assert!((ALIGN / 4).is_multiple_of(block), "cells");
+        assert!(ALIGN.is_multiple_of(block), "1-byte remoteness");
+    }
+
+    #[test]
     fn split_covers_the_vertices_in_aligned_ranges() {
-        for (n, ranks) in [(1, 1), (10, 3), (ALIGN * 3 + 5, 2), (ALIGN * 7, 7), (5, 4)] {
-            let s = Split::new(n, ranks);
+        for (n, ranks, align) in [
+            (1, 1, ALIGN),
+            (10, 3, 1),
+            (ALIGN * 3 + 5, 2, ALIGN),
+            (ALIGN * 7, 7, ALIGN),
+            (5, 4, 2),
+            (1000, 3, 64),
+        ] {
+            let s = Split::aligned(n, ranks, align);
             let mut next = 0;
             for r in 0..ranks {
                 let range = s.range(r);
                 assert_eq!(range.start, next);
                 assert!(
-                    range.is_empty() || range.start.is_multiple_of(ALIGN),
+                    range.is_empty() || range.start.is_multiple_of(align),
                     "{n} {ranks}"
                 );
                 for v in range.clone() {
@@ -329,7 +356,7 @@ mod tests {
         // Seed 001's kind of graph: a cycle with exits, and random graphs with sinks.
         let small = [(0, 1), (1, 2), (2, 0), (2, 3), (3, 4), (5, 0)];
         for ranks in [1, 2, 3] {
-            agree(6, &small, ranks, BATCH);
+            agree(6, &small, ranks, BATCH, 1);
         }
         for (seed, n, m) in [
             (1u64, 200u64, 230u64),
@@ -341,8 +368,10 @@ mod tests {
             for u in 0..n {
                 g.for_each_child(u, |v| edges.push((u as u32, v as u32)));
             }
-            for (ranks, batch) in [(1, BATCH), (2, 7), (3, 1000), (4, BATCH)] {
-                agree(n, &edges, ranks, batch);
+            for (ranks, batch, align) in
+                [(1, BATCH, ALIGN), (2, 7, 64), (3, 1000, 32), (4, BATCH, 1)]
+            {
+                agree(n, &edges, ranks, batch, align);
             }
         }
     }
