@@ -64,6 +64,11 @@ pub enum Error {
     /// A request that does not fit the table or game (e.g. remoteness asked of a table without it).
     #[error("{0}")]
     Usage(String),
+
+    /// A rank of a distributed build that failed or stopped (the message names what it was
+    /// doing).
+    #[error("rank {rank}: {msg}")]
+    Rank { rank: usize, msg: String },
 }
 
 impl Error {

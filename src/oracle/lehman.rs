@@ -190,6 +190,22 @@ impl EdgeGame {
 
     /// Contracts Short's edges and deletes Cut's. `claims` has one entry per edge.
     pub fn reduce(&self, claims: &[Claim]) -> Result<Reduced, EdgeGameError> {
+        let mut ws = Workspace::default();
+        Ok(match self.reduce_in(claims, &mut ws)? {
+            Stage::ShortHasWon => Reduced::ShortHasWon,
+            Stage::CutHasWon => Reduced::CutHasWon,
+            Stage::Open { vertices } => Reduced::Open {
+                vertices,
+                edges: ws.edges,
+                a: 0,
+                b: 1,
+            },
+        })
+    }
+
+    /// [`EdgeGame::reduce`] into `ws`: an open position's free edges are left in `ws.edges`, on
+    /// the contracted vertices numbered densely with the merged terminals `0` and `1`.
+    fn reduce_in(&self, claims: &[Claim], ws: &mut Workspace) -> Result<Stage, EdgeGameError> {
         if claims.len() != self.edges.len() {
             return Err(EdgeGameError(format!(
                 "a position needs {} edge claims, got {}",
@@ -197,7 +213,8 @@ impl EdgeGame {
                 claims.len()
             )));
         }
-        let mut dsu = Dsu::new(self.vertices);
+        let dsu = &mut ws.contracted;
+        dsu.reset(self.vertices);
         for (&(u, v), &c) in self.edges.iter().zip(claims) {
             if c == Claim::Short {
                 dsu.union(u, v);
@@ -205,15 +222,18 @@ impl EdgeGame {
         }
         let (ra, rb) = (dsu.find(self.a), dsu.find(self.b));
         if ra == rb {
-            return Ok(Reduced::ShortHasWon);
+            return Ok(Stage::ShortHasWon);
         }
         // Number the contracted vertices densely, terminals first.
-        let mut id = vec![usize::MAX; self.vertices];
+        let id = &mut ws.id;
+        id.clear();
+        id.resize(self.vertices, usize::MAX);
         id[ra] = 0;
         id[rb] = 1;
         let mut next = 2;
-        let mut edges = Vec::new();
-        let mut reach = Dsu::new(self.vertices);
+        ws.edges.clear();
+        let reach = &mut ws.reach;
+        reach.reset(self.vertices);
         for (&(u, v), &c) in self.edges.iter().zip(claims) {
             if c != Claim::Free {
                 continue;
@@ -229,37 +249,35 @@ impl EdgeGame {
                     next += 1;
                 }
             }
-            edges.push((id[ru], id[rv]));
+            ws.edges.push((id[ru], id[rv]));
         }
         if reach.find(ra) != reach.find(rb) {
-            return Ok(Reduced::CutHasWon);
+            return Ok(Stage::CutHasWon);
         }
-        Ok(Reduced::Open {
-            vertices: next,
-            edges,
-            a: 0,
-            b: 1,
+        Ok(Stage::Open { vertices: next })
+    }
+
+    /// `(Short wins moving first, Short wins moving second)` from the position `claims`, with the
+    /// buffers of `ws` (no allocation once they have grown).
+    pub fn outcome(
+        &self,
+        claims: &[Claim],
+        ws: &mut Workspace,
+    ) -> Result<(bool, bool), EdgeGameError> {
+        Ok(match self.reduce_in(claims, ws)? {
+            Stage::ShortHasWon => (true, true),
+            Stage::CutHasWon => (false, false),
+            Stage::Open { vertices } => {
+                let Workspace { edges, pair, .. } = ws;
+                short_wins_in(pair, vertices, edges, 0, 1)
+            }
         })
     }
 
     /// The value of a position for the player to move.
     pub fn value(&self, claims: &[Claim], mover: Player) -> Result<Value, EdgeGameError> {
-        let (short_first, short_second) = match self.reduce(claims)? {
-            Reduced::ShortHasWon => (true, true),
-            Reduced::CutHasWon => (false, false),
-            Reduced::Open {
-                vertices,
-                edges,
-                a,
-                b,
-            } => short_wins(vertices, &edges, a, b),
-        };
-        Ok(match mover {
-            Player::Short if short_first => Value::Win,
-            Player::Short => Value::Loss,
-            Player::Cut if short_second => Value::Loss,
-            Player::Cut => Value::Win,
-        })
+        let outcome = self.outcome(claims, &mut Workspace::default())?;
+        Ok(mover_value(outcome, mover))
     }
 
     /// The class of the empty position.
@@ -273,9 +291,48 @@ impl EdgeGame {
     }
 }
 
+/// The value for `mover` of a position where Short wins moving first and moving second as
+/// `outcome` says.
+pub fn mover_value((short_first, short_second): (bool, bool), mover: Player) -> Value {
+    match mover {
+        Player::Short if short_first => Value::Win,
+        Player::Short => Value::Loss,
+        Player::Cut if short_second => Value::Loss,
+        Player::Cut => Value::Win,
+    }
+}
+
+/// Reusable buffers of [`EdgeGame::outcome`].
+#[derive(Clone, Debug, Default)]
+pub struct Workspace {
+    contracted: Dsu,
+    reach: Dsu,
+    id: Vec<usize>,
+    edges: Vec<(usize, usize)>,
+    pair: ForestPair,
+}
+
+/// A position after the reduction, its free edges in the workspace.
+enum Stage {
+    ShortHasWon,
+    CutHasWon,
+    Open { vertices: usize },
+}
+
 /// `(Short wins moving first, Short wins moving second)` on the multigraph with no edge claimed.
 pub fn short_wins(vertices: usize, edges: &[(usize, usize)], a: usize, b: usize) -> (bool, bool) {
-    let mut pair = ForestPair::new(vertices);
+    short_wins_in(&mut ForestPair::new(vertices), vertices, edges, a, b)
+}
+
+/// [`short_wins`] with the buffers of `pair`.
+fn short_wins_in(
+    pair: &mut ForestPair,
+    vertices: usize,
+    edges: &[(usize, usize)],
+    a: usize,
+    b: usize,
+) -> (bool, bool) {
+    pair.clear(vertices);
     for &(u, v) in edges {
         pair.push(u, v);
     }
@@ -285,16 +342,31 @@ pub fn short_wins(vertices: usize, edges: &[(usize, usize)], a: usize, b: usize)
 }
 
 /// Two edge-disjoint forests over a growing edge list, kept as large as possible together.
-#[derive(Clone, Debug)]
+///
+/// The search buffers live in the value and are reused: after [`ForestPair::clear`], pushing
+/// the edges of the next position allocates nothing once the buffers have grown to size.
+#[derive(Clone, Debug, Default)]
 pub struct ForestPair {
     vertices: usize,
     edges: Vec<(usize, usize)>,
     /// Per edge: `0` in neither forest, `1` or `2` the forest holding it.
     owner: Vec<u8>,
     size: usize,
+    /// The two forests rooted for path queries, rebuilt at each push.
+    rooted: [Rooted; 2],
+    /// Per edge of the search: `(y, f)` when `y` enters forest `f` in place of this edge.
+    label: Vec<Option<(usize, u8)>>,
+    seen: Vec<bool>,
+    queue: VecDeque<usize>,
+    path: Vec<usize>,
+    /// Adjacency of one forest, by vertex: `adj[start[w]..start[w + 1]]`.
+    start: Vec<usize>,
+    adj: Vec<(usize, usize)>,
+    stack: Vec<usize>,
 }
 
 /// One forest rooted for path queries.
+#[derive(Clone, Debug, Default)]
 struct Rooted {
     /// Per vertex: the edge to its parent (`usize::MAX` at a root).
     parent_edge: Vec<usize>,
@@ -307,10 +379,16 @@ impl ForestPair {
     pub fn new(vertices: usize) -> ForestPair {
         ForestPair {
             vertices,
-            edges: Vec::new(),
-            owner: Vec::new(),
-            size: 0,
+            ..ForestPair::default()
         }
+    }
+
+    /// Empties the pair for a graph on `vertices` vertices, keeping the buffers.
+    pub fn clear(&mut self, vertices: usize) {
+        self.vertices = vertices;
+        self.edges.clear();
+        self.owner.clear();
+        self.size = 0;
     }
 
     /// Edges in the two forests together.
@@ -337,44 +415,54 @@ impl ForestPair {
         if u == v {
             return false;
         }
-        let forests = [self.root(1), self.root(2)];
-        // label[z] = (y, f): y enters forest f in place of z.
-        let mut label: Vec<Option<(usize, u8)>> = vec![None; self.edges.len()];
-        let mut seen = vec![false; self.edges.len()];
-        seen[x] = true;
-        let mut queue = VecDeque::from([x]);
-        while let Some(y) = queue.pop_front() {
+        self.root(1);
+        self.root(2);
+        let m = self.edges.len();
+        self.label.clear();
+        self.label.resize(m, None);
+        self.seen.clear();
+        self.seen.resize(m, false);
+        self.seen[x] = true;
+        self.queue.clear();
+        self.queue.push_back(x);
+        let mut found = None;
+        'search: while let Some(y) = self.queue.pop_front() {
             let (p, q) = self.edges[y];
             for f in [1u8, 2] {
                 if self.owner[y] == f {
                     continue;
                 }
-                let t = &forests[f as usize - 1];
+                let t = &self.rooted[f as usize - 1];
                 if t.root[p] != t.root[q] {
-                    self.augment(y, f, &label);
-                    self.size += 1;
-                    debug_assert!(self.is_valid());
-                    return true;
+                    found = Some((y, f));
+                    break 'search;
                 }
-                for z in t.path(p, q) {
-                    if !seen[z] {
-                        seen[z] = true;
-                        label[z] = Some((y, f));
-                        queue.push_back(z);
+                t.path(p, q, &mut self.path);
+                for &z in &self.path {
+                    if !self.seen[z] {
+                        self.seen[z] = true;
+                        self.label[z] = Some((y, f));
+                        self.queue.push_back(z);
                     }
                 }
             }
         }
-        false
+        let Some((y, f)) = found else {
+            return false;
+        };
+        self.augment(y, f);
+        self.size += 1;
+        debug_assert!(self.is_valid());
+        true
     }
 
     /// Puts `y` into forest `f`, then walks the labels back: each edge takes the place of the
     /// one it displaced.
-    fn augment(&mut self, y: usize, f: u8, label: &[Option<(usize, u8)>]) {
+    fn augment(&mut self, y: usize, f: u8) {
         let mut cur = y;
         let mut into = f;
         loop {
-            let next = label[cur];
+            let next = self.label[cur];
             self.owner[cur] = into;
             match next {
                 Some((prev, g)) => {
@@ -386,22 +474,40 @@ impl ForestPair {
         }
     }
 
-    fn root(&self, f: u8) -> Rooted {
+    /// Roots forest `f` into `self.rooted[f - 1]`.
+    fn root(&mut self, f: u8) {
         let n = self.vertices;
-        let mut adj: Vec<Vec<(usize, usize)>> = vec![Vec::new(); n];
+        // The forest's adjacency, by counting sort on the vertex.
+        self.start.clear();
+        self.start.resize(n + 2, 0);
         for (i, &(u, v)) in self.edges.iter().enumerate() {
             if self.owner[i] == f {
-                adj[u].push((v, i));
-                adj[v].push((u, i));
+                self.start[u + 2] += 1;
+                self.start[v + 2] += 1;
             }
         }
-        let mut r = Rooted {
-            parent_edge: vec![usize::MAX; n],
-            parent: vec![usize::MAX; n],
-            depth: vec![0; n],
-            root: vec![usize::MAX; n],
-        };
-        let mut stack = Vec::new();
+        for w in 2..n + 2 {
+            self.start[w] += self.start[w - 1];
+        }
+        self.adj.clear();
+        self.adj.resize(self.start[n + 1], (0, 0));
+        for (i, &(u, v)) in self.edges.iter().enumerate() {
+            if self.owner[i] == f {
+                self.adj[self.start[u + 1]] = (v, i);
+                self.start[u + 1] += 1;
+                self.adj[self.start[v + 1]] = (u, i);
+                self.start[v + 1] += 1;
+            }
+        }
+        let r = &mut self.rooted[f as usize - 1];
+        for buf in [&mut r.parent_edge, &mut r.parent, &mut r.root] {
+            buf.clear();
+            buf.resize(n, usize::MAX);
+        }
+        r.depth.clear();
+        r.depth.resize(n, 0);
+        let stack = &mut self.stack;
+        stack.clear();
         for s in 0..n {
             if r.root[s] != usize::MAX {
                 continue;
@@ -409,7 +515,7 @@ impl ForestPair {
             r.root[s] = s;
             stack.push(s);
             while let Some(w) = stack.pop() {
-                for &(t, e) in &adj[w] {
+                for &(t, e) in &self.adj[self.start[w]..self.start[w + 1]] {
                     if r.root[t] == usize::MAX {
                         r.root[t] = s;
                         r.parent[t] = w;
@@ -420,7 +526,6 @@ impl ForestPair {
                 }
             }
         }
-        r
     }
 
     /// Both forests acyclic and disjoint, and `size` their total.
@@ -442,9 +547,9 @@ impl ForestPair {
 }
 
 impl Rooted {
-    /// The edges of the tree path between `u` and `v` (same tree).
-    fn path(&self, mut u: usize, mut v: usize) -> Vec<usize> {
-        let mut out = Vec::new();
+    /// The edges of the tree path between `u` and `v` (same tree), into `out`.
+    fn path(&self, mut u: usize, mut v: usize, out: &mut Vec<usize>) {
+        out.clear();
         while self.depth[u] > self.depth[v] {
             out.push(self.parent_edge[u]);
             u = self.parent[u];
@@ -459,16 +564,22 @@ impl Rooted {
             u = self.parent[u];
             v = self.parent[v];
         }
-        out
     }
 }
 
 /// Union-find with path halving.
+#[derive(Clone, Debug, Default)]
 struct Dsu(Vec<usize>);
 
 impl Dsu {
     fn new(n: usize) -> Dsu {
         Dsu((0..n).collect())
+    }
+
+    /// Makes every one of `0..n` its own set, keeping the buffer.
+    fn reset(&mut self, n: usize) {
+        self.0.clear();
+        self.0.extend(0..n);
     }
 
     fn find(&mut self, mut x: usize) -> usize {

@@ -19,7 +19,9 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::graphs::Graph;
-use super::lehman::{Claim, Class, EdgeGame, Player};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+use super::lehman::{Claim, Class, EdgeGame, Player, Workspace, mover_value};
 use crate::error::{Error, Result};
 use crate::game::{Game, Status, Value};
 use crate::games::{AnyGame, Input};
@@ -50,6 +52,9 @@ impl Default for SweepOptions {
 /// Graphs with more edges than this are solved one at a time (a table of `2 * 3^14` positions
 /// is 2.4 MB of cells; one of 21 edges is 5.2 GB).
 const ONE_AT_A_TIME_EDGES: usize = 14;
+
+/// An edge's claim by base-3 digit, and its letter in position text.
+const CLAIMS: [(Claim, char); 3] = [(Claim::Free, '.'), (Claim::Short, 'L'), (Claim::Cut, 'R')];
 
 /// Disagreement examples kept per terminal pair.
 const EXAMPLES: usize = 5;
@@ -223,19 +228,43 @@ pub fn check_pair(graph: &Graph, a: usize, b: usize, opts: &SweepOptions) -> Res
 
         let mut positions_checked = 2;
         if m <= opts.all_positions_max_edges {
-            let (checked, bad, mut found) = (0..size)
+            // Every configuration of the edges, both movers: the position text is written from
+            // the claims, Lehman's outcome computed once for both movers, and the table read at
+            // the index the game parses from the text.
+            let marks: Vec<AtomicU64> = (0..size.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
+            let (checked, bad, mut found) = (0..3u64.pow(m as u32))
                 .into_par_iter()
-                .filter(|&pos| g.status(pos) != Status::Unused)
-                .map(|pos| -> Result<(u64, u64, Vec<String>)> {
-                    let text = g.position_text(pos);
-                    let want = oracle_value(&text)?;
-                    let got = table_value(pos);
-                    Ok(if got == Some(want) {
-                        (1, 0, Vec::new())
-                    } else {
-                        (1, 1, vec![format!("{text}: table {got:?}, lehman {want}")])
-                    })
-                })
+                .map_init(
+                    || (Workspace::default(), vec![Claim::Free; m], String::new()),
+                    |(ws, claims, text), code| -> Result<(u64, u64, Vec<String>)> {
+                        let mut c = code;
+                        text.clear();
+                        for slot in claims.iter_mut() {
+                            let (claim, ch) = CLAIMS[(c % 3) as usize];
+                            *slot = claim;
+                            text.push(ch);
+                            c /= 3;
+                        }
+                        let outcome = oracle.outcome(claims, ws).map_err(|e| {
+                            Error::Usage(format!("{spec}: position '{text}': {e}"))
+                        })?;
+                        let mut tally = (0, 0, Vec::new());
+                        for (suffix, mover) in [("/L", Player::Short), ("/R", Player::Cut)] {
+                            text.truncate(m);
+                            text.push_str(suffix);
+                            let pos = g.parse_position(text)?;
+                            marks[(pos / 64) as usize].fetch_or(1 << (pos % 64), Relaxed);
+                            let want = mover_value(outcome, mover);
+                            let got = table_value(pos);
+                            tally.0 += 1;
+                            if got != Some(want) {
+                                tally.1 += 1;
+                                tally.2.push(format!("{text}: table {got:?}, lehman {want}"));
+                            }
+                        }
+                        Ok(tally)
+                    },
+                )
                 .try_reduce(
                     || (0, 0, Vec::new()),
                     |x, y| {
@@ -245,6 +274,23 @@ pub fn check_pair(graph: &Graph, a: usize, b: usize, opts: &SweepOptions) -> Res
                         Ok((x.0 + y.0, x.1 + y.1, v))
                     },
                 )?;
+            // The texts reached distinct indices, and every index in use: the index is a
+            // bijection between positions and the table's used indices.
+            let marked: u64 = marks.iter().map(|w| u64::from(w.load(Relaxed).count_ones())).sum();
+            let missed = (0..size)
+                .into_par_iter()
+                .filter(|&pos| {
+                    marks[(pos / 64) as usize].load(Relaxed) & (1 << (pos % 64)) == 0
+                        && g.status(pos) != Status::Unused
+                })
+                .count();
+            if marked != checked || missed > 0 {
+                disagreements += 1;
+                examples.push(format!(
+                    "the index: {checked} position texts reached {marked} distinct indices, and \
+                     {missed} indices in use were not reached"
+                ));
+            }
             positions_checked = checked;
             disagreements += bad;
             examples.append(&mut found);

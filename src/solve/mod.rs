@@ -8,6 +8,7 @@
 pub mod bitplane;
 pub mod counter;
 pub mod digest;
+pub mod distributed;
 mod plainrem;
 pub mod sliced;
 pub mod tiered;

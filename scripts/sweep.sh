@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# The Shannon sweep to six vertices: every connected graph on 1..6 vertices, every terminal pair up
-# to automorphism, every position of the tables of graphs with at most 12 edges and the empty
-# position's class of all, against Lehman's criterion. Release build; exits non-zero on any
-# disagreement. The report (text and JSON) goes to target/sweep6/.
+# The Shannon sweep to K vertices (scripts/sweep.sh K; default 7): every connected graph on 1..K
+# vertices, every terminal pair up to automorphism, every position of the tables of graphs with at
+# most 12 edges, 10,000 random positions of each larger table and the empty position's class of
+# all, against Lehman's criterion. Release build; exits non-zero on any disagreement. The report
+# (text and JSON, the wall time and peak memory) goes to target/sweepK/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 cargo build --release --quiet
-out=target/sweep6
+k="${1:-7}"
+out="target/sweep$k"
 mkdir -p "$out"
 
 {
@@ -18,11 +20,13 @@ mkdir -p "$out"
 } | tee "$out/machine.txt"
 
 status=0
-./target/release/retrodb sweep shannon --max-vertices 6 --all-positions-max-edges 12 --json \
-    > "$out/sweep6.json" || status=$?
+/usr/bin/time -f "wall %e s, peak RSS %M KB" -o "$out/time.txt" \
+    ./target/release/retrodb sweep shannon --max-vertices "$k" --all-positions-max-edges 12 \
+    --random-positions 10000 --json > "$out/sweep$k.json" || status=$?
+cat "$out/time.txt"
 
 # The counts table, from the JSON (one run, two views).
-python3 - "$out/sweep6.json" <<'PY' | tee "$out/sweep6.txt"
+python3 - "$out/sweep$k.json" <<'PY' | tee "$out/sweep$k.txt"
 import json, sys
 r = json.load(open(sys.argv[1]))
 cols = ["vertices", "graphs", "terminal_pairs", "short", "cut", "first", "positions_checked", "disagreements"]

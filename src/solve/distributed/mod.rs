@@ -1,0 +1,12 @@
+//! Solving across ranks: the engines that split a game's positions between processes (MPI
+//! ranks, or threads standing in for them) and exchange decisions in bulk-synchronous rounds.
+//!
+//! - [`comm`]: the collectives the engines use ([`comm::Comm`]), and a transport over threads;
+//! - [`digraph`]: the token game on a digraph, vertices split across ranks.
+//!
+//! docs/DISTRIBUTED.md describes the design and how to run it.
+
+pub mod comm;
+pub mod digraph;
+#[cfg(feature = "mpi")]
+pub mod mpi;
