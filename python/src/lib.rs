@@ -1,4 +1,4 @@
-//! The `retrodb` Python module: the library's tables, builds and games for Python programs
+//! The `retrodb` Python module: the library's tables, table_build and games for Python programs
 //! (`retrodb._retrodb`, re-exported by the package's `__init__.py`, which also defines the
 //! exception classes).
 //!
@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyList, PyString, PyTuple};
-use retrodb::build::{self, BuildOptions};
+use retrodb::build::{self as table_build, BuildOptions};
 use retrodb::games::{AnyGame, PictureStyle};
 use retrodb::table::Table as RawTable;
 use retrodb::{Game as _, Status, Value, with_game};
@@ -640,18 +640,18 @@ fn build<'py>(
         Ok(())
     };
     if progress {
-        let lines = py.detach(|| build::report::before_build(&game, &path, &opts));
+        let lines = py.detach(|| table_build::report::before_build(&game, &path, &opts));
         for line in &lines {
             say(&format!("{line}\n"))?;
         }
         let sink = Arc::clone(&tier_lines);
         let first = std::sync::atomic::AtomicBool::new(true);
-        opts.on_tier = Some(Arc::new(move |r: &build::TierReport| {
+        opts.on_tier = Some(Arc::new(move |r: &table_build::TierReport| {
             let first = first.swap(false, std::sync::atomic::Ordering::Relaxed);
-            if build::report::tier_worth_a_line(r, first)
+            if table_build::report::tier_worth_a_line(r, first)
                 && let Ok(mut lines) = sink.lock()
             {
-                lines.push(build::report::tier_line(r));
+                lines.push(table_build::report::tier_line(r));
             }
         }));
     }
@@ -663,7 +663,7 @@ fn build<'py>(
         let (game, opts, path) = (&game, &opts, &path);
         let pool = pool.as_ref();
         s.spawn(move || {
-            let run = || build::build(game, path, opts);
+            let run = || table_build::build(game, path, opts);
             // A panic stays on this thread (as an error), never unwinding into Python.
             let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match pool {
                 Some(p) => p.install(run),
