@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The table reader's fuzz-style property tests at length: tests/fuzz_tables.rs with a million
 # cases per property (arbitrary bytes, and damaged real tables: raw and compressed, with and
-# without remoteness), in a release build. CI runs the default of a thousand (`cargo test`).
+# without remoteness), in a release build. CI runs the default of two thousand (`cargo test`).
 #
 #   scripts/fuzz-tables.sh               # a million cases a property
 #   CASES=50000 scripts/fuzz-tables.sh   # fewer

@@ -3,7 +3,7 @@
 //! checksum verification fails.
 //!
 //! The cases run in memory ([`Table::from_bytes`] over a `Vec`). `RETRODB_FUZZ_CASES` sets how
-//! many per property (default 1,000; `scripts/fuzz-tables.sh` runs a million).
+//! many per property (default 2,000; `scripts/fuzz-tables.sh` runs a million).
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -64,7 +64,7 @@ fn cases() -> u32 {
     std::env::var("RETRODB_FUZZ_CASES")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(1000)
+        .unwrap_or(2000)
 }
 
 /// Opens `bytes` and, if it opens, reads every index the way a user could.

@@ -9,16 +9,16 @@
 //! it, and long work runs with the interpreter released.
 
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
 
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyList, PyString, PyTuple};
-use retrodb::build::{self, BuildOptions};
 use retrodb::games::{AnyGame, PictureStyle};
 use retrodb::table::Table as RawTable;
 use retrodb::{Game as _, Status, Value, with_game};
+
+mod build;
 
 /// A library error as the package's exception of its kind, with the command line's message.
 fn error(e: retrodb::Error) -> PyErr {
@@ -572,181 +572,10 @@ impl Position {
     }
 }
 
-/// The most threads a build takes, per core (as the command line's `--threads`).
-const MAX_THREADS_PER_CORE: usize = 8;
-
-/// The width a progress line is padded to, so a shorter line covers a longer one.
-const LINE: usize = 79;
-
-/// How often a running build looks for Ctrl-C and redraws its progress line.
-const POLL: Duration = Duration::from_millis(100);
-
-/// Builds a game's table into `path` as `retrodb build` does: the same engines, memory and
-/// disk estimates, and refusals (BuildError before any work when the estimate exceeds
-/// `max_memory` or the free disk). The interpreter is released while solving; Ctrl-C stops the
-/// build (KeyboardInterrupt; a tiered build's work files stay, so the same call resumes).
-/// Returns the build's summary as a dict.
-#[pyfunction]
-#[pyo3(signature = (spec, path, remoteness=false, compress=false, threads=None, progress=true, max_memory=None))]
-#[allow(clippy::too_many_arguments)]
-fn build<'py>(
-    py: Python<'py>,
-    spec: &str,
-    path: PathBuf,
-    remoteness: bool,
-    compress: bool,
-    threads: Option<usize>,
-    progress: bool,
-    max_memory: Option<u64>,
-) -> PyResult<Bound<'py, PyAny>> {
-    let pool = match threads {
-        None => None,
-        Some(0) => return Err(PyValueError::new_err("threads must be at least 1")),
-        Some(n) => {
-            let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
-            let cap = MAX_THREADS_PER_CORE * cores;
-            if n > cap {
-                return Err(PyValueError::new_err(format!(
-                    "threads={n}: at most {cap} on this machine ({MAX_THREADS_PER_CORE} per core, {cores} cores)"
-                )));
-            }
-            Some(
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(n)
-                    .build()
-                    .map_err(|e| raise("BuildError", format!("cannot start {n} threads: {e}")))?,
-            )
-        }
-    };
-    let max_memory = max_memory.unwrap_or_else(retrodb::memory::default_limit);
-    let game = py
-        .detach(|| AnyGame::open(spec, max_memory))
-        .map_err(error)?;
-    let solving = indicatif::ProgressBar::hidden();
-    let compressing = indicatif::ProgressBar::hidden();
-    let tier_lines: Arc<Mutex<Vec<String>>> = Arc::default();
-    let mut opts = BuildOptions {
-        remoteness,
-        progress: Some(solving.clone()),
-        max_memory,
-        compress: compress.then(retrodb::table::zstd::Params::default),
-        compress_progress: Some(compressing.clone()),
-        ..BuildOptions::default()
-    };
-    let stderr = py.import("sys")?.getattr("stderr")?;
-    let say = |text: &str| -> PyResult<()> {
-        stderr.call_method1("write", (text,))?;
-        stderr.call_method0("flush")?;
-        Ok(())
-    };
-    if progress {
-        let lines = py.detach(|| build::report::before_build(&game, &path, &opts));
-        for line in &lines {
-            say(&format!("{line}\n"))?;
-        }
-        let sink = Arc::clone(&tier_lines);
-        let first = std::sync::atomic::AtomicBool::new(true);
-        opts.on_tier = Some(Arc::new(move |r: &build::TierReport| {
-            let first = first.swap(false, std::sync::atomic::Ordering::Relaxed);
-            if build::report::tier_worth_a_line(r, first)
-                && let Ok(mut lines) = sink.lock()
-            {
-                lines.push(build::report::tier_line(r));
-            }
-        }));
-    }
-    let stop = opts.stop.clone();
-    let started = Instant::now();
-    let (result, interrupted) = std::thread::scope(|s| {
-        let (tx, rx) = std::sync::mpsc::channel();
-        let rx = Mutex::new(rx);
-        let (game, opts, path) = (&game, &opts, &path);
-        let pool = pool.as_ref();
-        s.spawn(move || {
-            let run = || build::build(game, path, opts);
-            // A panic stays on this thread (as an error), never unwinding into Python.
-            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match pool {
-                Some(p) => p.install(run),
-                None => run(),
-            }));
-            let _ = tx.send(r);
-        });
-        let mut interrupted = None;
-        let mut shown = Instant::now();
-        loop {
-            // (A receiver is not `Sync`; the mutex lets the released thread borrow it.)
-            let wait = || {
-                rx.lock()
-                    .map_or(Err(std::sync::mpsc::RecvTimeoutError::Disconnected), |rx| {
-                        rx.recv_timeout(POLL)
-                    })
-            };
-            match py.detach(wait) {
-                Ok(r) => break (Some(r), interrupted),
-                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break (None, interrupted),
-                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
-            }
-            if interrupted.is_none()
-                && let Err(e) = py.check_signals()
-            {
-                // Ctrl-C (or another signal handler's exception): the build is asked to stop
-                // and waited for, so nothing is left running or half written under its name.
-                stop.request();
-                interrupted = Some(e);
-            }
-            if progress && interrupted.is_none() && shown.elapsed() >= Duration::from_secs(1) {
-                shown = Instant::now();
-                let lines: Vec<String> = tier_lines
-                    .lock()
-                    .map(|mut l| std::mem::take(&mut *l))
-                    .unwrap_or_default();
-                // Plain carriage returns and padding (no terminal escapes), so the line redraws
-                // in a terminal and in a notebook alike.
-                let mut text = String::new();
-                for l in lines {
-                    text.push_str(&format!("\r{l:<LINE$}\n"));
-                }
-                let (bar, what) = if compressing.length().unwrap_or(0) > 0 {
-                    (&compressing, "compressing")
-                } else {
-                    (&solving, "solving")
-                };
-                let len = bar.length().unwrap_or(0).max(1);
-                let line = format!(
-                    "{what} {:.0}% ({:.0} s) {}",
-                    100.0 * bar.position() as f64 / len as f64,
-                    started.elapsed().as_secs_f64(),
-                    bar.message()
-                );
-                text.push_str(&format!("\r{line:<LINE$}"));
-                if say(&text).is_err() {
-                    // A closed stderr only loses the progress line.
-                }
-            }
-        }
-    });
-    if progress && started.elapsed() >= Duration::from_secs(1) {
-        let _ = say(&format!("\r{:LINE$}\r", ""));
-    }
-    if let Some(e) = interrupted {
-        return Err(e);
-    }
-    let summary = match result {
-        Some(Ok(r)) => r.map_err(error)?,
-        _ => {
-            return Err(raise(
-                "BuildError",
-                format!("the build of {spec} failed inside retrodb (a bug: please report it)"),
-            ));
-        }
-    };
-    serialized(py, &summary)
-}
-
 #[pymodule]
 fn _retrodb(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(open, m)?)?;
-    m.add_function(wrap_pyfunction!(build, m)?)?;
+    m.add_function(wrap_pyfunction!(build::build, m)?)?;
     m.add_class::<Table>()?;
     m.add_class::<Positions>()?;
     m.add_class::<Game>()?;
