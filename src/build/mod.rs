@@ -9,6 +9,7 @@
 
 pub mod cache;
 mod checkpoint;
+pub mod distributed;
 pub mod generate;
 pub mod report;
 mod tiered;
@@ -275,24 +276,41 @@ fn interrupted(spec: &str, resumable: Option<&Path>) -> Error {
     })
 }
 
-/// Remoteness in the narrowest width whose all-ones value exceeds the largest finite value.
-fn encode_remoteness(stats: &SolveStats) -> (u8, Vec<u8>) {
-    let Some(rem) = &stats.remoteness else {
-        return (0, Vec::new());
-    };
-    let max = rem
-        .par_iter()
-        .filter(|&&r| r != u32::MAX)
-        .max()
-        .copied()
-        .unwrap_or(0);
-    let width: u8 = if max < 0xFF {
+/// The narrowest remoteness width (bytes) whose all-ones value exceeds `max`, the largest finite
+/// remoteness.
+pub(crate) fn remoteness_width(max: u32) -> u8 {
+    if max < 0xFF {
         1
     } else if max < 0xFFFF {
         2
     } else {
         4
+    }
+}
+
+/// Remoteness in the narrowest width whose all-ones value exceeds the largest finite value.
+fn encode_remoteness(stats: &SolveStats) -> (u8, Vec<u8>) {
+    let Some(rem) = &stats.remoteness else {
+        return (0, Vec::new());
     };
+    let width = remoteness_width(max_finite(rem));
+    (width, remoteness_bytes(rem, width))
+}
+
+/// The largest remoteness that is not `u32::MAX` (draws, unused), 0 if none.
+pub(crate) fn max_finite(rem: &[u32]) -> u32 {
+    rem.par_iter()
+        .filter(|&&r| r != u32::MAX)
+        .max()
+        .copied()
+        .unwrap_or(0)
+}
+
+/// `rem` stored `width` bytes each, as the table's remoteness section holds it.
+pub(crate) fn remoteness_bytes(rem: &[u32], width: u8) -> Vec<u8> {
+    if width == 0 {
+        return Vec::new();
+    }
     let mut out = vec![0u8; rem.len() * width as usize];
     out.par_chunks_mut(width as usize * 4096)
         .zip(rem.par_chunks(4096))
@@ -301,5 +319,5 @@ fn encode_remoteness(stats: &SolveStats) -> (u8, Vec<u8>) {
                 put_remoteness(d, r);
             }
         });
-    (width, out)
+    out
 }

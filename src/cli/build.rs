@@ -50,9 +50,18 @@ pub struct Args {
     compress: bool,
     #[command(flatten)]
     zstd: super::convert::ZstdArgs,
+    /// Build across the ranks of the MPI job this process is one of: `mpirun -np K retrodb
+    /// build digraph:FILE --mpi -o OUT` (or srun). Each rank reads its share of the input; the
+    /// output directory must be on a file system every rank sees. Needs a retrodb built with
+    /// `--features mpi`; digraph: games for now (docs/DISTRIBUTED.md).
+    #[arg(long)]
+    mpi: bool,
 }
 
 pub fn run(a: Args) -> Result<ExitCode> {
+    if a.mpi {
+        return run_mpi(a);
+    }
     let max_memory = a.max_memory.unwrap_or_else(retrodb::memory::default_limit);
     let load_start = std::time::Instant::now();
     let game = AnyGame::open(&a.game, max_memory)?;
@@ -125,6 +134,70 @@ pub fn run(a: Args) -> Result<ExitCode> {
             println!(
                 "compressed in {c:.2} s; the whole command took {:.2} s",
                 summary.total_seconds
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `build --mpi`: this process is one rank of the build; rank 0 prints the summary.
+#[cfg(not(feature = "mpi"))]
+fn run_mpi(_: Args) -> Result<ExitCode> {
+    anyhow::bail!(
+        "--mpi: this retrodb was built without MPI; build it with `cargo build --release \
+         --features mpi` (docs/DISTRIBUTED.md)"
+    )
+}
+
+/// `build --mpi`: this process is one rank of the build; rank 0 prints the summary.
+#[cfg(feature = "mpi")]
+fn run_mpi(a: Args) -> Result<ExitCode> {
+    use retrodb::solve::distributed::comm::Comm;
+    if a.compress || a.tiers.is_some() || a.engine.is_some() {
+        anyhow::bail!(
+            "--mpi builds a raw digraph table; --compress, --tiers and --engine do not apply \
+             (compress the table afterwards with `retrodb compress`)"
+        );
+    }
+    let comm = retrodb::solve::distributed::mpi::MpiComm::init()?;
+    let out = a.output.clone().unwrap_or_else(|| default_name(&a.game));
+    let opts = BuildOptions {
+        remoteness: a.remoteness,
+        max_memory: a.max_memory.unwrap_or_else(retrodb::memory::default_limit),
+        ..BuildOptions::default()
+    };
+    let summary = match build::distributed::build_digraph(&comm, &a.game, &out, &opts) {
+        Ok(s) => s,
+        Err(e) => {
+            // Every rank stops; each says why (the failing one names the file, line or rank).
+            eprintln!("retrodb: rank {} of {}: {e}", comm.rank(), comm.ranks());
+            return Ok(ExitCode::FAILURE);
+        }
+    };
+    if comm.rank() == 0 {
+        if a.json {
+            let mut v = serde_json::to_value(&summary)?;
+            v["peak_rss_bytes_rank0"] = serde_json::json!(retrodb::memory::peak_rss());
+            v["threads"] = serde_json::json!(rayon::current_num_threads());
+            println!("{v}");
+        } else {
+            let [_, win, loss, draw] = summary.counts;
+            println!(
+                "built {}: {} positions ({win} won, {loss} lost, {draw} drawn), {} edges, {} \
+                 rounds, on {} ranks",
+                summary.path, summary.positions, summary.edges, summary.rounds, summary.ranks
+            );
+            println!(
+                "solve {:.2} s, total {:.2} s, {}; bytes sent by rank: {}",
+                summary.solve_seconds,
+                summary.total_seconds,
+                human_bytes(summary.file_bytes),
+                summary
+                    .bytes_sent
+                    .iter()
+                    .map(|&b| human_bytes(b))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             );
         }
     }

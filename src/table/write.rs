@@ -17,7 +17,7 @@ use super::format::{self, Encoding, Header, PAGE, Section, SourceRef, align};
 use super::workfiles::{OutputLock, allocate, sibling};
 use crate::cells;
 use crate::error::{Error, Result};
-use crate::games::AnyGame;
+use crate::games::{AnyGame, Source};
 
 /// A file being written under a temporary name beside its destination; removed on drop unless
 /// [`TempFile::commit`] renamed it into place.
@@ -101,6 +101,11 @@ impl TempFile {
     }
 
     /// Syncs and renames into place; returns the file's length.
+    /// Waits for the bytes written so far to reach the disk.
+    pub fn sync(&self) -> Result<()> {
+        self.file.sync_data().map_err(|e| Error::io(&self.path, e))
+    }
+
     pub fn commit(mut self) -> Result<u64> {
         self.file.sync_all().map_err(|e| Error::io(&self.path, e))?;
         let len = self
@@ -131,8 +136,12 @@ pub(crate) struct GameFields {
 
 impl GameFields {
     pub fn of(game: &AnyGame) -> GameFields {
-        let spec = game.spec();
-        let (source, embedded) = match game.source() {
+        GameFields::of_source(game.spec(), game.source())
+    }
+
+    /// The fields of a game with this spec and input.
+    pub fn of_source(spec: String, source: Option<&Source>) -> GameFields {
+        let (source, embedded) = match source {
             None => (SourceRef::None, Vec::new()),
             Some(src) => match &src.bytes {
                 Some(bytes) => (
@@ -185,6 +194,64 @@ pub(crate) fn block_sums(bytes: &[u8], block: u64) -> Vec<u64> {
         .collect()
 }
 
+/// The cells and remoteness sections of a raw table with a header of `header_len` bytes, `size`
+/// positions and `rem_width` bytes of remoteness each (an empty section at 0 when none).
+pub(crate) fn raw_sections(header_len: u64, size: u64, rem_width: u8) -> (Section, Section) {
+    let cells_sec = Section {
+        offset: align(header_len, PAGE),
+        len: cells::words_for(size) * 8,
+    };
+    let rem_sec = if rem_width > 0 {
+        Section {
+            offset: align(cells_sec.end(), PAGE),
+            len: size * rem_width as u64,
+        }
+    } else {
+        Section::default()
+    };
+    (cells_sec, rem_sec)
+}
+
+/// The checksums section's bytes.
+pub(crate) fn sums_bytes(sums: &[u64]) -> Vec<u8> {
+    sums.iter().flat_map(|s| s.to_le_bytes()).collect()
+}
+
+/// The header of a raw table of `game` whose blocks (cells', then remoteness') have the
+/// checksums `sums`.
+pub(crate) fn raw_header(
+    game: &GameFields,
+    size: u64,
+    counts: [u64; 4],
+    rounds: Option<u32>,
+    rem_width: u8,
+    sums: &[u64],
+) -> Header {
+    let (cells_sec, rem_sec) = raw_sections(game.header_len(), size, rem_width);
+    let sums_sec = Section {
+        offset: align(rem_sec.end().max(cells_sec.end()), 8),
+        len: sums.len() as u64 * 8,
+    };
+    Header {
+        version: format::VERSION,
+        header_len: game.header_len(),
+        size,
+        encoding: Encoding::Raw,
+        remoteness_width: rem_width,
+        block: format::BLOCK,
+        counts,
+        cells: cells_sec,
+        remoteness: rem_sec,
+        sums: sums_sec,
+        sums_hash: xxhash_rust::xxh3::xxh3_64(&sums_bytes(sums)),
+        rounds,
+        frame_positions: 0,
+        level: 0,
+        spec: game.spec.clone(),
+        source: game.source.clone(),
+    }
+}
+
 /// A raw table being written: the temporary file with its cells section memory-mapped.
 ///
 /// The map is an [`MmapRaw`]: solver threads write cells through atomics made from its raw
@@ -193,7 +260,6 @@ pub(crate) struct RawWriter {
     tmp: TempFile,
     game: GameFields,
     size: u64,
-    cells_sec: Section,
     map: Option<MmapRaw>,
 }
 
@@ -221,10 +287,7 @@ impl RawWriter {
     }
 
     fn with_file(tmp: TempFile, game: GameFields, size: u64) -> Result<RawWriter> {
-        let cells_sec = Section {
-            offset: align(game.header_len(), PAGE),
-            len: cells::words_for(size) * 8,
-        };
+        let (cells_sec, _) = raw_sections(game.header_len(), size, 0);
         tmp.file
             .set_len(cells_sec.end())
             .map_err(|e| Error::io(&tmp.path, e))?;
@@ -252,7 +315,6 @@ impl RawWriter {
             tmp,
             game,
             size,
-            cells_sec,
             map,
         })
     }
@@ -318,7 +380,6 @@ impl RawWriter {
             tmp,
             game,
             size,
-            cells_sec,
             map,
         } = self;
         // No msync of the cells here: the fsync in `commit` writes a shared mapping's dirty
@@ -330,45 +391,16 @@ impl RawWriter {
             Some(m) => unsafe { std::slice::from_raw_parts(m.as_ptr(), m.len()) },
             None => &[],
         };
-        let rem_sec = Section {
-            offset: if rem_width > 0 {
-                align(cells_sec.end(), PAGE)
-            } else {
-                0
-            },
-            len: rem_bytes.len() as u64,
-        };
+        let (_, rem_sec) = raw_sections(game.header_len(), size, rem_width);
         if rem_width > 0 {
             tmp.write_at_parallel(rem_bytes, rem_sec.offset)?;
         }
         let block = format::BLOCK as u64;
         let mut sums = block_sums(cell_bytes, block);
         sums.extend(block_sums(rem_bytes, block));
-        let sum_bytes: Vec<u8> = sums.iter().flat_map(|s| s.to_le_bytes()).collect();
-        let sums_sec = Section {
-            offset: align(rem_sec.end().max(cells_sec.end()), 8),
-            len: sum_bytes.len() as u64,
-        };
-        tmp.write_at(&sum_bytes, sums_sec.offset)?;
         drop(map);
-        let header = Header {
-            version: format::VERSION,
-            header_len: game.header_len(),
-            size,
-            encoding: Encoding::Raw,
-            remoteness_width: rem_width,
-            block: format::BLOCK,
-            counts,
-            cells: cells_sec,
-            remoteness: rem_sec,
-            sums: sums_sec,
-            sums_hash: xxhash_rust::xxh3::xxh3_64(&sum_bytes),
-            rounds,
-            frame_positions: 0,
-            level: 0,
-            spec: game.spec,
-            source: game.source,
-        };
+        let header = raw_header(&game, size, counts, rounds, rem_width, &sums);
+        tmp.write_at(&sums_bytes(&sums), header.sums.offset)?;
         tmp.write_at(&header.encode(&game.embedded), 0)?;
         tmp.commit()
     }

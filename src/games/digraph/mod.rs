@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::game::{Game, Move, PositionError, Status};
 use crate::games::source::{InputBytes, Source};
 
-mod parse;
+pub mod parse;
 mod random;
 
 use parse::parse_edges;

@@ -12,11 +12,77 @@ use crate::games::source::{BOM, InputBytes};
 /// Parses the whole edge list, in parallel over line-aligned chunks.
 pub(super) fn parse_edges(name: &str, input: &InputBytes<'_>) -> Result<Vec<Vec<(u32, u32)>>> {
     let bytes = input.bytes();
+    // A UTF-8 byte-order mark (some editors write one) is not part of the first line.
+    let start = if bytes.starts_with(BOM) { BOM.len() } else { 0 };
+    parse_lines(name, bytes, start, 1, |range| input.release(range))
+}
+
+/// The bytes of an edge list of `len` bytes that rank `rank` of `ranks` parses: the lines that
+/// start in its near-equal share of the bytes, the first share after a byte-order mark. `read_at`
+/// reads the bytes from an offset into a buffer (fewer at the end), so a rank finds its bounds by
+/// reading a few bytes around them, not the file. The shares of all ranks tile the file.
+pub fn share_bounds(
+    len: u64,
+    rank: usize,
+    ranks: usize,
+    mut read_at: impl FnMut(u64, &mut [u8]) -> std::io::Result<usize>,
+) -> std::io::Result<std::ops::Range<u64>> {
+    let mut line_start = |at: u64| -> std::io::Result<u64> {
+        if at == 0 {
+            let mut head = [0u8; 3];
+            let n = read_at(0, &mut head)?;
+            return Ok(if head[..n] == *BOM {
+                BOM.len() as u64
+            } else {
+                0
+            });
+        }
+        // The first line starting at or after `at`: after the first newline from `at - 1` on.
+        let mut pos = at - 1;
+        let mut buf = [0u8; 4096];
+        while pos < len {
+            let n = read_at(pos, &mut buf)?;
+            if n == 0 {
+                break;
+            }
+            if let Some(i) = buf[..n].iter().position(|&b| b == b'\n') {
+                return Ok(pos + i as u64 + 1);
+            }
+            pos += n as u64;
+        }
+        Ok(len)
+    };
+    let nominal = |r: usize| (len as u128 * r as u128 / ranks as u128) as u64;
+    let start = line_start(nominal(rank))?;
+    let end = if rank + 1 == ranks {
+        len
+    } else {
+        line_start(nominal(rank + 1))?
+    };
+    Ok(start.min(end)..end)
+}
+
+/// Parses the lines of `bytes` (a whole number of lines of the file `name`, the first of them
+/// line `first_line`), in parallel over line-aligned chunks.
+pub fn parse_share(name: &str, bytes: &[u8], first_line: u64) -> Result<Vec<(u32, u32)>> {
+    Ok(parse_lines(name, bytes, 0, first_line, |_| {})?
+        .into_iter()
+        .flatten()
+        .collect())
+}
+
+/// Parses `bytes[start..]` in line-aligned chunks, calling `done` with each chunk's range once
+/// parsed; an error names the line, counting `first_line` as the line at `start`.
+fn parse_lines(
+    name: &str,
+    bytes: &[u8],
+    start: usize,
+    first_line: u64,
+    done: impl Fn(std::ops::Range<usize>) + Sync,
+) -> Result<Vec<Vec<(u32, u32)>>> {
     const MIN_CHUNK: usize = 1 << 20;
     let pieces = (rayon::current_num_threads() * 8).max(1);
     let target = (bytes.len() / pieces).max(MIN_CHUNK);
-    // A UTF-8 byte-order mark (some editors write one) is not part of the first line.
-    let start = if bytes.starts_with(BOM) { BOM.len() } else { 0 };
     let mut bounds = vec![start];
     let mut at = start;
     while at < bytes.len() {
@@ -31,7 +97,7 @@ pub(super) fn parse_edges(name: &str, input: &InputBytes<'_>) -> Result<Vec<Vec<
         .par_windows(2)
         .map(|w| {
             let parsed = parse_chunk(&bytes[w[0]..w[1]]).map_err(|(off, msg)| (w[0] + off, msg));
-            input.release(w[0]..w[1]);
+            done(w[0]..w[1]);
             parsed
         })
         .collect();
@@ -40,7 +106,8 @@ pub(super) fn parse_edges(name: &str, input: &InputBytes<'_>) -> Result<Vec<Vec<
         match part {
             Ok(p) => chunks.push(p),
             Err((offset, msg)) => {
-                let line = bytes[..offset].iter().filter(|&&b| b == b'\n').count() as u64 + 1;
+                let line = bytes[start..offset].iter().filter(|&&b| b == b'\n').count() as u64
+                    + first_line;
                 return Err(Error::Input {
                     file: name.to_string(),
                     line,

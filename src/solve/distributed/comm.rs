@@ -162,30 +162,22 @@ pub fn run_local<T: Send>(
                 })
             })
             .collect();
-        // The error of the rank that stopped first explains the others' closed channels.
+        // A rank's own error explains the others' (closed channels, "rank r failed"): the
+        // first error that is not about another rank, else the first.
         let mut out = Vec::with_capacity(ranks);
-        let mut first_err: Option<Error> = None;
+        let mut errors = Vec::new();
         for r in results {
             match r {
                 Ok(v) => out.push(v),
-                Err(e) => {
-                    let closed =
-                        matches!(&e, Error::Rank { msg, .. } if msg.contains("channel is closed"));
-                    if first_err.is_none() || (!closed && is_closed(first_err.as_ref())) {
-                        first_err = Some(e);
-                    }
-                }
+                Err(e) => errors.push(e),
             }
         }
-        match first_err {
-            Some(e) => Err(e),
+        match errors.iter().position(|e| !matches!(e, Error::Rank { .. })) {
+            Some(i) => Err(errors.swap_remove(i)),
+            None if !errors.is_empty() => Err(errors.swap_remove(0)),
             None => Ok(out),
         }
     })
-}
-
-fn is_closed(e: Option<&Error>) -> bool {
-    matches!(e, Some(Error::Rank { msg, .. }) if msg.contains("channel is closed"))
 }
 
 #[cfg(test)]
