@@ -89,10 +89,7 @@ impl Part {
         let own = split.range(rank);
         let len = (own.end - own.start) as usize;
 
-        let mut tails = vec![Vec::new(); comm.ranks()];
-        for &(u, _) in edges {
-            tails[split.owner(u as u64)].push(u as u64);
-        }
+        let tails = route(&split, edges, |(u, _)| u, |(u, _)| u as u64);
         let mut out_deg = vec![0u32; len];
         for from in comm.exchange(tails)? {
             for u in from {
@@ -100,20 +97,35 @@ impl Part {
             }
         }
 
-        let mut heads = vec![Vec::new(); comm.ranks()];
-        for &(u, v) in edges {
-            heads[split.owner(v as u64)].push((v as u64) << 32 | u as u64);
-        }
-        let mut reverse: Vec<u64> = comm.exchange(heads)?.into_iter().flatten().collect();
-        reverse.sort_unstable();
+        let heads = route(
+            &split,
+            edges,
+            |(_, v)| v,
+            |(u, v)| (v as u64) << 32 | u as u64,
+        );
+        let received = comm.exchange(heads)?;
+        // Rows by a counting sort on the head, then each row sorted (as the single-process
+        // graph's are).
         let mut par_off = vec![0u64; len + 1];
-        for &e in &reverse {
+        for &e in received.iter().flatten() {
             par_off[((e >> 32) - own.start) as usize + 1] += 1;
         }
         for i in 0..len {
             par_off[i + 1] += par_off[i];
         }
-        let par_to = reverse.into_iter().map(|e| e as u32).collect();
+        let mut next: Vec<u64> = par_off[..len].to_vec();
+        let mut par_to = vec![0u32; par_off[len] as usize];
+        for from in received {
+            for e in from {
+                let row = ((e >> 32) - own.start) as usize;
+                par_to[next[row] as usize] = e as u32;
+                next[row] += 1;
+            }
+        }
+        drop(next);
+        for i in 0..len {
+            par_to[par_off[i] as usize..par_off[i + 1] as usize].sort_unstable();
+        }
         Ok(Part {
             split,
             rank,
@@ -136,6 +148,25 @@ impl Part {
     pub fn edges(&self) -> u64 {
         self.par_to.len() as u64
     }
+}
+
+/// `msg(e)` for every edge `e`, to the owner of `key(e)`: one list per rank, each allocated
+/// once at its final size.
+fn route(
+    split: &Split,
+    edges: &[(u32, u32)],
+    key: impl Fn((u32, u32)) -> u32,
+    msg: impl Fn((u32, u32)) -> u64,
+) -> Vec<Vec<u64>> {
+    let mut counts = vec![0usize; split.ranks];
+    for &e in edges {
+        counts[split.owner(key(e) as u64)] += 1;
+    }
+    let mut out: Vec<Vec<u64>> = counts.iter().map(|&c| Vec::with_capacity(c)).collect();
+    for &e in edges {
+        out[split.owner(key(e) as u64)].push(msg(e));
+    }
+    out
 }
 
 /// One rank's solved share.
