@@ -399,15 +399,21 @@ impl Sliced {
     pub fn masks(&self, pos: u64) -> (u64, u64) {
         let row = self.row_at(pos);
         let (kl, kr) = self.key_masks(row.key);
-        let (a, b) = self.row_classes(kl, kr);
-        let o = pos - row.start;
-        let v = if o < row.split as u64 {
-            a.list[o as usize]
-        } else {
-            b.list[(o - row.split as u64) as usize]
-        };
-        let (ll, lr) = self.low_masks[v as usize];
+        let (ll, lr) = self.low_masks[self.low_at(row, (kl, kr), pos - row.start) as usize];
         (kl | ll, kr | lr)
+    }
+
+    /// The low configuration at `offset` in `row`, whose key has the cells `key` (Left's,
+    /// Right's): class A's configurations come first, then class B's.
+    #[inline]
+    pub fn low_at(&self, row: &Row, key: (u64, u64), offset: u64) -> u32 {
+        let (a, b) = self.row_classes(key.0, key.1);
+        let split = row.split as u64;
+        if offset < split {
+            a.list[offset as usize]
+        } else {
+            b.list[(offset - split) as usize]
+        }
     }
 
     /// The boards a stored board stands for: its images under the group, without repeats.

@@ -287,7 +287,7 @@ fn boards_equal_their_graphs_written_out() {
             Layout::Edges(graph)
         };
         let as_graph = CellGame::new("graph".into(), layout, None, u64::MAX).unwrap();
-        assert!(as_graph.links.grid.is_none());
+        assert!(as_graph.wins.links().grid.is_none());
         assert_eq!(solve_all(&on_board), solve_all(&as_graph), "{b:?}");
     }
 }
@@ -505,7 +505,7 @@ fn prepared_win_table_equals_the_flood_on_every_cell_set() {
             .map(|s| (game.left_has_won(s), game.right_has_won(s)))
             .collect();
         game.prepare();
-        assert!(game.joins.get().is_some(), "{b:?}: prepared");
+        assert!(game.wins.table().is_some(), "{b:?}: prepared");
         for (s, &want) in flooded.iter().enumerate() {
             let s = s as u64;
             assert_eq!(
@@ -518,5 +518,5 @@ fn prepared_win_table_equals_the_flood_on_every_cell_set() {
     // Beyond the limit nothing is tabulated, and the floods answer.
     let huge = board(Board::Hex(6));
     huge.prepare();
-    assert!(huge.cells() > MAX_TABULATED_CELLS && huge.joins.get().is_none());
+    assert!(huge.cells() > MAX_TABULATED_CELLS && huge.wins.table().is_none());
 }

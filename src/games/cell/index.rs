@@ -1,0 +1,256 @@
+//! How a cell game numbers its positions: the plain index of every configuration with either
+//! player to move, or one of the two indices of the configurations alternation from the empty
+//! board reaches ([`Alternation`], tier-major, and [`Sliced`], by rows of key cells). [`Index`]
+//! holds one of the three, and each operation — decoding, encoding, children, parents — is
+//! written once over it.
+//!
+//! The invariant: `masks` and `try_index` are inverses on `0..size` (with symmetry, up to the
+//! board's image), and a child or parent is always a position of the same index.
+
+use super::alternation::Alternation;
+use super::sliced::Sliced;
+use super::wins::WinTable;
+use super::{Player, for_each_cell};
+use crate::game::digit_masks;
+
+/// Base-3 digits decoded per table lookup.
+const CHUNK_DIGITS: u32 = 8;
+const CHUNK: u64 = 3u64.pow(CHUNK_DIGITS);
+
+/// Every configuration with either player to move: `mover + 2 * sum(d_i * 3^i)`.
+#[derive(Debug)]
+pub struct PlainIndex {
+    cells: u32,
+    /// `step[i] = 2 * 3^i`: what one Left digit in cell `i` adds to an index.
+    step: Vec<u64>,
+    /// Per value of `CHUNK_DIGITS` base-3 digits: Left's bits in the low byte, Right's in the high.
+    decode: Vec<u16>,
+}
+
+impl PlainIndex {
+    pub fn new(cells: u32) -> PlainIndex {
+        PlainIndex {
+            cells,
+            step: (0..cells).map(|i| 2 * 3u64.pow(i)).collect(),
+            decode: (0..CHUNK)
+                .map(|v| {
+                    let (l, r) = digit_masks(v, CHUNK_DIGITS);
+                    (l | r << 8) as u16
+                })
+                .collect(),
+        }
+    }
+
+    pub fn size(&self) -> u64 {
+        2 * 3u64.pow(self.cells)
+    }
+
+    #[inline]
+    fn masks(&self, pos: u64) -> (u64, u64) {
+        let mut q = pos >> 1;
+        let (mut l, mut r) = (0u64, 0u64);
+        let mut shift = 0;
+        while q != 0 {
+            let d = self.decode[(q % CHUNK) as usize] as u64;
+            l |= (d & 0xFF) << shift;
+            r |= (d >> 8) << shift;
+            q /= CHUNK;
+            shift += CHUNK_DIGITS;
+        }
+        (l, r)
+    }
+
+    #[inline]
+    fn mover(pos: u64) -> Player {
+        if pos & 1 == 0 {
+            Player::Left
+        } else {
+            Player::Right
+        }
+    }
+
+    fn index(&self, left: u64, right: u64, mover: Player) -> u64 {
+        let mut pos = mover as u64;
+        for i in 0..self.cells {
+            if left >> i & 1 == 1 {
+                pos += self.step[i as usize];
+            } else if right >> i & 1 == 1 {
+                pos += 2 * self.step[i as usize];
+            }
+        }
+        pos
+    }
+
+    /// The position after the mover of `pos` claims `cell`. Left claims: digit 0 -> 1 and mover
+    /// 0 -> 1. Right claims: digit 0 -> 2, mover 1 -> 0.
+    #[inline]
+    fn child(&self, pos: u64, cell: u32) -> u64 {
+        let step = self.step[cell as usize];
+        if pos & 1 == 0 {
+            pos + step + 1
+        } else {
+            pos + 2 * step - 1
+        }
+    }
+
+    /// The position before the player not to move at `pos` claimed `cell`: [`PlainIndex::child`]
+    /// undone.
+    #[inline]
+    fn parent(&self, pos: u64, cell: u32) -> u64 {
+        let step = self.step[cell as usize];
+        if pos & 1 == 1 {
+            pos - step - 1
+        } else {
+            pos - 2 * step + 1
+        }
+    }
+}
+
+/// How a cell game numbers its positions.
+#[derive(Debug)]
+pub enum Index {
+    /// Every configuration with either player to move.
+    Plain(PlainIndex),
+    /// Only the configurations alternation reaches, tier-major (`,start=L`).
+    Alternation(Alternation),
+    /// Only the configurations alternation reaches, by rows of key cells, with one row per
+    /// symmetry class of keys where asked (`,start=L,sliced` and `,start=L,sym`).
+    Sliced(Box<Sliced>),
+}
+
+impl Index {
+    pub fn size(&self) -> u64 {
+        match self {
+            Index::Plain(p) => p.size(),
+            Index::Alternation(a) => a.size(),
+            Index::Sliced(s) => s.size(),
+        }
+    }
+
+    /// The sliced index, for games that use one.
+    pub fn sliced(&self) -> Option<&Sliced> {
+        match self {
+            Index::Sliced(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The player who moved first, for indices of the positions alternation reaches.
+    pub fn first(&self) -> Option<Player> {
+        match self {
+            Index::Plain(_) => None,
+            Index::Alternation(a) => Some(a.first),
+            Index::Sliced(s) => Some(s.first),
+        }
+    }
+
+    /// Left's and Right's cells of the board stored at `pos`.
+    #[inline]
+    pub fn masks(&self, pos: u64) -> (u64, u64) {
+        match self {
+            Index::Plain(p) => p.masks(pos),
+            Index::Alternation(a) => a.masks(pos),
+            Index::Sliced(s) => s.masks(pos),
+        }
+    }
+
+    #[inline]
+    pub fn mover(&self, pos: u64) -> Player {
+        match self {
+            Index::Plain(_) => PlainIndex::mover(pos),
+            Index::Alternation(a) => a.mover(a.tier(pos)),
+            Index::Sliced(s) => {
+                let (l, r) = s.masks(pos);
+                s.mover_of(l, r)
+            }
+        }
+    }
+
+    /// The player to move at `pos`, whose cells `(l, r)` are already decoded.
+    #[inline]
+    fn mover_of_board(&self, pos: u64, l: u64, r: u64) -> Player {
+        match self {
+            Index::Plain(_) => PlainIndex::mover(pos),
+            Index::Alternation(a) => a.mover((l | r).count_ones()),
+            Index::Sliced(s) => s.mover_of(l, r),
+        }
+    }
+
+    /// The index of a configuration, or `None` when the index holds only the positions
+    /// alternation reaches and this is not one of them.
+    pub fn try_index(&self, left: u64, right: u64, mover: Player) -> Option<u64> {
+        match self {
+            Index::Plain(p) => Some(p.index(left, right, mover)),
+            Index::Alternation(a) => {
+                let t = (left | right).count_ones();
+                a.index(left, right).filter(|_| a.mover(t) == mover)
+            }
+            Index::Sliced(s) => s
+                .index(left, right)
+                .filter(|_| s.mover_of(left, right) == mover),
+        }
+    }
+
+    /// The index of a board alternation reaches, whose mover follows from its counts; `None` in
+    /// the plain index, where it does not.
+    #[inline]
+    fn reached(&self, left: u64, right: u64) -> Option<u64> {
+        match self {
+            Index::Plain(_) => None,
+            Index::Alternation(a) => a.index(left, right),
+            Index::Sliced(s) => s.index(left, right),
+        }
+    }
+
+    /// The children of the open position `pos` (Left's cells `l`, Right's `r`), one per cell of
+    /// `empty`, in cell order.
+    #[inline]
+    pub fn children(&self, pos: u64, l: u64, r: u64, empty: u64, mut f: impl FnMut(u64)) {
+        if let Index::Plain(p) = self {
+            for_each_cell(empty, |cell| f(p.child(pos, cell)));
+            return;
+        }
+        let mover = self.mover_of_board(pos, l, r);
+        for_each_cell(empty, |cell| {
+            let (l2, r2) = mover.claim(l, r, cell);
+            f(self
+                .reached(l2, r2)
+                .expect("a move keeps the alternation's counts"));
+        });
+    }
+
+    /// The parents of `pos` (Left's cells `l`, Right's `r`): the positions one move before from
+    /// which the game was still open, each once per move that leads here.
+    #[inline]
+    pub fn parents(&self, pos: u64, l: u64, r: u64, wins: &WinTable, mut f: impl FnMut(u64)) {
+        match self {
+            Index::Plain(p) => {
+                wins.unmoves(l, r, PlainIndex::mover(pos), |_, _, cell| {
+                    f(p.parent(pos, cell))
+                });
+            }
+            Index::Alternation(a) => {
+                wins.unmoves(l, r, a.mover(a.tier(pos)), |pl, pr, _| {
+                    f(a.index(pl, pr)
+                        .expect("an unmove keeps the alternation's counts"))
+                });
+            }
+            Index::Sliced(s) => {
+                // A stored board stands for its images: the parents are the stored boards with
+                // a move to an image this index holds, each once per such move.
+                for (xl, xr) in s.images(l, r) {
+                    if s.index(xl, xr) != Some(pos) {
+                        continue;
+                    }
+                    wins.unmoves(xl, xr, s.mover_of(xl, xr), |pl, pr, _| {
+                        if let Some(p) = s.index(pl, pr)
+                            && s.masks(p) == (pl, pr)
+                        {
+                            f(p)
+                        }
+                    });
+                }
+            }
+        }
+    }
+}

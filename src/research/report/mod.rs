@@ -1,0 +1,164 @@
+//! `retrodb research bridgit`: every strategy and conjecture of this module checked against a
+//! complete table of Bridg-It of one size, with the smallest counterexample of each claim.
+//!
+//! Positions are every open configuration of the board with either player to move — the table's
+//! whole index — and, separately, those that arise in play (Left moving first, so Left to move
+//! with equal counts or Right to move with one more Left cell). The invariant: every figure comes
+//! from cell states and the table's values, and every counterexample carries the position text and
+//! the table values that make it one, so `retrodb probe` reproduces it.
+//!
+//! The files: `figures` holds the reported figures, `scan` checks each claim at each position
+//! against the table (the pairwise comparisons in `tally`), `spanning` plays the spanning-tree strategy's lines, and `text` renders a
+//! report for the terminal.
+
+mod figures;
+mod scan;
+mod spanning;
+mod tally;
+mod text;
+
+use std::path::Path;
+
+use rayon::prelude::*;
+
+use super::geometry::PlayerGraph;
+use super::order::GameOrder;
+use crate::error::{Error, Result};
+use crate::game::Game;
+use crate::games::AnyGame;
+use crate::games::cell::{Board, Layout, Player, picture};
+use crate::table::Table;
+pub use figures::{
+    Counterexample, NamedMove, OptionalFigures, Population, RankingFigures, Report,
+    SpanningTreeFigures, ValuesSummary,
+};
+use scan::{ClaimChecker, Findings, RANKINGS};
+use spanning::spanning_tree_lines;
+pub use text::render_text;
+
+/// Opens the Bridg-It table of size `n` with remoteness at `path` (default: the table cache,
+/// [`crate::table::cache`]), building it first when the file is absent.
+pub fn open_or_build(n: u32, path: Option<&Path>) -> Result<(Table, bool)> {
+    crate::table::cache::open_or_build(&format!("bridgit:{n}"), path)
+}
+
+/// The conventions `C` the game order is tested under by default: a finished board is worth
+/// 1, 2, 3 or 4 free moves to its winner.
+pub const DEFAULT_CONVENTIONS: [u32; 4] = [1, 2, 3, 4];
+
+/// Runs every check on Bridg-It of size `n` against its table, the game order under each
+/// convention of `conventions` (the first gives the counterexamples). `svg_dir` receives one
+/// SVG per counterexample (named `bridgit-N-CLAIM.svg`).
+pub fn research(
+    n: u32,
+    table: &Table,
+    conventions: &[u32],
+    svg_dir: Option<&Path>,
+) -> Result<Report> {
+    research_with_progress(
+        n,
+        table,
+        conventions,
+        svg_dir,
+        &indicatif::ProgressBar::hidden(),
+    )
+}
+
+/// [`research`], reporting the positions scanned on `progress`.
+pub fn research_with_progress(
+    n: u32,
+    table: &Table,
+    conventions: &[u32],
+    svg_dir: Option<&Path>,
+    progress: &indicatif::ProgressBar,
+) -> Result<Report> {
+    let AnyGame::Cell(game) = table.game() else {
+        return Err(Error::Usage("research needs a Bridg-It table".into()));
+    };
+    if game.layout() != &Layout::Board(Board::Bridgit(n)) {
+        return Err(Error::Usage(format!(
+            "table {} holds {}, not bridgit:{n}",
+            table.path().display(),
+            game.spec()
+        )));
+    }
+    if conventions.is_empty() || conventions.contains(&0) {
+        return Err(Error::Usage(
+            "research: give at least one convention C >= 1 (free moves of a finished board)".into(),
+        ));
+    }
+    let orders = conventions
+        .iter()
+        .map(|&c| GameOrder::new(game, c))
+        .collect::<Result<Vec<_>>>()?;
+    let scan = ClaimChecker {
+        orders: &orders,
+        game,
+        table,
+        graphs: [
+            PlayerGraph::bridgit(n, Player::Left),
+            PlayerGraph::bridgit(n, Player::Right),
+        ],
+        labels: game.labels(),
+    };
+    let (spanning_tree, st_loss) = spanning_tree_lines(&scan, n)?;
+    const CHUNK: u64 = 1 << 12;
+    let chunks = game.size().div_ceil(CHUNK);
+    progress.set_length(game.size());
+    let acc = (0..chunks)
+        .into_par_iter()
+        .map(|k| {
+            let mut found = Findings::new(conventions);
+            let end = ((k + 1) * CHUNK).min(game.size());
+            for pos in k * CHUNK..end {
+                scan.position(pos, &mut found)?;
+            }
+            progress.inc(end - k * CHUNK);
+            Ok::<Findings, Error>(found)
+        })
+        .try_reduce(|| Findings::new(conventions), |a, b| Ok(a.merge(b)))?;
+    progress.finish_and_clear();
+    let mut counterexamples: Vec<Counterexample> =
+        st_loss.into_iter().chain(acc.found.into_values()).collect();
+    for c in &mut counterexamples {
+        let pos = game.parse_position(&c.position)?;
+        c.picture = game
+            .picture(pos, &c.cells, picture::Style::Plain)
+            .unwrap_or_default();
+        if let Some(dir) = svg_dir {
+            std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+            let file = format!("bridgit-{n}-{}.svg", c.claim.replace('.', "-"));
+            let svg = game
+                .picture(pos, &c.cells, picture::Style::Svg)
+                .unwrap_or_default();
+            let path = dir.join(&file);
+            std::fs::write(&path, svg).map_err(|e| Error::io(&path, e))?;
+            c.svg = Some(file);
+        }
+    }
+    Ok(Report {
+        game: game.spec(),
+        size: n,
+        table: table.path().display().to_string(),
+        spanning_tree,
+        game_order_same_for_every_c: acc.pops.iter().all(|p| {
+            let first = &p.game_order[..RANKINGS.len()];
+            p.pairs_order_depends_on_c == 0
+                && p.game_order
+                    .chunks(RANKINGS.len())
+                    .all(|c| c.iter().zip(first).all(|(a, b)| a.counts() == b.counts()))
+        }),
+        game_values: orders
+            .iter()
+            .map(|o| ValuesSummary {
+                free_moves: o.free_moves,
+                distinct_values: o.distinct(),
+            })
+            .collect(),
+        populations: acc.pops.to_vec(),
+        counterexamples,
+    })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,261 @@
+//! The text form of a research report: the figures per population and claim, and each
+//! counterexample with its picture, as `retrodb research bridgit` prints them.
+//!
+//! The invariant: the text reads the [`Report`] only; every number it prints is in the JSON.
+
+use super::figures::{Population, Report};
+use super::scan::RANKINGS;
+
+/// The game-order table of one population: one row per variant and mover, under the first
+/// convention, with a note on whether the other conventions agree.
+fn write_game_order(s: &mut String, r: &Report, p: &Population) {
+    use std::fmt::Write;
+    let cs: Vec<String> = r
+        .game_values
+        .iter()
+        .map(|v| v.free_moves.to_string())
+        .collect();
+    let _ = writeln!(
+        s,
+        "Option-ranking conjecture against the game order (a finished board worth C free moves \
+         to its winner; C = {}: {}):\n",
+        cs.join(", "),
+        if r.game_order_same_for_every_c {
+            "every pair's order is the same for each C, so is every figure below"
+        } else {
+            "the figures differ between conventions; rows for each C"
+        }
+    );
+    let _ = writeln!(
+        s,
+        "Pairs of options whose order as games depends on C: {}.\n",
+        p.pairs_order_depends_on_c
+    );
+    let _ = writeln!(
+        s,
+        "| variant | mover | C | pairs | ranked pairs: better / equal / worse / incomparable | of these, one winning at once: all / better / worse / incomparable | 'equivalent' pairs: equal / ordered / incomparable | equal keys beside an immediate win | positions where every claim holds | positions with a dominated top option |"
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|");
+    let rows = if r.game_order_same_for_every_c {
+        &p.game_order[..RANKINGS.len().min(p.game_order.len())]
+    } else {
+        &p.game_order[..]
+    };
+    for f in rows {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} ({}) / {} ({}) / {} ({}) / {} ({}) | {} / {} / {} / {} | {} ({}) / {} / {} | {} | {} of {} ({}) | {} ({}) |",
+            f.variant,
+            f.mover,
+            if r.game_order_same_for_every_c {
+                cs.join(", ")
+            } else {
+                f.free_moves.to_string()
+            },
+            f.pairs,
+            f.ranked_better,
+            pct(f.ranked_better, f.ranked),
+            f.ranked_equal,
+            pct(f.ranked_equal, f.ranked),
+            f.ranked_worse,
+            pct(f.ranked_worse, f.ranked),
+            f.ranked_incomparable,
+            pct(f.ranked_incomparable, f.ranked),
+            f.ranked_with_immediate_win,
+            f.ranked_with_immediate_win_better,
+            f.ranked_with_immediate_win_worse,
+            f.ranked_with_immediate_win_incomparable,
+            f.equivalent_equal,
+            pct(f.equivalent_equal, f.equivalent),
+            f.equivalent_ordered,
+            f.equivalent_incomparable,
+            f.tied_beside_immediate_win,
+            f.positions_all_claims_hold,
+            f.positions,
+            pct(f.positions_all_claims_hold, f.positions),
+            f.positions_top_dominated,
+            pct(f.positions_top_dominated, f.positions)
+        );
+    }
+    let _ = writeln!(
+        s,
+        "\n*Ranked pairs*: the ranking puts one option above the other, and the statement claims \
+         it is a strictly better game (`G_i^L > G_j^L`; for Right, smaller); the columns say how \
+         the higher-ranked option really compares with the lower one (`compare` on canonical \
+         forms). *'Equivalent' pairs*: equal keys and no option winning at once; the statement \
+         claims equal games. A top option is *dominated* when another option is a strictly \
+         better game. An option that wins at once is the number C; when only one of the pair \
+         does, it is never better than the other, nor equal to it: the winning cell stays free \
+         after the other move, so that option has C among its mover's options.\n"
+    );
+}
+
+fn pct(part: u64, whole: u64) -> String {
+    if whole == 0 {
+        "-".to_string()
+    } else {
+        format!("{:.2}%", 100.0 * part as f64 / whole as f64)
+    }
+}
+
+/// The report as text for people (Markdown-friendly).
+pub fn render_text(r: &Report) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    let st = &r.spanning_tree;
+    let _ = writeln!(
+        s,
+        "## Bridg-It size {} ({})
+",
+        r.size, r.game
+    );
+    let _ = writeln!(
+        s,
+        "### Spanning-tree strategy (Left first, from the empty board)
+"
+    );
+    let _ = writeln!(
+        s,
+        "trees {} and {} (+ the virtual edge joining the ends); first move {}; {} complete lines \
+         against every reply sequence; {} lost; {} positions with Left to move on the way, {} of \
+         them lost by the table.\n",
+        st.trees[0].join(" "),
+        st.trees[1].join(" "),
+        st.first_move,
+        st.lines,
+        st.losses,
+        st.left_to_move,
+        st.table_says_lost
+    );
+    for p in &r.populations {
+        let what = if p.name == "all" {
+            "every open configuration, either player to move"
+        } else {
+            "those arising in play, Left moving first"
+        };
+        let _ = writeln!(
+            s,
+            "### Population '{}': {} positions ({what})\n",
+            p.name, p.positions
+        );
+        let o = &p.optional;
+        let _ = writeln!(s, "Optional spanning-tree strategy, executable by:\n");
+        let _ = writeln!(s, "| mover only | opponent only | both | neither |");
+        let _ = writeln!(s, "|---|---|---|---|");
+        let _ = writeln!(
+            s,
+            "| {} ({}) | {} ({}) | {} ({}) | {} ({}) |\n",
+            o.mover_only,
+            pct(o.mover_only, o.positions),
+            o.opponent_only,
+            pct(o.opponent_only, o.positions),
+            o.both,
+            pct(o.both, o.positions),
+            o.neither,
+            pct(o.neither, o.positions)
+        );
+        let _ = writeln!(
+            s,
+            "- executable by the mover: {} won, {} lost; won but not executable: {}",
+            o.mover_executable_won, o.mover_executable_lost, o.won_not_executable
+        );
+        let _ = writeln!(
+            s,
+            "- moves it may choose in won positions: {}, keeping the win: {} ({}); won positions \
+             where every such move keeps the win: {} of {}\n",
+            o.moves_from_won,
+            o.moves_keeping_win,
+            pct(o.moves_keeping_win, o.moves_from_won),
+            o.won_all_moves_keep,
+            o.mover_executable_won
+        );
+        let _ = writeln!(
+            s,
+            "Option-ranking conjecture (positions with at least two options):\n"
+        );
+        let _ = writeln!(
+            s,
+            "| variant | mover | positions | with a win | top has a win | top all win | win below loss | pairs agree / contradict / conj. ties / table ties / both tie | win-vs-loss pairs right / wrong / tied | ranked pairs by outcome class: consistent / refuted (second bit only) | 'equivalent' pairs: outcome differs / remoteness differs / class differs |"
+        );
+        let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|");
+        for k in &p.ranking {
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | {} ({}) | {} ({}) | {} | {} / {} / {} / {} / {} | {} / {} / {} | {} / {} ({}) | {}: {} / {} / {} |",
+                k.variant,
+                k.mover,
+                k.positions,
+                k.with_winning_option,
+                k.top_has_win,
+                pct(k.top_has_win, k.with_winning_option),
+                k.top_all_win,
+                pct(k.top_all_win, k.with_winning_option),
+                k.win_below_loss_positions,
+                k.pairs_agree,
+                k.pairs_contradict,
+                k.pairs_conjecture_ties_table_orders,
+                k.pairs_conjecture_orders_table_ties,
+                k.pairs_both_tie,
+                k.outcome_right,
+                k.outcome_wrong,
+                k.outcome_tied,
+                k.class_ranked_consistent,
+                k.class_ranked_refuted,
+                k.class_refuted_second_bit_only,
+                k.equivalent_pairs,
+                k.equivalent_outcome_differs,
+                k.equivalent_remoteness_differs,
+                k.equivalent_class_differs
+            );
+        }
+        let _ = writeln!(
+            s,
+            "\nPairs of options: *agree* / *contradict* — both the ranking and the table order the \
+             pair, the same way / opposite ways; *conj. ties* — the ranking ties a pair the table \
+             orders; *table ties* — the ranking orders a pair the table ties. 'Equivalent' pairs \
+             have equal keys in a position where no option wins at once. These columns compare \
+             the ranking with win/loss and remoteness only; *outcome class* uses both outcome \
+             bits (the mover wins the option moving second, and moving first), which `G >= H` \
+             must respect.\n"
+        );
+        write_game_order(&mut s, r, p);
+    }
+    let _ = writeln!(s, "### Smallest counterexamples\n");
+    if r.counterexamples.is_empty() {
+        let _ = writeln!(s, "none\n");
+    }
+    for c in &r.counterexamples {
+        let _ = writeln!(s, "#### {}\n", c.claim);
+        let _ = writeln!(s, "{}.\n", c.explanation);
+        let _ = writeln!(
+            s,
+            "position `{}` ({}; {}{}){}\n",
+            c.position,
+            if c.in_play {
+                "arises in play"
+            } else {
+                "does not arise in play"
+            },
+            c.value,
+            c.remoteness.map_or(String::new(), |k| format!(" in {k}")),
+            c.svg
+                .as_ref()
+                .map_or(String::new(), |f| format!(", picture {f}"))
+        );
+        for m in &c.moves {
+            let _ = writeln!(
+                s,
+                "- move {}: {}; leaves the opponent a {}{}{}",
+                m.name,
+                m.role,
+                m.value,
+                m.remoteness.map_or(String::new(), |k| format!(" in {k}")),
+                m.game_value
+                    .as_ref()
+                    .map_or(String::new(), |v| format!("; value `{v}`"))
+            );
+        }
+        let _ = writeln!(s, "\n```\n{}```\n", c.picture);
+    }
+    s
+}
