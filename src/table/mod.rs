@@ -29,8 +29,3 @@ pub use error::{Checked, TableError, TableErrorKind};
 pub use probe::{Probe, ProbeMove};
 pub use read::{DEFAULT_CACHE, Info, Table};
 pub use workfiles::{OutputLock, raw_sibling};
-
-// Transitional: `research/report.rs`, which another change is splitting, still names the build
-// layer's items here. Remove once it names `crate::build`.
-#[doc(hidden)]
-pub use crate::build::{BuildOptions, build, cache};

@@ -7,9 +7,9 @@ use std::sync::atomic::AtomicU64;
 use proptest::prelude::*;
 
 use super::*;
+use crate::cells::{self, Cells};
 use crate::game::{SplitMix64, check_round_trip};
 use crate::solve::{self, SolveOptions};
-use crate::table::cells::{self, Cells};
 
 fn board(b: Board) -> CellGame {
     CellGame::new(format!("{b:?}"), Layout::Board(b), None, u64::MAX).unwrap()

@@ -37,9 +37,9 @@ use spanning::spanning_tree_lines;
 pub use text::render_text;
 
 /// Opens the Bridg-It table of size `n` with remoteness at `path` (default: the table cache,
-/// [`crate::table::cache`]), building it first when the file is absent.
+/// [`crate::build::cache`]), building it first when the file is absent.
 pub fn open_or_build(n: u32, path: Option<&Path>) -> Result<(Table, bool)> {
-    crate::table::cache::open_or_build(&format!("bridgit:{n}"), path)
+    crate::build::cache::open_or_build(&format!("bridgit:{n}"), path)
 }
 
 /// The conventions `C` the game order is tested under by default: a finished board is worth

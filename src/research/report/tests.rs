@@ -45,11 +45,11 @@ fn size_2_figures_match_a_recount_without_the_table() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("b2.rdb");
     let game = AnyGame::open("bridgit:2", u64::MAX).unwrap();
-    let opts = crate::table::BuildOptions {
+    let opts = crate::build::BuildOptions {
         remoteness: true,
         ..Default::default()
     };
-    crate::table::build(&game, &path, &opts).unwrap();
+    crate::build::build(&game, &path, &opts).unwrap();
     let table = Table::open(&path).unwrap();
     let report = research(2, &table, &DEFAULT_CONVENTIONS, None).unwrap();
     let AnyGame::Cell(g) = &game else {
@@ -216,11 +216,11 @@ fn size_2_game_order_matches_a_recount_by_the_definition() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("b2.rdb");
     let game = AnyGame::open("bridgit:2", u64::MAX).unwrap();
-    let opts = crate::table::BuildOptions {
+    let opts = crate::build::BuildOptions {
         remoteness: true,
         ..Default::default()
     };
-    crate::table::build(&game, &path, &opts).unwrap();
+    crate::build::build(&game, &path, &opts).unwrap();
     let table = Table::open(&path).unwrap();
     let report = research(2, &table, &[1, 3], None).unwrap();
     let AnyGame::Cell(g) = &game else {
