@@ -2,6 +2,8 @@
 //!
 //! - [`lehman`]: Lehman's matroid criterion, the value of any Shannon edge-game position in
 //!   polynomial time;
+//! - [`forests`]: two edge-disjoint forests kept maximal as edges arrive (matroid partition),
+//!   which Lehman's criterion and the research report's spanning trees use;
 //! - [`graphs`]: small simple graphs — every connected one up to isomorphism, graph6 text,
 //!   automorphisms and terminal pairs up to them;
 //! - [`check`]: a finished Shannon or Bridg-It table against Lehman at random positions;
@@ -14,6 +16,7 @@
 //! checks.)
 
 pub mod check;
+pub mod forests;
 pub mod graphs;
 pub mod lehman;
 pub mod surreal;
