@@ -45,3 +45,18 @@ pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 pub mod server;
+
+/// A path as the `&str` a command line takes.
+pub fn path_str(p: &std::path::Path) -> &str {
+    p.to_str().expect("test paths are UTF-8")
+}
+
+/// The files in `dir` (names), sorted.
+pub fn listing(dir: &std::path::Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
