@@ -148,6 +148,21 @@ pub trait Game: Sync {
         None
     }
 
+    /// Games in which every move passes the turn and the index says who moves: whether `pos`
+    /// belongs to the side a compressed table may leave out (cell games: Right to move). The
+    /// contract: no child of such a position belongs to it, so it is answered by a one-move
+    /// search over stored children (docs/FORMAT.md, "One mover stored"). `None` (the default):
+    /// the game has no such side.
+    fn omissible(&self, _pos: u64) -> Option<bool> {
+        None
+    }
+
+    /// [`Game::omissible`] for each position of `first..first + n`, where the game can tell a
+    /// run faster than one by one.
+    fn omissible_run(&self, first: u64, n: u64) -> Option<Vec<bool>> {
+        (first..first + n).map(|p| self.omissible(p)).collect()
+    }
+
     /// The text of the position a move leads to. Games whose index holds one board per symmetry
     /// class name the board the move really makes, not the stored image the child index holds.
     fn child_text(&self, _pos: u64, m: &Move) -> String {

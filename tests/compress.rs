@@ -232,3 +232,103 @@ fn a_table_is_shared_between_threads() {
         }
     });
 }
+
+/// `compress --one-mover` leaves out the positions with Right to move and answers them by a
+/// one-move search: every position's value equals the raw table's (plain, alternation, sliced
+/// and symmetric indices), `verify` passes, the file is smaller than the plain compressed one on
+/// every table large enough for frames to matter, and decompression gives the raw table back.
+#[test]
+fn one_mover_tables_answer_every_position_like_raw_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let specs = [
+        "hex:3",
+        "bridgit:2",
+        "hex:3,start=L,sym",
+        "hex:4,start=L,sym",
+        "hex:3,start=R,sliced",
+        "bridgit:3,start=L,sym",
+        "bridgit:3,start=R",
+        "shannon:data/shannon/k4.txt",
+        "shannon-vertex:data/shannon/square.txt",
+    ];
+    for spec in specs {
+        let raw = dir.path().join("raw.rdb");
+        build(spec, &raw, &[]);
+        let small = Table::open(&raw).unwrap().header().size < 100_000;
+        let frames: &[&str] = if small { &["32", "65536"] } else { &["65536"] };
+        for &frame in frames {
+            let (z, h) = (dir.path().join("z.rdb"), dir.path().join("h.rdb"));
+            let path = |p: &Path| p.to_str().unwrap().to_string();
+            let args = |out: &Path| {
+                vec![
+                    "compress".to_string(),
+                    path(&raw),
+                    path(out),
+                    "--frame-positions".into(),
+                    frame.into(),
+                    "--quiet".into(),
+                ]
+            };
+            let plain = args(&z);
+            ok(&retrodb(
+                &plain.iter().map(String::as_str).collect::<Vec<_>>(),
+            ));
+            let mut half = args(&h);
+            half.push("--one-mover".into());
+            ok(&retrodb(
+                &half.iter().map(String::as_str).collect::<Vec<_>>(),
+            ));
+            let (r, c) = (Table::open(&raw).unwrap(), Table::open(&h).unwrap());
+            assert_eq!(c.info().encoding, "zstd-one-mover");
+            for pos in 0..r.header().size {
+                assert_eq!(r.value(pos).unwrap(), c.value(pos).unwrap(), "{spec} {pos}");
+            }
+            let batch: Vec<u64> = (0..r.header().size).rev().collect();
+            for (pos, v) in batch.iter().zip(c.values(&batch)) {
+                assert_eq!(r.value(*pos).unwrap(), v.unwrap(), "{spec} batch {pos}");
+            }
+            // `verify` reads every child of every position: fine on the small tables.
+            if small {
+                ok(&retrodb(&["verify", &path(&h), "--quiet"]));
+            }
+            let size = |p: &Path| std::fs::metadata(p).unwrap().len();
+            // (Tiny frames all cost zstd's minimum, whatever they hold.)
+            if !small {
+                assert!(size(&h) < size(&z), "{spec}: {} >= {}", size(&h), size(&z));
+            }
+            let back = dir.path().join("back.rdb");
+            ok(&retrodb(&[
+                "decompress",
+                &path(&h),
+                &path(&back),
+                "--quiet",
+            ]));
+            assert_eq!(std::fs::read(&raw).unwrap(), std::fs::read(&back).unwrap());
+        }
+    }
+}
+
+/// `--one-mover` is refused, before anything is written, for a table with remoteness and for a
+/// game whose index does not say who moves.
+#[test]
+fn one_mover_is_refused_where_it_cannot_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let raw = dir.path().join("raw.rdb");
+    let out = dir.path().join("out.rdb");
+    for (spec, extra, says) in [
+        ("hex:3", &["--remoteness"][..], "remoteness"),
+        ("digraph:data/seed001.txt", &[][..], "pass the turn"),
+    ] {
+        build(spec, &raw, extra);
+        let o = retrodb(&[
+            "compress",
+            raw.to_str().unwrap(),
+            out.to_str().unwrap(),
+            "--one-mover",
+        ]);
+        assert!(!o.status.success(), "{spec}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(says), "{spec}: {err}");
+        assert!(!out.exists(), "{spec}: nothing written");
+    }
+}

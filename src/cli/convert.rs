@@ -22,6 +22,11 @@ pub struct ZstdArgs {
     /// (for build: only with --compress).
     #[arg(long, value_enum, default_value = "best")]
     fill: DontCareFill,
+    /// Store only the positions with Left to move (cell games, values only); a position with
+    /// Right to move is answered by a one-move search over its children, all stored. About
+    /// half the size; a lookup of such a position reads up to one frame per move.
+    #[arg(long)]
+    one_mover: bool,
 }
 
 impl ZstdArgs {
@@ -30,6 +35,7 @@ impl ZstdArgs {
             frame_positions: self.frame_positions,
             level: self.level,
             fill: self.fill,
+            one_mover: self.one_mover,
         }
     }
 }

@@ -45,6 +45,23 @@ pub fn compress(input: &Table, out: &Path, params: Params, progress: &ProgressBa
             params.level
         )));
     }
+    let omitted = params.one_mover;
+    if omitted {
+        if input.has_remoteness() {
+            return Err(Error::Usage(format!(
+                "{}: --one-mover leaves positions out of a values-only table; this one holds \
+                 remoteness",
+                input.path().display()
+            )));
+        }
+        if with_game!(input.game(), g => g.size() > 0 && g.omissible(0).is_none()) {
+            return Err(Error::Usage(format!(
+                "{}: --one-mover needs a game whose moves pass the turn (a cell game); {} is not",
+                input.path().display(),
+                h.spec
+            )));
+        }
+    }
     // Every byte that goes into a frame is checked first.
     input.verify_checksums()?;
     let game = GameFields::from_header(h, input.bytes());
@@ -60,12 +77,12 @@ pub fn compress(input: &Table, out: &Path, params: Params, progress: &ProgressBa
 
     let mut sums = Vec::new();
     // One seekable stream per section, its frames made by `frame` from the raw table.
-    type Frame = fn(&Table, u64, u64, DontCareFill) -> Result<Vec<u8>>;
+    type Frame = fn(&Table, u64, u64, DontCareFill, bool) -> Result<Vec<u8>>;
     let mut stream = |at: u64, frame: Frame| {
         write_stream(&tmp, at, frames, params.level, &mut sums, progress, |k| {
             let first = k as u64 * f;
             candidates(params.fill, |fill| {
-                frame(input, first, f.min(size - first), fill)
+                frame(input, first, f.min(size - first), fill, omitted)
             })
         })
     };
@@ -85,7 +102,11 @@ pub fn compress(input: &Table, out: &Path, params: Params, progress: &ProgressBa
         version: format::VERSION,
         header_len: game.header_len(),
         size,
-        encoding: Encoding::Zstd,
+        encoding: if omitted {
+            Encoding::ZstdOmitted
+        } else {
+            Encoding::Zstd
+        },
         remoteness_width: h.remoteness_width,
         block: format::BLOCK,
         counts: h.counts,
@@ -169,11 +190,27 @@ fn candidates(
     }
 }
 
-/// The cell bytes of positions `first..first + n`, don't-care cells filled as `fill` says.
-fn cell_frame(input: &Table, first: u64, n: u64, fill: DontCareFill) -> Result<Vec<u8>> {
-    // Stored values need no rules: the raw bytes are the frame.
+/// The cell bytes of positions `first..first + n`, don't-care cells filled as `fill` says;
+/// with `omitted`, the positions the game marks omissible are don't-care too.
+fn cell_frame(
+    input: &Table,
+    first: u64,
+    n: u64,
+    fill: DontCareFill,
+    omitted: bool,
+) -> Result<Vec<u8>> {
+    let left_out = if omitted {
+        with_game!(input.game(), g => g.omissible_run(first, n))
+    } else {
+        None
+    };
+    // Stored values need no rules: the raw bytes are the frame, left-out cells zeroed.
     if fill == DontCareFill::Stored {
-        return Ok(input.raw_cells(first, n)?.to_vec());
+        let mut out = input.raw_cells(first, n)?.to_vec();
+        for (i, _) in left_out.iter().flatten().enumerate().filter(|(_, o)| **o) {
+            out[i / 4] &= !(3 << ((i % 4) * 2));
+        }
+        return Ok(out);
     }
     let mut out = vec![0u8; n.div_ceil(4) as usize];
     let mut prev = 0u8;
@@ -182,6 +219,7 @@ fn cell_frame(input: &Table, first: u64, n: u64, fill: DontCareFill) -> Result<V
         for i in 0..n {
             let pos = first + i;
             let rules = match &searched {
+                _ if left_out.as_ref().is_some_and(|o| o[i as usize]) => Rules::Unused,
                 Some(s) if s[i as usize] => Rules::Search,
                 // Only whether the rules decide matters here, not their value.
                 Some(_) => Rules::Unused,
@@ -206,7 +244,13 @@ fn cell_frame(input: &Table, first: u64, n: u64, fill: DontCareFill) -> Result<V
 
 /// The remoteness bytes of positions `first..first + n`, don't-care entries filled as `fill`
 /// says.
-fn remoteness_frame(input: &Table, first: u64, n: u64, fill: DontCareFill) -> Result<Vec<u8>> {
+fn remoteness_frame(
+    input: &Table,
+    first: u64,
+    n: u64,
+    fill: DontCareFill,
+    _omitted: bool,
+) -> Result<Vec<u8>> {
     let w = input.header().remoteness_width as usize;
     let mut out = vec![0u8; n as usize * w];
     let mut prev = u32::MAX;

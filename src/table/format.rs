@@ -31,6 +31,17 @@ pub enum Encoding {
     /// The same bytes cut into frames of `frame_positions` positions, each an independent zstd
     /// frame, followed by a zstd seekable-format seek table.
     Zstd = 1,
+    /// As `Zstd`, but the positions the game marks omissible (cell games: Right to move) are
+    /// left out: their cells hold a filler, and a lookup answers them by a one-move search over
+    /// their children, which are all stored ([`crate::game::Game::omissible_run`]).
+    ZstdOmitted = 2,
+}
+
+impl Encoding {
+    /// Whether the cells are zstd frames.
+    pub fn is_zstd(self) -> bool {
+        matches!(self, Encoding::Zstd | Encoding::ZstdOmitted)
+    }
 }
 
 /// Where the game's input file lives relative to the table.
@@ -183,6 +194,7 @@ impl Header {
         let encoding = match bytes[24] {
             0 => Encoding::Raw,
             1 => Encoding::Zstd,
+            2 => Encoding::ZstdOmitted,
             e => return Err(bad(format!("unknown payload encoding {e}"))),
         };
         let remoteness_width = bytes[25];
@@ -309,8 +321,11 @@ impl Header {
                     return Err("checksum section has the wrong length".into());
                 }
             }
-            Encoding::Zstd => {
+            Encoding::Zstd | Encoding::ZstdOmitted => {
                 let f = self.frame_positions;
+                if self.encoding == Encoding::ZstdOmitted && self.remoteness_width > 0 {
+                    return Err("a table with omitted positions holds no remoteness".into());
+                }
                 if f == 0 || !f.is_multiple_of(32) || f > 1 << 30 {
                     return Err(format!("bad frame size {f} positions"));
                 }

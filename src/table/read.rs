@@ -92,7 +92,7 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
             .collect();
         let payload = match header.encoding {
             Encoding::Raw => Payload::Raw(RawBlocks::new(sums.len())),
-            Encoding::Zstd => {
+            Encoding::Zstd | Encoding::ZstdOmitted => {
                 Payload::Zstd(ZstdFrames::open(map, &header, &sums, cache_bytes).map_err(fail)?)
             }
         };
@@ -154,7 +154,7 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
     }
 
     pub fn is_compressed(&self) -> bool {
-        self.header.encoding == Encoding::Zstd
+        self.header.encoding.is_zstd()
     }
 
     /// The bytes of the whole file.
@@ -297,6 +297,9 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
                 self.header.size
             )));
         }
+        if self.omits(pos) {
+            return self.searched_code(pos);
+        }
         // Compressed tables: the frame covering `pos` is decoded and checked even when the rules
         // give the answer, so no answer ever comes from a damaged part of the file.
         let stored = self.stored_code(pos)?;
@@ -307,6 +310,48 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
             Rules::Unused => cells::UNUSED,
             Rules::Known(v, _) => cells::code(v),
             Rules::Search => stored,
+        })
+    }
+
+    /// Whether the table leaves `pos` out (its value is searched, not stored).
+    fn omits(&self, pos: u64) -> bool {
+        self.header.encoding == Encoding::ZstdOmitted
+            && with_game!(&self.game, g => g.omissible(pos)) == Some(true)
+    }
+
+    /// The code of a position the table leaves out, by the rules or else by a one-move search:
+    /// its children are all stored (the game's contract), each read from checked bytes.
+    fn searched_code(&self, pos: u64) -> Result<u8> {
+        with_game!(&self.game, g => {
+            match by_rules(g, pos) {
+                Rules::Unused => Ok(cells::UNUSED),
+                Rules::Known(v, _) => Ok(cells::code(v)),
+                Rules::Search => {
+                    let (mut lost, mut drawn) = (false, false);
+                    let mut failed = None;
+                    g.for_each_child(pos, |c| {
+                        if lost || failed.is_some() {
+                            return;
+                        }
+                        if self.omits(c) {
+                            failed = Some(self.fail(TableErrorKind::Game(format!(
+                                "position {pos} and its child {c} are both left out"
+                            ))));
+                            return;
+                        }
+                        match self.code(c) {
+                            Ok(cells::LOSS) => lost = true,
+                            Ok(cells::DRAW) => drawn = true,
+                            Ok(_) => {}
+                            Err(e) => failed = Some(e),
+                        }
+                    });
+                    match failed {
+                        Some(e) => Err(e),
+                        None => Ok(cells::verdict(lost, drawn)),
+                    }
+                }
+            }
         })
     }
 
@@ -377,7 +422,11 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
             file: self.path.display().to_string(),
             game: h.spec.clone(),
             format_version: h.version,
-            encoding: if self.is_compressed() { "zstd" } else { "raw" },
+            encoding: match h.encoding {
+                Encoding::Raw => "raw",
+                Encoding::Zstd => "zstd",
+                Encoding::ZstdOmitted => "zstd-one-mover",
+            },
             frame_positions: h.frame_positions,
             zstd_level: h.level,
             size: h.size,

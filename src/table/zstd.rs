@@ -28,6 +28,9 @@ pub struct Params {
     pub level: i32,
     /// What goes into the cells of positions the rules decide alone.
     pub fill: DontCareFill,
+    /// Leave out the positions the game marks omissible (cell games: Right to move), answered
+    /// by a one-move search when looked up (values-only tables).
+    pub one_mover: bool,
 }
 
 /// The content of "don't care" cells (positions the rules decide alone). Only the size of the
@@ -54,6 +57,7 @@ impl Default for Params {
             frame_positions: 1 << 16,
             level: 15,
             fill: DontCareFill::Best,
+            one_mover: false,
         }
     }
 }

@@ -459,6 +459,38 @@ impl Game for CellGame {
         Some(out)
     }
 
+    /// Right to move: every move passes the turn, so all of their children have Left to move.
+    /// In the sliced index that is a row's class B, its second part.
+    fn omissible(&self, pos: u64) -> Option<bool> {
+        Some(match self.sliced() {
+            Some(s) => {
+                let row = s.row_at(pos);
+                pos >= row.start + row.split as u64
+            }
+            None => self.mover(pos) == Player::Right,
+        })
+    }
+
+    /// The same for a run, a row at a time in the sliced index.
+    fn omissible_run(&self, first: u64, n: u64) -> Option<Vec<bool>> {
+        let end = (first + n).min(self.size);
+        let mut out = Vec::with_capacity(n as usize);
+        match self.sliced() {
+            Some(s) => {
+                let mut pos = first;
+                while pos < end {
+                    let row = s.row_at(pos);
+                    let split = row.start + row.split as u64;
+                    let row_end = (row.start + row.len as u64).min(end);
+                    out.extend((pos..row_end).map(|p| p >= split));
+                    pos = row_end;
+                }
+            }
+            None => out.extend((first..end).map(|p| self.mover(p) == Player::Right)),
+        }
+        Some(out)
+    }
+
     /// The board after the move: the stored board with the move's cell claimed (the child index
     /// may hold a symmetric image of it).
     fn child_text(&self, pos: u64, m: &Move) -> String {
