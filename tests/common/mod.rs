@@ -1,7 +1,8 @@
 //! Running the `retrodb` binary from the integration tests, from the crate's directory so the
-//! relative paths of `data/` work.
+//! relative paths of `data/` work. Shared by the two test binaries, `tests/all/` and
+//! `tests/mpi.rs`.
 
-// Each test file uses the helpers it needs.
+// tests/mpi.rs uses only some of the helpers.
 #![allow(dead_code)]
 
 use std::io::Write;

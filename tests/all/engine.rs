@@ -132,6 +132,15 @@ proptest! {
     }
 }
 
+/// The saved failing cases are found where proptest looks for them. With `main.rs` beside this
+/// file, that is `tests/proptest-regressions/engine.txt`, not a file beside this one.
+#[test]
+fn saved_regressions_are_found() {
+    use proptest::test_runner::{FailurePersistence, FileFailurePersistence};
+    let saved = FileFailurePersistence::default().load_persisted_failures2(Some(file!()));
+    assert!(!saved.is_empty(), "no saved cases found for {}", file!());
+}
+
 /// Large enough that the engine's chunks are split among threads: values and remoteness must not
 /// depend on how the work was divided.
 #[test]

@@ -1,14 +1,13 @@
 //! Error messages that must stay precise: a damaged table reported once, lengths and padding
 //! checked on open, long positions cut, non-UTF-8 input named by line, absurd sizes refused, the
 //! real cause named, a byte-order mark skipped, and the summaries of finished games and
-//! compressed builds. (The fault suite itself, with kills and damage, is `tests/faults.rs`.)
+//! compressed builds. (The fault suite itself, with kills and damage, is `faults.rs`.)
 
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-mod common;
-use common::{listing, path_str, retrodb, stderr, stdout};
+use crate::common::{listing, path_str, retrodb, stderr, stdout};
 
 /// Asserts a clean failure whose one-line message contains `needle`.
 fn fails_with(o: &Output, needle: &str) {

@@ -2,16 +2,14 @@
 //! `retrodb probe --json` answers, on every game family, and refuses bad requests with the right
 //! status and a JSON error, without falling over.
 
-mod common;
-
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use common::server::{Server, encode, raw, request};
-use common::{retrodb, retrodb_stdin, stderr, stdout};
+use crate::common::server::{Server, encode, raw, request};
+use crate::common::{retrodb, retrodb_stdin, stderr, stdout};
 use serde_json::Value as Json;
 
 /// The tables every test serves, built once: one per game family.
