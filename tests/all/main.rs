@@ -21,6 +21,7 @@ mod compress;
 mod engine;
 mod faults;
 mod fuzz_tables;
+mod golden;
 mod hackenbush_cli;
 mod hackenbush_props;
 mod messages;
