@@ -78,7 +78,7 @@ fn sample(name: &str, n: usize) -> Vec<String> {
 fn probe_cli(name: &str, positions: &[String]) -> Vec<Json> {
     let o = retrodb_stdin(
         &["probe", table(name).to_str().unwrap(), "-", "--json"],
-        &positions.join("\n"),
+        positions.join("\n"),
     );
     assert!(o.status.success(), "{}", stderr(&o));
     stdout(&o)
