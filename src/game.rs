@@ -639,22 +639,5 @@ pub fn check_round_trip<G: Game>(
     Ok(())
 }
 
-/// A small deterministic generator (SplitMix64) for sampling positions and making random inputs
-/// that are the same on every machine and every version of the crate.
-#[derive(Clone, Debug)]
-pub struct SplitMix64(pub u64);
-
-impl SplitMix64 {
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (n > 0), by multiply-shift.
-    pub fn below(&mut self, n: u64) -> u64 {
-        ((self.next_u64() as u128 * n as u128) >> 64) as u64
-    }
-}
+/// The generator that once lived here; [`crate::splitmix`] holds it now.
+pub use crate::splitmix::SplitMix64;

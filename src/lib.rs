@@ -33,6 +33,7 @@ pub mod research;
 #[cfg(feature = "serve")]
 pub mod serve;
 pub mod solve;
+pub mod splitmix;
 pub mod table;
 
 pub use error::{Error, Result};

@@ -8,15 +8,13 @@
 use rayon::prelude::*;
 
 use super::lehman::EdgeGame;
-use super::sweep::parse_position;
+use super::sweep::{Tally, add_tallies, parse_position};
 use crate::error::{Error, Result};
 use crate::game::Game;
 use crate::games::AnyGame;
 use crate::games::cell::{Board, Layout};
+use crate::splitmix;
 use crate::table::Table;
-
-/// Disagreements listed at most.
-const EXAMPLES: usize = 5;
 
 /// What [`lehman_sample`] found.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -69,16 +67,16 @@ pub fn lehman_sample(table: &Table, count: u64, seed: u64) -> Result<LehmanRepor
     };
     let size = g.size();
     let cells = g.cells() as usize;
-    let one = |k: u64| -> Result<(u64, u64, Vec<String>)> {
+    let one = |k: u64| -> Result<Tally> {
         // Draw until an index holds a position (sliced and plain indices have none unused, but
         // a table may).
         let mut draw = k;
         let (pos, got) = loop {
-            let pos = splitmix(seed ^ splitmix(draw)) % size.max(1);
+            let pos = splitmix::hash(seed ^ splitmix::hash(draw)) % size.max(1);
             if let Some(v) = table.value(pos)? {
                 break (pos, v);
             }
-            draw = draw.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            draw = draw.wrapping_add(splitmix::GAMMA);
         };
         let text = g.position_text(pos);
         // The text names the mover (`/L` or `/R`); Left is Short, the connector.
@@ -92,26 +90,13 @@ pub fn lehman_sample(table: &Table, count: u64, seed: u64) -> Result<LehmanRepor
             (1, 1, vec![format!("{text}: table {got}, Lehman {want}")])
         })
     };
-    let (checked, disagreements, examples) = (0..count).into_par_iter().map(one).try_reduce(
-        || (0, 0, Vec::new()),
-        |x, y| {
-            let mut v = x.2;
-            v.extend(y.2);
-            v.truncate(EXAMPLES);
-            Ok((x.0 + y.0, x.1 + y.1, v))
-        },
-    )?;
+    let (checked, disagreements, examples) = (0..count)
+        .into_par_iter()
+        .map(one)
+        .try_reduce(Tally::default, add_tallies)?;
     Ok(LehmanReport {
         checked,
         disagreements,
         examples,
     })
-}
-
-/// SplitMix64: a well-mixed 64-bit hash of a counter.
-fn splitmix(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }

@@ -26,6 +26,7 @@ use crate::error::{Error, Result};
 use crate::game::{Game, Status, Value};
 use crate::games::{AnyGame, Input};
 use crate::solve::{self, SolveOptions, tiered};
+use crate::splitmix;
 use crate::table::cells::{self, Cells};
 
 /// What to compare.
@@ -56,8 +57,19 @@ const ONE_AT_A_TIME_EDGES: usize = 14;
 /// An edge's claim by base-3 digit, and its letter in position text.
 const CLAIMS: [(Claim, char); 3] = [(Claim::Free, '.'), (Claim::Short, 'L'), (Claim::Cut, 'R')];
 
-/// Disagreement examples kept per terminal pair.
-const EXAMPLES: usize = 5;
+/// Disagreement examples kept per terminal pair (and by `verify --lehman`).
+pub(super) const EXAMPLES: usize = 5;
+
+/// Positions compared, disagreements, and up to [`EXAMPLES`] of them.
+pub(super) type Tally = (u64, u64, Vec<String>);
+
+/// Two tallies as one (for `try_reduce`), keeping the first [`EXAMPLES`] examples.
+pub(super) fn add_tallies(x: Tally, y: Tally) -> Result<Tally> {
+    let mut examples = x.2;
+    examples.extend(y.2);
+    examples.truncate(EXAMPLES);
+    Ok((x.0 + y.0, x.1 + y.1, examples))
+}
 
 /// One graph with one terminal pair, solved and compared.
 #[derive(Clone, Debug, Serialize)]
@@ -236,7 +248,7 @@ pub fn check_pair(graph: &Graph, a: usize, b: usize, opts: &SweepOptions) -> Res
                 .into_par_iter()
                 .map_init(
                     || (Workspace::default(), vec![Claim::Free; m], String::new()),
-                    |(ws, claims, text), code| -> Result<(u64, u64, Vec<String>)> {
+                    |(ws, claims, text), code| -> Result<Tally> {
                         let mut c = code;
                         text.clear();
                         for slot in claims.iter_mut() {
@@ -248,7 +260,7 @@ pub fn check_pair(graph: &Graph, a: usize, b: usize, opts: &SweepOptions) -> Res
                         let outcome = oracle.outcome(claims, ws).map_err(|e| {
                             Error::Usage(format!("{spec}: position '{text}': {e}"))
                         })?;
-                        let mut tally = (0, 0, Vec::new());
+                        let mut tally = Tally::default();
                         for (suffix, mover) in [("/L", Player::Short), ("/R", Player::Cut)] {
                             text.truncate(m);
                             text.push_str(suffix);
@@ -265,15 +277,7 @@ pub fn check_pair(graph: &Graph, a: usize, b: usize, opts: &SweepOptions) -> Res
                         Ok(tally)
                     },
                 )
-                .try_reduce(
-                    || (0, 0, Vec::new()),
-                    |x, y| {
-                        let mut v = x.2;
-                        v.extend(y.2);
-                        v.truncate(EXAMPLES);
-                        Ok((x.0 + y.0, x.1 + y.1, v))
-                    },
-                )?;
+                .try_reduce(Tally::default, add_tallies)?;
             // The texts reached distinct indices, and every index in use: the index is a
             // bijection between positions and the table's used indices.
             let marked: u64 = marks.iter().map(|w| u64::from(w.load(Relaxed).count_ones())).sum();
@@ -300,12 +304,12 @@ pub fn check_pair(graph: &Graph, a: usize, b: usize, opts: &SweepOptions) -> Res
                 h.wrapping_mul(0x100_0000_01b3) ^ c as u64
             });
             let picks: Vec<u64> = (0..opts.random_positions as u64)
-                .map(|k| splitmix(seed.wrapping_add(k)) % size)
+                .map(|k| splitmix::hash(seed.wrapping_add(k)) % size)
                 .filter(|&pos| g.status(pos) != Status::Unused)
                 .collect();
             let (checked, bad, mut found) = picks
                 .par_iter()
-                .map(|&pos| -> Result<(u64, u64, Vec<String>)> {
+                .map(|&pos| -> Result<Tally> {
                     let text = g.position_text(pos);
                     let want = oracle_value(&text)?;
                     let got = table_value(pos);
@@ -315,15 +319,7 @@ pub fn check_pair(graph: &Graph, a: usize, b: usize, opts: &SweepOptions) -> Res
                         (1, 1, vec![format!("{text}: table {got:?}, lehman {want}")])
                     })
                 })
-                .try_reduce(
-                    || (0, 0, Vec::new()),
-                    |x, y| {
-                        let mut v = x.2;
-                        v.extend(y.2);
-                        v.truncate(EXAMPLES);
-                        Ok((x.0 + y.0, x.1 + y.1, v))
-                    },
-                )?;
+                .try_reduce(Tally::default, add_tallies)?;
             positions_checked += checked;
             disagreements += bad;
             examples.append(&mut found);
@@ -342,14 +338,6 @@ pub fn check_pair(graph: &Graph, a: usize, b: usize, opts: &SweepOptions) -> Res
             examples,
         })
     }, _ => unreachable!("a shannon: game is a cell game"))
-}
-
-/// A well-mixed 64-bit value of `x` (splitmix64's finaliser).
-fn splitmix(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
 }
 
 /// Sweeps `graphs`: every terminal pair up to automorphism of each, solved and compared.

@@ -14,6 +14,7 @@ use super::payload::{Payload, ZstdFrames, check_padding};
 use crate::cells;
 use crate::error::{Error, Result};
 use crate::game::{Game, Status, Value};
+use crate::splitmix;
 use crate::with_game;
 
 impl<B: AsRef<[u8]> + Sync> Table<B> {
@@ -109,11 +110,7 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
         progress.set_length(count);
         let err = (0..count).into_par_iter().find_map_any(|k| {
             // SplitMix64 of the draw number, mixed with the seed.
-            let mut z =
-                (seed ^ k.wrapping_mul(0xD6E8_FEB8_6659_FD93)).wrapping_add(0x9E37_79B9_7F4A_7C15);
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            let pos = (z ^ (z >> 31)) % size;
+            let pos = splitmix::hash(seed ^ k.wrapping_mul(0xD6E8_FEB8_6659_FD93)) % size;
             let r = self.check_position(pos).err();
             progress.inc(1);
             r

@@ -1,7 +1,8 @@
 //! Running the `retrodb` binary from the integration tests, from the crate's directory so the
-//! relative paths of `data/` work.
+//! relative paths of `data/` work. Shared by the two test binaries, `tests/all/` and
+//! `tests/mpi.rs`.
 
-// Each test file uses the helpers it needs.
+// tests/mpi.rs uses only some of the helpers.
 #![allow(dead_code)]
 
 use std::io::Write;
@@ -16,8 +17,8 @@ pub fn retrodb(args: &[&str]) -> Output {
         .expect("the retrodb binary runs")
 }
 
-/// Runs `retrodb ARGS` with `input` on its standard input.
-pub fn retrodb_stdin(args: &[&str], input: &str) -> Output {
+/// Runs `retrodb ARGS` with `input` (text, or any bytes) on its standard input.
+pub fn retrodb_stdin(args: &[&str], input: impl AsRef<[u8]>) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_retrodb"))
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
@@ -27,10 +28,10 @@ pub fn retrodb_stdin(args: &[&str], input: &str) -> Output {
         .spawn()
         .expect("the retrodb binary runs");
     let mut stdin = child.stdin.take().expect("piped stdin");
-    let input = input.to_string();
+    let input = input.as_ref().to_vec();
     // Written from a thread, so a long input cannot block against a full stdout pipe.
     let feeder = std::thread::spawn(move || {
-        let _ = stdin.write_all(input.as_bytes());
+        let _ = stdin.write_all(&input);
     });
     let out = child.wait_with_output().expect("retrodb finishes");
     feeder.join().expect("stdin writer");

@@ -4,8 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-mod common;
-use common::{retrodb, retrodb_stdin, stderr, stdout};
+use crate::common::{retrodb, retrodb_stdin, stderr, stdout};
 
 /// Asserts a clean failure: non-zero exit, one line on stderr containing `needle`, no panic.
 fn fails_with(o: &Output, needle: &str) {

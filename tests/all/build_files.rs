@@ -2,12 +2,10 @@
 //! layer was split out (golden digests), one build at a time per output, and checkpoints whose
 //! cells are checked when a build resumes from them.
 
-mod common;
-
 use std::path::Path;
 use std::sync::{Arc, Mutex, mpsc};
 
-use common::{retrodb, stderr};
+use crate::common::{retrodb, stderr};
 use retrodb::build::{self, BuildOptions};
 use retrodb::game::Game;
 use retrodb::games::AnyGame;

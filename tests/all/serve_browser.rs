@@ -8,16 +8,14 @@
 //! set (as `.ci/run` does), when it fails instead. `RETRODB_SCREENSHOT=FILE` also saves
 //! the page as a PNG there (docs/board.png is made so).
 
-mod common;
-
 use std::io::Write;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::server::Server;
-use common::{retrodb, stderr, stdout};
+use crate::common::server::Server;
+use crate::common::{retrodb, stderr, stdout};
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::Value as Json;
 

@@ -1,27 +1,12 @@
 //! `retrodb sweep shannon`, run as a user runs it: every connected graph on up to five vertices,
 //! every terminal pair up to automorphism, every position of every table against Lehman.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use retrodb::oracle::graphs::connected_graphs;
 use serde_json::Value as Json;
 
-fn retrodb(args: &[&str], stdin: Option<&str>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_retrodb"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the retrodb binary runs");
-    let mut input = child.stdin.take().expect("stdin is piped");
-    input
-        .write_all(stdin.unwrap_or("").as_bytes())
-        .expect("stdin takes the input");
-    drop(input);
-    child.wait_with_output().expect("retrodb finishes")
-}
+use crate::common::{retrodb, retrodb_stdin};
 
 fn json_report(out: &Output) -> Json {
     assert!(
@@ -35,7 +20,7 @@ fn json_report(out: &Output) -> Json {
 
 #[test]
 fn sweep_to_five_vertices_agrees_with_lehman_everywhere() {
-    let out = retrodb(&["sweep", "shannon", "--max-vertices", "5", "--json"], None);
+    let out = retrodb(&["sweep", "shannon", "--max-vertices", "5", "--json"]);
     let report = json_report(&out);
     let rows = report["rows"].as_array().expect("rows");
     assert_eq!(rows.len(), 5);
@@ -79,9 +64,9 @@ fn sweep_to_five_vertices_agrees_with_lehman_everywhere() {
 fn sweep_reads_graph6_from_stdin() {
     // K4 (one pair up to automorphism: Short wins) and the 4-cycle (adjacent pair: first player;
     // opposite pair: Cut).
-    let out = retrodb(
+    let out = retrodb_stdin(
         &["sweep", "shannon", "--graph6", "-", "--json"],
-        Some(">>graph6<<C~\n# the 4-cycle\nCr\n"),
+        ">>graph6<<C~\n# the 4-cycle\nCr\n",
     );
     let report = json_report(&out);
     let total = &report["total"];
@@ -93,7 +78,7 @@ fn sweep_reads_graph6_from_stdin() {
 
 #[test]
 fn sweep_prints_the_counts_table() {
-    let out = retrodb(&["sweep", "shannon", "--max-vertices", "3"], None);
+    let out = retrodb(&["sweep", "shannon", "--max-vertices", "3"]);
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("terminal pairs"), "{text}");
@@ -109,25 +94,25 @@ fn sweep_prints_the_counts_table() {
 
 #[test]
 fn bad_input_is_a_clear_error() {
-    let out = retrodb(&["sweep", "shannon", "--max-vertices", "8"], None);
+    let out = retrodb(&["sweep", "shannon", "--max-vertices", "8"]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("--max-vertices 8"), "{err}");
 
-    let out = retrodb(&["sweep", "shannon", "--graph6", "-"], Some("Bw\nC~x\n"));
+    let out = retrodb_stdin(&["sweep", "shannon", "--graph6", "-"], "Bw\nC~x\n");
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("<stdin>:2:"), "{err}");
 
-    let out = retrodb(&["sweep", "shannon", "--graph6", "-"], Some("C?\n"));
+    let out = retrodb_stdin(&["sweep", "shannon", "--graph6", "-"], "C?\n");
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("no edges"), "{err}");
 
     // K7 has 21 edges: its table cannot fit, and the sweep says so before solving anything.
-    let out = retrodb(
+    let out = retrodb_stdin(
         &["sweep", "shannon", "--graph6", "-", "--max-memory", "1G"],
-        Some("F~~~w\n"),
+        "F~~~w\n",
     );
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);

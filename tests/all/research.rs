@@ -5,8 +5,7 @@
 
 use std::path::Path;
 
-mod common;
-use common::retrodb_stdin as retrodb;
+use crate::common::retrodb_stdin as retrodb;
 
 use serde_json::Value as Json;
 

@@ -2,7 +2,7 @@
 //! rounds, checksums) on every game's small instances, with one thread and with several; and the
 //! tier enumeration every tiered solve relies on (each index once, every move to a higher tier).
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

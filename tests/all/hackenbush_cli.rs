@@ -2,16 +2,10 @@
 //! moves with their values, and clear errors for malformed input.
 
 use std::path::Path;
-use std::process::{Command, Output};
 
 use serde_json::Value as Json;
 
-fn retrodb(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_retrodb"))
-        .args(args)
-        .output()
-        .expect("the retrodb binary runs")
-}
+use crate::common::retrodb;
 
 fn build(spec: &str, out: &Path) {
     let o = retrodb(&["build", spec, "-o", out.to_str().unwrap(), "--quiet"]);

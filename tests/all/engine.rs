@@ -12,8 +12,9 @@ use retrodb::games::digraph::Digraph;
 use retrodb::solve::{SolveOptions, counter};
 use retrodb::table::cells::{self, Cells, zeroed_words};
 
+/// A vertex's value with its remoteness, as the queue solver and the engine give it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum V {
+pub(crate) enum V {
     Unused,
     Win(u32),
     Loss(u32),
@@ -24,7 +25,7 @@ enum V {
 /// whose children win loses; what the queue never reaches is drawn. Processing the queue in FIFO
 /// order hands out remoteness in nondecreasing order, so the first lost child found is the
 /// quickest win and the last won child is the slowest loss.
-fn queue_solve(n: usize, edges: &[(u32, u32)]) -> Vec<V> {
+pub(crate) fn queue_solve(n: usize, edges: &[(u32, u32)]) -> Vec<V> {
     let mut out_deg = vec![0usize; n];
     let mut parents = vec![Vec::new(); n];
     let mut touched = vec![false; n];
@@ -132,6 +133,15 @@ proptest! {
     }
 }
 
+/// The saved failing cases are found where proptest looks for them. With `main.rs` beside this
+/// file, that is `tests/proptest-regressions/engine.txt`, not a file beside this one.
+#[test]
+fn saved_regressions_are_found() {
+    use proptest::test_runner::{FailurePersistence, FileFailurePersistence};
+    let saved = FileFailurePersistence::default().load_persisted_failures2(Some(file!()));
+    assert!(!saved.is_empty(), "no saved cases found for {}", file!());
+}
+
 /// Large enough that the engine's chunks are split among threads: values and remoteness must not
 /// depend on how the work was divided.
 #[test]
@@ -155,8 +165,8 @@ fn big_random_graph_same_for_all_thread_counts() {
     }
 }
 
-#[test]
-fn seed001_example_values() {
+/// The edges of seed 001's worked example, read from `data/seed001.txt`.
+pub(crate) fn seed001_edges() -> Vec<(u32, u32)> {
     let text =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/data/seed001.txt")).unwrap();
     let edges: Vec<(u32, u32)> = text
@@ -168,7 +178,12 @@ fn seed001_example_values() {
         })
         .collect();
     assert_eq!(edges.len(), 14);
-    let got = engine_solve(12, &edges, &pools()[1]);
+    edges
+}
+
+#[test]
+fn seed001_example_values() {
+    let got = engine_solve(12, &seed001_edges(), &pools()[1]);
     let kind = |v: &V| match v {
         V::Win(_) => 'W',
         V::Loss(_) => 'L',

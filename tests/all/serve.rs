@@ -2,16 +2,14 @@
 //! `retrodb probe --json` answers, on every game family, and refuses bad requests with the right
 //! status and a JSON error, without falling over.
 
-mod common;
-
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use common::server::{Server, encode, raw, request};
-use common::{retrodb, retrodb_stdin, stderr, stdout};
+use crate::common::server::{Server, encode, raw, request};
+use crate::common::{retrodb, retrodb_stdin, stderr, stdout};
 use serde_json::Value as Json;
 
 /// The tables every test serves, built once: one per game family.
@@ -80,7 +78,7 @@ fn sample(name: &str, n: usize) -> Vec<String> {
 fn probe_cli(name: &str, positions: &[String]) -> Vec<Json> {
     let o = retrodb_stdin(
         &["probe", table(name).to_str().unwrap(), "-", "--json"],
-        &positions.join("\n"),
+        positions.join("\n"),
     );
     assert!(o.status.success(), "{}", stderr(&o));
     stdout(&o)

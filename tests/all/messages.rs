@@ -1,14 +1,13 @@
 //! Error messages that must stay precise: a damaged table reported once, lengths and padding
 //! checked on open, long positions cut, non-UTF-8 input named by line, absurd sizes refused, the
 //! real cause named, a byte-order mark skipped, and the summaries of finished games and
-//! compressed builds. (The fault suite itself, with kills and damage, is `tests/faults.rs`.)
+//! compressed builds. (The fault suite itself, with kills and damage, is `faults.rs`.)
 
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
-mod common;
-use common::{listing, path_str, retrodb, stderr, stdout};
+use crate::common::{listing, path_str, retrodb, retrodb_stdin, stderr, stdout};
 
 /// Asserts a clean failure whose one-line message contains `needle`.
 fn fails_with(o: &Output, needle: &str) {
@@ -24,26 +23,6 @@ fn fails_with(o: &Output, needle: &str) {
         "one line expected: {err}"
     );
     assert!(err.contains(needle), "{err:?} lacks {needle:?}");
-}
-
-fn run_with_stdin(args: &[&str], input: &[u8]) -> Output {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_retrodb"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let input = input.to_vec();
-    let feeder = std::thread::spawn(move || {
-        let _ = stdin.write_all(&input);
-    });
-    let out = child.wait_with_output().unwrap();
-    feeder.join().unwrap();
-    out
 }
 
 fn hex3(dir: &Path) -> PathBuf {
@@ -69,7 +48,7 @@ fn a_damaged_table_is_reported_once_not_once_per_position() {
     let mut bytes = std::fs::read(&t).unwrap();
     bytes[6000] ^= 0x10;
     std::fs::write(&t, bytes).unwrap();
-    let o = run_with_stdin(&["probe", path_str(&t), "-"], positions.as_bytes());
+    let o = retrodb_stdin(&["probe", path_str(&t), "-"], &positions);
     fails_with(&o, "checksum");
 }
 
@@ -111,7 +90,7 @@ fn long_positions_are_cut_in_messages() {
     let dir = tempfile::tempdir().unwrap();
     let t = hex3(dir.path());
     let long = format!("{}\n", "L".repeat(1 << 20));
-    let o = run_with_stdin(&["probe", path_str(&t), "-"], long.as_bytes());
+    let o = retrodb_stdin(&["probe", path_str(&t), "-"], &long);
     fails_with(&o, "(1048576 bytes)");
     assert!(stderr(&o).len() < 300, "{}", stderr(&o).len());
 }
@@ -120,7 +99,7 @@ fn long_positions_are_cut_in_messages() {
 fn non_utf8_stdin_names_its_line_and_keeps_the_others() {
     let dir = tempfile::tempdir().unwrap();
     let t = hex3(dir.path());
-    let o = run_with_stdin(
+    let o = retrodb_stdin(
         &["probe", path_str(&t), "-", "--json"],
         b".........\n\xff\xfe\nL........\n",
     );

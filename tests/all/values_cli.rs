@@ -2,8 +2,7 @@
 //! the figures printed agree with a recount from the library, and bad requests are refused with
 //! a clear message.
 
-mod common;
-use common::{retrodb, stderr, stdout};
+use crate::common::{retrodb, stderr, stdout};
 
 use retrodb::games::AnyGame;
 use serde_json::Value as Json;

@@ -12,8 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
-mod common;
-use common::{listing, retrodb, stderr, stdout};
+use crate::common::{listing, retrodb, stderr, stdout};
 
 /// Tallies of one part of the suite.
 #[derive(Default, Debug)]

@@ -4,8 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-mod common;
-use common::{retrodb, retrodb_stdin};
+use crate::common::{retrodb, retrodb_stdin};
 
 use retrodb::game::SplitMix64;
 use retrodb::table::Table;

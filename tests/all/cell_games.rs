@@ -2,17 +2,10 @@
 //! games checked by `build` + `probe`, the refusals of bad input, and `show`.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use serde_json::Value as Json;
 
-fn retrodb(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_retrodb"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("the retrodb binary runs")
-}
+use crate::common::retrodb;
 
 fn ok(args: &[&str]) -> String {
     let out = retrodb(args);

@@ -1,0 +1,35 @@
+//! The integration tests, compiled into one binary: one module per concern below, the helpers
+//! that run the `retrodb` binary in `tests/common/`, the published positions in `tests/golden/`.
+//! One binary links the library once instead of once a file. Run one module with a filter:
+//! `cargo test --test all faults::`.
+//!
+//! Every test here shares one process with all the others, so none may change process-wide
+//! state (environment variables, the working directory, rayon's global pool); each runs the
+//! binary in its own process or works in its own temporary directory.
+//!
+//! `tests/mpi.rs` is a binary of its own: its runs need the `mpi` feature and `mpirun`, and
+//! `.ci/run` calls it by name (`cargo test --features mpi --test mpi`).
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod build_files;
+mod cell_games;
+mod cgt;
+mod cli;
+mod compress;
+mod engine;
+mod faults;
+mod fuzz_tables;
+mod golden;
+mod hackenbush_cli;
+mod hackenbush_props;
+mod messages;
+mod research;
+#[cfg(feature = "serve")]
+mod serve;
+#[cfg(feature = "serve")]
+mod serve_browser;
+mod sweep;
+mod tiered;
+mod values_cli;
