@@ -30,6 +30,7 @@ mod research;
 mod serve;
 #[cfg(feature = "serve")]
 mod serve_browser;
+mod sliced;
 mod sweep;
 mod tiered;
 mod values_cli;

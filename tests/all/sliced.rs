@@ -1,0 +1,127 @@
+//! The sliced index (docs/SLICES.md), with and without symmetry, against the alternation index
+//! and the plain build of every configuration: the same value for every position.
+
+use retrodb::Game;
+use retrodb::build::{self, BuildOptions};
+use retrodb::games::AnyGame;
+use retrodb::table;
+
+use super::tiered::open;
+
+/// The sliced index, with and without symmetry, against the alternation index and the plain
+/// build of every configuration with either player to move: the same value for every position
+/// (found by its text, so the lookup maps it to its row's canonical key), the contract on every
+/// index, and fewer positions with symmetry where the board has any.
+#[test]
+fn sliced_and_symmetric_tables_agree_with_the_alternation_index() {
+    use retrodb::game::check_round_trip;
+    use retrodb::table::Table;
+    let dir = tempfile::tempdir().unwrap();
+    for (spec, every) in [
+        ("hex:3,start=L", 1),
+        ("hex:3,start=R", 1),
+        ("bridgit:2,start=L", 1),
+        ("bridgit:3,start=L", 1),
+        ("bridgit:3,start=R", 1),
+        ("hex:4,start=L", 101),
+        ("shannon:data/shannon/k4.txt,start=L", 1),
+        ("shannon-vertex:data/shannon/grid3x4.txt,start=R", 7),
+    ] {
+        let plain = dir.path().join("alt.rdb");
+        build::build(&open(spec), &plain, &BuildOptions::default()).unwrap();
+        let reference = Table::open(&plain).unwrap();
+        let AnyGame::Cell(r) = reference.game() else {
+            panic!("{spec} is a cell game");
+        };
+        let size = r.size();
+        // The plain build (both movers, every configuration) of the same board agrees on every
+        // position alternation reaches.
+        let base = spec.split(",start=").next().unwrap();
+        let full = dir.path().join("plain.rdb");
+        build::build(&open(base), &full, &BuildOptions::default()).unwrap();
+        let full = Table::open(&full).unwrap();
+        let AnyGame::Cell(f) = full.game() else {
+            panic!("{base} is a cell game");
+        };
+        // Every position, by its cells and mover (cheap); a spread of them by text below.
+        let value_in = |t: &Table, g: &retrodb::games::cell::CellGame, pos: u64| {
+            let (l, rr) = r.masks(pos);
+            g.try_index(l, rr, r.mover(pos))
+                .map(|i| t.value(i).unwrap())
+                .unwrap_or_else(|| panic!("{}: no index for {}", g.spec(), r.position_text(pos)))
+        };
+        for pos in 0..size {
+            assert_eq!(
+                value_in(&full, f, pos),
+                reference.value(pos).unwrap(),
+                "{base}: {}",
+                r.position_text(pos)
+            );
+        }
+        for pos in (0..size).step_by(every) {
+            let text = r.position_text(pos);
+            let got = full.locate(&text).map(|(_, v)| v).ok();
+            assert_eq!(got, reference.value(pos).unwrap(), "{base}: {text}");
+        }
+        for suffix in [",sliced", ",sym"] {
+            let other = format!("{spec}{suffix}");
+            let game = open(&other);
+            let out = dir.path().join("sliced.rdb");
+            let summary = build::build(&game, &out, &BuildOptions::default()).unwrap();
+            assert!(summary.complete, "{other}");
+            let table = Table::open(&out).unwrap();
+            let AnyGame::Cell(g) = table.game() else {
+                panic!("{other} is a cell game");
+            };
+            if every == 1 {
+                check_round_trip(g, 0..g.size()).unwrap_or_else(|e| panic!("{other}: {e}"));
+                // The row-by-row rules agree with the rules one position at a time.
+                let searched = g.searched_run(0, g.size()).expect("a sliced game");
+                for (pos, &s) in searched.iter().enumerate() {
+                    let want =
+                        retrodb::game::by_rules(g, pos as u64) == retrodb::game::Rules::Search;
+                    assert_eq!(s, want, "{other}: index {pos}");
+                }
+            }
+            // A compressed copy (don't-care cells filled from the row-by-row rules) answers
+            // the same.
+            let z = dir.path().join("sliced-z.rdb");
+            table::compress(
+                &table,
+                &z,
+                retrodb::table::zstd::Params::default(),
+                &indicatif::ProgressBar::hidden(),
+            )
+            .unwrap();
+            let zt = Table::open(&z).unwrap();
+            for pos in (0..g.size()).step_by(every) {
+                assert_eq!(
+                    zt.value(pos).unwrap(),
+                    table.value(pos).unwrap(),
+                    "{other}: {pos}"
+                );
+            }
+            match (suffix, spec.starts_with("shannon")) {
+                (",sliced", _) | (_, true) => assert_eq!(g.size(), size, "{other}"),
+                _ => assert!(
+                    g.size() * 3 < size * 2,
+                    "{other}: symmetry saves a third at least"
+                ),
+            }
+            for pos in 0..size {
+                assert_eq!(
+                    value_in(&table, g, pos),
+                    reference.value(pos).unwrap(),
+                    "{other}: {}",
+                    r.position_text(pos)
+                );
+            }
+            for pos in (0..size).step_by(every) {
+                let text = r.position_text(pos);
+                let want = reference.value(pos).unwrap();
+                let got = table.locate(&text).map(|(_, v)| v).ok();
+                assert_eq!(got, want, "{other}: {text}");
+            }
+        }
+    }
+}
