@@ -62,7 +62,12 @@ pub fn run(a: Args) -> Result<ExitCode> {
             }
         );
     }
-    let (table, built) = research::open_or_build(a.size, a.table.as_deref())?;
+    // A table that exists is opened as it is, so that one of another index (a values-only
+    // or Left-first table) is refused with what would work instead.
+    let (table, built) = match a.table.as_deref() {
+        Some(path) if path.exists() => (retrodb::table::Table::open(path)?, false),
+        path => research::open_or_build(a.size, path)?,
+    };
     if built {
         eprintln!("built {}", table.path().display());
     }
