@@ -187,6 +187,9 @@ impl RatioSums {
     }
 }
 
+/// Reads a share's (count, total) from a population's figures.
+type Read = Box<dyn Fn(&Population) -> (u64, u64) + Send + Sync>;
+
 /// One measured share: its name, what it counts, and how to read (count, total) from a
 /// population's figures.
 struct Measure {
@@ -194,7 +197,7 @@ struct Measure {
     what: String,
     /// Counted in pairs or moves (clusters per position), not in positions.
     clustered: bool,
-    get: Box<dyn Fn(&Population) -> (u64, u64) + Send + Sync>,
+    get: Read,
 }
 
 fn measure(
