@@ -1,5 +1,7 @@
 //! `retrodb research bridgit --size N [--json]`: the spanning-tree strategies, `b_L`/`b_R` and the
-//! option-ranking conjecture checked on every position of Bridg-It against its table.
+//! option-ranking conjecture checked on every position of Bridg-It against its table; with
+//! `--sample N --seed S`, the figures that need values only on a uniform random sample of the
+//! play population, from any table of the board (the values-only `bridgit:4,start=L,sym`).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -12,14 +14,22 @@ pub struct Args {
     /// What to study; only 'bridgit' so far.
     subject: String,
     /// The board size (2 takes a second, 3 about a minute and a half with a progress bar; 4
-    /// would need a table of 2*3^25 positions).
+    /// only with --sample and --table: its complete table would hold 2*3^25 positions).
     #[arg(long)]
     size: u32,
     /// The table to use, built there (with remoteness) if the file is absent. Default: a cache
     /// file bridgit_N-remoteness.rdb in $RETRODB_CACHE, $XDG_CACHE_HOME/retrodb or
-    /// ~/.cache/retrodb.
+    /// ~/.cache/retrodb. With --sample, any table of the board (values only will do) that
+    /// exists.
     #[arg(long, value_name = "FILE")]
     table: Option<PathBuf>,
+    /// Check the claims that need values only on N positions drawn uniformly from the play
+    /// population (Left moving first), each share with a 95% interval, instead of every position.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    sample: Option<u64>,
+    /// The seed of --sample: the same seed draws the same positions.
+    #[arg(long, default_value_t = 1, requires = "sample")]
+    seed: u64,
     /// Write one SVG picture per counterexample into this directory.
     #[arg(long, value_name = "DIR")]
     svg_dir: Option<PathBuf>,
@@ -36,14 +46,28 @@ pub fn run(a: Args) -> Result<ExitCode> {
     if a.subject != "bridgit" {
         bail!("research: unknown subject '{}' (known: bridgit)", a.subject);
     }
+    if let Some(count) = a.sample {
+        return sampled(&a, count);
+    }
     if !(1..=3).contains(&a.size) {
         bail!(
             "research bridgit: --size {} is not supported; the report needs the complete table, \
-             which retrodb builds for sizes 1 to 3",
-            a.size
+             which retrodb builds for sizes 1 to 3{}",
+            a.size,
+            if a.size == 4 {
+                " (for size 4, give --sample N and --table with a table of bridgit:4, e.g. \
+                 bridgit:4,start=L,sym)"
+            } else {
+                ""
+            }
         );
     }
-    let (table, built) = research::open_or_build(a.size, a.table.as_deref())?;
+    // A table that exists is opened as it is, so that one of another index (a values-only
+    // or Left-first table) is refused with what would work instead.
+    let (table, built) = match a.table.as_deref() {
+        Some(path) if path.exists() => (retrodb::table::Table::open(path)?, false),
+        path => research::open_or_build(a.size, path)?,
+    };
     if built {
         eprintln!("built {}", table.path().display());
     }
@@ -62,6 +86,45 @@ pub fn run(a: Args) -> Result<ExitCode> {
         a.svg_dir.as_deref(),
         &bar,
     )?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", research::render_text(&report));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--sample N`: the values-only claims on a uniform sample, from a table that exists.
+fn sampled(a: &Args, count: u64) -> Result<ExitCode> {
+    if !(1..=4).contains(&a.size) {
+        bail!(
+            "research bridgit: --size {} is not supported (sizes 1 to 4)",
+            a.size
+        );
+    }
+    let Some(path) = a.table.as_deref() else {
+        bail!(
+            "research bridgit --sample: give --table FILE (any table of bridgit:{}, values only \
+             will do)",
+            a.size
+        );
+    };
+    let table = retrodb::table::Table::open(path)?;
+    if !a.json {
+        eprintln!(
+            "checking {count} random positions of the play population of bridgit:{} against {}",
+            a.size,
+            table.path().display()
+        );
+    }
+    let bar = super::progress_bar(false, "sampling");
+    let start = std::time::Instant::now();
+    let report =
+        research::research_sample(a.size, &table, count, a.seed, a.svg_dir.as_deref(), &bar)?;
+    eprintln!(
+        "sampled {count} positions in {:.1} s",
+        start.elapsed().as_secs_f64()
+    );
     if a.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {

@@ -14,5 +14,7 @@ pub mod strategy;
 pub mod trees;
 
 pub use geometry::PlayerGraph;
-pub use report::{Report, open_or_build, render_text, research, research_with_progress};
+pub use report::{
+    Report, open_or_build, render_text, research, research_sample, research_with_progress,
+};
 pub use strategy::{Optional, SpanningTreePlayer, optional_moves};

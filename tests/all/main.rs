@@ -26,6 +26,7 @@ mod hackenbush_cli;
 mod hackenbush_props;
 mod messages;
 mod research;
+mod research_sample;
 #[cfg(feature = "serve")]
 mod serve;
 #[cfg(feature = "serve")]

@@ -7,6 +7,7 @@
 use serde::Serialize;
 
 use super::super::order::OrderFigures;
+use super::sample::SampleFigures;
 use crate::game::Value;
 
 /// One move named in a counterexample, with the table's answer for the position it leads to.
@@ -91,11 +92,15 @@ pub struct OptionalFigures {
     /// Moves the strategy may choose in won positions, and how many keep the win.
     pub moves_from_won: u64,
     pub moves_keeping_win: u64,
-    /// Won executable positions where every move it may choose keeps the win.
+    /// Won executable positions where every move it may choose keeps the win, and where some
+    /// move does.
     pub won_all_moves_keep: u64,
+    pub won_some_move_keeps: u64,
 }
 
-/// The ranking conjecture for one variant and one mover, over one population.
+/// The ranking conjecture for one variant and one mover, over one population. The figures that
+/// need more than each position's value are in groups a values-only scan leaves out (`None`, and
+/// absent from the JSON).
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct RankingFigures {
     pub variant: String,
@@ -109,27 +114,45 @@ pub struct RankingFigures {
     pub top_all_win: u64,
     /// Positions where a winning option is ranked strictly below a losing one.
     pub win_below_loss_positions: u64,
-    /// Option pairs against the table's order (win before loss, faster win, slower loss).
+    /// Pairs of options.
     pub pairs: u64,
-    pub pairs_agree: u64,
-    pub pairs_contradict: u64,
-    pub pairs_conjecture_ties_table_orders: u64,
-    pub pairs_conjecture_orders_table_ties: u64,
-    pub pairs_both_tie: u64,
     /// Pairs of a winning and a losing option: ranked right, ranked wrong, tied.
     pub outcome_pairs: u64,
     pub outcome_right: u64,
     pub outcome_wrong: u64,
     pub outcome_tied: u64,
-    /// Pairs the conjecture calls equivalent (equal keys, no immediate win): how many differ
-    /// in outcome, and how many agree in outcome but differ in remoteness.
+    /// Pairs the conjecture calls equivalent (equal keys, no immediate win), and how many differ
+    /// in outcome.
     pub equivalent_pairs: u64,
     pub equivalent_outcome_differs: u64,
+    /// Figures against the table's order of options, which needs remoteness.
+    #[serde(flatten)]
+    pub table_order: Option<TableOrderFigures>,
+    /// Figures by outcome class, which need the second outcome bit.
+    #[serde(flatten)]
+    pub outcome_class: Option<OutcomeClassFigures>,
+}
+
+/// The ranking against the table's order of options — win before loss, then a faster win or a
+/// slower loss first: needs remoteness.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct TableOrderFigures {
+    pub pairs_agree: u64,
+    pub pairs_contradict: u64,
+    pub pairs_conjecture_ties_table_orders: u64,
+    pub pairs_conjecture_orders_table_ties: u64,
+    pub pairs_both_tie: u64,
+    /// 'Equivalent' pairs that agree in outcome but differ in remoteness.
     pub equivalent_remoteness_differs: u64,
-    /// Both outcome bits of each option (the mover wins it moving second — the first bit, as
-    /// above — and moving first): `G >= H` needs both of `H`'s wins to be `G`'s. Of the pairs
-    /// the ranking orders, how many satisfy this and how many break it (of those, how many
-    /// only by the second bit).
+}
+
+/// Both outcome bits of each option (the mover wins it moving second — the first bit — and
+/// moving first): `G >= H` needs both of `H`'s wins to be `G`'s. Needs the second bit, which
+/// only a table of every configuration with either mover holds.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct OutcomeClassFigures {
+    /// Of the pairs the ranking orders, how many satisfy this and how many break it (of those,
+    /// how many only by the second bit).
     pub class_ranked_consistent: u64,
     pub class_ranked_refuted: u64,
     pub class_refuted_second_bit_only: u64,
@@ -147,11 +170,13 @@ pub struct Population {
     pub optional: OptionalFigures,
     pub ranking: Vec<RankingFigures>,
     /// The ranking against the game order, per convention `C` (in the order of
-    /// [`Report::game_values`]), variant and mover.
+    /// [`Report::game_values`]), variant and mover; empty when the scan has values only.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub game_order: Vec<OrderFigures>,
     /// Pairs of options (every position and mover with two options or more) whose order as
     /// games — better, equal, worse or incomparable — is not the same under every convention.
-    pub pairs_order_depends_on_c: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pairs_order_depends_on_c: Option<u64>,
 }
 
 /// The whole report for one board size.
@@ -160,12 +185,20 @@ pub struct Report {
     pub game: String,
     pub size: u32,
     pub table: String,
-    pub spanning_tree: SpanningTreeFigures,
+    /// The spanning-tree strategy against every reply sequence (left out of sampled reports).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spanning_tree: Option<SpanningTreeFigures>,
     pub populations: Vec<Population>,
     /// The conventions the game order was tested under, with the distinct values of the board.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub game_values: Vec<ValuesSummary>,
     /// Whether every game-order figure is the same for every convention `C`.
-    pub game_order_same_for_every_c: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub game_order_same_for_every_c: Option<bool>,
+    /// How the positions were sampled, each proportion with its interval, and the figures left
+    /// out; only in sampled reports.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sample: Option<SampleFigures>,
     pub counterexamples: Vec<Counterexample>,
 }
 
@@ -182,6 +215,14 @@ macro_rules! add_fields {
     ($a:expr, $b:expr, $($f:ident),*) => { $( $a.$f += $b.$f; )* };
 }
 
+/// Adds an optional group of figures: `None` plus a group is that group (a merge starts from
+/// empty figures), two `None`s stay `None` (a scan that does not measure them).
+fn add_group<T: Default>(a: &mut Option<T>, b: &Option<T>, add: impl FnOnce(&mut T, &T)) {
+    if let Some(b) = b {
+        add(a.get_or_insert_with(T::default), b);
+    }
+}
+
 impl RankingFigures {
     /// Adds another tally's counts to these (the variant and mover stay).
     pub(super) fn add(&mut self, o: &RankingFigures) {
@@ -194,29 +235,46 @@ impl RankingFigures {
             top_all_win,
             win_below_loss_positions,
             pairs,
-            pairs_agree,
-            pairs_contradict,
-            pairs_conjecture_ties_table_orders,
-            pairs_conjecture_orders_table_ties,
-            pairs_both_tie,
             outcome_pairs,
             outcome_right,
             outcome_wrong,
             outcome_tied,
             equivalent_pairs,
-            equivalent_outcome_differs,
-            equivalent_remoteness_differs,
-            class_ranked_consistent,
-            class_ranked_refuted,
-            class_refuted_second_bit_only,
-            equivalent_class_differs
+            equivalent_outcome_differs
         );
+        add_group(&mut self.table_order, &o.table_order, |a, b| {
+            add_fields!(
+                a,
+                b,
+                pairs_agree,
+                pairs_contradict,
+                pairs_conjecture_ties_table_orders,
+                pairs_conjecture_orders_table_ties,
+                pairs_both_tie,
+                equivalent_remoteness_differs
+            );
+        });
+        add_group(&mut self.outcome_class, &o.outcome_class, |a, b| {
+            add_fields!(
+                a,
+                b,
+                class_ranked_consistent,
+                class_ranked_refuted,
+                class_refuted_second_bit_only,
+                equivalent_class_differs
+            );
+        });
     }
 }
 
 impl Population {
     pub(super) fn merge(&mut self, o: Population) {
-        add_fields!(self, o, positions, left_wins, pairs_order_depends_on_c);
+        add_fields!(self, o, positions, left_wins);
+        add_group(
+            &mut self.pairs_order_depends_on_c,
+            &o.pairs_order_depends_on_c,
+            |a, b| *a += b,
+        );
         add_fields!(
             self.optional,
             o.optional,
@@ -230,7 +288,8 @@ impl Population {
             won_not_executable,
             moves_from_won,
             moves_keeping_win,
-            won_all_moves_keep
+            won_all_moves_keep,
+            won_some_move_keeps
         );
         for (a, b) in self.ranking.iter_mut().zip(o.ranking) {
             a.add(&b);

@@ -8,10 +8,13 @@
 //! the table values that make it one, so `retrodb probe` reproduces it.
 //!
 //! The files: `figures` holds the reported figures, `scan` checks each claim at each position
-//! against the table (the pairwise comparisons in `tally`), `spanning` plays the spanning-tree strategy's lines, and `text` renders a
-//! report for the terminal.
+//! against the table (the pairwise comparisons in `tally`), `spanning` plays the spanning-tree
+//! strategy's lines, `sample` runs the claims that need values only on a uniform random sample
+//! of the play population (for boards too large to scan whole), and `text` renders a report
+//! for the terminal.
 
 mod figures;
+mod sample;
 mod scan;
 mod spanning;
 mod tally;
@@ -29,10 +32,11 @@ use crate::games::AnyGame;
 use crate::games::cell::{Board, Layout, Player, picture};
 use crate::table::Table;
 pub use figures::{
-    Counterexample, NamedMove, OptionalFigures, Population, RankingFigures, Report,
-    SpanningTreeFigures, ValuesSummary,
+    Counterexample, NamedMove, OptionalFigures, OutcomeClassFigures, Population, RankingFigures,
+    Report, SpanningTreeFigures, TableOrderFigures, ValuesSummary,
 };
-use scan::{ClaimChecker, Findings, RANKINGS};
+pub use sample::{Estimate, LeftOut, Proportion, SampleFigures, research_sample};
+use scan::{ClaimChecker, Detail, Findings, RANKINGS};
 use spanning::spanning_tree_lines;
 pub use text::render_text;
 
@@ -72,14 +76,19 @@ pub fn research_with_progress(
     svg_dir: Option<&Path>,
     progress: &indicatif::ProgressBar,
 ) -> Result<Report> {
-    let AnyGame::Cell(game) = table.game() else {
-        return Err(Error::Usage("research needs a Bridg-It table".into()));
-    };
-    if game.layout() != &Layout::Board(Board::Bridgit(n)) {
+    let game = bridgit_game(n, table)?;
+    if game.start().is_some() || !table.has_remoteness() {
         return Err(Error::Usage(format!(
-            "table {} holds {}, not bridgit:{n}",
+            "table {} holds {}{}: the complete report needs bridgit:{n} with remoteness (every \
+             configuration, either player to move); give --sample N for the figures that need \
+             values only",
             table.path().display(),
-            game.spec()
+            game.spec(),
+            if table.has_remoteness() {
+                ""
+            } else {
+                " without remoteness"
+            }
         )));
     }
     if conventions.is_empty() || conventions.contains(&0) {
@@ -100,6 +109,7 @@ pub fn research_with_progress(
             PlayerGraph::bridgit(n, Player::Right),
         ],
         labels: game.labels(),
+        detail: Detail::Full,
     };
     let (spanning_tree, st_loss) = spanning_tree_lines(&scan, n)?;
     const CHUNK: u64 = 1 << 12;
@@ -108,7 +118,7 @@ pub fn research_with_progress(
     let acc = (0..chunks)
         .into_par_iter()
         .map(|k| {
-            let mut found = Findings::new(conventions);
+            let mut found = Findings::new(conventions, Detail::Full);
             let end = ((k + 1) * CHUNK).min(game.size());
             for pos in k * CHUNK..end {
                 scan.position(pos, &mut found)?;
@@ -116,38 +126,26 @@ pub fn research_with_progress(
             progress.inc(end - k * CHUNK);
             Ok::<Findings, Error>(found)
         })
-        .try_reduce(|| Findings::new(conventions), |a, b| Ok(a.merge(b)))?;
+        .try_reduce(
+            || Findings::new(conventions, Detail::Full),
+            |a, b| Ok(a.merge(b)),
+        )?;
     progress.finish_and_clear();
     let mut counterexamples: Vec<Counterexample> =
         st_loss.into_iter().chain(acc.found.into_values()).collect();
-    for c in &mut counterexamples {
-        let pos = game.parse_position(&c.position)?;
-        c.picture = game
-            .picture(pos, &c.cells, picture::Style::Plain)
-            .unwrap_or_default();
-        if let Some(dir) = svg_dir {
-            std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-            let file = format!("bridgit-{n}-{}.svg", c.claim.replace('.', "-"));
-            let svg = game
-                .picture(pos, &c.cells, picture::Style::Svg)
-                .unwrap_or_default();
-            let path = dir.join(&file);
-            std::fs::write(&path, svg).map_err(|e| Error::io(&path, e))?;
-            c.svg = Some(file);
-        }
-    }
+    draw_counterexamples(game, n, &mut counterexamples, svg_dir)?;
     Ok(Report {
         game: game.spec(),
         size: n,
         table: table.path().display().to_string(),
-        spanning_tree,
-        game_order_same_for_every_c: acc.pops.iter().all(|p| {
+        spanning_tree: Some(spanning_tree),
+        game_order_same_for_every_c: Some(acc.pops.iter().all(|p| {
             let first = &p.game_order[..RANKINGS.len()];
-            p.pairs_order_depends_on_c == 0
+            p.pairs_order_depends_on_c == Some(0)
                 && p.game_order
                     .chunks(RANKINGS.len())
                     .all(|c| c.iter().zip(first).all(|(a, b)| a.counts() == b.counts()))
-        }),
+        })),
         game_values: orders
             .iter()
             .map(|o| ValuesSummary {
@@ -156,8 +154,51 @@ pub fn research_with_progress(
             })
             .collect(),
         populations: acc.pops.to_vec(),
+        sample: None,
         counterexamples,
     })
+}
+
+/// The cell game of `table`, which must be Bridg-It of size `n` (any index: every
+/// configuration, or those alternation reaches with Left first, sliced or symmetric).
+fn bridgit_game(n: u32, table: &Table) -> Result<&crate::games::cell::CellGame> {
+    let AnyGame::Cell(game) = table.game() else {
+        return Err(Error::Usage("research needs a Bridg-It table".into()));
+    };
+    if game.layout() != &Layout::Board(Board::Bridgit(n)) {
+        return Err(Error::Usage(format!(
+            "table {} holds {}, not bridgit:{n}",
+            table.path().display(),
+            game.spec()
+        )));
+    }
+    Ok(game)
+}
+
+/// Draws each counterexample from its own position text (so a symmetric table's stored image
+/// never stands in for it), as text and, with `svg_dir`, as an SVG file
+/// `bridgit-N-CLAIM.svg` there.
+fn draw_counterexamples(
+    game: &crate::games::cell::CellGame,
+    n: u32,
+    counterexamples: &mut [Counterexample],
+    svg_dir: Option<&Path>,
+) -> Result<()> {
+    for c in counterexamples {
+        let (states, mover) =
+            crate::games::cell::notation::parse_cells(&c.position, game.cells() as u64)?;
+        let draw = |style| picture::draw(game.layout(), &states, mover, &c.cells, style);
+        c.picture = draw(picture::Style::Plain).unwrap_or_default();
+        if let Some(dir) = svg_dir {
+            std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+            let file = format!("bridgit-{n}-{}.svg", c.claim.replace('.', "-"));
+            let svg = draw(picture::Style::Svg).unwrap_or_default();
+            let path = dir.join(&file);
+            std::fs::write(&path, svg).map_err(|e| Error::io(&path, e))?;
+            c.svg = Some(file);
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -2,6 +2,11 @@
 //! each claim — the optional strategy, the ranking conjecture and the ranking against the game
 //! order — one function per claim, with the smallest counterexample of each kept.
 //!
+//! The claims run on what the table gives: with [`Detail::Full`] (a table of every
+//! configuration with remoteness) every figure; with [`Detail::ValuesOnly`] (any table, each
+//! position's value alone) the figures that need remoteness, the second outcome bit or game
+//! values are left out (`None`), and nothing else changes.
+//!
 //! The invariant: every figure comes from cell states and the table's values, and every
 //! counterexample carries the position text and the table values that make it one.
 
@@ -13,6 +18,7 @@ use super::figures::{Counterexample, NamedMove, Population, RankingFigures};
 use super::tally::{RankingTally, ScoredOption, order_tally, ranking_tally, score};
 use crate::error::{Error, Result};
 use crate::game::{Game, Status, Value};
+use crate::games::cell::notation::text_of_states;
 use crate::games::cell::{CellGame, EMPTY, LEFT, Player, RIGHT};
 use crate::table::Table;
 
@@ -23,6 +29,16 @@ pub(super) const RANKINGS: [(Variant, Player); 4] = [
     (Variant::Reversed, Player::Right),
 ];
 
+/// What a scan reads from the table beyond each position's value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Detail {
+    /// Remoteness and the second outcome bit (a plain table with remoteness), and the game
+    /// order under each convention.
+    Full,
+    /// Values only: any table of the board, sampled or not.
+    ValuesOnly,
+}
+
 /// What one scan chunk accumulates: figures for both populations and the smallest
 /// counterexample of each claim.
 #[derive(Default)]
@@ -32,8 +48,9 @@ pub(super) struct Findings {
 }
 
 impl Findings {
-    pub(super) fn new(conventions: &[u32]) -> Findings {
+    pub(super) fn new(conventions: &[u32], detail: Detail) -> Findings {
         let mut a = Findings::default();
+        let full = detail == Detail::Full;
         for (p, name) in a.pops.iter_mut().zip(["all", "play"]) {
             p.name = name.to_string();
             p.ranking = RANKINGS
@@ -41,9 +58,12 @@ impl Findings {
                 .map(|(v, m)| RankingFigures {
                     variant: v.name().to_string(),
                     mover: format!("{m:?}").to_lowercase(),
+                    table_order: full.then(Default::default),
+                    outcome_class: full.then(Default::default),
                     ..RankingFigures::default()
                 })
                 .collect();
+            p.pairs_order_depends_on_c = full.then_some(0);
             p.game_order = conventions
                 .iter()
                 .flat_map(|&c| {
@@ -88,8 +108,9 @@ pub(super) struct ClaimChecker<'a> {
     pub(super) table: &'a Table,
     pub(super) graphs: [PlayerGraph; 2],
     pub(super) labels: &'a [String],
-    /// The game order under each convention `C` tested.
+    /// The game order under each convention `C` tested (none with values only).
     pub(super) orders: &'a [GameOrder],
+    pub(super) detail: Detail,
 }
 
 impl ClaimChecker<'_> {
@@ -126,78 +147,90 @@ impl ClaimChecker<'_> {
         })
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// A counterexample at `at`, named by its own board (not the image a symmetric table
+    /// stores), the moves it names and the cells to mark.
     pub(super) fn counterexample(
         &self,
         claim: String,
         explanation: String,
-        pos: u64,
-        value: Value,
-        in_play: bool,
+        at: &PositionAt<'_>,
         moves: Vec<NamedMove>,
         cells: Vec<u32>,
     ) -> Result<Counterexample> {
-        let text = self.game.position_text(pos);
-        let filled = self
-            .game
-            .states(pos)
-            .iter()
-            .filter(|&&s| s != EMPTY)
-            .count() as u32;
+        let text = text_of_states(at.cells, at.mover);
+        let filled = at.cells.iter().filter(|&&s| s != EMPTY).count() as u32;
         Ok(Counterexample {
             claim,
             explanation,
             position: text.clone(),
-            value,
-            remoteness: self.table.remoteness(pos)?,
-            in_play,
+            value: at.value,
+            remoteness: self.table.remoteness(at.index)?,
+            in_play: at.in_play,
             moves,
             picture: String::new(),
             svg: None,
-            order: (!in_play, filled, text),
+            order: (!at.in_play, filled, text),
             cells,
         })
     }
 
-    /// Checks every claim at one position, adding its figures and counterexamples to `found`.
+    /// Checks every claim at the position stored at `pos` (the scan of every index of a
+    /// plain table), adding its figures and counterexamples to `found`: to both populations
+    /// when it arises in play, else to 'all' only.
     pub(super) fn position(&self, pos: u64, found: &mut Findings) -> Result<()> {
         if self.game.status(pos) != Status::Open {
             return Ok(());
         }
         let cells = self.game.states(pos);
         let mover = self.game.mover(pos);
-        let lefts = cells.iter().filter(|&&s| s == LEFT).count();
-        let rights = cells.iter().filter(|&&s| s == RIGHT).count();
-        let in_play = match mover {
-            Player::Left => lefts == rights,
-            Player::Right => lefts == rights + 1,
-        };
         let at = PositionAt {
-            pos,
+            index: pos,
             value: self.value(pos)?,
-            in_play,
+            in_play: in_play(&cells, mover),
             cells: &cells,
             mover,
         };
+        let pops: &[usize] = if at.in_play { &[0, 1] } else { &[0] };
+        self.check(&at, pops, found)
+    }
+
+    /// Checks every claim at one open position, adding its figures to the populations `pops`
+    /// of `found` and its counterexamples to `found`.
+    pub(super) fn check(
+        &self,
+        at: &PositionAt<'_>,
+        pops: &[usize],
+        found: &mut Findings,
+    ) -> Result<()> {
+        let (cells, mover) = (at.cells, at.mover);
         let empties: Vec<u32> = (0..cells.len() as u32)
             .filter(|&i| cells[i as usize] == EMPTY)
             .collect();
         let mut scored = Vec::with_capacity(empties.len());
         for &cell in &empties {
-            let child = self.child(&cells, mover, cell);
-            let again = self.child_same_mover(&cells, mover, cell);
+            let child = self.child(cells, mover, cell);
+            let full = self.detail == Detail::Full;
+            let wins_moving_first = if full {
+                let again = self.child_same_mover(cells, mover, cell);
+                Some(self.value(again)? == Value::Win)
+            } else {
+                None
+            };
             scored.push(ScoredOption {
                 cell,
                 wins: self.value(child)? == Value::Loss,
-                wins_moving_first: self.value(again)? == Value::Win,
-                remoteness: self.table.remoteness(child)?.unwrap_or(0),
+                wins_moving_first,
+                remoteness: if full {
+                    Some(self.table.remoteness(child)?.unwrap_or(0))
+                } else {
+                    None
+                },
             });
         }
-        let pops: &[usize] = if in_play { &[0, 1] } else { &[0] };
         let mut examples = Vec::new();
-        self.optional_strategy(&at, &scored, pops, found, &mut examples)?;
+        self.optional_strategy(at, &scored, pops, found, &mut examples)?;
         if empties.len() >= 2 {
-            let keys = option_keys(&self.graphs[mover as usize], &cells);
+            let keys = option_keys(&self.graphs[mover as usize], cells);
             let immediate = keys.iter().any(|k| k.own == Some(0));
             for (r, &(variant, who)) in RANKINGS.iter().enumerate() {
                 if who == mover {
@@ -205,10 +238,12 @@ impl ClaimChecker<'_> {
                     for &p in pops {
                         found.pops[p].ranking[r].add(&tally.figures);
                     }
-                    self.ranking_examples(&at, &keys, variant, &tally, &mut examples)?;
+                    self.ranking_examples(at, &keys, variant, &tally, &mut examples)?;
                 }
             }
-            self.game_order(&at, &keys, immediate, pops, found, &mut examples)?;
+            if !self.orders.is_empty() {
+                self.game_order(at, &keys, immediate, pops, found, &mut examples)?;
+            }
         }
         for e in examples {
             found.offer(e);
@@ -253,6 +288,7 @@ impl ClaimChecker<'_> {
                     f.moves_from_won += mine.moves().len() as u64;
                     f.moves_keeping_win += keep;
                     f.won_all_moves_keep += u64::from(keep == mine.moves().len() as u64);
+                    f.won_some_move_keeps += u64::from(keep > 0);
                 } else {
                     f.mover_executable_lost += 1;
                 }
@@ -272,9 +308,7 @@ impl ClaimChecker<'_> {
                     why(&mine),
                     why(&theirs)
                 ),
-                at.pos,
-                at.value,
-                at.in_play,
+                at,
                 Vec::new(),
                 Vec::new(),
             )?);
@@ -288,9 +322,7 @@ impl ClaimChecker<'_> {
             examples.push(self.counterexample(
                 "optional.executable-in-lost-position".into(),
                 "the mover can execute the optional strategy, yet the position is lost".into(),
-                at.pos,
-                at.value,
-                at.in_play,
+                at,
                 moves,
                 mine.moves().to_vec(),
             )?);
@@ -305,9 +337,7 @@ impl ClaimChecker<'_> {
                     "optional.move-loses-win".into(),
                     "a move the optional strategy may choose turns a won position into a lost one"
                         .into(),
-                    at.pos,
-                    at.value,
-                    at.in_play,
+                    at,
                     vec![self.named(cells, mover, bad, "strategy move")?],
                     vec![bad],
                 )?,
@@ -346,9 +376,7 @@ impl ClaimChecker<'_> {
             examples.push(self.counterexample(
                 format!("ranking.{name}.top-misses-win"),
                 format!("a winning move exists but none of the options the {name} ranking puts first wins"),
-                at.pos,
-                at.value,
-                at.in_play,
+                at,
                 moves,
                 tally.tops.clone(),
             )?);
@@ -357,9 +385,7 @@ impl ClaimChecker<'_> {
             examples.push(self.counterexample(
                 format!("ranking.{name}.win-below-loss"),
                 format!("the {name} ranking puts a losing option above a winning one"),
-                at.pos,
-                at.value,
-                at.in_play,
+                at,
                 vec![
                     self.named(cells, mover, l, &format!("ranked higher ({})", keys_of(l)))?,
                     self.named(cells, mover, w, &format!("ranked lower ({})", keys_of(w)))?,
@@ -371,9 +397,7 @@ impl ClaimChecker<'_> {
             examples.push(self.counterexample(
                 format!("ranking.{name}.equivalent-differ"),
                 format!("two options the {name} ranking calls equivalent differ in outcome"),
-                at.pos,
-                at.value,
-                at.in_play,
+                at,
                 vec![
                     self.named(cells, mover, a, &format!("equal keys ({})", keys_of(a)))?,
                     self.named(cells, mover, b, &format!("equal keys ({})", keys_of(b)))?,
@@ -423,7 +447,7 @@ impl ClaimChecker<'_> {
             }
         }
         for &p in pops {
-            found.pops[p].pairs_order_depends_on_c += depends;
+            *found.pops[p].pairs_order_depends_on_c.get_or_insert(0) += depends;
         }
         for (k, order) in self.orders.iter().enumerate() {
             let values = &all_values[k];
@@ -488,9 +512,7 @@ impl ClaimChecker<'_> {
                         "the option the {name} ranking puts above another {how} it as a \
                          game (C = {c})"
                     ),
-                    at.pos,
-                    at.value,
-                    at.in_play,
+                    at,
                     moves,
                     vec![o.keys[hi].cell, o.keys[lo].cell],
                 )?);
@@ -513,9 +535,7 @@ impl ClaimChecker<'_> {
                     "two options the {name} ranking calls equivalent are different games \
                      (C = {c})"
                 ),
-                at.pos,
-                at.value,
-                at.in_play,
+                at,
                 moves,
                 vec![o.keys[a].cell, o.keys[b].cell],
             )?);
@@ -547,13 +567,27 @@ impl ClaimChecker<'_> {
     }
 }
 
-/// The position a scan is at, for the checks that name it in counterexamples.
-struct PositionAt<'a> {
-    pos: u64,
-    value: Value,
-    in_play: bool,
-    cells: &'a [u8],
-    mover: Player,
+/// The open position a scan is at: its board, and its index and value in the table (in a
+/// symmetric table, those of the stored image, which has the same value).
+pub(super) struct PositionAt<'a> {
+    pub(super) index: u64,
+    pub(super) value: Value,
+    /// Whether it arises in play with Left moving first.
+    pub(super) in_play: bool,
+    pub(super) cells: &'a [u8],
+    pub(super) mover: Player,
+}
+
+/// Whether a board with `mover` to move arises in play with Left moving first: Left to move
+/// with equal counts, Right to move with one more Left cell (an open board with these counts
+/// is reached by alternation, winning being monotone in a player's cells).
+pub(super) fn in_play(cells: &[u8], mover: Player) -> bool {
+    let lefts = cells.iter().filter(|&&s| s == LEFT).count();
+    let rights = cells.iter().filter(|&&s| s == RIGHT).count();
+    match mover {
+        Player::Left => lefts == rights,
+        Player::Right => lefts == rights + 1,
+    }
 }
 
 /// One game order's view of a position's options, for the game-order counterexamples.

@@ -6,7 +6,7 @@
 
 use super::super::strategy::SpanningTreePlayer;
 use super::figures::{Counterexample, SpanningTreeFigures};
-use super::scan::ClaimChecker;
+use super::scan::{ClaimChecker, PositionAt};
 use crate::error::{Error, Result};
 use crate::game::{Game, Status, Value};
 use crate::games::cell::{EMPTY, LEFT, Player, RIGHT};
@@ -58,12 +58,17 @@ pub(super) fn spanning_tree_lines(
             if v == Value::Win {
                 // Right to move has won: a loss for the strategy.
                 fig.losses += 1;
+                let at = PositionAt {
+                    index: pos,
+                    value: v,
+                    in_play: true,
+                    cells,
+                    mover: Player::Right,
+                };
                 let c = scan.counterexample(
                     "spanning-tree.loss".into(),
                     "the spanning-tree strategy lost this line".into(),
-                    pos,
-                    v,
-                    true,
+                    &at,
                     Vec::new(),
                     Vec::new(),
                 )?;

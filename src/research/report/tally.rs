@@ -9,29 +9,31 @@ use std::cmp::Ordering;
 
 use super::super::order::{GameOrder, OrderFigures, Truth};
 use super::super::ranking::{OptionKeys, Variant, compare, top};
-use super::figures::RankingFigures;
+use super::figures::{OutcomeClassFigures, RankingFigures, TableOrderFigures};
 use crate::games::cell::Player;
 
-/// One option with the table's verdict from the mover's point of view.
+/// One option with the table's verdict from the mover's point of view. A values-only scan
+/// knows `wins` alone; the other two are `None` there.
 #[derive(Clone, Copy)]
 pub(super) struct ScoredOption {
     pub(super) cell: u32,
     pub(super) wins: bool,
     /// Whether the mover would win the option if it were his turn again (the second outcome
     /// bit).
-    pub(super) wins_moving_first: bool,
+    pub(super) wins_moving_first: Option<bool>,
     /// The child's remoteness.
-    pub(super) remoteness: u32,
+    pub(super) remoteness: Option<u32>,
 }
 
 impl ScoredOption {
     /// The table's preference: a win before a loss, a faster win, a slower loss.
     fn table_cmp(&self, other: &ScoredOption) -> Ordering {
+        let (a, b) = (self.remoteness, other.remoteness);
         match (self.wins, other.wins) {
             (true, false) => Ordering::Greater,
             (false, true) => Ordering::Less,
-            (true, true) => other.remoteness.cmp(&self.remoteness),
-            (false, false) => self.remoteness.cmp(&other.remoteness),
+            (true, true) => b.cmp(&a),
+            (false, false) => a.cmp(&b),
         }
     }
 }
@@ -55,7 +57,8 @@ pub(super) struct RankingTally {
     pub(super) equivalent: Option<(u32, u32)>,
 }
 
-/// Compares the ranking's verdict on every pair of options with the table's.
+/// Compares the ranking's verdict on every pair of options with the table's. The figures that
+/// need remoteness or the second outcome bit are counted when every option has them.
 pub(super) fn ranking_tally(
     keys: &[OptionKeys],
     variant: Variant,
@@ -66,6 +69,14 @@ pub(super) fn ranking_tally(
     let tops = top(keys, variant);
     let top_wins = tops.iter().filter(|&&c| score(scored, c).wins).count();
     let mut tally = RankingFigures::default();
+    let mut by_order = scored
+        .iter()
+        .all(|s| s.remoteness.is_some())
+        .then(TableOrderFigures::default);
+    let mut by_class = scored
+        .iter()
+        .all(|s| s.wins_moving_first.is_some())
+        .then(OutcomeClassFigures::default);
     let mut below: Option<(u32, u32)> = None;
     let mut equiv: Option<(u32, u32)> = None;
     tally.positions = 1;
@@ -79,14 +90,15 @@ pub(super) fn ranking_tally(
             let (a, b) = (&keys[i], &keys[j]);
             let (sa, sb) = (score(scored, a.cell), score(scored, b.cell));
             let conj = compare(a, b, variant);
-            let tab = sa.table_cmp(&sb);
             tally.pairs += 1;
-            match (conj, tab) {
-                (Ordering::Equal, Ordering::Equal) => tally.pairs_both_tie += 1,
-                (Ordering::Equal, _) => tally.pairs_conjecture_ties_table_orders += 1,
-                (_, Ordering::Equal) => tally.pairs_conjecture_orders_table_ties += 1,
-                (c, t) if c == t => tally.pairs_agree += 1,
-                _ => tally.pairs_contradict += 1,
+            if let Some(f) = by_order.as_mut() {
+                match (conj, sa.table_cmp(&sb)) {
+                    (Ordering::Equal, Ordering::Equal) => f.pairs_both_tie += 1,
+                    (Ordering::Equal, _) => f.pairs_conjecture_ties_table_orders += 1,
+                    (_, Ordering::Equal) => f.pairs_conjecture_orders_table_ties += 1,
+                    (c, t) if c == t => f.pairs_agree += 1,
+                    _ => f.pairs_contradict += 1,
+                }
             }
             if sa.wins != sb.wins {
                 tally.outcome_pairs += 1;
@@ -100,36 +112,45 @@ pub(super) fn ranking_tally(
                     }
                 }
             }
-            if conj != Ordering::Equal {
+            if let Some(f) = by_class.as_mut()
+                && conj != Ordering::Equal
+            {
                 let (hi, lo) = if conj == Ordering::Greater {
                     (sa, sb)
                 } else {
                     (sb, sa)
                 };
                 let first = lo.wins && !hi.wins;
-                let second = lo.wins_moving_first && !hi.wins_moving_first;
+                let second =
+                    lo.wins_moving_first == Some(true) && hi.wins_moving_first == Some(false);
                 if first || second {
-                    tally.class_ranked_refuted += 1;
-                    tally.class_refuted_second_bit_only += u64::from(!first);
+                    f.class_ranked_refuted += 1;
+                    f.class_refuted_second_bit_only += u64::from(!first);
                 } else {
-                    tally.class_ranked_consistent += 1;
+                    f.class_ranked_consistent += 1;
                 }
             }
             if conj == Ordering::Equal && !immediate {
                 tally.equivalent_pairs += 1;
-                if sa.wins != sb.wins || sa.wins_moving_first != sb.wins_moving_first {
-                    tally.equivalent_class_differs += 1;
+                if let Some(f) = by_class.as_mut()
+                    && (sa.wins != sb.wins || sa.wins_moving_first != sb.wins_moving_first)
+                {
+                    f.equivalent_class_differs += 1;
                 }
                 if sa.wins != sb.wins {
                     tally.equivalent_outcome_differs += 1;
                     equiv.get_or_insert((a.cell, b.cell));
-                } else if sa.remoteness != sb.remoteness {
-                    tally.equivalent_remoteness_differs += 1;
+                } else if let Some(f) = by_order.as_mut()
+                    && sa.remoteness != sb.remoteness
+                {
+                    f.equivalent_remoteness_differs += 1;
                 }
             }
         }
     }
     tally.win_below_loss_positions = u64::from(below.is_some());
+    tally.table_order = by_order;
+    tally.outcome_class = by_class;
     RankingTally {
         figures: tally,
         top_misses_win: any_win && top_wins == 0,

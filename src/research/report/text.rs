@@ -3,7 +3,8 @@
 //!
 //! The invariant: the text reads the [`Report`] only; every number it prints is in the JSON.
 
-use super::figures::{Population, Report};
+use super::figures::{Population, Report, SpanningTreeFigures};
+use super::sample::SampleFigures;
 use super::scan::RANKINGS;
 
 /// The game-order table of one population: one row per variant and mover, under the first
@@ -20,7 +21,7 @@ fn write_game_order(s: &mut String, r: &Report, p: &Population) {
         "Option-ranking conjecture against the game order (a finished board worth C free moves \
          to its winner; C = {}: {}):\n",
         cs.join(", "),
-        if r.game_order_same_for_every_c {
+        if r.game_order_same_for_every_c == Some(true) {
             "every pair's order is the same for each C, so is every figure below"
         } else {
             "the figures differ between conventions; rows for each C"
@@ -29,14 +30,15 @@ fn write_game_order(s: &mut String, r: &Report, p: &Population) {
     let _ = writeln!(
         s,
         "Pairs of options whose order as games depends on C: {}.\n",
-        p.pairs_order_depends_on_c
+        p.pairs_order_depends_on_c.unwrap_or(0)
     );
     let _ = writeln!(
         s,
         "| variant | mover | C | pairs | ranked pairs: better / equal / worse / incomparable | of these, one winning at once: all / better / worse / incomparable | 'equivalent' pairs: equal / ordered / incomparable | equal keys beside an immediate win | positions where every claim holds | positions with a dominated top option |"
     );
     let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|");
-    let rows = if r.game_order_same_for_every_c {
+    let same = r.game_order_same_for_every_c == Some(true);
+    let rows = if same {
         &p.game_order[..RANKINGS.len().min(p.game_order.len())]
     } else {
         &p.game_order[..]
@@ -47,7 +49,7 @@ fn write_game_order(s: &mut String, r: &Report, p: &Population) {
             "| {} | {} | {} | {} | {} ({}) / {} ({}) / {} ({}) / {} ({}) | {} / {} / {} / {} | {} ({}) / {} / {} | {} | {} of {} ({}) | {} ({}) |",
             f.variant,
             f.mover,
-            if r.game_order_same_for_every_c {
+            if same {
                 cs.join(", ")
             } else {
                 f.free_moves.to_string()
@@ -98,17 +100,96 @@ fn pct(part: u64, whole: u64) -> String {
     }
 }
 
+/// The sampled report: how it was drawn, every share with its interval, what is left out.
+fn write_sample(s: &mut String, r: &Report, f: &SampleFigures) {
+    use std::fmt::Write;
+    let _ = writeln!(
+        s,
+        "### A uniform sample of the play population (values only)\n\n{}; seed {}. {} draws \
+         for {} open positions: the play population holds about {:.4e} positions (95% interval \
+         {:.4e} to {:.4e}).\n",
+        f.method,
+        f.seed,
+        f.draws,
+        f.positions,
+        f.population.value,
+        f.population.low,
+        f.population.high
+    );
+    let _ = writeln!(
+        s,
+        "| figure | what | count | share | {:.0}% interval |",
+        100.0 * f.confidence
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|");
+    for p in &f.proportions {
+        let (share, interval) = match &p.share {
+            Some(e) => (
+                format!("{:.2}%", 100.0 * e.value),
+                format!(
+                    "{:.2}% – {:.2}% ({})",
+                    100.0 * e.low,
+                    100.0 * e.high,
+                    p.interval
+                ),
+            ),
+            None => ("-".into(), "-".into()),
+        };
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} of {} | {share} | {interval} |",
+            p.name, p.what, p.count, p.of
+        );
+    }
+    let _ = writeln!(
+        s,
+        "\n*wilson*: a share of sampled positions (independent draws), Wilson's score interval; \
+         *ratio*: a share of pairs or moves, which come several to a position, the ratio \
+         estimator's interval by the delta method over positions (it has no width when every \
+         sampled position has the same share, e.g. 0 or 100%: read the position-level figure \
+         beside it).\n"
+    );
+    let _ = writeln!(
+        s,
+        "Left out of a values-only sample of bridgit:{}:\n",
+        r.size
+    );
+    for l in &f.left_out {
+        let _ = writeln!(s, "- {} — needs {}", l.figures, l.needs);
+    }
+    let _ = writeln!(s);
+}
+
+/// A count the scan may not have measured.
+fn opt(v: Option<u64>) -> String {
+    v.map_or("n/a".into(), |v| v.to_string())
+}
+
 /// The report as text for people (Markdown-friendly).
 pub fn render_text(r: &Report) -> String {
     use std::fmt::Write;
     let mut s = String::new();
-    let st = &r.spanning_tree;
     let _ = writeln!(
         s,
         "## Bridg-It size {} ({})
 ",
         r.size, r.game
     );
+    if let Some(f) = &r.sample {
+        write_sample(&mut s, r, f);
+    }
+    if let Some(st) = &r.spanning_tree {
+        write_spanning_tree(&mut s, st);
+    }
+    for p in r.populations.iter().filter(|_| r.sample.is_none()) {
+        write_population(&mut s, r, p);
+    }
+    write_counterexamples(&mut s, r);
+    s
+}
+
+fn write_spanning_tree(s: &mut String, st: &SpanningTreeFigures) {
+    use std::fmt::Write;
     let _ = writeln!(
         s,
         "### Spanning-tree strategy (Left first, from the empty board)
@@ -127,100 +208,120 @@ pub fn render_text(r: &Report) -> String {
         st.left_to_move,
         st.table_says_lost
     );
-    for p in &r.populations {
-        let what = if p.name == "all" {
-            "every open configuration, either player to move"
-        } else {
-            "those arising in play, Left moving first"
-        };
+}
+
+/// One population's tables: the optional strategy, the ranking against the table, and the
+/// ranking against the game order (when measured).
+fn write_population(s: &mut String, r: &Report, p: &Population) {
+    use std::fmt::Write;
+    let what = if p.name == "all" {
+        "every open configuration, either player to move"
+    } else {
+        "those arising in play, Left moving first"
+    };
+    let _ = writeln!(
+        s,
+        "### Population '{}': {} positions ({what})\n",
+        p.name, p.positions
+    );
+    let o = &p.optional;
+    let _ = writeln!(s, "Optional spanning-tree strategy, executable by:\n");
+    let _ = writeln!(s, "| mover only | opponent only | both | neither |");
+    let _ = writeln!(s, "|---|---|---|---|");
+    let _ = writeln!(
+        s,
+        "| {} ({}) | {} ({}) | {} ({}) | {} ({}) |\n",
+        o.mover_only,
+        pct(o.mover_only, o.positions),
+        o.opponent_only,
+        pct(o.opponent_only, o.positions),
+        o.both,
+        pct(o.both, o.positions),
+        o.neither,
+        pct(o.neither, o.positions)
+    );
+    let _ = writeln!(
+        s,
+        "- executable by the mover: {} won, {} lost; won but not executable: {}",
+        o.mover_executable_won, o.mover_executable_lost, o.won_not_executable
+    );
+    let _ = writeln!(
+        s,
+        "- moves it may choose in won positions: {}, keeping the win: {} ({}); won positions \
+         where every such move keeps the win: {} of {}\n",
+        o.moves_from_won,
+        o.moves_keeping_win,
+        pct(o.moves_keeping_win, o.moves_from_won),
+        o.won_all_moves_keep,
+        o.mover_executable_won
+    );
+    let _ = writeln!(
+        s,
+        "Option-ranking conjecture (positions with at least two options):\n"
+    );
+    let _ = writeln!(
+        s,
+        "| variant | mover | positions | with a win | top has a win | top all win | win below loss | pairs agree / contradict / conj. ties / table ties / both tie | win-vs-loss pairs right / wrong / tied | ranked pairs by outcome class: consistent / refuted (second bit only) | 'equivalent' pairs: outcome differs / remoteness differs / class differs |"
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|");
+    for k in &p.ranking {
+        let t = k.table_order.as_ref();
+        let c = k.outcome_class.as_ref();
         let _ = writeln!(
             s,
-            "### Population '{}': {} positions ({what})\n",
-            p.name, p.positions
+            "| {} | {} | {} | {} | {} ({}) | {} ({}) | {} | {} / {} / {} / {} / {} | {} / {} / {} | {} / {} ({}) | {}: {} / {} / {} |",
+            k.variant,
+            k.mover,
+            k.positions,
+            k.with_winning_option,
+            k.top_has_win,
+            pct(k.top_has_win, k.with_winning_option),
+            k.top_all_win,
+            pct(k.top_all_win, k.with_winning_option),
+            k.win_below_loss_positions,
+            opt(t.map(|t| t.pairs_agree)),
+            opt(t.map(|t| t.pairs_contradict)),
+            opt(t.map(|t| t.pairs_conjecture_ties_table_orders)),
+            opt(t.map(|t| t.pairs_conjecture_orders_table_ties)),
+            opt(t.map(|t| t.pairs_both_tie)),
+            k.outcome_right,
+            k.outcome_wrong,
+            k.outcome_tied,
+            opt(c.map(|c| c.class_ranked_consistent)),
+            opt(c.map(|c| c.class_ranked_refuted)),
+            opt(c.map(|c| c.class_refuted_second_bit_only)),
+            k.equivalent_pairs,
+            k.equivalent_outcome_differs,
+            opt(t.map(|t| t.equivalent_remoteness_differs)),
+            opt(c.map(|c| c.equivalent_class_differs))
         );
-        let o = &p.optional;
-        let _ = writeln!(s, "Optional spanning-tree strategy, executable by:\n");
-        let _ = writeln!(s, "| mover only | opponent only | both | neither |");
-        let _ = writeln!(s, "|---|---|---|---|");
-        let _ = writeln!(
-            s,
-            "| {} ({}) | {} ({}) | {} ({}) | {} ({}) |\n",
-            o.mover_only,
-            pct(o.mover_only, o.positions),
-            o.opponent_only,
-            pct(o.opponent_only, o.positions),
-            o.both,
-            pct(o.both, o.positions),
-            o.neither,
-            pct(o.neither, o.positions)
-        );
-        let _ = writeln!(
-            s,
-            "- executable by the mover: {} won, {} lost; won but not executable: {}",
-            o.mover_executable_won, o.mover_executable_lost, o.won_not_executable
-        );
-        let _ = writeln!(
-            s,
-            "- moves it may choose in won positions: {}, keeping the win: {} ({}); won positions \
-             where every such move keeps the win: {} of {}\n",
-            o.moves_from_won,
-            o.moves_keeping_win,
-            pct(o.moves_keeping_win, o.moves_from_won),
-            o.won_all_moves_keep,
-            o.mover_executable_won
-        );
-        let _ = writeln!(
-            s,
-            "Option-ranking conjecture (positions with at least two options):\n"
-        );
-        let _ = writeln!(
-            s,
-            "| variant | mover | positions | with a win | top has a win | top all win | win below loss | pairs agree / contradict / conj. ties / table ties / both tie | win-vs-loss pairs right / wrong / tied | ranked pairs by outcome class: consistent / refuted (second bit only) | 'equivalent' pairs: outcome differs / remoteness differs / class differs |"
-        );
-        let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|");
-        for k in &p.ranking {
-            let _ = writeln!(
-                s,
-                "| {} | {} | {} | {} | {} ({}) | {} ({}) | {} | {} / {} / {} / {} / {} | {} / {} / {} | {} / {} ({}) | {}: {} / {} / {} |",
-                k.variant,
-                k.mover,
-                k.positions,
-                k.with_winning_option,
-                k.top_has_win,
-                pct(k.top_has_win, k.with_winning_option),
-                k.top_all_win,
-                pct(k.top_all_win, k.with_winning_option),
-                k.win_below_loss_positions,
-                k.pairs_agree,
-                k.pairs_contradict,
-                k.pairs_conjecture_ties_table_orders,
-                k.pairs_conjecture_orders_table_ties,
-                k.pairs_both_tie,
-                k.outcome_right,
-                k.outcome_wrong,
-                k.outcome_tied,
-                k.class_ranked_consistent,
-                k.class_ranked_refuted,
-                k.class_refuted_second_bit_only,
-                k.equivalent_pairs,
-                k.equivalent_outcome_differs,
-                k.equivalent_remoteness_differs,
-                k.equivalent_class_differs
-            );
-        }
-        let _ = writeln!(
-            s,
-            "\nPairs of options: *agree* / *contradict* — both the ranking and the table order the \
-             pair, the same way / opposite ways; *conj. ties* — the ranking ties a pair the table \
-             orders; *table ties* — the ranking orders a pair the table ties. 'Equivalent' pairs \
-             have equal keys in a position where no option wins at once. These columns compare \
-             the ranking with win/loss and remoteness only; *outcome class* uses both outcome \
-             bits (the mover wins the option moving second, and moving first), which `G >= H` \
-             must respect.\n"
-        );
-        write_game_order(&mut s, r, p);
     }
-    let _ = writeln!(s, "### Smallest counterexamples\n");
+    let _ = writeln!(
+        s,
+        "\nPairs of options: *agree* / *contradict* — both the ranking and the table order the \
+         pair, the same way / opposite ways; *conj. ties* — the ranking ties a pair the table \
+         orders; *table ties* — the ranking orders a pair the table ties. 'Equivalent' pairs \
+         have equal keys in a position where no option wins at once. These columns compare \
+         the ranking with win/loss and remoteness only; *outcome class* uses both outcome \
+         bits (the mover wins the option moving second, and moving first), which `G >= H` \
+         must respect.\n"
+    );
+    if !p.game_order.is_empty() {
+        write_game_order(s, r, p);
+    }
+}
+
+fn write_counterexamples(s: &mut String, r: &Report) {
+    use std::fmt::Write;
+    let _ = writeln!(
+        s,
+        "### Smallest counterexamples{}\n",
+        if r.sample.is_some() {
+            " (in the sample)"
+        } else {
+            ""
+        }
+    );
     if r.counterexamples.is_empty() {
         let _ = writeln!(s, "none\n");
     }
@@ -257,5 +358,4 @@ pub fn render_text(r: &Report) -> String {
         }
         let _ = writeln!(s, "\n```\n{}```\n", c.picture);
     }
-    s
 }
