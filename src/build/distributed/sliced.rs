@@ -27,10 +27,10 @@ use crate::cells::Cells;
 use crate::error::{Error, Result};
 use crate::game::Tiered;
 use crate::games::AnyGame;
+use crate::solve::SolveOptions;
 use crate::solve::distributed::comm::{Comm, agree, all_gather};
 use crate::solve::distributed::sliced::{JobSink, solve};
 use crate::solve::tiered::{Solved, TierDone};
-use crate::solve::SolveOptions;
 use crate::table::OutputLock;
 use crate::table::format::Section;
 use crate::table::workfiles::sibling;
@@ -337,14 +337,22 @@ mod tests {
     #[test]
     fn tables_equal_the_single_process_build() {
         let dir = tempfile::tempdir().unwrap();
-        for spec in ["hex:4,start=L,sym", "bridgit:3,start=R,sliced", "hex:3,start=L,sym"] {
+        for spec in [
+            "hex:4,start=L,sym",
+            "bridgit:3,start=R,sliced",
+            "hex:3,start=L,sym",
+        ] {
             let want = single(spec, &dir.path().join("single.rdb"));
             for ranks in 1..=3 {
                 let out = dir.path().join(format!("r{ranks}.rdb"));
-                let sums =
-                    run_local(ranks, |c| build_sliced(c, spec, &out, &BuildOptions::default()))
-                        .unwrap();
-                assert!(std::fs::read(&out).unwrap() == want, "{spec} on {ranks} ranks");
+                let sums = run_local(ranks, |c| {
+                    build_sliced(c, spec, &out, &BuildOptions::default())
+                })
+                .unwrap();
+                assert!(
+                    std::fs::read(&out).unwrap() == want,
+                    "{spec} on {ranks} ranks"
+                );
                 let b = sums[0].build.as_ref().unwrap();
                 assert!(b.complete);
                 assert_eq!(b.file_bytes, want.len() as u64);

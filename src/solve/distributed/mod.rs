@@ -9,6 +9,6 @@
 
 pub mod comm;
 pub mod digraph;
-pub mod sliced;
 #[cfg(feature = "mpi")]
 pub mod mpi;
+pub mod sliced;

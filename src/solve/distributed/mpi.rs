@@ -15,9 +15,9 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use mpi::Threading;
 use mpi::collective::SystemOperation;
 use mpi::datatype::{Partition, PartitionMut};
-use mpi::Threading;
 use mpi::environment::Universe;
 use mpi::point_to_point::MatchedReceiveVec;
 use mpi::topology::SimpleCommunicator;
@@ -152,8 +152,7 @@ impl Comm for MpiComm {
 
     fn send(&self, to: usize, msg: &[u64]) -> Result<()> {
         Self::count(msg.len(), "values")?;
-        self.sent
-            .fetch_add(msg.len() as u64 * 8, Ordering::Relaxed);
+        self.sent.fetch_add(msg.len() as u64 * 8, Ordering::Relaxed);
         self.world.process_at_rank(to as i32).send(msg);
         Ok(())
     }

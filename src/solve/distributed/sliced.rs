@@ -315,11 +315,9 @@ impl Context<'_> {
                 loop {
                     let mut busy = false;
                     // Messages from the workers.
-                    while let Some((from, msg)) = comm.recv_any(false).map_err(|e| {
-                        match &e {
-                            Error::Rank { rank, .. } => died(*rank, &given[*rank], k),
-                            _ => e,
-                        }
+                    while let Some((from, msg)) = comm.recv_any(false).map_err(|e| match &e {
+                        Error::Rank { rank, .. } => died(*rank, &given[*rank], k),
+                        _ => e,
                     })? {
                         busy = true;
                         match msg.as_slice() {
@@ -329,7 +327,10 @@ impl Context<'_> {
                                     .flatten();
                                 match job {
                                     Some(rows) => {
-                                        comm.send(from, &[JOB, rows.start as u64, rows.end as u64])?;
+                                        comm.send(
+                                            from,
+                                            &[JOB, rows.start as u64, rows.end as u64],
+                                        )?;
                                         given[from].push(rows);
                                     }
                                     None => {
@@ -528,9 +529,13 @@ mod tests {
         let n = g.size();
         let single = zeroed_words(crate::cells::words_for(n));
         let cells = Cells::new(&single, n);
-        crate::solve::sliced::solve(&board, &cells, g.tier_count(), &Default::default(), &mut |_| {
-            Ok(true)
-        })
+        crate::solve::sliced::solve(
+            &board,
+            &cells,
+            g.tier_count(),
+            &Default::default(),
+            &mut |_| Ok(true),
+        )
         .unwrap();
         let shared = zeroed_words(crate::cells::words_for(n));
         let reported = std::sync::Mutex::new(Vec::new());
@@ -559,7 +564,11 @@ mod tests {
 
     #[test]
     fn ranks_decide_the_single_process_cells() {
-        for spec in ["hex:3,start=L,sym", "bridgit:2,start=R,sliced", "hex:4,start=L,sym"] {
+        for spec in [
+            "hex:3,start=L,sym",
+            "bridgit:2,start=R,sliced",
+            "hex:4,start=L,sym",
+        ] {
             for ranks in 1..=3 {
                 let (want, got) = cells_of(spec, ranks);
                 assert!(want == got, "{spec} on {ranks} ranks");
