@@ -362,4 +362,63 @@ mod tests {
         // Nothing is left behind.
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
+
+    /// Builds stopped after a few tiers resume each other's checkpoints: across ranks, in one
+    /// process, and across another number of ranks; the table is the single-process one.
+    #[test]
+    fn ranks_and_single_processes_resume_each_others_checkpoints() {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = "hex:4,start=L,sym";
+        let want = single(spec, &dir.path().join("single.rdb"));
+        let out = dir.path().join("t.rdb");
+        let game = AnyGame::open(spec, u64::MAX).unwrap();
+        let tiers = |n| BuildOptions {
+            stop_after_tiers: Some(n),
+            ..BuildOptions::default()
+        };
+        let across = |ranks, opts: &BuildOptions| {
+            run_local(ranks, |c| build_sliced(c, spec, &out, opts)).unwrap()[0]
+                .build
+                .clone()
+                .unwrap()
+        };
+        let b = across(2, &tiers(3));
+        assert!(!b.complete);
+        assert_eq!(b.resumed_from_tier, None);
+        let b = crate::build::build(&game, &out, &tiers(4)).unwrap();
+        assert!(!b.complete);
+        assert_eq!(b.resumed_from_tier, Some(14));
+        let b = across(3, &tiers(2));
+        assert_eq!(b.resumed_from_tier, Some(10));
+        let b = across(1, &BuildOptions::default());
+        assert!(b.complete);
+        assert_eq!(b.resumed_from_tier, Some(8));
+        assert!(std::fs::read(&out).unwrap() == want);
+    }
+
+    /// A build halted after a tier (as a crash would stop it) fails on every rank, and the
+    /// rerun resumes below its checkpoint.
+    #[test]
+    fn a_halted_build_fails_everywhere_and_resumes() {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = "bridgit:3,start=L,sym";
+        let want = single(spec, &dir.path().join("single.rdb"));
+        let out = dir.path().join("t.rdb");
+        let halted = BuildOptions {
+            checkpoint_every: std::time::Duration::ZERO,
+            halt_after_tier: Some(std::sync::Arc::new(|r| r.tier == 9)),
+            ..BuildOptions::default()
+        };
+        let e = run_local(3, |c| build_sliced(c, spec, &out, &halted))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("interrupted"), "{e}");
+        assert!(!out.exists());
+        let b = run_local(2, |c| build_sliced(c, spec, &out, &BuildOptions::default())).unwrap()[0]
+            .build
+            .clone()
+            .unwrap();
+        assert_eq!(b.resumed_from_tier, Some(9));
+        assert!(std::fs::read(&out).unwrap() == want);
+    }
 }

@@ -506,6 +506,28 @@ mod tests {
     /// processes would be).
     struct Words<'a>(&'a [std::sync::atomic::AtomicU64]);
 
+    /// A sink that fails (or panics, as a rank that dies) at its third write.
+    struct Failing {
+        writes: std::sync::atomic::AtomicU64,
+        panic: bool,
+    }
+
+    impl JobSink for Failing {
+        fn write_words(&self, _: u64, _: &[u64]) -> Result<()> {
+            if self.writes.fetch_add(1, Ordering::Relaxed) == 2 {
+                if self.panic {
+                    panic!("rank dies");
+                }
+                return Err(Error::Usage("disk full".into()));
+            }
+            Ok(())
+        }
+
+        fn or_word(&self, _: u64, _: u64) -> Result<()> {
+            Ok(())
+        }
+    }
+
     impl JobSink for Words<'_> {
         fn write_words(&self, first: u64, words: &[u64]) -> Result<()> {
             for (i, &w) in words.iter().enumerate() {
@@ -592,6 +614,46 @@ mod tests {
                 threads = threads % 4 + 1;
             }
             assert_eq!(at, s.tier_rows[k as usize].end);
+        }
+    }
+
+    #[test]
+    fn a_failing_or_dying_rank_stops_every_rank_and_is_named() {
+        let game = AnyGame::open("hex:4,start=L,sliced", u64::MAX).unwrap();
+        let AnyGame::Cell(g) = &game else { panic!() };
+        let board = g.sliced_board().unwrap();
+        let n = g.size();
+        for panic in [false, true] {
+            let shared = zeroed_words(crate::cells::words_for(n));
+            let e = run_local(3, |c| {
+                let cells = Cells::new(&shared, n);
+                let words = Words(&shared);
+                let failing = Failing {
+                    writes: Default::default(),
+                    panic,
+                };
+                let sink: &dyn JobSink = if c.rank() == 2 { &failing } else { &words };
+                solve(
+                    c,
+                    &board,
+                    &cells,
+                    g.tier_count(),
+                    sink,
+                    &Default::default(),
+                    &mut |_| Ok(true),
+                )
+                .map(|_| ())
+            })
+            .unwrap_err()
+            .to_string();
+            if panic {
+                // Rank 0 names the rank whose messages stopped, and the rows it held.
+                assert!(e.starts_with("rank 2: stopped while deciding rows"), "{e}");
+            } else {
+                // Rank 0's message (run_local returns the first rank's) names the job; rank 2's
+                // own says why ("writing rows ...: disk full").
+                assert!(e.starts_with("rank 2: failed deciding rows"), "{e}");
+            }
         }
     }
 }
