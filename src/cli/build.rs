@@ -218,7 +218,7 @@ fn run_mpi_sliced(
 ) -> Result<ExitCode> {
     use retrodb::solve::distributed::comm::Comm;
     let rank0 = comm.rank() == 0;
-    let opts = BuildOptions {
+    let mut opts = BuildOptions {
         remoteness: a.remoteness,
         progress: Some(super::progress_bar(a.quiet || !rank0, "solving")),
         max_memory,
@@ -234,7 +234,6 @@ fn run_mpi_sliced(
         )?,
         ..BuildOptions::default()
     };
-    let mut opts = opts;
     if rank0 && !a.quiet && !a.json {
         // The plan and the tier lines of a single-process build (the game is opened once more
         // here, before the ranks open it, for the plan's figures).
