@@ -165,14 +165,12 @@ fn worker(comm: &dyn Comm, game: &AnyGame, out: &Path) -> Result<()> {
         comm,
         open_shared(&path, token, rank).and_then(|file| SharedCells::map(file, path, section)),
     )?;
-    let solved = (|| {
-        let cells = Cells::new(shared.words(), game.size());
-        let sopts = SolveOptions::default();
-        with_tiered_game!(game, g => {
-            let board = g.sliced_board().expect("unsupported() checked the index");
-            solve(comm, &board, &cells, done_from, &shared, &sopts, &mut |_| Ok(true))
-        }, _ => unreachable!("unsupported() checked the game"))
-    })();
+    let cells = Cells::new(shared.words(), game.size());
+    let sopts = SolveOptions::default();
+    let solved = with_tiered_game!(game, g => {
+        let board = g.sliced_board().expect("unsupported() checked the index");
+        solve(comm, &board, &cells, done_from, &shared, &sopts, &mut |_| Ok(true))
+    }, _ => unreachable!("unsupported() checked the game"));
     agree(comm, solved.map(|_| ()))
 }
 
