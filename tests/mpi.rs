@@ -1,6 +1,7 @@
-//! Distributed builds (`retrodb build ... --mpi`): tables byte-identical to the single-process
-//! build, misuse refused with a clear message, and a build whose rank is killed fails clearly and
-//! leaves a rerun to write the same table.
+//! Distributed builds (`retrodb build ... --mpi`), of digraphs and of sliced cell games: tables
+//! byte-identical to the single-process build, misuse refused with a clear message, and a build
+//! whose rank is killed fails clearly and leaves a rerun to write the same table (a sliced
+//! build's rerun resumes from its last checkpoint).
 //!
 //! The runs under `mpirun` need a retrodb built with the `mpi` feature and OpenMPI's `mpirun`:
 //! `cargo test --features mpi --test mpi` (`.ci/run` installs OpenMPI and runs it). Without the
@@ -124,50 +125,12 @@ mod under_mpirun {
         let spec = format!("digraph:{g}");
         let out = dir.path().join("t.rdb");
         let o_str = out.to_str().unwrap();
-        let mut child = Command::new("mpirun")
-            .args(["-np", "3", "--oversubscribe"])
-            .arg(env!("CARGO_BIN_EXE_retrodb"))
-            .args(["build", &spec, "--mpi", "--remoteness", "-o", o_str])
-            .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        // Once rank 0 has made the work file, kill one of the ranks (mpirun's children).
-        let started = std::time::Instant::now();
-        let killed = loop {
-            let work = std::fs::read_dir(dir.path())
-                .unwrap()
-                .flatten()
-                .any(|e| e.file_name().to_string_lossy().contains(".t.rdb.tmp-"));
-            let ranks = String::from_utf8(
-                Command::new("pgrep")
-                    .args(["-P", &child.id().to_string()])
-                    .output()
-                    .unwrap()
-                    .stdout,
-            )
-            .unwrap();
-            let pids: Vec<&str> = ranks.split_whitespace().collect();
-            if work && pids.len() == 3 {
-                let victim = pids[1];
-                assert!(
-                    Command::new("kill")
-                        .args(["-9", victim])
-                        .status()
-                        .unwrap()
-                        .success()
-                );
-                break true;
-            }
-            if child.try_wait().unwrap().is_some() || started.elapsed().as_secs() > 60 {
-                break false;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(2));
-        };
-        let o = child.wait_with_output().unwrap();
-        assert!(killed, "the build ended before a rank could be killed");
+        let killed = kill_a_rank_once(
+            &["build", &spec, "--mpi", "--remoteness", "-o", o_str],
+            |dir_has| dir_has(".t.rdb.tmp-"),
+            dir.path(),
+        );
+        let o = killed.expect("the build ended before a rank could be killed");
         assert!(!o.status.success());
         let e = String::from_utf8_lossy(&o.stderr);
         assert!(e.contains("rank") && e.contains("signal 9"), "{e}");
@@ -183,5 +146,162 @@ mod under_mpirun {
         let o = mpirun(3, &["build", &spec, "--mpi", "--remoteness", "-o", o_str]);
         assert!(o.status.success(), "{}", stderr(&o));
         assert!(std::fs::read(&out).unwrap() == std::fs::read(&single).unwrap());
+    }
+
+    /// Runs `mpirun -np 3 retrodb ARGS` and, once `ready` says the build has got far enough (it
+    /// is given a test of whether `dir` holds a file whose name contains a string), kills rank 1
+    /// with SIGKILL; the run's output, or `None` when it ended before.
+    fn kill_a_rank_once(
+        args: &[&str],
+        ready: impl Fn(&dyn Fn(&str) -> bool) -> bool,
+        dir: &Path,
+    ) -> Option<Output> {
+        let mut child = Command::new("mpirun")
+            .args(["-np", "3", "--oversubscribe"])
+            .arg(env!("CARGO_BIN_EXE_retrodb"))
+            .args(args)
+            .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let dir_has = |part: &str| {
+            std::fs::read_dir(dir)
+                .unwrap()
+                .flatten()
+                .any(|e| e.file_name().to_string_lossy().contains(part))
+        };
+        let started = std::time::Instant::now();
+        let killed = loop {
+            // The ranks are mpirun's children, started in rank order.
+            let ranks = String::from_utf8(
+                Command::new("pgrep")
+                    .args(["-P", &child.id().to_string()])
+                    .output()
+                    .unwrap()
+                    .stdout,
+            )
+            .unwrap();
+            let mut pids: Vec<u32> = ranks
+                .split_whitespace()
+                .filter_map(|p| p.parse().ok())
+                .collect();
+            pids.sort_unstable();
+            if pids.len() == 3 && ready(&dir_has) {
+                let victim = pids[1].to_string();
+                assert!(
+                    Command::new("kill")
+                        .args(["-9", &victim])
+                        .status()
+                        .unwrap()
+                        .success()
+                );
+                break true;
+            }
+            if child.try_wait().unwrap().is_some() || started.elapsed().as_secs() > 60 {
+                break false;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        };
+        let o = child.wait_with_output().unwrap();
+        killed.then_some(o)
+    }
+
+    #[test]
+    fn three_ranks_write_the_single_process_sliced_tables() {
+        let dir = tempfile::tempdir().unwrap();
+        same_as_single("hex:4,start=L,sym", dir.path(), &[]);
+        same_as_single("bridgit:3,start=L,sym", dir.path(), &[]);
+        same_as_single("bridgit:3,start=R,sliced", dir.path(), &[]);
+    }
+
+    #[test]
+    fn sliced_builds_refuse_what_they_cannot_do() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("x.rdb");
+        let o_str = out.to_str().unwrap();
+        for (args, says) in [
+            (
+                vec![
+                    "build",
+                    "hex:4,start=L,sym",
+                    "--mpi",
+                    "--remoteness",
+                    "-o",
+                    o_str,
+                ],
+                "values only",
+            ),
+            (vec!["build", "hex:3", "--mpi", "-o", o_str], "sliced index"),
+            (
+                vec![
+                    "build",
+                    "hex:3,start=L,sym",
+                    "--mpi",
+                    "--compress",
+                    "-o",
+                    o_str,
+                ],
+                "--compress",
+            ),
+        ] {
+            let o = mpirun(2, &args);
+            assert!(!o.status.success(), "{args:?}");
+            let e = stderr(&o);
+            assert!(e.contains(says), "{args:?}: {e}");
+            assert!(!out.exists());
+        }
+        // Nothing is left behind.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_killed_rank_stops_a_sliced_build_and_the_rerun_resumes_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = "hex:4,start=L,sliced";
+        let single = dir.path().join("single.rdb");
+        let s = single.to_str().unwrap();
+        assert!(
+            retrodb(&["build", spec, "-o", s, "--quiet"])
+                .status
+                .success()
+        );
+        let out = dir.path().join("t.rdb");
+        let o_str = out.to_str().unwrap();
+        // Every tier a checkpoint; rank 1 is killed once the first one is written, while the
+        // ranks decide the key tiers below it.
+        let args = [
+            "build",
+            spec,
+            "--mpi",
+            "--checkpoint-every",
+            "0",
+            "-o",
+            o_str,
+        ];
+        let o = kill_a_rank_once(&args, |dir_has| dir_has(".t.rdb.partial-tier"), dir.path())
+            .expect("the build ended before a rank could be killed");
+        assert!(!o.status.success());
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert!(e.contains("rank") && e.contains("signal 9"), "{e}");
+        assert!(!out.exists(), "no table after a failed build");
+
+        let o = mpirun(3, &args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let said = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            said.contains("resumed the interrupted build below tier"),
+            "{said}"
+        );
+        assert!(std::fs::read(&out).unwrap() == std::fs::read(&single).unwrap());
+        // The work files are gone with the build.
+        let mut left: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["single.rdb", "t.rdb"]);
     }
 }

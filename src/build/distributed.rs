@@ -2,12 +2,18 @@
 //! threads, in the tests). Every rank reads its share of the edge list, the ranks solve the game
 //! together (`solve::distributed::digraph`), and each writes its vertices' cells and remoteness
 //! into the one table file; rank 0 holds the output's lock, writes the checksums and the header,
-//! and renames the file into place.
+//! and renames the file into place. A cell game in the sliced index goes through [`sliced`]
+//! (`retrodb build hex:4,start=L,sym --mpi`): rank 0 runs the resumable tiered build, every rank
+//! decides rows.
 //!
 //! The invariant: the table is byte for byte the one a single-process build writes (the same
 //! header, sections and checksums), for every rank count; and every step that can fail on one
 //! rank is agreed on by all (`agree`), so a failure stops every rank with nothing written, the
 //! failing rank's message naming the file, the line or the rank.
+
+mod sliced;
+
+pub use sliced::{SlicedSummary, build_sliced, unsupported as sliced_unsupported};
 
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::FileExt;
@@ -18,7 +24,7 @@ use super::{BuildOptions, max_finite, remoteness_bytes, remoteness_width};
 use crate::error::{Error, Result};
 use crate::games::digraph::parse::{parse_share, share_bounds};
 use crate::games::source::{self, Source};
-use crate::solve::distributed::comm::{Comm, all_gather};
+use crate::solve::distributed::comm::{Comm, agree, all_gather};
 use crate::solve::distributed::digraph::{self as engine, Part};
 use crate::table::OutputLock;
 use crate::table::format;
@@ -48,22 +54,6 @@ pub struct DistributedSummary {
     pub file_bytes: u64,
 }
 
-/// `step`'s outcome on this rank, agreed by all: when any rank failed, every rank returns an
-/// error (its own, or one naming the first rank that failed).
-fn agree<T>(comm: &dyn Comm, step: Result<T>) -> Result<T> {
-    let failed = all_gather(comm, u64::from(step.is_err()))?;
-    match step {
-        Err(e) => Err(e),
-        Ok(v) => match failed.iter().position(|&f| f == 1) {
-            None => Ok(v),
-            Some(rank) => Err(Error::Rank {
-                rank,
-                msg: "failed (its message says why); the build stopped and wrote nothing".into(),
-            }),
-        },
-    }
-}
-
 /// Builds the table of `spec` (a `digraph:FILE`) into `out` with every rank of `comm`.
 pub fn build_digraph(
     comm: &dyn Comm,
@@ -75,8 +65,8 @@ pub fn build_digraph(
     let Some(file) = spec.strip_prefix("digraph:") else {
         return Err(Error::Spec {
             spec: spec.to_string(),
-            msg: "distributed builds (--mpi) solve digraph: games; the tiered games are to come \
-                  (docs/DISTRIBUTED.md)"
+            msg: "not a digraph: game (a sliced cell game is built across ranks by \
+                  build_sliced, docs/DISTRIBUTED.md)"
                 .into(),
         });
     };

@@ -147,6 +147,31 @@ pub(super) fn build(
     opts: &BuildOptions,
     started: Instant,
 ) -> Result<BuildSummary> {
+    build_with(game, out, lock, opts, started, None)
+}
+
+/// What solves a tiered build's tiers in place of the single-process engine (the build across
+/// ranks, [`super::distributed`]): called once with the cells (the work file's map), the tier the
+/// run starts below (the tier count for a fresh run), the solve's options and the callback that
+/// reports each finished tier and may make it a checkpoint, which it must call exactly as
+/// [`solve::tiered::solve_tiers`] does. Values only.
+pub(super) type TierSolver<'s> = dyn FnMut(
+        &Cells<'_>,
+        u32,
+        &SolveOptions,
+        &mut dyn FnMut(solve::tiered::TierDone<'_>) -> Result<bool>,
+    ) -> Result<Option<solve::tiered::Solved>>
+    + 's;
+
+/// [`build`], its tiers solved by `solver` when one is given.
+pub(super) fn build_with(
+    game: &AnyGame,
+    out: &Path,
+    lock: &OutputLock,
+    opts: &BuildOptions,
+    started: Instant,
+    solver: Option<&mut TierSolver<'_>>,
+) -> Result<BuildSummary> {
     let spec = game.spec();
     let size = game.size();
     let plan = plan_tiered(game, out, opts);
@@ -204,7 +229,7 @@ pub(super) fn build(
             .map_or((0, 0, 0.0), |m| (m.solved, m.timed, m.seconds));
         let mut solved = solved_before;
         let mut tier_start = Instant::now();
-        let checkpoint = |done: solve::tiered::TierDone<'_>| -> Result<bool> {
+        let mut checkpoint = |done: solve::tiered::TierDone<'_>| -> Result<bool> {
             let t = done.tier;
             let tier_seconds = tier_start.elapsed().as_secs_f64();
             solved += done.positions;
@@ -266,15 +291,18 @@ pub(super) fn build(
             tier_start = Instant::now();
             Ok(go_on)
         };
-        with_tiered_game!(game, g => solve::tiered::solve_tiers(
-            g,
-            &cells,
-            done_from,
-            resumed.as_ref().map_or(0, |m| m.rounds),
-            resume_rem,
-            &sopts,
-            checkpoint
-        ), _ => unreachable!("build checked that the tiered engine applies"))
+        match solver {
+            Some(solve) => solve(&cells, done_from, &sopts, &mut checkpoint),
+            None => with_tiered_game!(game, g => solve::tiered::solve_tiers(
+                g,
+                &cells,
+                done_from,
+                resumed.as_ref().map_or(0, |m| m.rounds),
+                resume_rem,
+                &sopts,
+                checkpoint
+            ), _ => unreachable!("build checked that the tiered engine applies")),
+        }
         .map_err(|e| match e {
             Error::Interrupted(_) => interrupted(&spec, Some(out)),
             e => e,

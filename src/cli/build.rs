@@ -51,9 +51,11 @@ pub struct Args {
     #[command(flatten)]
     zstd: super::convert::ZstdArgs,
     /// Build across the ranks of the MPI job this process is one of: `mpirun -np K retrodb
-    /// build digraph:FILE --mpi -o OUT` (or srun). Each rank reads its share of the input; the
-    /// output directory must be on a file system every rank sees. Needs a retrodb built with
-    /// `--features mpi`; digraph: games for now (docs/DISTRIBUTED.md).
+    /// build GAME --mpi -o OUT` (or srun), for digraph: games (each rank reads its share of the
+    /// input) and cell games in the sliced index, e.g. hex:4,start=L,sym (rank 0 hands out
+    /// rows, values only; resumable like a single-process build). The output directory must be
+    /// on a file system every rank sees. Needs a retrodb built with `--features mpi`
+    /// (docs/DISTRIBUTED.md).
     #[arg(long)]
     mpi: bool,
 }
@@ -153,17 +155,22 @@ fn run_mpi(_: Args) -> Result<ExitCode> {
 #[cfg(feature = "mpi")]
 fn run_mpi(a: Args) -> Result<ExitCode> {
     use retrodb::solve::distributed::comm::Comm;
-    if a.compress || a.tiers.is_some() || a.engine.is_some() {
+    let digraph = a.game.starts_with("digraph:");
+    if a.compress || a.engine.is_some() || (digraph && a.tiers.is_some()) {
         anyhow::bail!(
-            "--mpi builds a raw digraph table; --compress, --tiers and --engine do not apply \
-             (compress the table afterwards with `retrodb compress`)"
+            "--mpi writes a raw table with its own engine; --compress and --engine do not apply \
+             (compress the table afterwards with `retrodb compress`), nor --tiers to a digraph"
         );
     }
     let comm = retrodb::solve::distributed::mpi::MpiComm::init()?;
     let out = a.output.clone().unwrap_or_else(|| default_name(&a.game));
+    let max_memory = a.max_memory.unwrap_or_else(retrodb::memory::default_limit);
+    if !digraph {
+        return run_mpi_sliced(&comm, a, &out, max_memory);
+    }
     let opts = BuildOptions {
         remoteness: a.remoteness,
-        max_memory: a.max_memory.unwrap_or_else(retrodb::memory::default_limit),
+        max_memory,
         ..BuildOptions::default()
     };
     let summary = match build::distributed::build_digraph(&comm, &a.game, &out, &opts) {
@@ -192,16 +199,108 @@ fn run_mpi(a: Args) -> Result<ExitCode> {
                 summary.solve_seconds,
                 summary.total_seconds,
                 human_bytes(summary.file_bytes),
-                summary
-                    .bytes_sent
-                    .iter()
-                    .map(|&b| human_bytes(b))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                bytes_by_rank(&summary.bytes_sent)
             );
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `build GAME --mpi` for a cell game in the sliced index: rank 0 runs the tiered build (its
+/// plan, tier lines and summary printed as a single process prints them), every rank decides
+/// rows.
+#[cfg(feature = "mpi")]
+fn run_mpi_sliced(
+    comm: &retrodb::solve::distributed::mpi::MpiComm,
+    a: Args,
+    out: &std::path::Path,
+    max_memory: u64,
+) -> Result<ExitCode> {
+    use retrodb::solve::distributed::comm::Comm;
+    let rank0 = comm.rank() == 0;
+    let mut opts = BuildOptions {
+        remoteness: a.remoteness,
+        progress: Some(super::progress_bar(a.quiet || !rank0, "solving")),
+        max_memory,
+        stop_after_tiers: a.tiers,
+        halt_after_tier: crash_after_tier(),
+        checkpoint_every: std::time::Duration::try_from_secs_f64(a.checkpoint_every).map_err(
+            |_| {
+                anyhow::anyhow!(
+                    "--checkpoint-every {}: not a number of seconds",
+                    a.checkpoint_every
+                )
+            },
+        )?,
+        ..BuildOptions::default()
+    };
+    if rank0 && !a.quiet && !a.json {
+        // The plan and the tier lines of a single-process build (the game is opened once more
+        // here, before the ranks open it, for the plan's figures).
+        if let Ok(game) = AnyGame::open(&a.game, max_memory)
+            && build::distributed::sliced_unsupported(&game, &opts).is_none()
+        {
+            for line in build::report::before_build(&game, out, &opts) {
+                eprintln!("{line}");
+            }
+            let bar = opts.progress.clone();
+            let first = std::sync::atomic::AtomicBool::new(true);
+            opts.on_tier = Some(std::sync::Arc::new(move |r: &build::TierReport| {
+                let first = first.swap(false, std::sync::atomic::Ordering::Relaxed);
+                if build::report::tier_worth_a_line(r, first) {
+                    let line = build::report::tier_line(r);
+                    match &bar {
+                        Some(b) => b.suspend(|| eprintln!("{line}")),
+                        None => eprintln!("{line}"),
+                    }
+                }
+            }));
+        }
+    }
+    let summary = match build::distributed::build_sliced(comm, &a.game, out, &opts) {
+        Ok(s) => s,
+        Err(e) => {
+            if let Some(p) = &opts.progress {
+                p.finish_and_clear();
+            }
+            // Every rank stops; each says why (the failing one names the job or the file).
+            eprintln!("retrodb: rank {} of {}: {e}", comm.rank(), comm.ranks());
+            return Ok(ExitCode::FAILURE);
+        }
+    };
+    if let Some(p) = &opts.progress {
+        p.finish_and_clear();
+    }
+    let Some(s) = &summary.build else {
+        return Ok(ExitCode::SUCCESS);
+    };
+    let peak = retrodb::memory::peak_rss();
+    if a.json {
+        let mut v = serde_json::to_value(s)?;
+        v["ranks"] = serde_json::json!(summary.ranks);
+        v["bytes_sent"] = serde_json::json!(summary.bytes_sent);
+        v["peak_rss_bytes_rank0"] = serde_json::json!(peak);
+        v["threads"] = serde_json::json!(rayon::current_num_threads());
+        println!("{v}");
+    } else {
+        print_summary(s, peak);
+        println!(
+            "on {} ranks; bytes sent by rank: {}",
+            summary.ranks,
+            bytes_by_rank(&summary.bytes_sent)
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `1.2 MB, 300 kB, ...`: the bytes each rank sent.
+#[cfg(feature = "mpi")]
+fn bytes_by_rank(bytes: &[u64]) -> String {
+    bytes
+        .iter()
+        .map(|&b| human_bytes(b))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The tier after which the build aborts, from `RETRODB_CRASH_AFTER_TIER`: a crash the tests of

@@ -24,7 +24,7 @@ use crate::game::SlicedBoard;
 use crate::games::cell::sliced::{Row, Sliced};
 
 /// Rows a task takes at a time.
-const ROWS_PER_UNIT: usize = 4;
+pub(crate) const ROWS_PER_UNIT: usize = 4;
 
 /// Bytes the kernel keeps resident besides its tables: the cells of the two widest consecutive
 /// key tiers (the tier decided and the one it reads), which the table's file mapping holds.
@@ -38,14 +38,14 @@ pub fn resident_bytes(s: &Sliced) -> u64 {
 }
 
 /// The positions of key tier `k`.
-fn key_tier_len(s: &Sliced, k: usize) -> u64 {
+pub(crate) fn key_tier_len(s: &Sliced, k: usize) -> u64 {
     s.tier_rows.get(k).map_or(0, |r| {
         s.rows[r.clone()].iter().map(|row| row.len as u64).sum()
     })
 }
 
 /// Makes the cells from `from` to the end undecided.
-fn clear_from(cells: &Cells<'_>, from: u64) {
+pub(crate) fn clear_from(cells: &Cells<'_>, from: u64) {
     let words = cells.words();
     let mut i = from;
     while i < cells.len() && !i.is_multiple_of(CELLS_PER_WORD) {
@@ -116,18 +116,111 @@ impl Facts {
     }
 }
 
+/// The key tiers a solve from `done_from` decides and the tiers it reports as they complete;
+/// the single-process solve and the one across ranks (`super::distributed::sliced`) share it, so
+/// both report the same tiers with the same positions.
+pub(crate) struct KeyTiers {
+    /// The fullest key tier left (-1 when none is).
+    pub first_key: i64,
+    /// Positions of the key tiers left.
+    pub todo: u64,
+    /// A resumed solve: the first index of the rows to clear before deciding them again.
+    pub clear_from: Option<u64>,
+    /// The next tier (filled cells) to report.
+    next: i64,
+    low: u32,
+}
+
+impl KeyTiers {
+    /// The plan of a solve of the tiers below `done_from` (the tier count for a fresh solve).
+    ///
+    /// A resumed solve starts at the key tier below the last complete one: tier `done_from`
+    /// complete means every key tier from `done_from - low cells` up is, and the rows below (a
+    /// contiguous end of the table, as rows are stored fullest key tier first) are cleared
+    /// first, since an interrupted run may have written some of them.
+    pub fn new(s: &Sliced, done_from: u32) -> KeyTiers {
+        let lw = s.low_digits();
+        let hw = s.key_digits();
+        let tiers = s.tier_sizes.len() as u32;
+        let done_from = done_from.min(tiers);
+        // The key tiers left: those below `done_from - lw` (all of them for a fresh solve).
+        let first_key = if done_from == tiers {
+            hw as i64
+        } else {
+            done_from as i64 - lw as i64 - 1
+        };
+        let todo: u64 = (0..=first_key.max(-1))
+            .filter(|&k| k >= 0)
+            .map(|k| key_tier_len(s, k as usize))
+            .sum();
+        let clear_from = (done_from < tiers && first_key >= 0).then(|| {
+            s.rows[s.tier_rows[first_key as usize].clone()]
+                .first()
+                .map_or(s.size(), |r| r.start)
+        });
+        KeyTiers {
+            first_key,
+            todo,
+            clear_from,
+            next: done_from as i64 - 1,
+            low: lw,
+        }
+    }
+
+    /// Reports to `after` the tiers that key tier `k`, just decided, completes: tier `t` is
+    /// complete when key tier `t - low cells` is (every key tier for the tiers below), and the
+    /// first tier a key tier completes reports that key tier's positions (the others none).
+    /// `false` when `after` stopped the solve.
+    pub fn finished(
+        &mut self,
+        s: &Sliced,
+        k: u32,
+        after: &mut impl FnMut(TierDone<'_>) -> crate::Result<bool>,
+    ) -> crate::Result<bool> {
+        let complete = if k == 0 { 0 } else { (k + self.low) as i64 };
+        let mut positions = key_tier_len(s, k as usize);
+        while self.next >= complete {
+            let t = self.next as u32;
+            self.next -= 1;
+            let go_on = after(TierDone {
+                tier: t,
+                rounds: None,
+                positions: std::mem::take(&mut positions),
+                remoteness: &[],
+            })?;
+            if !go_on && t > 0 {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Reports the tiers a resumed solve found complete beyond its checkpoint (all but
+    /// reported), once every key tier is decided.
+    pub fn rest(
+        &mut self,
+        after: &mut impl FnMut(TierDone<'_>) -> crate::Result<bool>,
+    ) -> crate::Result<()> {
+        while self.next >= 0 {
+            let t = self.next as u32;
+            self.next -= 1;
+            after(TierDone {
+                tier: t,
+                rounds: None,
+                positions: 0,
+                remoteness: &[],
+            })?;
+        }
+        Ok(())
+    }
+}
+
 /// Solves the tiers (filled cells) below `done_from` of `board` into `cells`; the tiers from
 /// `done_from` up must be decided already (for a fresh solve, `done_from` is the tier count and
 /// every cell undecided). Calls `after` for each tier, highest first, once all its positions
-/// are decided: tier `t` is complete when key tier `t - low cells` is (every key tier for the
-/// tiers below), and the first tier a key tier completes reports that key tier's positions (the
-/// others none), so the reports add up to the positions decided. `None` when `after` stopped
-/// the solve.
+/// are decided ([`KeyTiers::finished`]). `None` when `after` stopped the solve.
 ///
-/// A resumed solve starts at the key tier below the last complete one: tier `done_from`
-/// complete means every key tier from `done_from - low cells` up is, and the rows below (a
-/// contiguous end of the table, as rows are stored fullest key tier first) are cleared first,
-/// since an interrupted run may have written some of them.
+/// A resumed solve starts at the key tier below the last complete one ([`KeyTiers::new`]).
 pub fn solve(
     board: &SlicedBoard<'_>,
     cells: &Cells<'_>,
@@ -137,31 +230,15 @@ pub fn solve(
 ) -> crate::Result<Option<Solved>> {
     let s = board.index;
     assert_eq!(cells.len(), s.size(), "cells must match the board");
-    let facts = Facts::new(board);
-    let lw = s.low_digits();
+    let kernel = RowKernel::new(board);
     let hw = s.key_digits();
-    let tiers = s.tier_sizes.len() as u32;
-    let done_from = done_from.min(tiers);
-    // The key tiers left: those below `done_from - lw` (all of them for a fresh solve).
-    let first_key = if done_from == tiers {
-        hw as i64
-    } else {
-        done_from as i64 - lw as i64 - 1
-    };
-    let todo: u64 = (0..=first_key.max(-1))
-        .filter(|&k| k >= 0)
-        .map(|k| key_tier_len(s, k as usize))
-        .sum();
-    if done_from < tiers && first_key >= 0 {
-        let from = s.rows[s.tier_rows[first_key as usize].clone()]
-            .first()
-            .map_or(s.size(), |r| r.start);
+    let mut plan = KeyTiers::new(s, done_from);
+    if let Some(from) = plan.clear_from {
         clear_from(cells, from);
     }
-    let progress = opts.bar(todo);
+    let progress = opts.bar(plan.todo);
     let probes = AtomicU64::new(0);
-    let mut next = done_from as i64 - 1;
-    for k in (0..=first_key).rev() {
+    for k in (0..=plan.first_key).rev() {
         let k = k as u32;
         progress.set_message(format!("key tier {k} of {}", hw + 1));
         let rows = &s.rows[s.tier_rows[k as usize].clone()];
@@ -175,40 +252,20 @@ pub fn solve(
                 }
                 let mut n = 0;
                 for row in chunk {
-                    n += decide_row(board, &facts, row, buf, cells);
+                    let (first_word, p) = kernel.decide(row, buf, cells);
+                    n += p;
+                    or_words(cells, first_word, buf);
                 }
                 probes.fetch_add(n, Ordering::Relaxed);
                 progress.inc(chunk.iter().map(|r| r.len as u64).sum());
             });
         // A stopped key tier is incomplete: neither a checkpoint nor the next tier may use it.
         opts.stop.check()?;
-        let complete = if k == 0 { 0 } else { (k + lw) as i64 };
-        let mut positions = key_tier_len(s, k as usize);
-        while next >= complete {
-            let t = next as u32;
-            next -= 1;
-            let go_on = after(TierDone {
-                tier: t,
-                rounds: None,
-                positions: std::mem::take(&mut positions),
-                remoteness: &[],
-            })?;
-            if !go_on && t > 0 {
-                return Ok(None);
-            }
+        if !plan.finished(s, k, after)? {
+            return Ok(None);
         }
     }
-    // Tiers a resumed solve found complete beyond its checkpoint (all but reported).
-    while next >= 0 {
-        let t = next as u32;
-        next -= 1;
-        after(TierDone {
-            tier: t,
-            rounds: None,
-            positions: 0,
-            remoteness: &[],
-        })?;
-    }
+    plan.rest(after)?;
     progress.set_position(s.size());
     Ok(Some(Solved {
         stats: SolveStats {
@@ -223,6 +280,41 @@ pub fn solve(
     }))
 }
 
+/// ORs a decided row's words (from word `first_word` on) into the cells, one `fetch_or` a
+/// nonzero word: the first and last may hold a neighbour row's cells.
+fn or_words(cells: &Cells<'_>, first_word: u64, buf: &[u64]) {
+    let words = cells.words();
+    for (w, &bits) in buf.iter().enumerate() {
+        if bits != 0 {
+            words[first_word as usize + w].fetch_or(bits, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Decides rows of a sliced board: what every row shares, made once.
+pub(crate) struct RowKernel<'a> {
+    board: SlicedBoard<'a>,
+    facts: Facts,
+}
+
+impl<'a> RowKernel<'a> {
+    pub fn new(board: &SlicedBoard<'a>) -> RowKernel<'a> {
+        RowKernel {
+            board: *board,
+            facts: Facts::new(board),
+        }
+    }
+
+    /// Decides `row` into `buf` (cleared first): its cells as the table's words from the
+    /// returned word on (the first and last may have bits of the row only, to be ORed with a
+    /// neighbour's); also returns the children read. Every row of the key tier above must be
+    /// decided in `cells`, which the call only reads.
+    pub fn decide(&self, row: &Row, buf: &mut Vec<u64>, cells: &Cells<'_>) -> (u64, u64) {
+        let probes = decide_row(&self.board, &self.facts, row, buf, cells);
+        (row.start / CELLS_PER_WORD, probes)
+    }
+}
+
 /// Where a move into a key cell leads, for one mover: the start of the child row's class and
 /// the permutation that makes the child's key canonical.
 #[derive(Clone, Copy)]
@@ -231,8 +323,8 @@ struct KeyChild {
     g: usize,
 }
 
-/// Decides one row into `cells`; returns the children read. The caller owns the row for this
-/// key tier, and every row of the tier above is finished.
+/// Decides one row into `buf`, as the table's words from the row's first word on; returns the
+/// children read. Every row of the tier above is finished in `cells`.
 fn decide_row(
     board: &SlicedBoard<'_>,
     facts: &Facts,
@@ -324,12 +416,6 @@ fn decide_row(
                 let at = start + rank as u64 - origin;
                 buf[(at / CELLS_PER_WORD) as usize] |= (code as u64) << ((at % CELLS_PER_WORD) * 2);
             }
-        }
-    }
-    let words = cells.words();
-    for (w, &bits) in buf.iter().enumerate() {
-        if bits != 0 {
-            words[first_word as usize + w].fetch_or(bits, Ordering::Relaxed);
         }
     }
     probes

@@ -1,15 +1,19 @@
-//! The collective operations a distributed solve needs, and a transport that runs the ranks as
-//! threads of one process.
+//! The operations a distributed solve needs, and a transport that runs the ranks as threads of
+//! one process.
 //!
-//! A distributed solve talks to the other ranks only through [`Comm`]: an all-to-all exchange of
-//! `u64` messages with per-rank counts (the bulk-synchronous step of every round) and sums over
-//! all ranks (termination, totals). [`LocalComm`] implements it with crossbeam channels between
-//! threads, so the distributed engines run and are tested without any MPI library; the `mpi`
-//! cargo feature adds [`super::mpi::MpiComm`] over rsmpi.
+//! A distributed solve talks to the other ranks only through [`Comm`]: collectives (an
+//! all-to-all exchange of `u64` messages with per-rank counts, the bulk-synchronous step of
+//! every round; sums and maxima over all ranks) and point-to-point messages (a scheduler's
+//! requests and answers: [`Comm::send`], [`Comm::recv`], [`Comm::recv_any`]). [`LocalComm`]
+//! implements it with crossbeam channels between threads, so the distributed engines run and are
+//! tested without any MPI library; the `mpi` cargo feature adds [`super::mpi::MpiComm`] over
+//! rsmpi.
 //!
 //! The invariant: every rank calls the collectives in the same order, and each returns the same
-//! answer on every rank; a rank that stops (its thread or process dies) makes the others' next
-//! collective fail with an error that names it, instead of hanging.
+//! answer on every rank; point-to-point messages from one rank to another arrive in the order
+//! they were sent, and never match a collective. A rank that stops (its thread or process dies)
+//! makes the others' next collective or receive from it fail with an error that names it,
+//! instead of hanging.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -31,6 +35,34 @@ pub trait Comm {
     fn max(&self, x: u64) -> Result<u64>;
     /// Message bytes this rank has sent to other ranks so far (not counting its own share).
     fn bytes_sent(&self) -> u64;
+    /// Sends `msg` to rank `to` (another rank), point to point.
+    fn send(&self, to: usize, msg: &[u64]) -> Result<()>;
+    /// The next point-to-point message from rank `from`, waiting for it.
+    fn recv(&self, from: usize) -> Result<Vec<u64>>;
+    /// The next point-to-point message from any other rank, with its sender: waiting for one when
+    /// `wait`, else `None` when none has arrived.
+    fn recv_any(&self, wait: bool) -> Result<Option<(usize, Vec<u64>)>>;
+}
+
+/// `step`'s outcome on this rank, agreed by all: when any rank failed, every rank returns an
+/// error (its own, or one naming the first rank that failed).
+/// A rank that cannot take part (it stopped) gets its own error back where it has one: it
+/// explains more than the stopped rank does.
+pub fn agree<T>(comm: &dyn Comm, step: Result<T>) -> Result<T> {
+    let failed = match all_gather(comm, u64::from(step.is_err())) {
+        Ok(f) => f,
+        Err(e) => return Err(step.err().unwrap_or(e)),
+    };
+    match step {
+        Err(e) => Err(e),
+        Ok(v) => match failed.iter().position(|&f| f == 1) {
+            None => Ok(v),
+            Some(rank) => Err(Error::Rank {
+                rank,
+                msg: "failed (its message says why); the build stopped".into(),
+            }),
+        },
+    }
 }
 
 /// Every rank's `x`, by rank, through an exchange.
@@ -55,32 +87,47 @@ pub struct LocalComm {
     to: Vec<Sender<Vec<u64>>>,
     /// `from[i]`: the channel from rank `i` to this rank.
     from: Vec<Receiver<Vec<u64>>>,
+    /// The same for point-to-point messages, apart so that they never meet a collective's.
+    p2p_to: Vec<Sender<Vec<u64>>>,
+    p2p_from: Vec<Receiver<Vec<u64>>>,
     sent: AtomicU64,
+}
+
+/// The channels between every ordered pair of `ranks` ranks: `(senders[i][j], receivers[j][i])`
+/// carry rank `i`'s messages to rank `j`, in order.
+#[allow(clippy::type_complexity)]
+fn pair_channels(ranks: usize) -> (Vec<Vec<Sender<Vec<u64>>>>, Vec<Vec<Receiver<Vec<u64>>>>) {
+    let mut senders: Vec<Vec<Sender<Vec<u64>>>> = (0..ranks).map(|_| Vec::new()).collect();
+    let mut receivers: Vec<Vec<Receiver<Vec<u64>>>> = (0..ranks).map(|_| Vec::new()).collect();
+    for sender in senders.iter_mut() {
+        for receiver in receivers.iter_mut() {
+            let (s, r) = unbounded();
+            sender.push(s);
+            receiver.push(r);
+        }
+    }
+    (senders, receivers)
 }
 
 impl LocalComm {
     /// The ranks of a group of `ranks` (at least one), each to be moved to its own thread.
     pub fn group(ranks: usize) -> Vec<LocalComm> {
         assert!(ranks > 0, "a group needs a rank");
-        // channels[i][j] carries rank i's messages to rank j; a pair's messages stay in order,
-        // so the k-th exchange reads exactly the k-th message of every sender.
-        let mut senders: Vec<Vec<Sender<Vec<u64>>>> = (0..ranks).map(|_| Vec::new()).collect();
-        let mut receivers: Vec<Vec<Receiver<Vec<u64>>>> = (0..ranks).map(|_| Vec::new()).collect();
-        for sender in senders.iter_mut() {
-            for receiver in receivers.iter_mut() {
-                let (s, r) = unbounded();
-                sender.push(s);
-                receiver.push(r);
-            }
-        }
+        // A pair's messages stay in order, so the k-th exchange reads exactly the k-th message
+        // of every sender.
+        let (senders, receivers) = pair_channels(ranks);
+        let (p2p_senders, p2p_receivers) = pair_channels(ranks);
         senders
             .into_iter()
             .zip(receivers)
+            .zip(p2p_senders.into_iter().zip(p2p_receivers))
             .enumerate()
-            .map(|(rank, (to, from))| LocalComm {
+            .map(|(rank, ((to, from), (p2p_to, p2p_from)))| LocalComm {
                 rank,
                 to,
                 from,
+                p2p_to,
+                p2p_from,
                 sent: AtomicU64::new(0),
             })
             .collect()
@@ -130,6 +177,56 @@ impl Comm for LocalComm {
 
     fn bytes_sent(&self) -> u64 {
         self.sent.load(Ordering::Relaxed)
+    }
+
+    fn send(&self, to: usize, msg: &[u64]) -> Result<()> {
+        assert_ne!(to, self.rank, "a rank sends to another");
+        self.sent.fetch_add(msg.len() as u64 * 8, Ordering::Relaxed);
+        self.p2p_to[to].send(msg.to_vec()).map_err(|_| Error::Rank {
+            rank: to,
+            msg: "stopped (its channel is closed)".into(),
+        })
+    }
+
+    fn recv(&self, from: usize) -> Result<Vec<u64>> {
+        self.p2p_from[from].recv().map_err(|_| Error::Rank {
+            rank: from,
+            msg: "stopped before it answered (its channel is closed)".into(),
+        })
+    }
+
+    fn recv_any(&self, wait: bool) -> Result<Option<(usize, Vec<u64>)>> {
+        let stopped = |rank| Error::Rank {
+            rank,
+            msg: "stopped before it reported (its channel is closed)".into(),
+        };
+        let others: Vec<usize> = (0..self.ranks()).filter(|&i| i != self.rank).collect();
+        if others.is_empty() {
+            assert!(!wait, "a single rank waits for nobody");
+            return Ok(None);
+        }
+        if !wait {
+            for &i in &others {
+                match self.p2p_from[i].try_recv() {
+                    Ok(msg) => return Ok(Some((i, msg))),
+                    Err(crossbeam::channel::TryRecvError::Empty) => {}
+                    Err(crossbeam::channel::TryRecvError::Disconnected) => {
+                        return Err(stopped(i));
+                    }
+                }
+            }
+            return Ok(None);
+        }
+        // A closed channel is ready too: a rank that stopped is named, not waited for.
+        let mut select = crossbeam::channel::Select::new();
+        for &i in &others {
+            select.recv(&self.p2p_from[i]);
+        }
+        let op = select.select();
+        let i = others[op.index()];
+        op.recv(&self.p2p_from[i])
+            .map(|msg| Some((i, msg)))
+            .map_err(|_| stopped(i))
     }
 }
 

@@ -2,7 +2,8 @@
 //! ranks, or threads standing in for them) and exchange decisions in bulk-synchronous rounds.
 //!
 //! - [`comm`]: the collectives the engines use ([`comm::Comm`]), and a transport over threads;
-//! - [`digraph`]: the token game on a digraph, vertices split across ranks.
+//! - [`digraph`]: the token game on a digraph, vertices split across ranks;
+//! - [`sliced`]: the rows of a sliced game's key tiers as jobs rank 0 hands out.
 //!
 //! docs/DISTRIBUTED.md describes the design and how to run it.
 
@@ -10,3 +11,4 @@ pub mod comm;
 pub mod digraph;
 #[cfg(feature = "mpi")]
 pub mod mpi;
+pub mod sliced;

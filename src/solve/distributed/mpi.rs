@@ -3,17 +3,23 @@
 //! The exchange is two collectives: an all-to-all of the per-rank counts, then an all-to-all
 //! with counts (`MPI_Alltoallv`) of the messages; sums and maxima are all-reduces. MPI counts
 //! are 32-bit, so an exchange refuses more than `i32::MAX` messages to or from one rank (the
-//! engines send batches far smaller).
+//! engines send batches far smaller). Point-to-point messages are `MPI_Send` and `MPI_Recv` of
+//! `u64`s with tag 0 (MPI keeps the messages of one sender to one receiver in order, and never
+//! matches them with a collective's).
 //!
-//! The invariant: MPI is initialised once per process, by [`MpiComm::init`], and finalised when
-//! the returned value is dropped; a rank that dies makes `mpirun` stop the others (MPI's default
-//! error handler aborts the job), and the launcher names the rank.
+//! The invariant: MPI is initialised once per process, by [`MpiComm::init`], at the level
+//! `MPI_THREAD_FUNNELED` (a rank's solving threads never call MPI; the thread that initialised it
+//! makes every call), and finalised when the returned value is dropped; a rank that dies makes
+//! `mpirun` stop the others (MPI's default error handler aborts the job), and the launcher names
+//! the rank.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use mpi::Threading;
 use mpi::collective::SystemOperation;
 use mpi::datatype::{Partition, PartitionMut};
 use mpi::environment::Universe;
+use mpi::point_to_point::MatchedReceiveVec;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
@@ -43,8 +49,14 @@ impl MpiComm {
                     .into(),
             ));
         }
-        let universe = mpi::initialize()
+        let (universe, level) = mpi::initialize_with_threading(Threading::Funneled)
             .ok_or_else(|| Error::Usage("--mpi: MPI is initialised already".into()))?;
+        if level < Threading::Funneled {
+            return Err(Error::Usage(format!(
+                "--mpi: the MPI library offers threads at the level {level:?} only; retrodb's \
+                 ranks solve with threads and need MPI_THREAD_FUNNELED"
+            )));
+        }
         Ok(MpiComm {
             world: universe.world(),
             sent: AtomicU64::new(0),
@@ -136,5 +148,28 @@ impl Comm for MpiComm {
 
     fn bytes_sent(&self) -> u64 {
         self.sent.load(Ordering::Relaxed)
+    }
+
+    fn send(&self, to: usize, msg: &[u64]) -> Result<()> {
+        Self::count(msg.len(), "values")?;
+        self.sent.fetch_add(msg.len() as u64 * 8, Ordering::Relaxed);
+        self.world.process_at_rank(to as i32).send(msg);
+        Ok(())
+    }
+
+    fn recv(&self, from: usize) -> Result<Vec<u64>> {
+        Ok(self.world.process_at_rank(from as i32).receive_vec().0)
+    }
+
+    fn recv_any(&self, wait: bool) -> Result<Option<(usize, Vec<u64>)>> {
+        let got = if wait {
+            Some(self.world.any_process().matched_probe())
+        } else {
+            self.world.any_process().immediate_matched_probe()
+        };
+        Ok(got.map(|probed| {
+            let (msg, status) = probed.matched_receive_vec();
+            (status.source_rank() as usize, msg)
+        }))
     }
 }
