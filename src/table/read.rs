@@ -300,6 +300,11 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
         if self.omits(pos) {
             return self.searched_code(pos);
         }
+        self.kept_code(pos)
+    }
+
+    /// The code of a position the table keeps (`pos` below the size, not left out).
+    fn kept_code(&self, pos: u64) -> Result<u8> {
         // Compressed tables: the frame covering `pos` is decoded and checked even when the rules
         // give the answer, so no answer ever comes from a damaged part of the file.
         let stored = self.stored_code(pos)?;
@@ -339,7 +344,7 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
                             ))));
                             return;
                         }
-                        match self.code(c) {
+                        match self.kept_code(c) {
                             Ok(cells::LOSS) => lost = true,
                             Ok(cells::DRAW) => drawn = true,
                             Ok(_) => {}
