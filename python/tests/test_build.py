@@ -10,6 +10,7 @@ import time
 import pytest
 
 import retrodb
+from conftest import DATA
 
 
 def test_summary_and_options(tmp_path):
@@ -76,22 +77,29 @@ def test_build_releases_the_interpreter(tmp_path):
 @pytest.mark.skipif(threading.current_thread() is not threading.main_thread(),
                     reason="signals reach the main thread only")
 def test_ctrl_c_stops_a_build(tmp_path):
-    out = tmp_path / "h.rdb"
-    timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
+    # The 3 x 4 grid without its diagonal (17 edges, 2 * 3^17 = 258M positions): with
+    # remoteness on one thread its build takes over a second even on a fast machine (hex:4 takes
+    # half of one, too close to the interrupt below), so the interrupt lands while solving.
+    grid = (DATA / "shannon" / "grid3x4.txt").read_text().splitlines()
+    graph = tmp_path / "grid17.txt"
+    graph.write_text("\n".join(l for l in grid if l.strip() != "5 10") + "\n")
+    spec = f"shannon:{graph}"
+    out = tmp_path / "g.rdb"
+    timer = threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT))
     started = time.monotonic()
     timer.start()
     try:
         with pytest.raises(KeyboardInterrupt):
-            # hex:4 with remoteness on one thread takes seconds: the interrupt lands while
-            # solving.
-            retrodb.build("hex:4", out, remoteness=True, threads=1, progress=False)
+            retrodb.build(spec, out, remoteness=True, threads=1, progress=False)
     finally:
         timer.cancel()
     stopped = time.monotonic() - started
     assert not out.exists()
     # The lock is released and the same build runs to the end afterwards.
-    s = retrodb.build("hex:4", out, remoteness=True, threads=1, progress=False)
-    assert s["complete"] and retrodb.open(out).value("................") == "win"
+    s = retrodb.build(spec, out, remoteness=True, threads=1, progress=False)
+    # Short (Left) moving first loses (Lehman: no subgraph joining the corners holds two
+    # edge-disjoint spanning trees, as a grid subgraph on k vertices has fewer than 2k - 2 edges).
+    assert s["complete"] and retrodb.open(out).value("." * 17) == "loss"
     # The interrupted build stopped well before a whole build's time.
-    assert stopped < 0.3 + s["solve_seconds"] / 2, (stopped, s["solve_seconds"])
-    assert [p.name for p in tmp_path.iterdir()] == ["h.rdb"]
+    assert stopped < 0.2 + s["solve_seconds"] / 2, (stopped, s["solve_seconds"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.rdb", "grid17.txt"]
