@@ -91,6 +91,35 @@ fn run(args: &[&str]) -> Output {
     retrodb(args)
 }
 
+/// A tmpfs of a given size mounted on a directory while the guard lives (root only).
+struct Tmpfs<'a>(&'a Path);
+
+impl<'a> Tmpfs<'a> {
+    /// Mounts a tmpfs of `size` (mount's notation: 512k, 64m) on `dir`; None when this
+    /// process may not mount.
+    fn mount(dir: &'a Path, size: &str) -> Option<Self> {
+        Command::new("mount")
+            .args([
+                "-t",
+                "tmpfs",
+                "-o",
+                &format!("size={size}"),
+                "tmpfs",
+                s(dir),
+            ])
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|st| st.success())
+            .then_some(Tmpfs(dir))
+    }
+}
+
+impl Drop for Tmpfs<'_> {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(self.0).status();
+    }
+}
+
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
@@ -495,24 +524,12 @@ fn a_full_file_system_is_a_clear_error_for_every_writer() {
     let d = dir.path();
     let mnt = d.join("small");
     std::fs::create_dir(&mnt).unwrap();
-    let mounted = Command::new("mount")
-        .args(["-t", "tmpfs", "-o", "size=512k", "tmpfs", s(&mnt)])
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|st| st.success());
-    if !mounted {
+    let Some(_mounted) = Tmpfs::mount(&mnt, "512k") else {
         eprintln!(
             "fault suite, full file system: SKIPPED (cannot mount a tmpfs here; run as root)"
         );
         return;
-    }
-    struct Unmount<'a>(&'a Path);
-    impl Drop for Unmount<'_> {
-        fn drop(&mut self) {
-            let _ = Command::new("umount").arg(self.0).status();
-        }
-    }
-    let _guard = Unmount(&mnt);
+    };
     let src = d.join("src.rdb");
     assert!(
         run(&["build", "hex:4", "-o", s(&src), "--quiet"])
@@ -616,22 +633,10 @@ fn a_25_cell_build_prints_its_plan_and_refuses_a_disk_too_small() {
     let dir = tempfile::tempdir().unwrap();
     let mnt = dir.path().join("small");
     std::fs::create_dir(&mnt).unwrap();
-    let mounted = Command::new("mount")
-        .args(["-t", "tmpfs", "-o", "size=64m", "tmpfs", s(&mnt)])
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|st| st.success());
-    if !mounted {
+    let Some(_mounted) = Tmpfs::mount(&mnt, "64m") else {
         eprintln!("fault suite, 25-cell plan: SKIPPED (cannot mount a tmpfs here; run as root)");
         return;
-    }
-    struct Unmount<'a>(&'a Path);
-    impl Drop for Unmount<'_> {
-        fn drop(&mut self) {
-            let _ = Command::new("umount").arg(self.0).status();
-        }
-    }
-    let _guard = Unmount(&mnt);
+    };
     for spec in ["bridgit:4,start=L,sym", "hex:5,start=L,sym"] {
         let out = mnt.join("big.rdb");
         let o = run(&["build", spec, "-o", s(&out)]);

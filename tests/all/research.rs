@@ -332,15 +332,10 @@ fn size_2_report_counterexamples_are_confirmed_by_probe() {
     assert_eq!(docs["populations"], report["populations"]);
     assert_eq!(docs["game_values"], report["game_values"]);
     assert_eq!(docs["spanning_tree"], report["spanning_tree"]);
-    let positions = |r: &Json| -> Vec<Json> {
-        r["counterexamples"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|c| c["position"].clone())
-            .collect()
-    };
-    assert_eq!(positions(&docs), positions(&report));
+    assert_eq!(
+        crate::common::counterexample_positions(&docs),
+        crate::common::counterexample_positions(&report)
+    );
 }
 
 /// The size-3 report in docs/ takes a minute to recompute; its counterexamples are checked

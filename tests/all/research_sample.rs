@@ -167,15 +167,10 @@ fn size_3_sample_is_the_same_from_a_symmetric_and_a_plain_table() {
     let b = sample(&plain, 3_000, 5);
     assert_eq!(a["populations"], b["populations"]);
     assert_eq!(a["sample"], b["sample"]);
-    let positions = |r: &Json| -> Vec<Json> {
-        r["counterexamples"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|c| c["position"].clone())
-            .collect()
-    };
-    assert_eq!(positions(&a), positions(&b));
+    assert_eq!(
+        crate::common::counterexample_positions(&a),
+        crate::common::counterexample_positions(&b)
+    );
     let list = a["counterexamples"].as_array().unwrap();
     assert!(!list.is_empty());
     for c in list {

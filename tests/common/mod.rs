@@ -61,3 +61,13 @@ pub fn listing(dir: &std::path::Path) -> Vec<String> {
     v.sort();
     v
 }
+
+/// The `position` of every counterexample in a research report's JSON, in order.
+pub fn counterexample_positions(report: &serde_json::Value) -> Vec<serde_json::Value> {
+    report["counterexamples"]
+        .as_array()
+        .expect("a research report lists its counterexamples")
+        .iter()
+        .map(|c| c["position"].clone())
+        .collect()
+}

@@ -312,6 +312,7 @@ impl Context<'_> {
                 }
             });
             let result = (|| -> Result<()> {
+                let mut waited = None;
                 loop {
                     let mut busy = false;
                     // Messages from the workers.
@@ -364,8 +365,8 @@ impl Context<'_> {
                             }
                         }
                     }
-                    // Rank 0's own jobs.
-                    while let Ok((rows, r)) = done_rx.try_recv() {
+                    // Rank 0's own jobs (the one waited for below first, if any).
+                    while let Some((rows, r)) = waited.take().or_else(|| done_rx.try_recv().ok()) {
                         busy = true;
                         given[0].retain(|g| *g != rows);
                         match r {
@@ -395,18 +396,9 @@ impl Context<'_> {
                     }
                     if !busy {
                         if ranks == 1 {
-                            let (rows, r) = done_rx.recv().expect("rank 0's solving thread runs");
-                            given[0].retain(|g| *g != rows);
-                            match r {
-                                Ok((p, ends)) => {
-                                    probes += p;
-                                    merge(ends)?;
-                                    progress.inc(positions(self.s, &rows));
-                                }
-                                Err(e) => {
-                                    own.get_or_insert(e);
-                                }
-                            }
+                            // Alone: block for the solving thread's next result, finished at
+                            // the top of the loop like any other.
+                            waited = Some(done_rx.recv().expect("rank 0's solving thread runs"));
                         } else {
                             std::thread::sleep(POLL);
                         }
