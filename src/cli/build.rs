@@ -80,39 +80,13 @@ pub fn run(a: Args) -> Result<ExitCode> {
         compress: a.compress.then(|| a.zstd.params()),
         compress_progress: Some(super::progress_bar(a.quiet, "compressing")),
         halt_after_tier: crash_after_tier(),
-        checkpoint_every: std::time::Duration::try_from_secs_f64(a.checkpoint_every).map_err(
-            |_| {
-                anyhow::anyhow!(
-                    "--checkpoint-every {}: not a number of seconds",
-                    a.checkpoint_every
-                )
-            },
-        )?,
+        checkpoint_every: checkpoint_every(a.checkpoint_every)?,
     };
     if a.tiers.is_some() && a.compress {
         anyhow::bail!("--tiers stops a build before its table exists; build, then compress");
     }
     if !a.quiet && !a.json {
-        let lines = build::report::before_build(&game, &out, &opts);
-        for line in &lines {
-            eprintln!("{line}");
-        }
-        if lines.len() > 1 {
-            // A tiered build: a line for the run's first tier and for each tier that took a
-            // while or became a checkpoint, above the bar.
-            let bar = opts.progress.clone();
-            let first = std::sync::atomic::AtomicBool::new(true);
-            opts.on_tier = Some(std::sync::Arc::new(move |r: &build::TierReport| {
-                let first = first.swap(false, std::sync::atomic::Ordering::Relaxed);
-                if build::report::tier_worth_a_line(r, first) {
-                    let line = build::report::tier_line(r);
-                    match &bar {
-                        Some(b) => b.suspend(|| eprintln!("{line}")),
-                        None => eprintln!("{line}"),
-                    }
-                }
-            }));
-        }
+        show_plan(&game, &out, &mut opts);
     }
     let mut summary = build::build(&game, &out, &opts)?;
     if let Some(p) = &opts.compress_progress {
@@ -140,6 +114,36 @@ pub fn run(a: Args) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--checkpoint-every SECS` as a duration.
+fn checkpoint_every(secs: f64) -> Result<std::time::Duration> {
+    std::time::Duration::try_from_secs_f64(secs)
+        .map_err(|_| anyhow::anyhow!("--checkpoint-every {secs}: not a number of seconds"))
+}
+
+/// Prints the build's plan; for a tiered build (a plan of more than one line) also a line,
+/// above the bar, for the run's first tier and for each tier that took a while or became a
+/// checkpoint.
+fn show_plan(game: &AnyGame, out: &std::path::Path, opts: &mut BuildOptions) {
+    let lines = build::report::before_build(game, out, opts);
+    for line in &lines {
+        eprintln!("{line}");
+    }
+    if lines.len() > 1 {
+        let bar = opts.progress.clone();
+        let first = std::sync::atomic::AtomicBool::new(true);
+        opts.on_tier = Some(std::sync::Arc::new(move |r: &build::TierReport| {
+            let first = first.swap(false, std::sync::atomic::Ordering::Relaxed);
+            if build::report::tier_worth_a_line(r, first) {
+                let line = build::report::tier_line(r);
+                match &bar {
+                    Some(b) => b.suspend(|| eprintln!("{line}")),
+                    None => eprintln!("{line}"),
+                }
+            }
+        }));
+    }
 }
 
 /// `build --mpi`: this process is one rank of the build; rank 0 prints the summary.
@@ -224,14 +228,7 @@ fn run_mpi_sliced(
         max_memory,
         stop_after_tiers: a.tiers,
         halt_after_tier: crash_after_tier(),
-        checkpoint_every: std::time::Duration::try_from_secs_f64(a.checkpoint_every).map_err(
-            |_| {
-                anyhow::anyhow!(
-                    "--checkpoint-every {}: not a number of seconds",
-                    a.checkpoint_every
-                )
-            },
-        )?,
+        checkpoint_every: checkpoint_every(a.checkpoint_every)?,
         ..BuildOptions::default()
     };
     if rank0 && !a.quiet && !a.json {
@@ -240,21 +237,7 @@ fn run_mpi_sliced(
         if let Ok(game) = AnyGame::open(&a.game, max_memory)
             && build::distributed::sliced_unsupported(&game, &opts).is_none()
         {
-            for line in build::report::before_build(&game, out, &opts) {
-                eprintln!("{line}");
-            }
-            let bar = opts.progress.clone();
-            let first = std::sync::atomic::AtomicBool::new(true);
-            opts.on_tier = Some(std::sync::Arc::new(move |r: &build::TierReport| {
-                let first = first.swap(false, std::sync::atomic::Ordering::Relaxed);
-                if build::report::tier_worth_a_line(r, first) {
-                    let line = build::report::tier_line(r);
-                    match &bar {
-                        Some(b) => b.suspend(|| eprintln!("{line}")),
-                        None => eprintln!("{line}"),
-                    }
-                }
-            }));
+            show_plan(&game, out, &mut opts);
         }
     }
     let summary = match build::distributed::build_sliced(comm, &a.game, out, &opts) {
