@@ -24,12 +24,11 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
-use super::geometry::PlayerGraph;
 use super::order::GameOrder;
 use crate::error::{Error, Result};
 use crate::game::Game;
 use crate::games::AnyGame;
-use crate::games::cell::{Board, Layout, Player, picture};
+use crate::games::cell::{Board, Layout, picture};
 use crate::table::Table;
 pub use figures::{
     Counterexample, NamedMove, OptionalFigures, OutcomeClassFigures, Population, RankingFigures,
@@ -100,17 +99,7 @@ pub fn research_with_progress(
         .iter()
         .map(|&c| GameOrder::new(game, c))
         .collect::<Result<Vec<_>>>()?;
-    let scan = ClaimChecker {
-        orders: &orders,
-        game,
-        table,
-        graphs: [
-            PlayerGraph::bridgit(n, Player::Left),
-            PlayerGraph::bridgit(n, Player::Right),
-        ],
-        labels: game.labels(),
-        detail: Detail::Full,
-    };
+    let scan = ClaimChecker::new(game, table, n, &orders, Detail::Full);
     let (spanning_tree, st_loss) = spanning_tree_lines(&scan, n)?;
     const CHUNK: u64 = 1 << 12;
     let chunks = game.size().div_ceil(CHUNK);

@@ -18,7 +18,6 @@ use std::path::Path;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::super::geometry::PlayerGraph;
 use super::figures::{Counterexample, Population, Report};
 use super::scan::{ClaimChecker, Detail, Findings, PositionAt, RANKINGS};
 use super::{bridgit_game, draw_counterexamples};
@@ -394,17 +393,7 @@ pub fn research_sample(
             "research: --sample needs at least 1 position".into(),
         ));
     }
-    let scan = ClaimChecker {
-        orders: &[],
-        game,
-        table,
-        graphs: [
-            PlayerGraph::bridgit(n, Player::Left),
-            PlayerGraph::bridgit(n, Player::Right),
-        ],
-        labels: game.labels(),
-        detail: Detail::ValuesOnly,
-    };
+    let scan = ClaimChecker::new(game, table, n, &[], Detail::ValuesOnly);
     let boards = Alternation::new(game.cells(), Player::Left);
     let measures = measures();
     // One stream per sample, mixed from the seed and the sample's number.

@@ -113,7 +113,29 @@ pub(super) struct ClaimChecker<'a> {
     pub(super) detail: Detail,
 }
 
-impl ClaimChecker<'_> {
+impl<'a> ClaimChecker<'a> {
+    /// The checker of Bridg-It `n`'s `table` (of `game`): both players' board graphs and the
+    /// game's cell labels, with the game orders and the detail asked for.
+    pub(super) fn new(
+        game: &'a CellGame,
+        table: &'a Table,
+        n: u32,
+        orders: &'a [GameOrder],
+        detail: Detail,
+    ) -> Self {
+        ClaimChecker {
+            game,
+            table,
+            graphs: [
+                PlayerGraph::bridgit(n, Player::Left),
+                PlayerGraph::bridgit(n, Player::Right),
+            ],
+            labels: game.labels(),
+            orders,
+            detail,
+        }
+    }
+
     fn child(&self, cells: &[u8], mover: Player, cell: u32) -> u64 {
         let mut c = cells.to_vec();
         c[cell as usize] = mover.cell();

@@ -3,9 +3,10 @@
 use super::*;
 use std::cmp::Ordering;
 
+use super::super::geometry::PlayerGraph;
 use super::super::order::OrderFigures;
 use super::super::ranking::{compare, option_keys, top};
-use crate::games::cell::CellGame;
+use crate::games::cell::{CellGame, Player};
 use std::collections::HashMap;
 
 /// Whether the mover wins, by plain memoised search over bitboards (no table).
