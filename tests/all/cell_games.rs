@@ -5,23 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value as Json;
 
-use crate::common::retrodb;
-
-fn ok(args: &[&str]) -> String {
-    let out = retrodb(args);
-    assert!(
-        out.status.success(),
-        "retrodb {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
-fn fails(args: &[&str]) -> String {
-    let out = retrodb(args);
-    assert!(!out.status.success(), "retrodb {args:?} should fail");
-    String::from_utf8(out.stderr).unwrap()
-}
+use crate::common::{fails, ok, retrodb};
 
 /// Builds a table into the temporary directory, checks it with `verify`, and returns its path.
 fn build(dir: &Path, spec: &str) -> PathBuf {

@@ -7,19 +7,9 @@
 use std::path::Path;
 
 use crate::common;
-use common::retrodb;
+use common::{ok, retrodb};
 
 use serde_json::Value as Json;
-
-fn ok(args: &[&str]) -> String {
-    let out = retrodb(args);
-    assert!(
-        out.status.success(),
-        "retrodb {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
 
 fn build(dir: &Path, spec: &str, file: &str, remoteness: bool) -> String {
     let p = dir.join(file).to_str().unwrap().to_string();
@@ -168,8 +158,8 @@ fn size_3_sample_is_the_same_from_a_symmetric_and_a_plain_table() {
     assert_eq!(a["populations"], b["populations"]);
     assert_eq!(a["sample"], b["sample"]);
     assert_eq!(
-        crate::common::counterexample_positions(&a),
-        crate::common::counterexample_positions(&b)
+        common::counterexample_positions(&a),
+        common::counterexample_positions(&b)
     );
     let list = a["counterexamples"].as_array().unwrap();
     assert!(!list.is_empty());

@@ -43,26 +43,29 @@ fn sliced_and_symmetric_tables_agree_with_the_alternation_index() {
         let AnyGame::Cell(f) = full.game() else {
             panic!("{base} is a cell game");
         };
-        // Every position, by its cells and mover (cheap); a spread of them by text below.
-        let value_in = |t: &Table, g: &retrodb::games::cell::CellGame, pos: u64| {
-            let (l, rr) = r.masks(pos);
-            g.try_index(l, rr, r.mover(pos))
-                .map(|i| t.value(i).unwrap())
-                .unwrap_or_else(|| panic!("{}: no index for {}", g.spec(), r.position_text(pos)))
+        // `t` (of game `g`) answers every position of the reference as the reference does: by
+        // its cells and mover (cheap), and a spread of them by text.
+        let agrees = |t: &Table, g: &retrodb::games::cell::CellGame, name: &str| {
+            for pos in 0..size {
+                let (l, rr) = r.masks(pos);
+                let got = g
+                    .try_index(l, rr, r.mover(pos))
+                    .map(|i| t.value(i).unwrap())
+                    .unwrap_or_else(|| panic!("{name}: no index for {}", r.position_text(pos)));
+                assert_eq!(
+                    got,
+                    reference.value(pos).unwrap(),
+                    "{name}: {}",
+                    r.position_text(pos)
+                );
+            }
+            for pos in (0..size).step_by(every) {
+                let text = r.position_text(pos);
+                let got = t.locate(&text).map(|(_, v)| v).ok();
+                assert_eq!(got, reference.value(pos).unwrap(), "{name}: {text}");
+            }
         };
-        for pos in 0..size {
-            assert_eq!(
-                value_in(&full, f, pos),
-                reference.value(pos).unwrap(),
-                "{base}: {}",
-                r.position_text(pos)
-            );
-        }
-        for pos in (0..size).step_by(every) {
-            let text = r.position_text(pos);
-            let got = full.locate(&text).map(|(_, v)| v).ok();
-            assert_eq!(got, reference.value(pos).unwrap(), "{base}: {text}");
-        }
+        agrees(&full, f, base);
         for suffix in [",sliced", ",sym"] {
             let other = format!("{spec}{suffix}");
             let game = open(&other);
@@ -108,20 +111,7 @@ fn sliced_and_symmetric_tables_agree_with_the_alternation_index() {
                     "{other}: symmetry saves a third at least"
                 ),
             }
-            for pos in 0..size {
-                assert_eq!(
-                    value_in(&table, g, pos),
-                    reference.value(pos).unwrap(),
-                    "{other}: {}",
-                    r.position_text(pos)
-                );
-            }
-            for pos in (0..size).step_by(every) {
-                let text = r.position_text(pos);
-                let want = reference.value(pos).unwrap();
-                let got = table.locate(&text).map(|(_, v)| v).ok();
-                assert_eq!(got, want, "{other}: {text}");
-            }
+            agrees(&table, g, &other);
         }
     }
 }

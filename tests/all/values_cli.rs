@@ -2,22 +2,10 @@
 //! the figures printed agree with a recount from the library, and bad requests are refused with
 //! a clear message.
 
-use crate::common::{retrodb, stderr, stdout};
+use crate::common::{fails, ok};
 
 use retrodb::games::AnyGame;
 use serde_json::Value as Json;
-
-fn ok(args: &[&str]) -> String {
-    let out = retrodb(args);
-    assert!(out.status.success(), "{args:?}: {}", stderr(&out));
-    stdout(&out)
-}
-
-fn fails(args: &[&str]) -> String {
-    let out = retrodb(args);
-    assert!(!out.status.success(), "{args:?} should fail");
-    stderr(&out)
-}
 
 #[test]
 fn values_json_counts_every_tier() {

@@ -38,6 +38,24 @@ pub fn retrodb_stdin(args: &[&str], input: impl AsRef<[u8]>) -> Output {
     out
 }
 
+/// Runs `retrodb ARGS`, which must succeed, and returns its standard output.
+pub fn ok(args: &[&str]) -> String {
+    let out = retrodb(args);
+    assert!(
+        out.status.success(),
+        "retrodb {args:?} failed: {}",
+        stderr(&out)
+    );
+    stdout(&out)
+}
+
+/// Runs `retrodb ARGS`, which must fail, and returns its standard error.
+pub fn fails(args: &[&str]) -> String {
+    let out = retrodb(args);
+    assert!(!out.status.success(), "retrodb {args:?} should fail");
+    stderr(&out)
+}
+
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
