@@ -231,8 +231,8 @@ pub fn zeroed_words(n: u64) -> Vec<AtomicU64> {
 /// plain.
 ///
 /// # Safety
-/// `Self` must have the size and alignment of `Plain`, and all-zero bits must be a valid
-/// `Self` (true of the standard atomic integers).
+/// `Self` must have the size and alignment of `Plain`, and every bit pattern (all-zero bits
+/// among them) must be a valid `Self` (true of the standard atomic integers).
 pub unsafe trait ZeroedAtomic: Sized {
     type Plain: Copy + Default;
 }
@@ -266,6 +266,31 @@ pub fn zeroed_atomics<A: ZeroedAtomic>(n: u64) -> Vec<A> {
     // (the trait's contract); the plain defaults are zero; the allocation is handed over whole
     // with its length and capacity, and `v` is never dropped.
     unsafe { Vec::from_raw_parts(v.as_ptr() as *mut A, v.len(), v.capacity()) }
+}
+
+/// The bytes of a writable raw map as atomics (the one place a mapping is viewed so), for
+/// the threads, or the processes, that fill cells in a file.
+///
+/// Panics unless the map is aligned for `A` and a whole number of `A` long (page-aligned maps
+/// of whole words are).
+///
+/// # Safety
+/// The map must be writable. While the slice lives, no plain (non-atomic) reference to the
+/// mapped bytes may exist and the file under the map must not shrink; any other process that
+/// writes the bytes must write only places this one does not access meanwhile.
+pub unsafe fn mapped_atomics<A: ZeroedAtomic>(map: &memmap2::MmapRaw) -> &[A] {
+    let size = std::mem::size_of::<A>();
+    assert!(
+        (map.as_ptr() as usize).is_multiple_of(std::mem::align_of::<A>())
+            && map.len().is_multiple_of(size),
+        "cell maps are page-aligned whole words"
+    );
+    // SAFETY: the pointer comes from the raw map (not from a reference to its bytes), is
+    // aligned for `A` (asserted) and spans `map.len() / size` values inside the map, which
+    // outlives the slice; `A` is valid for every bit pattern and every access through the slice
+    // is atomic (the trait's contract); the caller rules out plain references, shrinking and
+    // conflicting writers.
+    unsafe { std::slice::from_raw_parts(map.as_mut_ptr() as *const A, map.len() / size) }
 }
 
 /// The plain values of a buffer of atomics, without a copy.

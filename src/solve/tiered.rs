@@ -174,11 +174,10 @@ impl AnonBytes {
     /// The bytes as atomics, for the solver's threads.
     pub(super) fn atomics(&self) -> &[AtomicU8] {
         let Some(map) = &self.map else { return &[] };
-        // SAFETY: the pointer comes from the raw map (not from a reference to its bytes), the
-        // map is writable, `map.len()` bytes long and lives as long as `self`; AtomicU8 has u8's
-        // layout and alignment 1, and every access through the slice is atomic; a plain slice
-        // (`bytes`, `bytes_mut`) is only made where no atomic slice is in use.
-        unsafe { std::slice::from_raw_parts(map.as_mut_ptr() as *const AtomicU8, map.len()) }
+        // SAFETY: the map is anonymous (no file, no other process), writable and lives as long
+        // as `self`; a plain slice (`bytes`, `bytes_mut`) is only made where no atomic slice is
+        // in use.
+        unsafe { crate::cells::mapped_atomics(map) }
     }
 }
 

@@ -329,16 +329,10 @@ impl RawWriter {
         let Some(map) = self.map.as_ref() else {
             return &[];
         };
-        assert!(
-            (map.as_ptr() as usize).is_multiple_of(8) && map.len().is_multiple_of(8),
-            "cell maps are page-aligned whole words"
-        );
-        // SAFETY: the pointer comes from the raw map, which is writable, page-aligned (so
-        // aligned for u64), a whole number of words long and alive as long as `self`, over a
-        // file no other process writes or truncates (see `with_file`); AtomicU64
-        // has u64's layout and every access through the slice is atomic; the only plain view of
-        // these bytes (`bytes_mut`) needs `&mut self`, so it cannot coexist with this slice.
-        unsafe { std::slice::from_raw_parts(map.as_mut_ptr() as *const AtomicU64, map.len() / 8) }
+        // SAFETY: the map is writable and lives as long as `self`, over a file no other
+        // process writes or truncates (see `with_file`); the only plain view of these bytes
+        // (`bytes_mut`) needs `&mut self`, so it cannot coexist with this slice.
+        unsafe { crate::cells::mapped_atomics(map) }
     }
 
     /// Writes the cells mapped so far to the file and waits for the disk (a resumable build's

@@ -295,17 +295,12 @@ impl SharedCells {
         let Some(map) = self.map.as_ref() else {
             return &[];
         };
-        assert!(
-            (map.as_ptr() as usize).is_multiple_of(8) && map.len().is_multiple_of(8),
-            "cell maps are page-aligned whole words"
-        );
-        // SAFETY: the pointer comes from the raw map, which is page-aligned (so aligned for
-        // u64), a whole number of words long and alive as long as `self`; the file's length was
+        // SAFETY: the map is writable and lives as long as `self`; the file's length was
         // checked above and no rank truncates it while the build runs (rank 0 holds the
         // output's lock). Other processes write the file (the other ranks' jobs), but only at
-        // words this rank neither reads nor writes during the key tier, and every access here
-        // is atomic; no plain slice of the map exists.
-        unsafe { std::slice::from_raw_parts(map.as_mut_ptr() as *const AtomicU64, map.len() / 8) }
+        // words this rank neither reads nor writes during the key tier; no plain slice of the
+        // map exists.
+        unsafe { crate::cells::mapped_atomics(map) }
     }
 }
 
