@@ -254,7 +254,7 @@ pub fn solve(
                 for row in chunk {
                     let (first_word, p) = kernel.decide(row, buf, cells);
                     n += p;
-                    or_words(cells, first_word, buf);
+                    or_words(cells.words(), first_word, buf);
                 }
                 probes.fetch_add(n, Ordering::Relaxed);
                 progress.inc(chunk.iter().map(|r| r.len as u64).sum());
@@ -280,10 +280,10 @@ pub fn solve(
     }))
 }
 
-/// ORs a decided row's words (from word `first_word` on) into the cells, one `fetch_or` a
-/// nonzero word: the first and last may hold a neighbour row's cells.
-fn or_words(cells: &Cells<'_>, first_word: u64, buf: &[u64]) {
-    let words = cells.words();
+/// ORs a decided row's words into `words` from word `first_word` on (the cells' words, or a
+/// job's buffer), one `fetch_or` a nonzero word: the first and last may hold a neighbour row's
+/// cells.
+pub(crate) fn or_words(words: &[AtomicU64], first_word: u64, buf: &[u64]) {
     for (w, &bits) in buf.iter().enumerate() {
         if bits != 0 {
             words[first_word as usize + w].fetch_or(bits, Ordering::Relaxed);

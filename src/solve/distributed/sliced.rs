@@ -24,7 +24,6 @@
 //! reported only once every job of it is written.
 
 use std::ops::Range;
-use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use rayon::prelude::*;
@@ -34,7 +33,7 @@ use crate::cells::{CELLS_PER_WORD, Cells, into_plain, zeroed_words};
 use crate::error::{Error, Result};
 use crate::game::SlicedBoard;
 use crate::games::cell::sliced::Sliced;
-use crate::solve::sliced::{KeyTiers, ROWS_PER_UNIT, RowKernel, clear_from};
+use crate::solve::sliced::{KeyTiers, ROWS_PER_UNIT, RowKernel, clear_from, or_words};
 use crate::solve::tiered::{Solved, TierDone};
 use crate::solve::{SolveOptions, SolveStats};
 
@@ -194,11 +193,7 @@ impl Decider<'_> {
                 for row in chunk {
                     let (from, p) = self.kernel.decide(row, buf, self.cells);
                     n += p;
-                    for (i, &bits) in buf.iter().enumerate() {
-                        if bits != 0 {
-                            words[(from - first) as usize + i].fetch_or(bits, Ordering::Relaxed);
-                        }
-                    }
+                    or_words(&words, from - first, buf);
                 }
                 n
             })
@@ -493,6 +488,7 @@ mod tests {
     use crate::game::{Game, Tiered};
     use crate::games::AnyGame;
     use crate::solve::distributed::comm::run_local;
+    use std::sync::atomic::Ordering;
 
     /// Writes into plain atomic words shared by the thread ranks (as a file shared by
     /// processes would be).
