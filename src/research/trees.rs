@@ -58,29 +58,29 @@ pub fn two_trees_by_partitions(vertices: usize, edges: &[(usize, usize)]) -> boo
     if vertices <= 1 {
         return true;
     }
+    // Enumerate restricted growth strings: block[0] = 0, block[i] <= 1 + top[i - 1], where
+    // top[i] = max(block[..=i]) is kept as the strings change (no scan of a prefix per step).
     let mut block = vec![0usize; vertices];
-    // Enumerate restricted growth strings: block[0] = 0, block[i] <= 1 + max(block[..i]).
+    let mut top = vec![0usize; vertices];
     loop {
-        let parts = block.iter().max().unwrap() + 1;
+        let parts = top[vertices - 1] + 1;
         let crossing = edges.iter().filter(|&&(u, v)| block[u] != block[v]).count();
         if crossing < 2 * (parts - 1) {
             return false;
         }
         // Next string: bump the last position that may grow, reset those after it.
         let mut i = vertices - 1;
-        loop {
+        while block[i] > top[i - 1] {
+            i -= 1;
             if i == 0 {
                 return true;
             }
-            let max_before = *block[..i].iter().max().unwrap();
-            if block[i] <= max_before {
-                block[i] += 1;
-                for b in &mut block[i + 1..] {
-                    *b = 0;
-                }
-                break;
-            }
-            i -= 1;
+        }
+        block[i] += 1;
+        top[i] = top[i - 1].max(block[i]);
+        for j in i + 1..vertices {
+            block[j] = 0;
+            top[j] = top[i];
         }
     }
 }
