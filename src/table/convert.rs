@@ -17,6 +17,7 @@ use super::read::Table;
 use super::workfiles::OutputLock;
 use super::write::{GameFields, RawWriter, TempFile};
 use super::zstd::{DontCareFill, Entry, Params, compress_frame, seek_table};
+use crate::cells;
 use crate::error::{Error, Result};
 use crate::game::{Game, Rules, by_rules};
 use crate::with_game;
@@ -232,7 +233,7 @@ fn cell_frame(
                 }
                 (_, DontCareFill::Previous | DontCareFill::Best) => prev,
                 (_, DontCareFill::Zero) => 0,
-                (_, DontCareFill::Second) if i >= 2 => (out[((i - 2) / 4) as usize] >> (((i - 2) % 4) * 2)) & 3,
+                (_, DontCareFill::Second) if i >= 2 => cells::get_in_bytes(&out, i - 2),
                 (_, DontCareFill::Second) => 0,
             };
             out[(i / 4) as usize] |= code << ((i % 4) * 2);
