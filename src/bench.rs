@@ -9,7 +9,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::error::Result;
-use crate::game::SplitMix64;
+use crate::splitmix::SplitMix64;
 use crate::table::Table;
 
 /// Probe timings of one table.

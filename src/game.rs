@@ -638,6 +638,3 @@ pub fn check_round_trip<G: Game>(
     }
     Ok(())
 }
-
-/// The generator that once lived here; [`crate::splitmix`] holds it now.
-pub use crate::splitmix::SplitMix64;

@@ -107,8 +107,8 @@ pub fn show_b(b: Option<u32>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::SplitMix64;
     use crate::games::cell::{CellGame, LEFT, Layout, RIGHT};
+    use crate::splitmix::SplitMix64;
 
     fn game(n: u32) -> CellGame {
         CellGame::new(

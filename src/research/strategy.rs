@@ -230,9 +230,9 @@ pub fn optional_moves(graph: &PlayerGraph, cells: &[u8]) -> Optional {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::SplitMix64;
     use crate::games::cell::{Board, LEFT, RIGHT};
     use crate::research::trees::two_trees_by_partitions;
+    use crate::splitmix::SplitMix64;
 
     /// Plays the strategy against every sequence of Right's replies; returns (lines, losses).
     fn all_lines(n: u32) -> (u64, u64) {

@@ -88,7 +88,7 @@ pub fn two_trees_by_partitions(vertices: usize, edges: &[(usize, usize)]) -> boo
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::SplitMix64;
+    use crate::splitmix::SplitMix64;
 
     #[test]
     fn partition_condition_on_known_graphs() {

@@ -6,7 +6,7 @@ use std::process::Output;
 
 use crate::common::{retrodb, retrodb_stdin};
 
-use retrodb::game::SplitMix64;
+use retrodb::splitmix::SplitMix64;
 use retrodb::table::Table;
 
 fn ok(o: &Output) -> String {

@@ -6,10 +6,10 @@ use std::collections::HashMap;
 
 use retrodb::Game;
 use retrodb::Value;
-use retrodb::game::SplitMix64;
 use retrodb::games::hackenbush::{Colour, Hackenbush, outcome_class, random_text};
 use retrodb::oracle::surreal::Dyadic;
 use retrodb::solve::{SolveOptions, counter};
+use retrodb::splitmix::SplitMix64;
 use retrodb::table::cells::{self, Cells};
 
 /// Solves `g` in memory with the counter engine; the value of every index.

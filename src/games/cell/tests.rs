@@ -8,8 +8,9 @@ use proptest::prelude::*;
 
 use super::*;
 use crate::cells::{self, Cells};
-use crate::game::{SplitMix64, check_round_trip};
+use crate::game::check_round_trip;
 use crate::solve::{self, SolveOptions};
+use crate::splitmix::SplitMix64;
 
 fn board(b: Board) -> CellGame {
     CellGame::new(format!("{b:?}"), Layout::Board(b), None, u64::MAX).unwrap()

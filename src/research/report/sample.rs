@@ -22,9 +22,10 @@ use super::figures::{Counterexample, Population, Report};
 use super::scan::{ClaimChecker, Detail, Findings, PositionAt, RANKINGS};
 use super::{bridgit_game, draw_counterexamples};
 use crate::error::{Error, Result};
-use crate::game::{Game, SplitMix64};
+use crate::game::Game;
 use crate::games::cell::Player;
 use crate::games::cell::alternation::Alternation;
+use crate::splitmix::SplitMix64;
 use crate::table::Table;
 
 /// The normal quantile of a two-sided 95% interval.
