@@ -224,7 +224,7 @@ pub fn solve(
         let (l, r) = digit_masks(row, high);
         levels[(l | r).count_ones() as usize].push(row);
     }
-    let fixed = RowFacts::new(board, &cols);
+    let fixed = RowFacts::new(low);
     // The highest tier not reported yet.
     let mut next = e as i64;
     for h in (0..=high).rev() {
@@ -282,7 +282,7 @@ pub fn solve(
 /// rest (the *outer* digits). For each outer value, the inner values whose cells (with the
 /// outer ones) win form a set of up to `2^k = 16` masks; `inner[j][x]` gives, for the set
 /// whose masks `8 j ..` are byte `x`, the columns `0..3^k` they select (`3^4 = 81` bits).
-struct RowFacts {
+pub(super) struct RowFacts {
     k: u32,
     /// `3^k`.
     span: usize,
@@ -290,14 +290,17 @@ struct RowFacts {
     outer: Vec<u8>,
     inner: [Vec<u128>; 2],
     /// Bit `p` set for every column of a row (the last word is partial).
-    valid: Vec<u64>,
+    pub valid: Vec<u64>,
 }
 
 impl RowFacts {
-    fn new(_board: &PlainBoard<'_>, cols: &Columns) -> RowFacts {
-        let k = cols.low.min(4);
+    /// The facts of rows of `low` columns' cells (at most 12: outer digits fit a byte).
+    pub fn new(low: u32) -> RowFacts {
+        assert!(low <= 12, "a row's outer digits must fit a byte");
+        let columns = 3usize.pow(low);
+        let k = low.min(4);
         let span = 3usize.pow(k);
-        let outer_count = cols.columns / span;
+        let outer_count = columns / span;
         // A player's cells: the digits equal to 1 (the same table serves for Right's 2s, see
         // `spread_ends`).
         let player_mask = |mut v: usize, digits: u32, which: usize| -> u8 {
@@ -313,8 +316,8 @@ impl RowFacts {
         let outer: Vec<u8> = (0..outer_count)
             .flat_map(|o| {
                 [
-                    player_mask(o, cols.low - k, 1),
-                    player_mask(o, cols.low - k, 2),
+                    player_mask(o, low - k, 1),
+                    player_mask(o, low - k, 2),
                 ]
             })
             .collect();
@@ -333,8 +336,8 @@ impl RowFacts {
                 }
             }
         }
-        let mut valid = vec![0u64; cols.words];
-        for p in 0..cols.columns {
+        let mut valid = vec![0u64; columns.div_ceil(64)];
+        for p in 0..columns {
             valid[p / 64] |= 1 << (p % 64);
         }
         RowFacts {
@@ -347,10 +350,10 @@ impl RowFacts {
     }
 
     /// From `by` (bit `a` set when the player's low cells `a` make him the winner, for the
-    /// row's high cells; `player` 0 for Left, 1 for Right) to the columns of the row where he
-    /// has won.
+    /// row's high cells; `player` 0 for Left, 1 for Right; `2^low` bits) to the columns of the
+    /// row where he has won.
     #[inline]
-    fn spread_ends(&self, player: usize, by: &[u64; 4], out: &mut [u64]) {
+    pub fn spread_ends(&self, player: usize, by: &[u64], out: &mut [u64]) {
         out.iter_mut().for_each(|w| *w = 0);
         if by.iter().all(|&w| w == 0) {
             return;

@@ -23,9 +23,49 @@ pub fn tiers_digest<G: Tiered>(game: &G, cells: &Cells<'_>, tiers: std::ops::Ran
 }
 
 /// The digest of tier `t`'s cells.
+///
+/// In the sliced index a tier's positions are spread over the rows of thirteen key tiers, and
+/// tiers complete a key tier at a time (docs/SLICES.md): there, the digest of tier `t` is that
+/// of the contiguous cells of the key tier it is the first to complete (`t - low cells`, and key
+/// tier 0 for tier `low cells`), and 0 for the tiers that complete with no key tier of their
+/// own. A checkpoint's sum over the finished tiers covers the same cells either way.
 pub fn tier_digest<G: Tiered>(game: &G, cells: &Cells<'_>, t: u32) -> u64 {
-    let seed = |piece: u64| (u64::from(t) << 40) ^ piece;
+    if let Some(board) = game.sliced_board() {
+        let s = board.index;
+        let low = s.low_digits();
+        let Some(k) = t.checked_sub(low).filter(|&k| k <= s.key_digits()) else {
+            return 0;
+        };
+        let Some(rows) = s.tier_rows.get(k as usize).filter(|r| !r.is_empty()) else {
+            return 0;
+        };
+        let first = &s.rows[rows.start];
+        let last = &s.rows[rows.end - 1];
+        return range_digest(cells, first.start..last.start + last.len as u64, t);
+    }
     if let Some(range) = game.tier_range(t) {
+        return range_digest(cells, range, t);
+    }
+    let seed = |piece: u64| (u64::from(t) << 40) ^ piece;
+    (0..game.tier_units(t))
+        .into_par_iter()
+        .map(|unit| {
+            let mut d = UnitDigest {
+                cells: *cells,
+                hash: Xxh3::with_seed(seed(unit)),
+                buf: Vec::with_capacity(4096),
+            };
+            game.visit_tier(t, unit, &mut d);
+            d.hash.update(&d.buf);
+            d.hash.digest()
+        })
+        .reduce(|| 0, u64::wrapping_add)
+}
+
+/// The digest of the cells `range` (of tier `t`), hashed in pieces of [`PIECE_WORDS`] words.
+fn range_digest(cells: &Cells<'_>, range: std::ops::Range<u64>, t: u32) -> u64 {
+    let seed = |piece: u64| (u64::from(t) << 40) ^ piece;
+    {
         let (start, end) = (range.start, range.end.min(cells.len()));
         let first = start / CELLS_PER_WORD;
         let last = end.div_ceil(CELLS_PER_WORD);
@@ -47,21 +87,8 @@ pub fn tier_digest<G: Tiered>(game: &G, cells: &Cells<'_>, t: u32) -> u64 {
                 }
                 xxh3_64_with_seed(&bytes, seed(w0))
             })
-            .reduce(|| 0, u64::wrapping_add);
+            .reduce(|| 0, u64::wrapping_add)
     }
-    (0..game.tier_units(t))
-        .into_par_iter()
-        .map(|unit| {
-            let mut d = UnitDigest {
-                cells: *cells,
-                hash: Xxh3::with_seed(seed(unit)),
-                buf: Vec::with_capacity(4096),
-            };
-            game.visit_tier(t, unit, &mut d);
-            d.hash.update(&d.buf);
-            d.hash.digest()
-        })
-        .reduce(|| 0, u64::wrapping_add)
 }
 
 /// Hashes the codes of the positions a tier walk lists, in the order it lists them.

@@ -17,6 +17,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
+use super::bitplane::RowFacts;
 use super::tiered::{Solved, TierDone};
 use super::{SolveOptions, SolveStats};
 use crate::cells::{CELLS_PER_WORD, Cells, LOSS, WIN};
@@ -58,62 +59,17 @@ pub(crate) fn clear_from(cells: &Cells<'_>, from: u64) {
         .for_each(|w| w.store(0, Ordering::Relaxed));
 }
 
-/// The index's own tables: low configurations, ranks, permutations, rows.
+/// The index's own tables (low configurations, ranks, permutations, rows) and the kernel's
+/// (column masks, the re-indexed join table, the key children's offsets).
 pub fn tables_bytes(s: &Sliced) -> u64 {
-    let low = 3u64.pow(s.low_digits());
-    low * (16 + 4 + 4 + 4 * s.low_perm.len() as u64)
+    let (lw, hw) = (s.low_digits() as u64, s.key_digits() as u64);
+    let low = 3u64.pow(lw as u32);
+    let group = s.key_perm.len() as u64;
+    let index = low * (16 + 1 + 4 + 4 + 4 + 8 + 4 * s.low_perm.len() as u64)
         + s.row_of_key.len() as u64 * 4
-        + s.rows.len() as u64 * std::mem::size_of::<Row>() as u64
-}
-
-/// What every row shares: the child order and the low configurations' cells in it.
-struct Facts {
-    /// The order position of each cell.
-    order_of: [u32; 64],
-    /// Per order position: the low digit of that cell, or `u32::MAX` for a key cell.
-    low_digit: [u32; 64],
-    /// Each low configuration's filled cells as order positions.
-    low_filled: Vec<u64>,
-    all: u64,
-}
-
-impl Facts {
-    fn new(board: &SlicedBoard<'_>) -> Facts {
-        let s = board.index;
-        let mut order_of = [0u32; 64];
-        for (k, &c) in board.order.iter().enumerate() {
-            order_of[c as usize] = k as u32;
-        }
-        let mut low_digit = [u32::MAX; 64];
-        for (j, &c) in s.low_cells.iter().enumerate() {
-            low_digit[order_of[c as usize] as usize] = j as u32;
-        }
-        let in_order = |set: u64| {
-            let (mut out, mut rest) = (0u64, set);
-            while rest != 0 {
-                out |= 1 << order_of[rest.trailing_zeros() as usize];
-                rest &= rest - 1;
-            }
-            out
-        };
-        let low_filled = s.low_masks.iter().map(|&(l, r)| in_order(l | r)).collect();
-        let n = board.order.len() as u32;
-        Facts {
-            order_of,
-            low_digit,
-            low_filled,
-            all: if n == 64 { u64::MAX } else { (1u64 << n) - 1 },
-        }
-    }
-
-    fn in_order(&self, mut set: u64) -> u64 {
-        let mut out = 0u64;
-        while set != 0 {
-            out |= 1 << self.order_of[set.trailing_zeros() as usize];
-            set &= set - 1;
-        }
-        out
-    }
+        + s.rows.len() as u64 * std::mem::size_of::<Row>() as u64;
+    let kernel = (3 * lw + 1) * low / 8 + group * 2 * low * 4 + (1u64 << (lw + hw)) / 8;
+    index + kernel
 }
 
 /// The key tiers a solve from `done_from` decides and the tiers it reports as they complete;
@@ -307,116 +263,487 @@ impl<'a> RowKernel<'a> {
 
     /// Decides `row` into `buf` (cleared first): its cells as the table's words from the
     /// returned word on (the first and last may have bits of the row only, to be ORed with a
-    /// neighbour's); also returns the children read. Every row of the key tier above must be
+    /// neighbour's); also returns the child rows read. Every row of the key tier above must be
     /// decided in `cells`, which the call only reads.
     pub fn decide(&self, row: &Row, buf: &mut Vec<u64>, cells: &Cells<'_>) -> (u64, u64) {
-        let probes = decide_row(&self.board, &self.facts, row, buf, cells);
-        (row.start / CELLS_PER_WORD, probes)
+        thread_local! {
+            static SCRATCH: std::cell::RefCell<Option<Scratch>> =
+                const { std::cell::RefCell::new(None) };
+        }
+        SCRATCH.with(|cell| {
+            let mut slot = cell.borrow_mut();
+            let scratch = slot.get_or_insert_with(|| Scratch::new(&self.facts));
+            if scratch.words != self.facts.words {
+                *scratch = Scratch::new(&self.facts);
+            }
+            let reads = decide_row(&self.board, &self.facts, row, scratch, buf, cells);
+            (row.start / CELLS_PER_WORD, reads)
+        })
     }
 }
 
-/// Where a move into a key cell leads, for one mover: the start of the child row's class and
-/// the permutation that makes the child's key canonical.
-#[derive(Clone, Copy)]
-struct KeyChild {
-    base: u64,
-    g: usize,
+/// What every row shares: the low columns' masks, the join table with the low cells first,
+/// the ends' spreading tables and, per symmetry, where a key child's configurations lie.
+///
+/// A row is decided over the dense range of low configurations `0..3^lw` (a *column* per
+/// configuration, a bit per column): bit `v` of the loss plane is set when the player to move
+/// at the row's position with low configuration `v` loses (Left in class A, Right in class B;
+/// columns of neither class stay clear).
+struct Facts {
+    lw: u32,
+    hw: u32,
+    /// Words of a dense plane, and the zero words past it that a shifted read may touch.
+    words: usize,
+    pad: usize,
+    /// `3^j`.
+    pow3: Vec<usize>,
+    /// `empty[j]`: the columns whose low digit `j` is empty.
+    empty: Vec<Vec<u64>>,
+    /// `class_mask[d + lw]`: the columns whose `L - R` is `d`.
+    class_mask: Vec<Vec<u64>>,
+    /// Bit `low + (key << lw)` set when the cells of the low digits `low` and of the key digits
+    /// `key` (as digit masks) join: a row's ends read `2^lw` consecutive bits.
+    joins: Vec<u64>,
+    ends: RowFacts,
+    /// `gather[g][m][d + lw][i]`: for a key child reached by mover `m` (0 Left) whose key goes
+    /// to its canonical image by group element `g`, the offset in the child row of column
+    /// `class_of(d)[i]` of the parent.
+    gather: Vec<[Vec<Vec<u32>>; 2]>,
+}
+
+impl Facts {
+    fn new(board: &SlicedBoard<'_>) -> Facts {
+        let s = board.index;
+        let (lw, hw) = (s.low_digits(), s.key_digits());
+        let n = 3usize.pow(lw);
+        let words = n.div_ceil(64);
+        let pad = (2 * 3usize.pow(lw.saturating_sub(1))).div_ceil(64) + 2;
+        let pow3: Vec<usize> = (0..=lw).map(|j| 3usize.pow(j)).collect();
+        let mut empty = vec![vec![0u64; words]; lw as usize];
+        for v in 0..n {
+            let (l, r) = s.low_masks[v];
+            for (j, &c) in s.low_cells.iter().enumerate() {
+                if (l | r) >> c & 1 == 0 {
+                    empty[j][v / 64] |= 1 << (v % 64);
+                }
+            }
+        }
+        let class_mask: Vec<Vec<u64>> = (-(lw as i32)..=lw as i32)
+            .map(|d| {
+                let mut m = vec![0u64; words];
+                for &v in s.class_of(d) {
+                    m[v as usize / 64] |= 1 << (v % 64);
+                }
+                m
+            })
+            .collect();
+        // The join table re-indexed with the low cells first.
+        let bits = 1u64 << (lw + hw);
+        let mut joins = vec![0u64; bits.div_ceil(64) as usize];
+        let spread = |mask: u64, cells: &[u32]| {
+            cells
+                .iter()
+                .enumerate()
+                .filter(|&(i, _)| mask >> i & 1 == 1)
+                .fold(0u64, |acc, (_, &c)| acc | 1 << c)
+        };
+        let low_sets: Vec<u64> = (0..1u64 << lw).map(|m| spread(m, &s.low_cells)).collect();
+        for key in 0..1u64 << hw {
+            let k = spread(key, &s.key_cells);
+            for (low, &set) in low_sets.iter().enumerate() {
+                let x = k | set;
+                if board.joins[(x >> 6) as usize] >> (x & 63) & 1 == 1 {
+                    let at = low as u64 + (key << lw);
+                    joins[(at / 64) as usize] |= 1 << (at % 64);
+                }
+            }
+        }
+        let gather = (0..s.key_perm.len())
+            .map(|g| {
+                let side = |rank: &[u32]| -> Vec<Vec<u32>> {
+                    (-(lw as i32)..=lw as i32)
+                        .map(|d| {
+                            s.class_of(d)
+                                .iter()
+                                .map(|&v| rank[s.low_image(g, v) as usize])
+                                .collect()
+                        })
+                        .collect()
+                };
+                // Left's key move leads to the child row's class B, Right's to its class A.
+                [side(&s.rank_b), side(&s.rank_a)]
+            })
+            .collect();
+        Facts {
+            lw,
+            hw,
+            words,
+            pad,
+            pow3,
+            empty,
+            class_mask,
+            joins,
+            ends: RowFacts::new(lw),
+            gather,
+        }
+    }
+
+    /// The columns of difference `d` (`None` when no configuration has it).
+    fn class(&self, d: i32) -> Option<&[u64]> {
+        (d.abs() <= self.lw as i32).then(|| &self.class_mask[(d + self.lw as i32) as usize][..])
+    }
+
+    /// The key digits of a cell set, as a digit mask.
+    fn key_digits(s: &Sliced, set: u64) -> u64 {
+        s.key_cells
+            .iter()
+            .enumerate()
+            .filter(|&(_, &c)| set >> c & 1 == 1)
+            .fold(0u64, |acc, (i, _)| acc | 1 << i)
+    }
+}
+
+/// A task's working words for one row.
+struct Scratch {
+    words: usize,
+    /// The row's loss plane, with zero words past its end.
+    loss: Vec<u64>,
+    /// Columns where a key cell's move wins for the mover.
+    wins: Vec<u64>,
+    left_won: Vec<u64>,
+    right_won: Vec<u64>,
+    left_by: Vec<u64>,
+    right_by: Vec<u64>,
+    /// A child row's loss bits, from its first table word on.
+    child: Vec<u64>,
+    /// Loss bits in a row's order, from its first table word's first cell on.
+    packed: Vec<u64>,
+}
+
+impl Scratch {
+    fn new(f: &Facts) -> Scratch {
+        let by = (1usize << f.lw).div_ceil(64);
+        Scratch {
+            words: f.words,
+            loss: vec![0; f.words + f.pad],
+            wins: vec![0; f.words],
+            left_won: vec![0; f.words],
+            right_won: vec![0; f.words],
+            left_by: vec![0; by],
+            right_by: vec![0; by],
+            child: Vec::new(),
+            packed: Vec::new(),
+        }
+    }
+}
+
+/// The bits of columns `64 w + off ..` of a padded plane.
+#[inline(always)]
+fn window(src: &[u64], off: usize, w: usize) -> u64 {
+    let (q, r) = (w + off / 64, (off % 64) as u32);
+    if r == 0 {
+        src[q]
+    } else {
+        (src[q] >> r) | (src[q + 1] << (64 - r))
+    }
+}
+
+/// Low digits whose moves reach at least a word on: below this, a move can land in the same
+/// word (`2 * 3^3 = 54 < 64`).
+const NEAR: usize = 4;
+
+/// The bits of `x` at the set bits of `mask`, packed low (BMI2's `pext`).
+#[inline(always)]
+fn pext(x: u64, mask: u64) -> u64 {
+    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+    {
+        // SAFETY: the target has BMI2 (checked at compile time).
+        unsafe { std::arch::x86_64::_pext_u64(x, mask) }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
+    {
+        let (mut out, mut m, mut k) = (0u64, mask, 0);
+        while m != 0 {
+            let b = m.trailing_zeros();
+            out |= (x >> b & 1) << k;
+            k += 1;
+            m &= m - 1;
+        }
+        out
+    }
+}
+
+/// The low bits of `x` spread to the set bits of `mask` (BMI2's `pdep`).
+#[inline(always)]
+fn pdep(x: u64, mask: u64) -> u64 {
+    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+    {
+        // SAFETY: the target has BMI2 (checked at compile time).
+        unsafe { std::arch::x86_64::_pdep_u64(x, mask) }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
+    {
+        let (mut out, mut m, mut k) = (0u64, mask, 0);
+        while m != 0 {
+            let b = m.trailing_zeros();
+            out |= (x >> k & 1) << b;
+            k += 1;
+            m &= m - 1;
+        }
+        out
+    }
+}
+
+/// A reader of a bit stream, `n` bits at a time (`n <= 64`).
+struct Bits<'a> {
+    src: &'a [u64],
+    at: usize,
+}
+
+impl Bits<'_> {
+    #[inline(always)]
+    fn take(&mut self, n: u32) -> u64 {
+        if n == 0 {
+            return 0;
+        }
+        let (q, r) = (self.at / 64, (self.at % 64) as u32);
+        let mut x = self.src.get(q).copied().unwrap_or(0) >> r;
+        if r != 0 && r + n > 64 {
+            x |= self.src.get(q + 1).copied().unwrap_or(0) << (64 - r);
+        }
+        self.at += n as usize;
+        if n == 64 { x } else { x & ((1u64 << n) - 1) }
+    }
+}
+
+/// A writer of a bit stream.
+struct Packer<'a> {
+    out: &'a mut Vec<u64>,
+    acc: u64,
+    n: u32,
+}
+
+impl Packer<'_> {
+    #[inline(always)]
+    fn put(&mut self, bits: u64, n: u32) {
+        if n == 0 {
+            return;
+        }
+        self.acc |= bits << self.n;
+        if self.n + n >= 64 {
+            self.out.push(self.acc);
+            let used = 64 - self.n;
+            self.acc = if used == 64 { 0 } else { bits >> used };
+            self.n = self.n + n - 64;
+        } else {
+            self.n += n;
+        }
+    }
+
+    fn finish(self) {
+        if self.n > 0 {
+            self.out.push(self.acc);
+        }
+    }
+}
+
+/// The loss bits (bit 1 of each cell) of cells `start..start + len`, packed from bit
+/// `start % 32` of `out[0]` on (the cells before `start` in its word come along).
+fn loss_bits(cells: &Cells<'_>, start: u64, len: u64, out: &mut Vec<u64>) {
+    out.clear();
+    let words = cells.words();
+    let (first, last) = (start / CELLS_PER_WORD, (start + len).div_ceil(CELLS_PER_WORD));
+    let mut p = Packer {
+        out,
+        acc: 0,
+        n: 0,
+    };
+    for w in &words[first as usize..last as usize] {
+        p.put(pext(w.load(Ordering::Relaxed), 0xAAAA_AAAA_AAAA_AAAA), 32);
+    }
+    p.finish();
 }
 
 /// Decides one row into `buf`, as the table's words from the row's first word on; returns the
-/// children read. Every row of the tier above is finished in `cells`.
+/// child rows read. Every row of the tier above is finished in `cells`.
 fn decide_row(
     board: &SlicedBoard<'_>,
-    facts: &Facts,
+    f: &Facts,
     row: &Row,
+    sc: &mut Scratch,
     buf: &mut Vec<u64>,
     cells: &Cells<'_>,
 ) -> u64 {
     let s = board.index;
-    let joins = |set: u64| board.joins[(set >> 6) as usize] >> (set & 63) & 1 == 1;
+    let lw = f.lw as usize;
+    let words = f.words;
     let (kl, kr) = s.key_masks(row.key);
-    let key_filled = facts.in_order(kl | kr);
-    let (a, b) = s.row_classes(kl, kr);
-    // The key children of each mover, by order position.
-    let none = KeyChild {
-        base: u64::MAX,
-        g: 0,
-    };
-    let mut key_children = [[none; 64]; 2];
+    let d = row.d;
+    let zero: &[u64] = &[];
+    let class_a = f.class(d).unwrap_or(zero);
+    let class_b = f.class(d + 1).unwrap_or(zero);
+    let word_of = |m: &[u64], w: usize| m.get(w).copied().unwrap_or(0);
+
+    // Ends: Left's win depends on his cells only, Right's on his (and on Left's not having won).
+    let low_mask = (1u64 << lw) - 1;
+    let key_l = Facts::key_digits(s, kl);
+    let key_open = Facts::key_digits(s, !kr) & ((1u64 << f.hw) - 1);
+    let by_words = sc.left_by.len();
+    let span = |key: u64| (key << lw) as usize / 64;
+    if lw >= 6 {
+        sc.left_by
+            .copy_from_slice(&f.joins[span(key_l)..span(key_l) + by_words]);
+        // Right has won with low cells `a` when the cells he has not taken, `!a` among the low
+        // ones, do not join: bit `a` of the reversed block, negated.
+        let block = &f.joins[span(key_open)..span(key_open) + by_words];
+        for (o, &x) in sc.right_by.iter_mut().zip(block.iter().rev()) {
+            *o = !x.reverse_bits();
+        }
+    } else {
+        sc.left_by.iter_mut().for_each(|w| *w = 0);
+        sc.right_by.iter_mut().for_each(|w| *w = 0);
+        let bit = |at: u64| f.joins[(at / 64) as usize] >> (at % 64) & 1 == 1;
+        for a in 0..1u64 << lw {
+            sc.left_by[(a / 64) as usize] |= (bit(a + (key_l << lw)) as u64) << (a % 64);
+            let open = (!a & low_mask) + (key_open << lw);
+            sc.right_by[(a / 64) as usize] |= (!bit(open) as u64) << (a % 64);
+        }
+    }
+    f.ends.spread_ends(0, &sc.left_by, &mut sc.left_won);
+    f.ends.spread_ends(1, &sc.right_by, &mut sc.right_won);
+
+    // Key children: the mover's move into an empty key cell wins where the child is lost.
+    sc.wins.iter_mut().for_each(|w| *w = 0);
+    let mut reads = 0u64;
     let mut digits = row.key;
-    for (i, &c) in s.key_cells.iter().enumerate() {
-        let d = digits % 3;
+    for i in 0..f.hw as usize {
+        let digit = digits % 3;
         digits /= 3;
-        if d != 0 {
+        if digit != 0 {
             continue;
         }
         for (m, add) in [(0usize, 1u64), (1, 2)] {
+            // The parent's columns this mover moves from.
+            let dm = d + m as i32;
+            let Some(cols) = f.class(dm) else { continue };
             let (canon, g) = s.canonical(row.key as u64 + add * s.pow3[i]);
             let Some(child) = s.rows.get(s.row_of_key[canon as usize] as usize) else {
                 continue;
             };
-            // Left's move leads to class B of the child row (Right to move), Right's to A.
-            let base = child.start + if m == 0 { child.split as u64 } else { 0 };
-            key_children[m][facts.order_of[c as usize] as usize] = KeyChild { base, g };
-        }
-    }
-    // The row's cells in a buffer aligned to the table's words.
-    let first_word = row.start / CELLS_PER_WORD;
-    let end_word = (row.start + row.len as u64).div_ceil(CELLS_PER_WORD);
-    buf.clear();
-    buf.resize((end_word - first_word) as usize, 0);
-    let origin = first_word * CELLS_PER_WORD;
-    let split = row.start + row.split as u64;
-    let lost_here = |buf: &[u64], i: u64| {
-        let at = i - origin;
-        buf[(at / CELLS_PER_WORD) as usize] >> ((at % CELLS_PER_WORD) * 2 + 1) & 1 == 1
-    };
-    let mut probes = 0u64;
-    for c in (0..=s.low_digits() as usize).rev() {
-        for (m, class, start, other) in [(0usize, a, row.start, split), (1, b, split, row.start)] {
-            let Some(ranks) = class.by_count.get(c) else {
-                continue;
-            };
-            let step = (m as u64 + 1) as u32;
-            for rank in ranks.clone() {
-                let v = class.list[rank as usize];
-                let (ll, lr) = s.low_masks[v as usize];
-                let (l, r) = (kl | ll, kr | lr);
-                let left_won = joins(l);
-                let code = if left_won || !joins(board.full & !r) {
-                    // The game is over: a win for the winner to move.
-                    if left_won == (m == 0) { WIN } else { LOSS }
-                } else {
-                    let mut empty = facts.all & !(key_filled | facts.low_filled[v as usize]);
-                    let mut win = false;
-                    while empty != 0 {
-                        let k = empty.trailing_zeros() as usize;
-                        empty &= empty - 1;
-                        probes += 1;
-                        let j = facts.low_digit[k];
-                        let lost = if j != u32::MAX {
-                            let child = v + step * s.pow3[j as usize] as u32;
-                            lost_here(buf, other + s.rank[child as usize] as u64)
-                        } else {
-                            let kc = key_children[m][k];
-                            let at = if kc.g == 0 {
-                                rank
-                            } else {
-                                s.rank[s.low_image(kc.g, v) as usize]
-                            };
-                            cells.lost_of_decided(kc.base + at as u64)
-                        };
-                        if lost {
-                            win = true;
-                            break;
-                        }
-                    }
-                    if win { WIN } else { LOSS }
+            reads += 1;
+            loss_bits(cells, child.start, child.len as u64, &mut sc.child);
+            let phase = (child.start % CELLS_PER_WORD) as usize;
+            if g == 0 {
+                // The same columns: the child row's bits spread over its own classes, kept
+                // where the parent's mover moves from.
+                let (ca, cb) = (f.class(child.d), f.class(child.d + 1));
+                let mut bits = Bits {
+                    src: &sc.child,
+                    at: phase,
                 };
-                let at = start + rank as u64 - origin;
-                buf[(at / CELLS_PER_WORD) as usize] |= (code as u64) << ((at % CELLS_PER_WORD) * 2);
+                for w in 0..words {
+                    let valid = ca.map_or(0, |c| c[w]) | cb.map_or(0, |c| c[w]);
+                    let x = pdep(bits.take(valid.count_ones()), valid);
+                    sc.wins[w] |= x & cols[w];
+                }
+            } else {
+                let list = s.class_of(dm);
+                let at = &f.gather[g][m][(dm + lw as i32) as usize];
+                let child_bits = &sc.child;
+                let bit = |o: u32| {
+                    let k = phase + o as usize;
+                    child_bits[k / 64] >> (k % 64) & 1
+                };
+                for (&v, &o) in list.iter().zip(at) {
+                    sc.wins[v as usize / 64] |= bit(o) << (v % 64);
+                }
             }
         }
     }
-    probes
+
+    // Low children, from the last word down: a move adds `3^j` (Left) or `2 * 3^j` (Right)
+    // to the column, so the far digits read finished words and the near ones are solved in
+    // their word by repeating its step until nothing changes (their dependencies run to higher
+    // bits only, so the fixed point is the answer, reached in at most `NEAR + 1` steps).
+    let near = lw.min(NEAR);
+    let loss = &mut sc.loss;
+    loss.iter_mut().for_each(|w| *w = 0);
+    for w in (0..words).rev() {
+        let (va, vb) = (word_of(class_a, w), word_of(class_b, w));
+        let (lwon, rwon) = (sc.left_won[w], sc.right_won[w] & !sc.left_won[w]);
+        let fixed = (va & !lwon & rwon) | (vb & lwon);
+        let (open_a, open_b) = (va & !lwon & !rwon, vb & !lwon & !rwon);
+        if open_a | open_b == 0 {
+            loss[w] = fixed;
+            continue;
+        }
+        let mut a = sc.wins[w];
+        let mut b = a;
+        for j in near..lw {
+            let (off, e) = (f.pow3[j], f.empty[j][w]);
+            a |= window(loss, off, w) & e;
+            b |= window(loss, 2 * off, w) & e;
+        }
+        let next = loss[w + 1];
+        for j in 0..near {
+            let (off, e) = (f.pow3[j] as u32, f.empty[j][w]);
+            a |= (next << (64 - off)) & e;
+            b |= (next << (64 - 2 * off)) & e;
+        }
+        let mut lost = fixed | (open_a & !a) | (open_b & !b);
+        for _ in 0..=NEAR + 1 {
+            let (mut a2, mut b2) = (a, b);
+            for j in 0..near {
+                let (off, e) = (f.pow3[j] as u32, f.empty[j][w]);
+                a2 |= (lost >> off) & e;
+                b2 |= (lost >> (2 * off)) & e;
+            }
+            let l2 = fixed | (open_a & !a2) | (open_b & !b2);
+            if l2 == lost {
+                break;
+            }
+            lost = l2;
+        }
+        loss[w] = lost;
+    }
+
+    // The row's cells: its columns' loss bits packed in column order, then two bits each.
+    let phase = (row.start % CELLS_PER_WORD) as u32;
+    sc.packed.clear();
+    let mut p = Packer {
+        out: &mut sc.packed,
+        acc: 0,
+        n: 0,
+    };
+    p.put(0, phase);
+    for w in 0..words {
+        let valid = word_of(class_a, w) | word_of(class_b, w);
+        p.put(pext(loss[w], valid), valid.count_ones());
+    }
+    p.finish();
+    let first_word = row.start / CELLS_PER_WORD;
+    let end_word = (row.start + row.len as u64).div_ceil(CELLS_PER_WORD);
+    buf.clear();
+    let (from, to) = (phase as u64, phase as u64 + row.len as u64);
+    let mut bits = Bits {
+        src: &sc.packed,
+        at: 0,
+    };
+    for k in 0..end_word - first_word {
+        let lost = bits.take(32);
+        // The row's cells among this word's 32.
+        let (lo, hi) = (32 * k, 32 * k + 32);
+        let (a, b) = (from.max(lo) - lo, to.min(hi) - lo);
+        let in_row = if a >= b {
+            0
+        } else {
+            ((1u64 << (b - a)) - 1) << a
+        };
+        let win_at = pdep(!lost & in_row, 0x5555_5555_5555_5555);
+        let loss_at = pdep(lost & in_row, 0xAAAA_AAAA_AAAA_AAAA);
+        debug_assert_eq!(WIN, 1);
+        debug_assert_eq!(LOSS, 2);
+        buf.push(win_at | loss_at);
+    }
+    reads
 }

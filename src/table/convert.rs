@@ -100,7 +100,7 @@ pub fn compress(input: &Table, out: &Path, params: Params, progress: &ProgressBa
     };
     tmp.write_at(&sum_bytes, sums_sec.offset)?;
     let header = Header {
-        version: format::VERSION,
+        version: format::version_for(&game.spec),
         header_len: game.header_len(),
         size,
         encoding: if omitted {

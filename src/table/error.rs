@@ -28,6 +28,9 @@ pub enum TableErrorKind {
         oldest: u32,
         got: u32,
     },
+    /// A table of the sliced index (`,sliced`, `,sym`) written in a version before
+    /// [`super::format::ROW_ORDER_VERSION`], whose rows hold their positions in another order.
+    RowOrder { got: u32 },
     /// The file ends before its header says it does (the text says where).
     Truncated(String),
     /// Bytes that fail their checksum: `block` is the block (raw) or frame (compressed) of the
@@ -108,6 +111,12 @@ impl fmt::Display for TableErrorKind {
                 } else {
                     ""
                 }
+            ),
+            RowOrder { got } => write!(
+                f,
+                "format version {got} orders the rows of sliced and symmetric tables in a way this \
+                 retrodb no longer reads (version {} changed it): build the table again",
+                super::format::ROW_ORDER_VERSION
             ),
             Truncated(what) => write!(f, "file is truncated: {what}"),
             Checksum { section, block } => {

@@ -9,9 +9,15 @@ use crate::error::{Error, Result};
 use crate::games::Source;
 
 pub const MAGIC: [u8; 8] = *b"RETRODB\0";
-/// The version this crate writes. Version 1 (read too) always recorded rounds; version 2 records
-/// them only where the build followed remoteness (all-ones otherwise).
-pub const VERSION: u32 = 2;
+/// The newest version this crate writes. Version 1 (read too) always recorded rounds; version 2
+/// records them only where the build followed remoteness (all-ones otherwise); version 3 holds a
+/// sliced index's rows in increasing low configuration (docs/SLICES.md). A table is written in
+/// the oldest version that describes it ([`version_for`]), so tables of other games stay byte
+/// for byte what version 2 wrote.
+pub const VERSION: u32 = 3;
+/// The first version whose sliced rows are in increasing low configuration; tables of the sliced
+/// index written before it are refused ([`TableErrorKind::RowOrder`]).
+pub const ROW_ORDER_VERSION: u32 = 3;
 /// The oldest version this crate reads.
 pub const OLDEST_VERSION: u32 = 1;
 /// The rounds field's value for "not recorded" (version 2).
@@ -73,7 +79,8 @@ impl Section {
 
 #[derive(Clone, Debug)]
 pub struct Header {
-    /// The format version the file was written in (a header is always encoded in [`VERSION`]).
+    /// The format version the file was written in (a header is always encoded in the version
+    /// its spec needs, [`version_for`]).
     pub version: u32,
     pub header_len: u64,
     pub size: u64,
@@ -97,6 +104,16 @@ pub struct Header {
     pub source: SourceRef,
 }
 
+/// The version a table of `spec` is written in: [`ROW_ORDER_VERSION`] for the sliced index
+/// (`,sliced` and `,sym` specs), 2 for every other game.
+pub fn version_for(spec: &str) -> u32 {
+    let sliced = spec
+        .split(',')
+        .skip(1)
+        .any(|option| option == "sliced" || option == "sym");
+    if sliced { ROW_ORDER_VERSION } else { 2 }
+}
+
 pub fn align(x: u64, to: u64) -> u64 {
     x.div_ceil(to) * to
 }
@@ -111,7 +128,7 @@ impl Header {
     pub fn encode(&self, embedded: &[u8]) -> Vec<u8> {
         let mut b = Vec::with_capacity(self.header_len as usize);
         b.extend_from_slice(&MAGIC);
-        b.extend_from_slice(&VERSION.to_le_bytes());
+        b.extend_from_slice(&version_for(&self.spec).to_le_bytes());
         b.extend_from_slice(&(self.header_len as u32).to_le_bytes());
         b.extend_from_slice(&self.size.to_le_bytes());
         b.push(self.encoding as u8);
@@ -229,6 +246,9 @@ impl Header {
         let spec = std::str::from_utf8(&bytes[FIXED..FIXED + spec_len as usize])
             .map_err(|_| bad("game spec is not UTF-8".into()))?
             .to_string();
+        if version < version_for(&spec) {
+            return Err(fail(TableErrorKind::RowOrder { got: version }));
+        }
         let name = spec.split_once(':').map_or("", |(_, a)| a).to_string();
         let source = match bytes[26] {
             0 => SourceRef::None,

@@ -233,7 +233,7 @@ pub(crate) fn raw_header(
         len: sums.len() as u64 * 8,
     };
     Header {
-        version: format::VERSION,
+        version: format::version_for(&game.spec),
         header_len: game.header_len(),
         size,
         encoding: Encoding::Raw,

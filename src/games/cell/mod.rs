@@ -450,7 +450,7 @@ impl Game for CellGame {
             let (kl, kr) = s.key_masks(row.key);
             let row_end = (row.start + row.len as u64).min(end);
             for p in pos..row_end {
-                let (ll, lr) = s.low_masks[s.low_at(row, (kl, kr), p - row.start) as usize];
+                let (ll, lr) = s.low_masks[s.low_at(row, p - row.start) as usize];
                 let (l, r) = (kl | ll, kr | lr);
                 out.push(self.winner(l, r).is_none() && (l | r) != self.full);
             }
@@ -460,12 +460,12 @@ impl Game for CellGame {
     }
 
     /// Right to move: every move passes the turn, so all of their children have Left to move.
-    /// In the sliced index that is a row's class B, its second part.
+    /// In the sliced index that is a row's class B (interleaved with class A).
     fn omissible(&self, pos: u64) -> Option<bool> {
         Some(match self.sliced() {
             Some(s) => {
                 let row = s.row_at(pos);
-                pos >= row.start + row.split as u64
+                !s.left_moves_at(row, pos - row.start)
             }
             None => self.mover(pos) == Player::Right,
         })
@@ -480,9 +480,8 @@ impl Game for CellGame {
                 let mut pos = first;
                 while pos < end {
                     let row = s.row_at(pos);
-                    let split = row.start + row.split as u64;
                     let row_end = (row.start + row.len as u64).min(end);
-                    out.extend((pos..row_end).map(|p| p >= split));
+                    out.extend((pos..row_end).map(|p| !s.left_moves_at(row, p - row.start)));
                     pos = row_end;
                 }
             }

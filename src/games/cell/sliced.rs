@@ -8,9 +8,11 @@
 //! the low digits. Alternation from the empty board allows `L - R` (Left's cells minus Right's) of
 //! `D0` or `D0 + 1` only (`D0 = 0` when Left moves first, `-1` when Right does), so a key with
 //! `delta = L - R` among its cells admits the low configurations of two *classes*, `d = D0 -
-//! delta` (A: Left to move) and `d + 1` (B: Right to move). A row is class A's configurations in
-//! their rank order, then class B's; the rank order of a class sorts its configurations by filled
-//! cells, most first, then by value.
+//! delta` (A: Left to move) and `d + 1` (B: Right to move). A row holds the configurations of
+//! both classes in increasing value (the classes interleaved), so a row is a subset of the dense
+//! range `0..3^lw` in its own order: the bit-parallel kernel decides it over that range and
+//! packs it with one mask, and neighbouring values (which share most cells) sit side by side,
+//! which the compressor likes.
 //!
 //! With symmetry, only the row of each key's *canonical* image is kept: the image with the
 //! smallest value under the group's permutations (which keep the key cells among themselves). A
@@ -32,13 +34,14 @@ pub const MAX_LOW: u32 = 12;
 /// The most key cells: a table of `3^16` row numbers (172 MiB) at most.
 pub const MAX_KEY: u32 = 16;
 
-/// One class of low configurations: those with `L - R = d` among the low cells.
+/// The low configurations one row holds: those whose `L - R` among the low cells is `d` (class
+/// A, Left to move) or `d + 1` (class B, Right to move), in increasing value.
 #[derive(Clone, Debug, Default)]
-pub struct Class {
-    /// The configurations' values in rank order.
+pub struct RowType {
+    /// The configurations' values, increasing: position `start + i` of a row holds `list[i]`.
     pub list: Vec<u32>,
-    /// `by_count[c]`: the ranks of the configurations with `c` filled low cells.
-    pub by_count: Vec<std::ops::Range<u32>>,
+    /// `filled[c]`: how many of them have `c` filled low cells.
+    pub filled: Vec<u64>,
 }
 
 /// One stored row: a canonical key and where its positions start.
@@ -48,8 +51,9 @@ pub struct Row {
     pub key: u32,
     /// The key's claimed cells.
     pub tier: u32,
-    /// Class A's size: class B's positions start at `start + split`.
-    pub split: u32,
+    /// Class A's `L - R` among the low cells: the row holds the configurations of `d` and
+    /// `d + 1` ([`RowType`]).
+    pub d: i32,
     pub len: u32,
 }
 
@@ -74,10 +78,16 @@ pub struct Sliced {
     pub low_perm: Vec<Vec<u32>>,
     /// Each low configuration's Left and Right cells (board cells).
     pub low_masks: Vec<(u64, u64)>,
-    /// Each low configuration's rank in its class.
-    pub rank: Vec<u32>,
-    /// `classes[d + lw]` for `d` in `-lw..=lw`.
-    pub classes: Vec<Class>,
+    /// Each low configuration's `L - R` among the low cells.
+    pub delta: Vec<i8>,
+    /// `class_list[d + lw]`: the low configurations whose `L - R` is `d`, increasing.
+    pub class_list: Vec<Vec<u32>>,
+    /// Each low configuration's offset in a row that holds it in class A (`rank_a`) or in class
+    /// B (`rank_b`): the configurations of the row's two differences below it.
+    pub rank_a: Vec<u32>,
+    pub rank_b: Vec<u32>,
+    /// `row_types[d + lw + 1]` for class A's difference `d` in `-lw - 1..=lw`.
+    pub row_types: Vec<RowType>,
     pub rows: Vec<Row>,
     /// The row of each canonical key, `u32::MAX` for other keys and keys without positions.
     pub row_of_key: Vec<u32>,
@@ -163,27 +173,37 @@ impl Sliced {
                     .collect()
             })
             .collect();
-        let mut classes = vec![Class::default(); 2 * lw as usize + 1];
+        // Classes by difference, each in increasing value; a row of class A's difference `d`
+        // holds the merge of classes `d` and `d + 1`.
+        let mut class_list = vec![Vec::new(); 2 * lw as usize + 1];
         for v in 0..n_low {
-            classes[(diff[v] + lw as i32) as usize].list.push(v as u32);
+            class_list[(diff[v] + lw as i32) as usize].push(v as u32);
         }
-        let mut rank = vec![0u32; n_low];
-        for class in &mut classes {
-            class
-                .list
-                .sort_by_key(|&v| (std::cmp::Reverse(filled[v as usize]), v));
-            class.by_count = vec![0..0; lw as usize + 1];
-            for (i, &v) in class.list.iter().enumerate() {
-                rank[v as usize] = i as u32;
-                let c = filled[v as usize] as usize;
-                let range = &mut class.by_count[c];
-                if range.start == range.end {
-                    *range = i as u32..i as u32 + 1;
-                } else {
-                    range.end = i as u32 + 1;
+        let mut seen = vec![0u32; 2 * lw as usize + 3];
+        let (mut rank_a, mut rank_b) = (vec![0u32; n_low], vec![0u32; n_low]);
+        for v in 0..n_low {
+            // `seen[d + lw + 1]`: configurations below `v` whose difference is `d`.
+            let at = (diff[v] + lw as i32 + 1) as usize;
+            rank_a[v] = seen[at] + seen[at + 1];
+            rank_b[v] = seen[at - 1] + seen[at];
+            seen[at] += 1;
+        }
+        let row_types: Vec<RowType> = (-(lw as i32) - 1..=lw as i32)
+            .map(|d| {
+                let list: Vec<u32> = (0..n_low as u32)
+                    .filter(|&v| diff[v as usize] == d || diff[v as usize] == d + 1)
+                    .collect();
+                let mut by_filled = vec![0u64; lw as usize + 1];
+                for &v in &list {
+                    by_filled[filled[v as usize] as usize] += 1;
                 }
-            }
-        }
+                RowType {
+                    list,
+                    filled: by_filled,
+                }
+            })
+            .collect();
+        let delta: Vec<i8> = diff.iter().map(|&d| d as i8).collect();
         let mut index = Sliced {
             first,
             cells,
@@ -195,8 +215,11 @@ impl Sliced {
             key_perm,
             low_perm,
             low_masks,
-            rank,
-            classes,
+            delta,
+            class_list,
+            rank_a,
+            rank_b,
+            row_types,
             rows: Vec::new(),
             row_of_key: vec![u32::MAX; 3usize.pow(hw)],
             tier_rows: Vec::new(),
@@ -210,8 +233,7 @@ impl Sliced {
             if index.canonical(key as u64).0 != key as u64 {
                 continue;
             }
-            let (a, b) = index.row_classes(kl, kr);
-            if a.list.len() + b.list.len() > 0 {
+            if !index.row_type(kl, kr).list.is_empty() {
                 by_tier[(kl | kr).count_ones() as usize].push(key);
             }
         }
@@ -223,18 +245,17 @@ impl Sliced {
             let first_row = rows.len();
             for &key in &by_tier[k as usize] {
                 let (kl, kr) = index.key_masks(key);
-                let (a, b) = index.row_classes(kl, kr);
-                for class in [a, b] {
-                    for (c, range) in class.by_count.iter().enumerate() {
-                        tier_sizes[k as usize + c] += range.len() as u64;
-                    }
+                let kind = index.row_type(kl, kr);
+                for (c, &n) in kind.filled.iter().enumerate() {
+                    tier_sizes[k as usize + c] += n;
                 }
+                let list = &kind.list;
                 let row = Row {
                     start,
                     key,
                     tier: k,
-                    split: a.list.len() as u32,
-                    len: (a.list.len() + b.list.len()) as u32,
+                    d: index.class_a(kl, kr),
+                    len: list.len() as u32,
                 };
                 rows.push(row);
                 start += row.len as u64;
@@ -270,23 +291,51 @@ impl Sliced {
         }
     }
 
-    /// The two classes of a key's row: A (Left to move) and B (Right to move); an empty class
-    /// for a difference no low configuration has.
-    pub fn row_classes(&self, kl: u64, kr: u64) -> (&Class, &Class) {
-        static EMPTY: Class = Class {
+    /// Class A's difference (`L - R` among the low cells) in the row of a key with Left's
+    /// cells `kl` and Right's `kr`.
+    pub fn class_a(&self, kl: u64, kr: u64) -> i32 {
+        self.d0() - (kl.count_ones() as i32 - kr.count_ones() as i32)
+    }
+
+    /// The low configurations of a row whose class A has difference `d` (empty when no
+    /// configuration has `d` or `d + 1`).
+    pub fn row_type_of(&self, d: i32) -> &RowType {
+        static EMPTY: RowType = RowType {
             list: Vec::new(),
-            by_count: Vec::new(),
+            filled: Vec::new(),
         };
-        let delta = kl.count_ones() as i32 - kr.count_ones() as i32;
         let lw = self.low_digits() as i32;
-        let class = |d: i32| {
-            if d.abs() <= lw {
-                &self.classes[(d + lw) as usize]
-            } else {
-                &EMPTY
-            }
-        };
-        (class(self.d0() - delta), class(self.d0() + 1 - delta))
+        if (-lw - 1..=lw).contains(&d) {
+            &self.row_types[(d + lw + 1) as usize]
+        } else {
+            &EMPTY
+        }
+    }
+
+    /// The low configurations of a key's row.
+    pub fn row_type(&self, kl: u64, kr: u64) -> &RowType {
+        self.row_type_of(self.class_a(kl, kr))
+    }
+
+    /// The low configurations whose difference is `d`, increasing (empty past the low cells).
+    pub fn class_of(&self, d: i32) -> &[u32] {
+        let lw = self.low_digits() as i32;
+        if d.abs() <= lw {
+            &self.class_list[(d + lw) as usize]
+        } else {
+            &[]
+        }
+    }
+
+    /// The offset of low configuration `v` in a row whose class A has difference `d` (`v` must
+    /// be in the row: its difference `d` or `d + 1`).
+    #[inline(always)]
+    pub fn offset_in_row(&self, d: i32, v: u32) -> u32 {
+        if self.delta[v as usize] as i32 == d {
+            self.rank_a[v as usize]
+        } else {
+            self.rank_b[v as usize]
+        }
     }
 
     /// A key's Left and Right cells.
@@ -368,8 +417,13 @@ impl Sliced {
         let (key, v) = self.split(l, r);
         let (canon, g) = self.canonical(key);
         let row = &self.rows[self.row_of_key[canon as usize] as usize];
-        let offset = if dd == self.d0() { 0 } else { row.split as u64 };
-        Some(row.start + offset + self.rank[self.low_image(g, v) as usize] as u64)
+        let v = self.low_image(g, v);
+        let rank = if dd == self.d0() {
+            self.rank_a[v as usize]
+        } else {
+            self.rank_b[v as usize]
+        };
+        Some(row.start + rank as u64)
     }
 
     /// The row holding an index below `size`.
@@ -399,21 +453,20 @@ impl Sliced {
     pub fn masks(&self, pos: u64) -> (u64, u64) {
         let row = self.row_at(pos);
         let (kl, kr) = self.key_masks(row.key);
-        let (ll, lr) = self.low_masks[self.low_at(row, (kl, kr), pos - row.start) as usize];
+        let (ll, lr) = self.low_masks[self.low_at(row, pos - row.start) as usize];
         (kl | ll, kr | lr)
     }
 
-    /// The low configuration at `offset` in `row`, whose key has the cells `key` (Left's,
-    /// Right's): class A's configurations come first, then class B's.
+    /// The low configuration at `offset` in `row`.
     #[inline]
-    pub fn low_at(&self, row: &Row, key: (u64, u64), offset: u64) -> u32 {
-        let (a, b) = self.row_classes(key.0, key.1);
-        let split = row.split as u64;
-        if offset < split {
-            a.list[offset as usize]
-        } else {
-            b.list[(offset - split) as usize]
-        }
+    pub fn low_at(&self, row: &Row, offset: u64) -> u32 {
+        self.row_type_of(row.d).list[offset as usize]
+    }
+
+    /// Whether the position at `offset` in `row` has Left to move (class A).
+    #[inline]
+    pub fn left_moves_at(&self, row: &Row, offset: u64) -> bool {
+        self.delta[self.low_at(row, offset) as usize] as i32 == row.d
     }
 
     /// The boards a stored board stands for: its images under the group, without repeats.

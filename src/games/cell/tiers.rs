@@ -337,8 +337,8 @@ impl CellGame {
         }
     }
 
-    /// The positions of tier `t` in one row of the sliced index (`unit` is the row), class A
-    /// (Left to move) then class B, each in rank order: increasing indices.
+    /// The positions of tier `t` in one row of the sliced index (`unit` is the row), in
+    /// increasing index: the row's low configurations with `t - row.tier` filled cells.
     fn sliced_tier_walk(&self, s: &Sliced, t: u32, unit: u64, v: &mut impl TierVisitor) {
         let Some(row) = s.rows.get(unit as usize) else {
             return;
@@ -347,36 +347,35 @@ impl CellGame {
             return;
         };
         let (kl, kr) = s.key_masks(row.key);
-        let (a, b) = s.row_classes(kl, kr);
         let mut kids = [0u64; 64];
-        for (class, base, mover) in [
-            (a, row.start, Player::Left),
-            (b, row.start + row.split as u64, Player::Right),
-        ] {
-            let Some(ranks) = class.by_count.get(c as usize) else {
+        for (offset, &low) in s.row_type_of(row.d).list.iter().enumerate() {
+            let (ll, lr) = s.low_masks[low as usize];
+            if (ll | lr).count_ones() != c {
                 continue;
-            };
-            for rank in ranks.clone() {
-                let (ll, lr) = s.low_masks[class.list[rank as usize] as usize];
-                let (l, r) = (kl | ll, kr | lr);
-                let (status, n) = match self.winner(l, r) {
-                    Some(w) if w == mover => (Status::Over(Value::Win), 0),
-                    Some(_) => (Status::Over(Value::Loss), 0),
-                    None => {
-                        let mut n = 0;
-                        self.index.children(0, l, r, self.full & !(l | r), |child| {
-                            kids[n] = child;
-                            n += 1;
-                        });
-                        (Status::Open, n)
-                    }
-                };
-                v.visit(TierPosition {
-                    index: base + rank as u64,
-                    status,
-                    children: kids[..n].iter().copied(),
-                });
             }
+            let mover = if s.delta[low as usize] as i32 == row.d {
+                Player::Left
+            } else {
+                Player::Right
+            };
+            let (l, r) = (kl | ll, kr | lr);
+            let (status, n) = match self.winner(l, r) {
+                Some(w) if w == mover => (Status::Over(Value::Win), 0),
+                Some(_) => (Status::Over(Value::Loss), 0),
+                None => {
+                    let mut n = 0;
+                    self.index.children(0, l, r, self.full & !(l | r), |child| {
+                        kids[n] = child;
+                        n += 1;
+                    });
+                    (Status::Open, n)
+                }
+            };
+            v.visit(TierPosition {
+                index: row.start + offset as u64,
+                status,
+                children: kids[..n].iter().copied(),
+            });
         }
     }
 }
