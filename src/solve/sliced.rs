@@ -305,10 +305,10 @@ struct Facts {
     /// `key` (as digit masks) join: a row's ends read `2^lw` consecutive bits.
     joins: Vec<u64>,
     ends: RowFacts,
-    /// `gather[g][m][d + lw][i]`: for a key child reached by mover `m` (0 Left) whose key goes
-    /// to its canonical image by group element `g`, the offset in the child row of column
+    /// `gather[g][d + lw][i]`: for a key child whose key goes to its canonical image by group
+    /// element `g`, the rank in its class (of difference `d`) of the image of column
     /// `class_of(d)[i]` of the parent.
-    gather: Vec<[Vec<Vec<u32>>; 2]>,
+    gather: Vec<Vec<Vec<u32>>>,
 }
 
 impl Facts {
@@ -360,18 +360,14 @@ impl Facts {
         }
         let gather = (0..s.key_perm.len())
             .map(|g| {
-                let side = |rank: &[u32]| -> Vec<Vec<u32>> {
-                    (-(lw as i32)..=lw as i32)
-                        .map(|d| {
-                            s.class_of(d)
-                                .iter()
-                                .map(|&v| rank[s.low_image(g, v) as usize])
-                                .collect()
-                        })
-                        .collect()
-                };
-                // Left's key move leads to the child row's class B, Right's to its class A.
-                [side(&s.rank_b), side(&s.rank_a)]
+                (-(lw as i32)..=lw as i32)
+                    .map(|d| {
+                        s.class_of(d)
+                            .iter()
+                            .map(|&v| s.rank[s.low_image(g, v) as usize])
+                            .collect()
+                    })
+                    .collect()
             })
             .collect();
         Facts {
@@ -416,6 +412,8 @@ struct Scratch {
     right_by: Vec<u64>,
     /// A child row's loss bits, from its first table word on.
     child: Vec<u64>,
+    /// A child row's bits at a class's columns, in column order.
+    gathered: Vec<u64>,
     /// Loss bits in a row's order, from its first table word's first cell on.
     packed: Vec<u64>,
 }
@@ -432,6 +430,7 @@ impl Scratch {
             left_by: vec![0; by],
             right_by: vec![0; by],
             child: Vec::new(),
+            gathered: Vec::new(),
             packed: Vec::new(),
         }
     }
@@ -564,6 +563,32 @@ fn loss_bits(cells: &Cells<'_>, start: u64, len: u64, out: &mut Vec<u64>) {
     p.finish();
 }
 
+/// Bit `phase + at[i]` of `src` for each `i`, packed into `out` (cleared first).
+#[inline(always)]
+fn gather(src: &[u64], phase: usize, at: &[u32], out: &mut Vec<u64>) {
+    out.clear();
+    let bit = |o: u32| {
+        let k = phase + o as usize;
+        src[k / 64] >> (k % 64) & 1
+    };
+    let mut chunks = at.chunks_exact(64);
+    for chunk in &mut chunks {
+        let mut acc = 0u64;
+        for (i, &o) in chunk.iter().enumerate() {
+            acc |= bit(o) << i;
+        }
+        out.push(acc);
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut acc = 0u64;
+        for (i, &o) in rest.iter().enumerate() {
+            acc |= bit(o) << i;
+        }
+        out.push(acc);
+    }
+}
+
 /// Decides one row into `buf`, as the table's words from the row's first word on; returns the
 /// child rows read. Every row of the tier above is finished in `cells`.
 fn decide_row(
@@ -631,31 +656,35 @@ fn decide_row(
                 continue;
             };
             reads += 1;
-            loss_bits(cells, child.start, child.len as u64, &mut sc.child);
-            let phase = (child.start % CELLS_PER_WORD) as usize;
-            if g == 0 {
-                // The same columns: the child row's bits spread over its own classes, kept
-                // where the parent's mover moves from.
-                let (ca, cb) = (f.class(child.d), f.class(child.d + 1));
-                let mut bits = Bits {
+            // Left's move leads to the child row's class B, Right's to its class A: both have
+            // the parent's mover's difference, `dm`.
+            let (from, n) = if m == 0 {
+                (child.split, child.len - child.split)
+            } else {
+                (0, child.split)
+            };
+            loss_bits(cells, child.start + from as u64, n as u64, &mut sc.child);
+            let phase = ((child.start + from as u64) % CELLS_PER_WORD) as usize;
+            let mut bits = if g == 0 {
+                // The same columns, in the same order.
+                Bits {
                     src: &sc.child,
                     at: phase,
-                };
-                for w in 0..words {
-                    let valid = ca.map_or(0, |c| c[w]) | cb.map_or(0, |c| c[w]);
-                    let x = pdep(bits.take(valid.count_ones()), valid);
-                    sc.wins[w] |= x & cols[w];
                 }
             } else {
-                let list = s.class_of(dm);
-                let at = &f.gather[g][m][(dm + lw as i32) as usize];
-                let child_bits = &sc.child;
-                let bit = |o: u32| {
-                    let k = phase + o as usize;
-                    child_bits[k / 64] >> (k % 64) & 1
-                };
-                for (&v, &o) in list.iter().zip(at) {
-                    sc.wins[v as usize / 64] |= bit(o) << (v % 64);
+                // The child's bit of each parent column of the class, in column order.
+                let at = &f.gather[g][(dm + lw as i32) as usize];
+                gather(&sc.child, phase, at, &mut sc.gathered);
+                Bits {
+                    src: &sc.gathered,
+                    at: 0,
+                }
+            };
+            {
+                for (&mask, win) in cols.iter().zip(sc.wins.iter_mut()) {
+                    if mask != 0 {
+                        *win |= pdep(bits.take(mask.count_ones()), mask);
+                    }
                 }
             }
         }
@@ -707,7 +736,8 @@ fn decide_row(
         loss[w] = lost;
     }
 
-    // The row's cells: its columns' loss bits packed in column order, then two bits each.
+    // The row's cells: class A's columns' loss bits in column order, then class B's, then two
+    // bits each.
     let phase = (row.start % CELLS_PER_WORD) as u32;
     sc.packed.clear();
     let mut p = Packer {
@@ -716,9 +746,10 @@ fn decide_row(
         n: 0,
     };
     p.put(0, phase);
-    for w in 0..words {
-        let valid = word_of(class_a, w) | word_of(class_b, w);
-        p.put(pext(loss[w], valid), valid.count_ones());
+    for class in [class_a, class_b] {
+        for (&mask, &lost) in class.iter().zip(loss.iter()) {
+            p.put(pext(lost, mask), mask.count_ones());
+        }
     }
     p.finish();
     let first_word = row.start / CELLS_PER_WORD;

@@ -8,11 +8,11 @@
 //! the low digits. Alternation from the empty board allows `L - R` (Left's cells minus Right's) of
 //! `D0` or `D0 + 1` only (`D0 = 0` when Left moves first, `-1` when Right does), so a key with
 //! `delta = L - R` among its cells admits the low configurations of two *classes*, `d = D0 -
-//! delta` (A: Left to move) and `d + 1` (B: Right to move). A row holds the configurations of
-//! both classes in increasing value (the classes interleaved), so a row is a subset of the dense
-//! range `0..3^lw` in its own order: the bit-parallel kernel decides it over that range and
-//! packs it with one mask, and neighbouring values (which share most cells) sit side by side,
-//! which the compressor likes.
+//! delta` (A: Left to move) and `d + 1` (B: Right to move). A row is class A's configurations in
+//! increasing value, then class B's: each class is a subset of the dense range `0..3^lw` in its
+//! own order, so the bit-parallel kernel decides a row over that range and packs each class with
+//! one mask; neighbouring values (which share most cells) sit side by side, and Right's
+//! positions form one run, both of which the compressor likes.
 //!
 //! With symmetry, only the row of each key's *canonical* image is kept: the image with the
 //! smallest value under the group's permutations (which keep the key cells among themselves). A
@@ -34,16 +34,6 @@ pub const MAX_LOW: u32 = 12;
 /// The most key cells: a table of `3^16` row numbers (172 MiB) at most.
 pub const MAX_KEY: u32 = 16;
 
-/// The low configurations one row holds: those whose `L - R` among the low cells is `d` (class
-/// A, Left to move) or `d + 1` (class B, Right to move), in increasing value.
-#[derive(Clone, Debug, Default)]
-pub struct RowType {
-    /// The configurations' values, increasing: position `start + i` of a row holds `list[i]`.
-    pub list: Vec<u32>,
-    /// `filled[c]`: how many of them have `c` filled low cells.
-    pub filled: Vec<u64>,
-}
-
 /// One stored row: a canonical key and where its positions start.
 #[derive(Clone, Copy, Debug)]
 pub struct Row {
@@ -51,9 +41,11 @@ pub struct Row {
     pub key: u32,
     /// The key's claimed cells.
     pub tier: u32,
-    /// Class A's `L - R` among the low cells: the row holds the configurations of `d` and
-    /// `d + 1` ([`RowType`]).
+    /// Class A's `L - R` among the low cells: the row holds the configurations of `d` (class
+    /// A), then those of `d + 1` (class B).
     pub d: i32,
+    /// Class A's size: class B's positions start at `start + split`.
+    pub split: u32,
     pub len: u32,
 }
 
@@ -82,12 +74,10 @@ pub struct Sliced {
     pub delta: Vec<i8>,
     /// `class_list[d + lw]`: the low configurations whose `L - R` is `d`, increasing.
     pub class_list: Vec<Vec<u32>>,
-    /// Each low configuration's offset in a row that holds it in class A (`rank_a`) or in class
-    /// B (`rank_b`): the configurations of the row's two differences below it.
-    pub rank_a: Vec<u32>,
-    pub rank_b: Vec<u32>,
-    /// `row_types[d + lw + 1]` for class A's difference `d` in `-lw - 1..=lw`.
-    pub row_types: Vec<RowType>,
+    /// `class_filled[d + lw][c]`: how many of them have `c` filled low cells.
+    pub class_filled: Vec<Vec<u64>>,
+    /// Each low configuration's rank in its class: the configurations of its class below it.
+    pub rank: Vec<u32>,
     pub rows: Vec<Row>,
     /// The row of each canonical key, `u32::MAX` for other keys and keys without positions.
     pub row_of_key: Vec<u32>,
@@ -179,30 +169,15 @@ impl Sliced {
         for v in 0..n_low {
             class_list[(diff[v] + lw as i32) as usize].push(v as u32);
         }
-        let mut seen = vec![0u32; 2 * lw as usize + 3];
-        let (mut rank_a, mut rank_b) = (vec![0u32; n_low], vec![0u32; n_low]);
-        for v in 0..n_low {
-            // `seen[d + lw + 1]`: configurations below `v` whose difference is `d`.
-            let at = (diff[v] + lw as i32 + 1) as usize;
-            rank_a[v] = seen[at] + seen[at + 1];
-            rank_b[v] = seen[at - 1] + seen[at];
-            seen[at] += 1;
+        let mut rank = vec![0u32; n_low];
+        let mut class_filled = vec![vec![0u64; lw as usize + 1]; 2 * lw as usize + 1];
+        for list in &class_list {
+            for (i, &v) in list.iter().enumerate() {
+                rank[v as usize] = i as u32;
+                class_filled[(diff[v as usize] + lw as i32) as usize][filled[v as usize] as usize] +=
+                    1;
+            }
         }
-        let row_types: Vec<RowType> = (-(lw as i32) - 1..=lw as i32)
-            .map(|d| {
-                let list: Vec<u32> = (0..n_low as u32)
-                    .filter(|&v| diff[v as usize] == d || diff[v as usize] == d + 1)
-                    .collect();
-                let mut by_filled = vec![0u64; lw as usize + 1];
-                for &v in &list {
-                    by_filled[filled[v as usize] as usize] += 1;
-                }
-                RowType {
-                    list,
-                    filled: by_filled,
-                }
-            })
-            .collect();
         let delta: Vec<i8> = diff.iter().map(|&d| d as i8).collect();
         let mut index = Sliced {
             first,
@@ -217,9 +192,8 @@ impl Sliced {
             low_masks,
             delta,
             class_list,
-            rank_a,
-            rank_b,
-            row_types,
+            class_filled,
+            rank,
             rows: Vec::new(),
             row_of_key: vec![u32::MAX; 3usize.pow(hw)],
             tier_rows: Vec::new(),
@@ -233,7 +207,8 @@ impl Sliced {
             if index.canonical(key as u64).0 != key as u64 {
                 continue;
             }
-            if !index.row_type(kl, kr).list.is_empty() {
+            let d = index.class_a(kl, kr);
+            if index.class_len(d) + index.class_len(d + 1) > 0 {
                 by_tier[(kl | kr).count_ones() as usize].push(key);
             }
         }
@@ -245,17 +220,22 @@ impl Sliced {
             let first_row = rows.len();
             for &key in &by_tier[k as usize] {
                 let (kl, kr) = index.key_masks(key);
-                let kind = index.row_type(kl, kr);
-                for (c, &n) in kind.filled.iter().enumerate() {
-                    tier_sizes[k as usize + c] += n;
+                let d = index.class_a(kl, kr);
+                for class in [d, d + 1] {
+                    if let Some(counts) = index.class_counts(class) {
+                        for (c, &n) in counts.iter().enumerate() {
+                            tier_sizes[k as usize + c] += n;
+                        }
+                    }
                 }
-                let list = &kind.list;
+                let split = index.class_len(d);
                 let row = Row {
                     start,
                     key,
                     tier: k,
-                    d: index.class_a(kl, kr),
-                    len: list.len() as u32,
+                    d,
+                    split,
+                    len: split + index.class_len(d + 1),
                 };
                 rows.push(row);
                 start += row.len as u64;
@@ -297,26 +277,6 @@ impl Sliced {
         self.d0() - (kl.count_ones() as i32 - kr.count_ones() as i32)
     }
 
-    /// The low configurations of a row whose class A has difference `d` (empty when no
-    /// configuration has `d` or `d + 1`).
-    pub fn row_type_of(&self, d: i32) -> &RowType {
-        static EMPTY: RowType = RowType {
-            list: Vec::new(),
-            filled: Vec::new(),
-        };
-        let lw = self.low_digits() as i32;
-        if (-lw - 1..=lw).contains(&d) {
-            &self.row_types[(d + lw + 1) as usize]
-        } else {
-            &EMPTY
-        }
-    }
-
-    /// The low configurations of a key's row.
-    pub fn row_type(&self, kl: u64, kr: u64) -> &RowType {
-        self.row_type_of(self.class_a(kl, kr))
-    }
-
     /// The low configurations whose difference is `d`, increasing (empty past the low cells).
     pub fn class_of(&self, d: i32) -> &[u32] {
         let lw = self.low_digits() as i32;
@@ -327,15 +287,16 @@ impl Sliced {
         }
     }
 
-    /// The offset of low configuration `v` in a row whose class A has difference `d` (`v` must
-    /// be in the row: its difference `d` or `d + 1`).
-    #[inline(always)]
-    pub fn offset_in_row(&self, d: i32, v: u32) -> u32 {
-        if self.delta[v as usize] as i32 == d {
-            self.rank_a[v as usize]
-        } else {
-            self.rank_b[v as usize]
-        }
+    /// The number of low configurations whose difference is `d`.
+    pub fn class_len(&self, d: i32) -> u32 {
+        self.class_of(d).len() as u32
+    }
+
+    /// `counts[c]`: the low configurations whose difference is `d` with `c` filled low cells
+    /// (`None` past the low cells).
+    fn class_counts(&self, d: i32) -> Option<&[u64]> {
+        let lw = self.low_digits() as i32;
+        (d.abs() <= lw).then(|| &self.class_filled[(d + lw) as usize][..])
     }
 
     /// A key's Left and Right cells.
@@ -417,13 +378,8 @@ impl Sliced {
         let (key, v) = self.split(l, r);
         let (canon, g) = self.canonical(key);
         let row = &self.rows[self.row_of_key[canon as usize] as usize];
-        let v = self.low_image(g, v);
-        let rank = if dd == self.d0() {
-            self.rank_a[v as usize]
-        } else {
-            self.rank_b[v as usize]
-        };
-        Some(row.start + rank as u64)
+        let offset = if dd == self.d0() { 0 } else { row.split as u64 };
+        Some(row.start + offset + self.rank[self.low_image(g, v) as usize] as u64)
     }
 
     /// The row holding an index below `size`.
@@ -457,16 +413,22 @@ impl Sliced {
         (kl | ll, kr | lr)
     }
 
-    /// The low configuration at `offset` in `row`.
+    /// The low configuration at `offset` in `row`: class A's configurations come first, then
+    /// class B's, each in increasing value.
     #[inline]
     pub fn low_at(&self, row: &Row, offset: u64) -> u32 {
-        self.row_type_of(row.d).list[offset as usize]
+        let split = row.split as u64;
+        if offset < split {
+            self.class_of(row.d)[offset as usize]
+        } else {
+            self.class_of(row.d + 1)[(offset - split) as usize]
+        }
     }
 
     /// Whether the position at `offset` in `row` has Left to move (class A).
     #[inline]
     pub fn left_moves_at(&self, row: &Row, offset: u64) -> bool {
-        self.delta[self.low_at(row, offset) as usize] as i32 == row.d
+        offset < row.split as u64
     }
 
     /// The boards a stored board stands for: its images under the group, without repeats.

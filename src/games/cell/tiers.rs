@@ -338,7 +338,8 @@ impl CellGame {
     }
 
     /// The positions of tier `t` in one row of the sliced index (`unit` is the row), in
-    /// increasing index: the row's low configurations with `t - row.tier` filled cells.
+    /// increasing index: the row's low configurations with `t - row.tier` filled cells, class A
+    /// (Left to move) then class B.
     fn sliced_tier_walk(&self, s: &Sliced, t: u32, unit: u64, v: &mut impl TierVisitor) {
         let Some(row) = s.rows.get(unit as usize) else {
             return;
@@ -348,16 +349,13 @@ impl CellGame {
         };
         let (kl, kr) = s.key_masks(row.key);
         let mut kids = [0u64; 64];
-        for (offset, &low) in s.row_type_of(row.d).list.iter().enumerate() {
+        let a = s.class_of(row.d).iter().map(|&v| (v, Player::Left));
+        let b = s.class_of(row.d + 1).iter().map(|&v| (v, Player::Right));
+        for (offset, (low, mover)) in a.chain(b).enumerate() {
             let (ll, lr) = s.low_masks[low as usize];
             if (ll | lr).count_ones() != c {
                 continue;
             }
-            let mover = if s.delta[low as usize] as i32 == row.d {
-                Player::Left
-            } else {
-                Player::Right
-            };
             let (l, r) = (kl | ll, kr | lr);
             let (status, n) = match self.winner(l, r) {
                 Some(w) if w == mover => (Status::Over(Value::Win), 0),
