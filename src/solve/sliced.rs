@@ -65,10 +65,10 @@ pub fn tables_bytes(s: &Sliced) -> u64 {
     let (lw, hw) = (s.low_digits() as u64, s.key_digits() as u64);
     let low = 3u64.pow(lw as u32);
     let group = s.key_perm.len() as u64;
-    let index = low * (16 + 1 + 4 + 4 + 4 + 8 + 4 * s.low_perm.len() as u64)
+    let index = low * (16 + 1 + 4 + 4 + 4 * s.low_perm.len() as u64)
         + s.row_of_key.len() as u64 * 4
         + s.rows.len() as u64 * std::mem::size_of::<Row>() as u64;
-    let kernel = (3 * lw + 1) * low / 8 + group * 2 * low * 4 + (1u64 << (lw + hw)) / 8;
+    let kernel = (3 * lw + 1) * low / 8 + group * low * 4 + (1u64 << (lw + hw)) / 8;
     index + kernel
 }
 
