@@ -103,14 +103,14 @@ pub fn run(a: Args) -> Result<ExitCode> {
         v["peak_rss_bytes"] = serde_json::json!(peak);
         v["threads"] = serde_json::json!(rayon::current_num_threads());
         v["load_seconds"] = serde_json::json!(load_seconds);
-        println!("{v}");
+        outln!("{v}")?;
     } else {
-        print_summary(&summary, peak);
+        print_summary(&summary, peak)?;
         if let Some(c) = summary.compress_seconds {
-            println!(
+            outln!(
                 "compressed in {c:.2} s; the whole command took {:.2} s",
                 summary.total_seconds
-            );
+            )?;
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -128,7 +128,7 @@ fn checkpoint_every(secs: f64) -> Result<std::time::Duration> {
 fn show_plan(game: &AnyGame, out: &std::path::Path, opts: &mut BuildOptions) {
     let lines = build::report::before_build(game, out, opts);
     for line in &lines {
-        eprintln!("{line}");
+        errln!("{line}");
     }
     if lines.len() > 1 {
         let bar = opts.progress.clone();
@@ -138,8 +138,8 @@ fn show_plan(game: &AnyGame, out: &std::path::Path, opts: &mut BuildOptions) {
             if build::report::tier_worth_a_line(r, first) {
                 let line = build::report::tier_line(r);
                 match &bar {
-                    Some(b) => b.suspend(|| eprintln!("{line}")),
-                    None => eprintln!("{line}"),
+                    Some(b) => b.suspend(|| errln!("{line}")),
+                    None => errln!("{line}"),
                 }
             }
         }));
@@ -181,7 +181,7 @@ fn run_mpi(a: Args) -> Result<ExitCode> {
         Ok(s) => s,
         Err(e) => {
             // Every rank stops; each says why (the failing one names the file, line or rank).
-            eprintln!("retrodb: rank {} of {}: {e}", comm.rank(), comm.ranks());
+            errln!("retrodb: rank {} of {}: {e}", comm.rank(), comm.ranks());
             return Ok(ExitCode::FAILURE);
         }
     };
@@ -190,21 +190,25 @@ fn run_mpi(a: Args) -> Result<ExitCode> {
             let mut v = serde_json::to_value(&summary)?;
             v["peak_rss_bytes_rank0"] = serde_json::json!(retrodb::memory::peak_rss());
             v["threads"] = serde_json::json!(rayon::current_num_threads());
-            println!("{v}");
+            outln!("{v}")?;
         } else {
             let [_, win, loss, draw] = summary.counts;
-            println!(
+            outln!(
                 "built {}: {} positions ({win} won, {loss} lost, {draw} drawn), {} edges, {} \
                  rounds, on {} ranks",
-                summary.path, summary.positions, summary.edges, summary.rounds, summary.ranks
-            );
-            println!(
+                summary.path,
+                summary.positions,
+                summary.edges,
+                summary.rounds,
+                summary.ranks
+            )?;
+            outln!(
                 "solve {:.2} s, total {:.2} s, {}; bytes sent by rank: {}",
                 summary.solve_seconds,
                 summary.total_seconds,
                 human_bytes(summary.file_bytes),
                 bytes_by_rank(&summary.bytes_sent)
-            );
+            )?;
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -247,7 +251,7 @@ fn run_mpi_sliced(
                 p.finish_and_clear();
             }
             // Every rank stops; each says why (the failing one names the job or the file).
-            eprintln!("retrodb: rank {} of {}: {e}", comm.rank(), comm.ranks());
+            errln!("retrodb: rank {} of {}: {e}", comm.rank(), comm.ranks());
             return Ok(ExitCode::FAILURE);
         }
     };
@@ -264,14 +268,14 @@ fn run_mpi_sliced(
         v["bytes_sent"] = serde_json::json!(summary.bytes_sent);
         v["peak_rss_bytes_rank0"] = serde_json::json!(peak);
         v["threads"] = serde_json::json!(rayon::current_num_threads());
-        println!("{v}");
+        outln!("{v}")?;
     } else {
-        print_summary(s, peak);
-        println!(
+        print_summary(s, peak)?;
+        outln!(
             "on {} ranks; bytes sent by rank: {}",
             summary.ranks,
             bytes_by_rank(&summary.bytes_sent)
-        );
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -296,7 +300,7 @@ fn crash_after_tier() -> Option<build::HaltAfterTier> {
         .ok()?;
     Some(std::sync::Arc::new(move |r: &build::TierReport| {
         if r.tier == tier {
-            eprintln!("retrodb: RETRODB_CRASH_AFTER_TIER={tier}: aborting as asked");
+            errln!("retrodb: RETRODB_CRASH_AFTER_TIER={tier}: aborting as asked");
             std::process::abort();
         }
         false
@@ -326,20 +330,21 @@ pub fn default_name(spec: &str) -> PathBuf {
     PathBuf::from(format!("{clean}.rdb"))
 }
 
-pub fn print_summary(s: &BuildSummary, peak: Option<u64>) {
+pub fn print_summary(s: &BuildSummary, peak: Option<u64>) -> Result<(), super::out::StdoutError> {
     use super::{grouped, rate};
     if let Some(t) = s.resumed_from_tier {
-        println!("resumed the interrupted build below tier {t}");
+        outln!("resumed the interrupted build below tier {t}")?;
     }
     if !s.complete {
-        println!(
+        outln!(
             "stopped as asked after {:.2} s; work file {} (rerun the same build to resume)",
-            s.solve_seconds, s.path
-        );
-        return;
+            s.solve_seconds,
+            s.path
+        )?;
+        return Ok(());
     }
     let [unused, win, loss, draw] = s.counts;
-    println!(
+    outln!(
         "built {} for {}: {} positions ({} win, {} loss, {} draw, {} unused indices)",
         s.path,
         s.spec,
@@ -348,7 +353,7 @@ pub fn print_summary(s: &BuildSummary, peak: Option<u64>) {
         grouped(loss),
         grouped(draw),
         grouped(unused)
-    );
+    )?;
     // The random accesses: parent visits (counter engine), children read (tiered engine);
     // none counted where whole rows are decided at once.
     let reads = match (s.parent_visits, s.child_probes) {
@@ -356,7 +361,7 @@ pub fn print_summary(s: &BuildSummary, peak: Option<u64>) {
         (v, 0) => format!(", {} parent visits", rate(v as f64, s.solve_seconds)),
         (_, p) => format!(", {} child probes", rate(p as f64, s.solve_seconds)),
     };
-    println!(
+    outln!(
         "solved in {:.2} s by the {} engine with {} threads: {}{} positions{}{}; file {}{}",
         s.solve_seconds,
         s.engine.name(),
@@ -373,5 +378,6 @@ pub fn print_summary(s: &BuildSummary, peak: Option<u64>) {
             ", peak memory {}",
             human_bytes(p)
         ))
-    );
+    )?;
+    Ok(())
 }

@@ -73,14 +73,14 @@ pub fn compress(a: CompressArgs) -> Result<ExitCode> {
     let bytes = table::compress(&t, &a.output, a.zstd.params(), &bar)?;
     bar.finish_and_clear();
     let used = t.header().size - t.header().counts[0];
-    println!(
+    outln!(
         "wrote {}: {} ({:.1}% of {}), {:.3} bits per position",
         a.output.display(),
         human_bytes(bytes),
         100.0 * bytes as f64 / raw as f64,
         human_bytes(raw),
         bytes as f64 * 8.0 / used.max(1) as f64
-    );
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -89,6 +89,6 @@ pub fn decompress(a: DecompressArgs) -> Result<ExitCode> {
     let bar = super::progress_bar(a.quiet, "decompressing");
     let bytes = table::decompress(&t, &a.output, &bar)?;
     bar.finish_and_clear();
-    println!("wrote {}: {}", a.output.display(), human_bytes(bytes));
+    outln!("wrote {}: {}", a.output.display(), human_bytes(bytes))?;
     Ok(ExitCode::SUCCESS)
 }

@@ -47,7 +47,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
     }
     let (table, built) = cache::open_or_build(&a.game, a.table.as_deref())?;
     if built {
-        eprintln!("built {}", table.path().display());
+        errln!("built {}", table.path().display());
     }
     let style = if std::io::stdout().is_terminal() {
         PictureStyle::Colour
@@ -56,7 +56,8 @@ pub fn run(a: Args) -> Result<ExitCode> {
     };
     let mut game = Match::new(&table, human, opponent, a.from.as_deref(), style)?;
     let stdin = std::io::stdin();
-    let stdout = std::io::stdout();
-    game.run(&mut stdin.lock(), &mut stdout.lock())?;
+    let mut out = super::out::Stdout::new();
+    game.run(&mut stdin.lock(), &mut out)?;
+    std::io::Write::flush(&mut out)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -51,7 +51,11 @@ impl Tally {
                 self.wrong_answers += 1;
                 eprintln!("WRONG ANSWER in {what}");
             }
-        } else if err.starts_with("retrodb: ") || err.starts_with("error: ") {
+        } else if err.starts_with("retrodb: ")
+            || err.starts_with("error: ")
+            // A command that said what it was doing on stderr (research) ends with its error.
+            || err.lines().last().is_some_and(|l| l.starts_with("retrodb: "))
+        {
             self.clear_errors += 1;
         } else {
             self.panics += 1;
@@ -657,4 +661,126 @@ fn a_25_cell_build_prints_its_plan_and_refuses_a_disk_too_small() {
         );
         assert!(listing(&mnt).is_empty(), "{spec}: nothing written");
     }
+}
+
+// The second round (issue 27): each test failed on the binary of the commit before its fix.
+
+/// Where a command's stdout goes in [`stdout_faults`].
+#[derive(Clone, Copy, Debug)]
+enum Sink {
+    /// `/dev/full`: every write fails with ENOSPC.
+    Full,
+    /// A pipe whose reading end is closed before the command starts (`| true`).
+    ClosedPipe,
+}
+
+/// Runs `retrodb ARGS` with stdout into `sink`, stdin empty.
+fn run_into(args: &[&str], sink: Sink) -> Output {
+    let stdout = match sink {
+        Sink::Full => Stdio::from(std::fs::File::create("/dev/full").unwrap()),
+        Sink::ClosedPipe => {
+            let (reader, writer) = std::io::pipe().unwrap();
+            drop(reader);
+            Stdio::from(writer)
+        }
+    };
+    Command::new(env!("CARGO_BIN_EXE_retrodb"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::null())
+        .stdout(stdout)
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap()
+}
+
+/// Every subcommand that prints (but `bench` and `serve`), as argument lists, with the tables
+/// and directories they need made in `d`.
+fn printing_commands(d: &Path) -> Vec<Vec<String>> {
+    let t = d.join("t.rdb");
+    let tr = d.join("tr.rdb");
+    let z = d.join("z.rdb");
+    for (out, extra) in [
+        (&t, None),
+        (&tr, Some("--remoteness")),
+        (&z, Some("--compress")),
+    ] {
+        let mut a = vec!["build", "hex:2", "-o", s(out), "--quiet"];
+        a.extend(extra);
+        assert!(run(&a).status.success());
+    }
+    let p = |n: &str| s(&d.join(n)).to_string();
+    let cmds: Vec<Vec<&str>> = vec![
+        vec!["info", s(&t)],
+        vec!["info", s(&t), "--json"],
+        vec!["verify", s(&t), "--quiet"],
+        vec!["dump", s(&t)],
+        vec!["probe", s(&t), "....", "--json"],
+        vec!["probe", s(&tr), "...."],
+        vec!["show", "hex:2", "L..."],
+        vec!["values", "hex:2"],
+        vec!["values", "hex:2", "--json"],
+        vec!["build", "hex:2", "--quiet", "-o"],
+        vec!["build", "hex:2", "--quiet", "--json", "-o"],
+        vec!["build", "hex:2", "--quiet", "--compress", "-o"],
+        vec!["compress", s(&t), "--quiet"],
+        vec!["decompress", s(&z), "--quiet"],
+        vec!["gen", "digraph", "--vertices", "10", "--edges", "20", "-o"],
+        vec!["sweep", "shannon", "--max-vertices", "3"],
+        vec!["sweep", "shannon", "--max-vertices", "3", "--json"],
+        vec!["research", "bridgit", "--size", "1", "--table"],
+        vec!["research", "bridgit", "--size", "1", "--json", "--table"],
+        vec!["demo", "--dir"],
+        vec!["play", "hex:2", "--table", s(&tr)],
+        vec!["--version"],
+        vec!["help"],
+    ];
+    cmds.into_iter()
+        .enumerate()
+        .map(|(k, c)| {
+            let mut v: Vec<String> = c.iter().map(|w| w.to_string()).collect();
+            // The commands that write a file write a new one each.
+            if matches!(c.last(), Some(&("-o" | "--table" | "--dir"))) || c[0] == "compress" {
+                v.push(p(&format!("out{k}.rdb")));
+            }
+            if c[0] == "decompress" {
+                v.push(p(&format!("out{k}.rdb")));
+            }
+            v
+        })
+        .collect()
+}
+
+/// Stdout on a full device or a closed pipe, for every command: never a panic. A closed pipe
+/// is the reader's choice (exit 0, nothing said); a full device is a one-line error naming
+/// stdout, exit 1.
+#[test]
+fn stdout_write_errors_are_messages_and_a_closed_pipe_is_quiet() {
+    let dir = tempfile::tempdir().unwrap();
+    let cmds = printing_commands(dir.path());
+    let mut tally = Tally::default();
+    let mut wrong = Vec::new();
+    for cmd in &cmds {
+        for sink in [Sink::Full, Sink::ClosedPipe] {
+            let a: Vec<&str> = cmd.iter().map(String::as_str).collect();
+            let o = run_into(&a, sink);
+            tally.run(&format!("{a:?} into {sink:?}"), &o, None);
+            let err = stderr(&o);
+            let ok = match sink {
+                Sink::Full => {
+                    o.status.code() == Some(1)
+                        && err.lines().last().is_some_and(|l| {
+                            l.starts_with("retrodb: cannot write to stdout: No space left")
+                        })
+                }
+                Sink::ClosedPipe => o.status.code() == Some(0) && !err.contains("stdout"),
+            };
+            if !ok {
+                wrong.push(format!("{a:?} into {sink:?}: {:?} {err:?}", o.status));
+            }
+        }
+    }
+    tally.check("stdout faults");
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert!(tally.cases >= 40, "{tally:?}");
 }
