@@ -30,7 +30,7 @@ use crate::table::write::{GameFields, RawWriter, TempFile};
 use crate::table::{OutputLock, raw_sibling, zstd::Params};
 use crate::with_game;
 
-pub use checkpoint::Checkpoint;
+pub use checkpoint::{Checkpoint, Identity};
 pub use tiered::{TierReport, TieredPlan, plan_tiered};
 
 /// How to build a table.
@@ -64,6 +64,9 @@ pub struct BuildOptions {
     /// returning true stops the build there as [`Self::stop`] would, its work files kept. Tests
     /// use it to cut a build at a chosen tier, the way a crash would.
     pub halt_after_tier: Option<HaltAfterTier>,
+    /// Tiered engine: discard a checkpoint beside the output that this build may not resume
+    /// (another game, input file or options) and start over, instead of refusing.
+    pub restart: bool,
 }
 
 /// What [`BuildOptions::on_tier`] calls.
@@ -91,6 +94,7 @@ impl Default for BuildOptions {
             compress: None,
             compress_progress: None,
             halt_after_tier: None,
+            restart: false,
         }
     }
 }

@@ -42,6 +42,11 @@ pub struct Args {
     /// checkpoint; each checkpoint writes the work files back to disk.
     #[arg(long, value_name = "SECS", default_value_t = build::CHECKPOINT_EVERY.as_secs_f64())]
     checkpoint_every: f64,
+    /// Tiered engine: when the work files beside the output belong to another build (another
+    /// game, a changed input file, other options), discard them and start over instead of
+    /// refusing.
+    #[arg(long)]
+    restart: bool,
     /// Print the summary as JSON.
     #[arg(long)]
     json: bool,
@@ -81,6 +86,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
         compress_progress: Some(super::progress_bar(a.quiet, "compressing")),
         halt_after_tier: crash_after_tier(),
         checkpoint_every: checkpoint_every(a.checkpoint_every)?,
+        restart: a.restart,
     };
     if a.tiers.is_some() && a.compress {
         anyhow::bail!("--tiers stops a build before its table exists; build, then compress");
@@ -233,6 +239,7 @@ fn run_mpi_sliced(
         stop_after_tiers: a.tiers,
         halt_after_tier: crash_after_tier(),
         checkpoint_every: checkpoint_every(a.checkpoint_every)?,
+        restart: a.restart,
         ..BuildOptions::default()
     };
     if rank0 && !a.quiet && !a.json {

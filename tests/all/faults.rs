@@ -784,3 +784,81 @@ fn stdout_write_errors_are_messages_and_a_closed_pipe_is_quiet() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     assert!(tally.cases >= 40, "{tally:?}");
 }
+
+/// `build shannon:g.txt --tiers 3 --remoteness`, `g.txt` edited to another graph with as many
+/// edges, the build run again: it must not resume (the old binary did, and wrote a table that
+/// differs from a fresh build's), must write no table, and must say the input changed;
+/// `--restart` starts over and builds the fresh build's table. A checkpoint's options are
+/// matched too: a resume that drops or adds `--remoteness` says the options differ (the old
+/// binary called the work file damaged).
+#[test]
+fn a_resume_after_the_input_or_the_options_changed_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let graph = d.join("g.txt");
+    let out = d.join("t.rdb");
+    let k4 = std::fs::read_to_string("data/shannon/k4.txt").unwrap();
+    assert!(k4.contains("terminals 0 1\n"));
+    std::fs::write(&graph, &k4).unwrap();
+    let spec = format!("shannon:{}", s(&graph));
+    let build = |extra: &[&str]| {
+        let mut a = vec!["build", &spec, "-o", s(&out), "--quiet"];
+        a.extend(extra);
+        run(&a)
+    };
+    let stopped = build(&["--tiers", "3", "--remoteness"]);
+    assert!(stopped.status.success(), "{}", stderr(&stopped));
+    assert!(stdout(&stopped).contains("stopped as asked"));
+    std::fs::write(&graph, k4.replace("terminals 0 1\n", "terminals 0 2\n")).unwrap();
+    let resumed = build(&["--remoteness"]);
+    let err = stderr(&resumed);
+    assert!(
+        !resumed.status.success(),
+        "resumed from a changed input: {err}"
+    );
+    assert!(
+        err.contains("the input file")
+            && err.contains("g.txt changed")
+            && err.contains("--restart"),
+        "{err}"
+    );
+    assert!(!out.exists(), "a table was written from a changed input");
+    // Asked to, it starts over: the table is a fresh build's.
+    let restarted = build(&["--remoteness", "--restart"]);
+    assert!(restarted.status.success(), "{}", stderr(&restarted));
+    assert!(!stdout(&restarted).contains("resumed"));
+    let fresh = d.join("fresh.rdb");
+    assert!(
+        run(&["build", &spec, "-o", s(&fresh), "--quiet", "--remoteness"])
+            .status
+            .success()
+    );
+    assert_eq!(
+        stdout(&run(&["dump", s(&out)])),
+        stdout(&run(&["dump", s(&fresh)]))
+    );
+    // Options: a stop with remoteness resumed without, and the other way round.
+    for (first, then) in [
+        ("--remoteness", None),
+        ("--checkpoint-every=0", Some("--remoteness")),
+    ] {
+        std::fs::remove_file(&out).unwrap();
+        let o = build(&["--tiers", "3", first]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let o = build(&then.into_iter().collect::<Vec<_>>());
+        let err = stderr(&o);
+        assert!(!o.status.success(), "{first} then {then:?}: {err}");
+        assert!(
+            err.contains("the options differ") && err.contains("--remoteness"),
+            "{first} then {then:?}: {err}"
+        );
+        assert!(!err.contains("damaged"), "{err}");
+        assert!(!out.exists());
+        // The same build as before resumes it.
+        let again = build(&["--tiers", "1", first]);
+        assert!(again.status.success(), "{}", stderr(&again));
+        assert!(stdout(&again).contains("resumed the interrupted build"));
+        let o = build(&["--restart"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+}
