@@ -26,6 +26,7 @@ use crate::error::{Error, Result};
 use crate::games::AnyGame;
 use crate::solve::{self, SolveOptions, SolveStats};
 use crate::table::format::put_remoteness;
+use crate::table::workfiles::sibling;
 use crate::table::write::{GameFields, RawWriter, TempFile};
 use crate::table::{OutputLock, raw_sibling, zstd::Params};
 use crate::with_game;
@@ -169,6 +170,7 @@ pub fn solved_into(out: &Path, opts: &BuildOptions) -> PathBuf {
 
 /// Solves `game` and writes its table to `out`, raw or compressed as `opts` asks.
 pub fn build(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<BuildSummary> {
+    refuse_writing_the_input(game, out)?;
     let Some(params) = opts.compress else {
         return build_raw(game, out, opts);
     };
@@ -197,6 +199,40 @@ pub fn build(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<BuildSum
     });
     let _ = std::fs::remove_file(&raw);
     result
+}
+
+/// Refuses a build whose output, or a work file it writes beside it, is the game's input file
+/// (the same file by device and inode: a hard link or a symbolic link to it counts): the table
+/// would replace the input (`build digraph:in/g.txt -o in/g.txt` did).
+fn refuse_writing_the_input(game: &AnyGame, out: &Path) -> Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let Some(source) = game.source() else {
+        return Ok(());
+    };
+    let Ok(input) = std::fs::metadata(&source.name) else {
+        return Ok(());
+    };
+    let raw = raw_sibling(out);
+    let written = [
+        out.to_path_buf(),
+        sibling(out, "partial"),
+        raw.clone(),
+        sibling(&raw, "partial"),
+    ];
+    for path in &written {
+        if let Ok(m) = std::fs::metadata(path)
+            && (m.dev(), m.ino()) == (input.dev(), input.ino())
+        {
+            return Err(Error::Usage(format!(
+                "{}: this is the input file of {} ({}); a build writes its table there, which \
+                 would destroy the input: give another output with -o",
+                path.display(),
+                crate::error::cut(&game.spec()),
+                crate::error::cut(&source.name)
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Solves `game` and writes its raw table to `out`.

@@ -862,3 +862,41 @@ fn a_resume_after_the_input_or_the_options_changed_is_refused() {
         assert!(o.status.success(), "{}", stderr(&o));
     }
 }
+
+/// `build digraph:in/seed.txt -o in/seed.txt` turned the edge list into a table. The output (or
+/// the raw table `--compress` solves into) may not be the input file, under its own name, a
+/// hard link or a symbolic link: refused, the input untouched.
+#[test]
+fn a_build_never_writes_over_its_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let seed = std::fs::read("data/seed001.txt").unwrap();
+    let input = d.join("seed.txt");
+    std::fs::write(&input, &seed).unwrap();
+    std::fs::hard_link(&input, d.join("hard.rdb")).unwrap();
+    std::os::unix::fs::symlink(&input, d.join("soft.rdb")).unwrap();
+    std::os::unix::fs::symlink(&input, d.join(".z.rdb.raw")).unwrap();
+    let spec = format!("digraph:{}", s(&input));
+    for (out, extra) in [
+        ("seed.txt", None),
+        ("hard.rdb", None),
+        ("soft.rdb", None),
+        ("seed.txt", Some("--compress")),
+        ("z.rdb", Some("--compress")),
+    ] {
+        let out = d.join(out);
+        let mut a = vec!["build", &spec, "-o", s(&out), "--quiet"];
+        a.extend(extra);
+        let o = run(&a);
+        let err = stderr(&o);
+        assert!(!o.status.success(), "{a:?} wrote over its input");
+        assert!(
+            err.starts_with("retrodb: ") && err.contains("is the input file"),
+            "{a:?}: {err}"
+        );
+        assert_eq!(std::fs::read(&input).unwrap(), seed, "{a:?}");
+    }
+    // Another name is fine.
+    let ok = run(&["build", &spec, "-o", s(&d.join("t.rdb")), "--quiet"]);
+    assert!(ok.status.success(), "{}", stderr(&ok));
+}
