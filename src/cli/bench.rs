@@ -169,7 +169,11 @@ const COMPUTE_BUFFER: u64 = 16 << 10;
 fn suite(s: &SuiteArgs) -> Result<()> {
     for c in &s.only {
         if !CASES.contains(&c.as_str()) {
-            bail!("unknown case '{c}' for --only; cases: {}", CASES.join(", "));
+            bail!(
+                "unknown case '{}' for --only; cases: {}",
+                retrodb::error::cut(c),
+                CASES.join(", ")
+            );
         }
     }
     if let Some(e) = &s.engine {

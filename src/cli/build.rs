@@ -40,8 +40,9 @@ pub struct Args {
     /// Tiered engine: make a finished tier a checkpoint when this many seconds have passed
     /// since the last one (0: every tier). An interrupted build resumes below the last
     /// checkpoint; each checkpoint writes the work files back to disk.
-    #[arg(long, value_name = "SECS", default_value_t = build::CHECKPOINT_EVERY.as_secs_f64())]
-    checkpoint_every: f64,
+    // The default is build::CHECKPOINT_EVERY.
+    #[arg(long, value_name = "SECS", default_value = "60", value_parser = seconds)]
+    checkpoint_every: std::time::Duration,
     /// Tiered engine: when the work files beside the output belong to another build (another
     /// game, a changed input file, other options), discard them and start over instead of
     /// refusing.
@@ -85,7 +86,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
         compress: a.compress.then(|| a.zstd.params()),
         compress_progress: Some(super::progress_bar(a.quiet, "compressing")),
         halt_after_tier: crash_after_tier(),
-        checkpoint_every: checkpoint_every(a.checkpoint_every)?,
+        checkpoint_every: a.checkpoint_every,
         restart: a.restart,
     };
     if a.tiers.is_some() && a.compress {
@@ -122,10 +123,21 @@ pub fn run(a: Args) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `--checkpoint-every SECS` as a duration.
-fn checkpoint_every(secs: f64) -> Result<std::time::Duration> {
+/// `--checkpoint-every SECS` as a duration: whole seconds exactly (up to 2^64 - 1, which is
+/// never), fractions through `f64`; a bad value is echoed as given (an `f64` printed
+/// 18446744073709551615 as 18446744073709552000).
+fn seconds(text: &str) -> std::result::Result<std::time::Duration, String> {
+    // Clap's message names the value (cut when long, `out::clap_exit`).
+    let bad = |why: &str| why.to_string();
+    if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+        return text
+            .parse::<u64>()
+            .map(std::time::Duration::from_secs)
+            .map_err(|_| bad("more seconds than a duration holds (at most 2^64 - 1)"));
+    }
+    let secs: f64 = text.parse().map_err(|_| bad("not a number of seconds"))?;
     std::time::Duration::try_from_secs_f64(secs)
-        .map_err(|_| anyhow::anyhow!("--checkpoint-every {secs}: not a number of seconds"))
+        .map_err(|_| bad("not a number of seconds from 0 to 2^64 - 1"))
 }
 
 /// Prints the build's plan; for a tiered build (a plan of more than one line) also a line,
@@ -238,7 +250,7 @@ fn run_mpi_sliced(
         max_memory,
         stop_after_tiers: a.tiers,
         halt_after_tier: crash_after_tier(),
-        checkpoint_every: checkpoint_every(a.checkpoint_every)?,
+        checkpoint_every: a.checkpoint_every,
         restart: a.restart,
         ..BuildOptions::default()
     };

@@ -100,7 +100,26 @@ pub fn stdout_error(e: &anyhow::Error) -> Option<&StdoutError> {
 pub fn clap_exit(e: &clap::Error) -> std::process::ExitCode {
     let code = std::process::ExitCode::from(e.exit_code().clamp(0, 255) as u8);
     if e.use_stderr() {
-        let _ = e.print();
+        // Clap echoes a bad value whole; a long one is cut as the library's messages cut input.
+        let long: Vec<String> = std::env::args_os()
+            .skip(1)
+            .map(|a| a.to_string_lossy().into_owned())
+            .flat_map(|a| {
+                let value = a.split_once('=').map(|(_, v)| v.to_string());
+                [Some(a), value]
+            })
+            .flatten()
+            .filter(|a| a.len() > 200)
+            .collect();
+        if long.is_empty() {
+            let _ = e.print();
+        } else {
+            let mut text = e.render().to_string();
+            for a in &long {
+                text = text.replace(a.as_str(), &retrodb::error::cut(a));
+            }
+            eprint(format_args!("{text}"));
+        }
         return code;
     }
     match e.print().and_then(|_| io::stdout().flush()) {

@@ -44,7 +44,10 @@ pub struct Args {
 
 pub fn run(a: Args) -> Result<ExitCode> {
     if a.subject != "bridgit" {
-        bail!("research: unknown subject '{}' (known: bridgit)", a.subject);
+        bail!(
+            "research: unknown subject '{}' (known: bridgit)",
+            retrodb::error::cut(&a.subject)
+        );
     }
     if let Some(count) = a.sample {
         return sampled(&a, count);

@@ -168,18 +168,21 @@ pub fn vertex_id(name: &str, line: u64, word: &str, limit: u64) -> Result<u64> {
         line,
         msg,
     };
+    let text = || crate::error::cut(word);
     if word.starts_with('-') && word[1..].bytes().all(|b| b.is_ascii_digit()) && word.len() > 1 {
-        return Err(err(format!("negative vertex id '{word}'")));
+        return Err(err(format!("negative vertex id '{}'", text())));
     }
     if !word.bytes().all(|b| b.is_ascii_digit()) {
         return Err(err(format!(
-            "'{word}' is not a vertex id (a non-negative integer)"
+            "'{}' is not a vertex id (a non-negative integer)",
+            text()
         )));
     }
     match word.parse::<u64>() {
         Ok(v) if v < limit => Ok(v),
         _ => Err(err(format!(
-            "vertex id {word} is too large (ids must be below {limit})"
+            "vertex id {} is too large (ids must be below {limit})",
+            text()
         ))),
     }
 }
