@@ -996,3 +996,56 @@ fn repeated_spec_options_and_huge_checkpoint_intervals_are_told_as_they_are() {
         "{err}"
     );
 }
+
+/// Pipes and FIFOs as inputs: `digraph:/dev/stdin` fed by a pipe and a named FIFO are read to
+/// their end (the old binary said "contains no edges" for both), the FIFO after a line saying
+/// it waits for a writer; `/dev/zero` is refused as a device instead of read forever or taken
+/// as an empty file.
+#[test]
+fn pipes_and_fifos_are_read_as_streams() {
+    use crate::common::retrodb_stdin;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let out = d.join("p.rdb");
+    let o = retrodb_stdin(
+        &["build", "digraph:/dev/stdin", "-o", s(&out), "--quiet"],
+        "0 1\n1 2\n",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(ok(&["probe", s(&out), "0"]).starts_with("0\tloss"));
+    assert!(ok(&["probe", s(&out), "1"]).starts_with("1\twin"));
+    let err = fails(&["build", "digraph:/dev/zero", "-o", s(&d.join("z.rdb"))]);
+    assert!(
+        err.contains("/dev/zero") && err.contains("character device"),
+        "{err}"
+    );
+    // A named FIFO: the build says it waits for a writer, then reads what the writer sends.
+    let fifo = d.join("edges.fifo");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let fifo_out = d.join("f.rdb");
+    let child = Command::new(env!("CARGO_BIN_EXE_retrodb"))
+        .args([
+            "build",
+            &format!("digraph:{}", s(&fifo)),
+            "-o",
+            s(&fifo_out),
+            "--quiet",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Opening for writing waits until the build opens the FIFO for reading.
+    std::fs::write(&fifo, "0 1\n").unwrap();
+    let o = child.wait_with_output().unwrap();
+    let err = stderr(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("is a FIFO: waiting for a writer"), "{err}");
+    assert!(ok(&["probe", s(&fifo_out), "0"]).starts_with("0\twin"));
+}
