@@ -89,6 +89,9 @@ pub fn run(a: Args) -> Result<ExitCode> {
         checkpoint_every: a.checkpoint_every,
         restart: a.restart,
     };
+    if let Some(option) = a.zstd.given().filter(|_| !a.compress) {
+        anyhow::bail!("{option} applies to the compressed table: add --compress, or leave it out");
+    }
     if a.tiers.is_some() && a.compress {
         anyhow::bail!("--tiers stops a build before its table exists; build, then compress");
     }

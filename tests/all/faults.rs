@@ -1049,3 +1049,103 @@ fn pipes_and_fifos_are_read_as_streams() {
     assert!(err.contains("is a FIFO: waiting for a writer"), "{err}");
     assert!(ok(&["probe", s(&fifo_out), "0"]).starts_with("0\twin"));
 }
+
+/// `build --level 5` (or `--frame-positions`, `--fill`, `--one-mover`) without `--compress`
+/// ignored the option without a word; it is refused, naming it.
+#[test]
+fn compression_options_without_compress_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t.rdb");
+    for option in [
+        vec!["--level", "5"],
+        vec!["--frame-positions", "1024"],
+        vec!["--fill", "zero"],
+        vec!["--one-mover"],
+    ] {
+        let mut a = vec!["build", "hex:2", "-o", s(&out), "--quiet"];
+        a.extend(&option);
+        let err = fails(&a);
+        assert!(
+            err.contains(option[0]) && err.contains("--compress"),
+            "{err}"
+        );
+        assert!(!out.exists());
+        a.push("--compress");
+        ok(&a);
+        std::fs::remove_file(&out).unwrap();
+    }
+}
+
+/// A table whose header fields it does not use (reserved bytes, a raw table's level, the rounds
+/// of a table without remoteness) hold something, or whose cells past the last position are not
+/// zero, with every checksum made to match: `verify` accepted them all; it refuses each now,
+/// while lookups still answer.
+#[test]
+fn verify_checks_unused_header_fields_and_the_cells_past_the_last_position() {
+    use xxhash_rust::xxh3::xxh3_64;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let table = d.join("t.rdb");
+    // 12 vertices: the 64-bit word of cells has 20 cells past the last position.
+    ok(&[
+        "build",
+        "digraph:data/seed001.txt",
+        "-o",
+        s(&table),
+        "--quiet",
+    ]);
+    let intact = std::fs::read(&table).unwrap();
+    let u32_at = |b: &[u8], o: usize| u32::from_le_bytes(b[o..o + 4].try_into().unwrap()) as usize;
+    let u64_at = |b: &[u8], o: usize| u64::from_le_bytes(b[o..o + 8].try_into().unwrap()) as usize;
+    let size = u64_at(&intact, 16);
+    assert_eq!(size % 32, 12, "a table with cells past its last position");
+    // Makes every checksum match again: the cells' blocks, the list's hash, the header's.
+    let reseal = |b: &mut Vec<u8>| {
+        let (cells, cells_len) = (u64_at(b, 64), u64_at(b, 72));
+        let sums = u64_at(b, 96);
+        assert!(cells_len <= 64 << 10, "one block");
+        let block = xxh3_64(&b[cells..cells + cells_len]);
+        b[sums..sums + 8].copy_from_slice(&block.to_le_bytes());
+        let list = xxh3_64(&b[sums..sums + u64_at(b, 104)]);
+        b[112..120].copy_from_slice(&list.to_le_bytes());
+        let h = u32_at(b, 12);
+        let sum = xxh3_64(&b[..h - 8]);
+        b[h - 8..h].copy_from_slice(&sum.to_le_bytes());
+    };
+    let mut resealed = intact.clone();
+    reseal(&mut resealed);
+    assert_eq!(resealed, intact, "the test's checksums are the writer's");
+    let cells = u64_at(&intact, 64);
+    type Edit = Box<dyn Fn(&mut Vec<u8>)>;
+    let edits: Vec<(&str, Edit)> = vec![
+        ("reserved byte 27", Box::new(|b| b[27] = 1)),
+        ("reserved bytes 164..168", Box::new(|b| b[165] = 1)),
+        ("level of a raw table", Box::new(|b| b[160] = 3)),
+        ("frame size of a raw table", Box::new(|b| b[153] = 1)),
+        (
+            "rounds without remoteness",
+            Box::new(|b| b[120..124].copy_from_slice(&5u32.to_le_bytes())),
+        ),
+        ("cell of index 12", Box::new(move |b| b[cells + 3] |= 1)),
+        (
+            "cell of index 31",
+            Box::new(move |b| b[cells + 7] |= 0b0100_0000),
+        ),
+    ];
+    let bad = d.join("bad.rdb");
+    for (what, edit) in &edits {
+        let mut b = intact.clone();
+        edit(&mut b);
+        reseal(&mut b);
+        std::fs::write(&bad, &b).unwrap();
+        // Opened and probed as the intact table (no lookup reads these bytes)...
+        assert_eq!(
+            ok(&["probe", s(&bad), "4", "--json"]),
+            ok(&["probe", s(&table), "4", "--json"]),
+            "{what}"
+        );
+        // ...but verify refuses it.
+        let err = fails(&["verify", s(&bad), "--quiet"]);
+        assert!(err.contains("bad.rdb"), "{what}: {err}");
+    }
+}
