@@ -89,13 +89,47 @@ impl Error {
     }
 }
 
+/// Characters of an input word a message echoes; longer words are cut to this many.
+const KEEP: usize = 60;
+
 /// `text` for a message: whole when short, else its first 60 characters and its length (a
-/// megabyte-long input line is not echoed back whole).
+/// megabyte-long input line is not echoed back whole). Reads no further than it keeps.
 pub fn cut(text: &str) -> String {
-    const KEEP: usize = 60;
     match text.char_indices().nth(KEEP) {
         None => text.to_string(),
         Some((end, _)) => format!("{}... ({} bytes)", &text[..end], text.len()),
+    }
+}
+
+/// [`cut`] of bytes that may not be UTF-8 (shown lossily): only the kept prefix is decoded, so
+/// a gigabyte-long word costs a message no more memory than a short one.
+pub fn cut_bytes(bytes: &[u8]) -> String {
+    // At most 4 bytes a character: the prefix holds the kept characters and one more.
+    let head = &bytes[..bytes.len().min(4 * (KEEP + 1))];
+    let text = String::from_utf8_lossy(head);
+    match text.char_indices().nth(KEEP) {
+        None if head.len() == bytes.len() => text.into_owned(),
+        None => format!("{text}... ({} bytes)", bytes.len()),
+        Some((end, _)) => format!("{}... ({} bytes)", &text[..end], bytes.len()),
+    }
+}
+
+/// Words joined by spaces for a message, cut as [`cut`] cuts (without joining what is cut).
+pub fn cut_words(words: &[&str]) -> String {
+    let total = words.iter().map(|w| w.len()).sum::<usize>() + words.len().saturating_sub(1);
+    let mut head = String::new();
+    for w in words {
+        if head.len() > 4 * (KEEP + 1) {
+            break;
+        }
+        if !head.is_empty() {
+            head.push(' ');
+        }
+        head.push_str(&w[..w.floor_char_boundary(w.len().min(4 * (KEEP + 1)))]);
+    }
+    match head.char_indices().nth(KEEP) {
+        None => head,
+        Some((end, _)) => format!("{}... ({total} bytes)", &head[..end]),
     }
 }
 
@@ -138,5 +172,14 @@ mod tests {
         assert!(c.len() < 100 && c.ends_with("(1048576 bytes)"), "{c}");
         let e = PositionError::new(&long, "too long").to_string();
         assert!(e.len() < 150, "{e}");
+        assert_eq!(cut_bytes(b"abc\xff"), "abc\u{FFFD}");
+        let c = cut_bytes(long.as_bytes());
+        assert!(c.len() < 100 && c.ends_with("(1048576 bytes)"), "{c}");
+        assert_eq!(cut_words(&["a", "b"]), "a b");
+        let c = cut_words(&["a", &long, "b"]);
+        assert!(
+            c.starts_with("a xxx") && c.ends_with("(1048580 bytes)"),
+            "{c}"
+        );
     }
 }

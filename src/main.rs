@@ -1,6 +1,7 @@
 //! The `retrodb` command line: parses arguments, calls the library, prints. No game logic lives
 //! here; each subcommand is one file under `cli/`.
 
+#[macro_use]
 mod cli;
 
 use std::process::ExitCode;
@@ -8,13 +9,24 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
-    let args = cli::Cli::parse();
+    let args = match cli::Cli::try_parse() {
+        Ok(args) => args,
+        Err(e) => return cli::out::clap_exit(&e),
+    };
     match cli::run(args) {
         Ok(code) => code,
-        Err(e) => {
-            // The library's messages already name the file and the cause: one line.
-            eprintln!("retrodb: {e}");
-            ExitCode::FAILURE
-        }
+        Err(e) => match cli::stdout_error(&e) {
+            // The reader closed the pipe (`| head`): what it wanted it has.
+            Some(out) if out.is_closed_pipe() => ExitCode::SUCCESS,
+            Some(out) => {
+                errln!("retrodb: {out}");
+                ExitCode::FAILURE
+            }
+            None => {
+                // The library's messages already name the file and the cause: one line.
+                errln!("retrodb: {e}");
+                ExitCode::FAILURE
+            }
+        },
     }
 }

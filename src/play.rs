@@ -41,8 +41,9 @@ impl Opponent {
             "ranking-reversed" => Opponent::Ranking(Variant::Reversed),
             _ => {
                 return Err(Error::Usage(format!(
-                    "unknown opponent '{s}' (table, spanning-tree, optional, ranking, \
-                     ranking-reversed)"
+                    "unknown opponent '{}' (table, spanning-tree, optional, ranking, \
+                     ranking-reversed)",
+                    crate::error::cut(s)
                 )));
             }
         })
@@ -302,8 +303,12 @@ impl<'a> Match<'a> {
                 match self.parse_move(line) {
                     Some(c) => c,
                     None => {
-                        writeln!(out, "'{line}' is not a legal move here; '?' lists them")
-                            .map_err(io)?;
+                        writeln!(
+                            out,
+                            "'{}' is not a legal move here; '?' lists them",
+                            crate::error::cut(line)
+                        )
+                        .map_err(io)?;
                         continue;
                     }
                 }

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 use serde::Serialize;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, cut};
 use crate::table::TableErrorKind;
 use crate::table::workfiles::sibling;
 
@@ -144,52 +144,183 @@ pub(super) fn write_rem(path: &Path, rem: &[AtomicU8]) -> Result<(u64, u64)> {
     Ok((rem.len() as u64, hash.digest()))
 }
 
-/// The checkpoint beside `out` of a build of `spec` with `size` positions, if there is one of
-/// that build.
-pub(super) fn read(out: &Path, spec: &str, size: u64) -> Option<Checkpoint> {
-    let text = std::fs::read_to_string(path(out)).ok()?;
-    let mut lines = text.lines();
-    // Version 2 of the work files: no remoteness file content for values-only builds, and the
-    // engine's `2 * (remoteness + 1) + lost` bytes; an older checkpoint starts the build over.
-    (lines.next()? == "retrodb tiered build 2").then_some(())?;
-    (lines.next()?.strip_prefix("spec ")? == spec).then_some(())?;
-    (lines
-        .next()?
-        .strip_prefix("positions ")?
-        .parse::<u64>()
-        .ok()?
-        == size)
-        .then_some(())?;
-    let tier = lines.next()?.strip_prefix("finished-tier ")?.parse().ok()?;
-    let rounds = lines.next()?.strip_prefix("rounds ")?.parse().ok()?;
-    // Checkpoints written before these lines existed resume all the same.
-    let mut field = |key: &str| lines.next().and_then(|l| l.strip_prefix(key)?.parse().ok());
-    let solved = field("solved-positions ").unwrap_or(0u64);
-    let timed = field("timed-positions ").unwrap_or(0);
-    let seconds = field("solve-seconds ").unwrap_or(0) as f64;
-    let rem_bytes = field("remoteness-bytes ")?;
-    let rem_sum = field("remoteness-xxh3 ")?;
-    let cells_sum = field("cells-xxh3 ");
-    Some(Checkpoint {
-        tier,
-        rounds,
-        solved,
-        timed,
-        seconds,
-        rem_bytes,
-        rem_sum,
-        cells_sum,
-    })
+/// What a tiered build's cells depend on: a checkpoint is resumed only by a build of the same
+/// game (its full spec, its size and the bytes of its input file) with the same options that
+/// change the table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Identity {
+    pub spec: String,
+    pub positions: u64,
+    pub remoteness: bool,
+    /// The input file's name, length and xxh3, for games read from one.
+    pub input: Option<(String, u64, u64)>,
 }
 
-/// Writes checkpoint `c` beside `out` (a new file, synced, renamed over the old one).
-pub(super) fn write(out: &Path, spec: &str, size: u64, c: &Checkpoint) -> Result<()> {
+impl Identity {
+    pub fn of(game: &crate::games::AnyGame, remoteness: bool) -> Identity {
+        Identity {
+            spec: game.spec(),
+            positions: game.size(),
+            remoteness,
+            input: game.source().map(|s| (s.name.clone(), s.len, s.hash)),
+        }
+    }
+
+    /// The lines that open a checkpoint file of this build.
+    fn lines(&self) -> String {
+        let input = match &self.input {
+            Some((_, len, hash)) => format!("{len} {hash}"),
+            None => "none".to_string(),
+        };
+        format!(
+            "{VERSION_LINE}\nspec {}\npositions {}\nremoteness {}\ninput {input}\n",
+            self.spec,
+            self.positions,
+            if self.remoteness { "yes" } else { "no" }
+        )
+    }
+
+    /// What differs between the build that wrote a checkpoint (`self`) and this one (`now`),
+    /// in words; empty when nothing does.
+    fn differences(&self, now: &Identity) -> Vec<String> {
+        let mut d = Vec::new();
+        if self.spec != now.spec {
+            d.push(format!(
+                "it is a build of '{}' and this one of '{}'",
+                cut(&self.spec),
+                cut(&now.spec)
+            ));
+        }
+        match (&self.input, &now.input) {
+            (Some((_, len, hash)), Some((name, now_len, now_hash)))
+                if (len, hash) != (now_len, now_hash) =>
+            {
+                d.push(format!(
+                    "the input file {} changed since it was written ({len} bytes with xxh3 \
+                     {hash:016x} then, {now_len} bytes with xxh3 {now_hash:016x} now)",
+                    cut(name)
+                ));
+            }
+            (None, Some(_)) | (Some(_), None) if self.spec == now.spec => {
+                d.push("one build reads an input file and the other does not".into());
+            }
+            _ => {}
+        }
+        if self.spec == now.spec && self.positions != now.positions && d.is_empty() {
+            d.push(format!(
+                "the game has {} positions now, {} then",
+                now.positions, self.positions
+            ));
+        }
+        if self.remoteness != now.remoteness {
+            d.push(if self.remoteness {
+                "the options differ: it stores remoteness (--remoteness) and this build does not"
+                    .to_string()
+            } else {
+                "the options differ: this build stores remoteness (--remoteness) and it does not"
+                    .to_string()
+            });
+        }
+        d
+    }
+}
+
+/// The first line of a checkpoint file this version writes and reads. Version 2 did not record
+/// the input file or the options (a resume trusted them); version 3 does.
+const VERSION_LINE: &str = "retrodb tiered build 3";
+
+/// What lies beside an output for a build to resume.
+#[derive(Clone, Debug)]
+pub enum Found {
+    /// No checkpoint: the build starts fresh.
+    Nothing,
+    /// A checkpoint of this very build.
+    Resume(Checkpoint),
+    /// A checkpoint this build must not resume: why, in words (what differs).
+    Differs(String),
+}
+
+/// The checkpoint beside `out`, matched against the build `id`.
+pub(super) fn read(out: &Path, id: &Identity) -> Found {
+    let Ok(text) = std::fs::read_to_string(path(out)) else {
+        return Found::Nothing;
+    };
+    let mut lines = text.lines();
+    let first = lines.next().unwrap_or("");
+    if first == "retrodb tiered build 2" {
+        return Found::Differs(
+            "it was written by an earlier retrodb, which did not record the input file and the \
+             options it depends on"
+                .into(),
+        );
+    }
+    let unreadable = || Found::Differs("the checkpoint file is not one this retrodb reads".into());
+    if first != VERSION_LINE {
+        return unreadable();
+    }
+    let Some(written) = (|| {
+        let spec = lines.next()?.strip_prefix("spec ")?.to_string();
+        let positions = lines.next()?.strip_prefix("positions ")?.parse().ok()?;
+        let remoteness = match lines.next()?.strip_prefix("remoteness ")? {
+            "yes" => true,
+            "no" => false,
+            _ => return None,
+        };
+        let input = match lines.next()?.strip_prefix("input ")? {
+            "none" => None,
+            words => {
+                let (len, hash) = words.split_once(' ')?;
+                Some((String::new(), len.parse().ok()?, hash.parse().ok()?))
+            }
+        };
+        Some(Identity {
+            spec,
+            positions,
+            remoteness,
+            input,
+        })
+    })() else {
+        return unreadable();
+    };
+    let differences = written.differences(id);
+    if !differences.is_empty() {
+        return Found::Differs(differences.join("; "));
+    }
+    let Some(c) = (|| {
+        let tier = lines.next()?.strip_prefix("finished-tier ")?.parse().ok()?;
+        let rounds = lines.next()?.strip_prefix("rounds ")?.parse().ok()?;
+        let mut field = |key: &str| lines.next().and_then(|l| l.strip_prefix(key)?.parse().ok());
+        let solved = field("solved-positions ")?;
+        let timed = field("timed-positions ")?;
+        let seconds = field("solve-seconds ").map(|s: u64| s as f64)?;
+        let rem_bytes = field("remoteness-bytes ")?;
+        let rem_sum = field("remoteness-xxh3 ")?;
+        let cells_sum = Some(field("cells-xxh3 ")?);
+        Some(Checkpoint {
+            tier,
+            rounds,
+            solved,
+            timed,
+            seconds,
+            rem_bytes,
+            rem_sum,
+            cells_sum,
+        })
+    })() else {
+        return unreadable();
+    };
+    Found::Resume(c)
+}
+
+/// Writes checkpoint `c` of build `id` beside `out` (a new file, synced, renamed over the old
+/// one).
+pub(super) fn write(out: &Path, id: &Identity, c: &Checkpoint) -> Result<()> {
     let path = path(out);
     let tmp = path.with_extension("new");
-    let mut text = format!(
-        "retrodb tiered build 2\nspec {spec}\npositions {size}\nfinished-tier {}\nrounds {}\n\
-         solved-positions {}\ntimed-positions {}\nsolve-seconds {}\nremoteness-bytes {}\n\
-         remoteness-xxh3 {}\n",
+    let mut text = id.lines();
+    text.push_str(&format!(
+        "finished-tier {}\nrounds {}\nsolved-positions {}\ntimed-positions {}\n\
+         solve-seconds {}\nremoteness-bytes {}\nremoteness-xxh3 {}\n",
         c.tier,
         c.rounds,
         c.solved,
@@ -197,7 +328,7 @@ pub(super) fn write(out: &Path, spec: &str, size: u64, c: &Checkpoint) -> Result
         c.seconds.round() as u64,
         c.rem_bytes,
         c.rem_sum
-    );
+    ));
     if let Some(sum) = c.cells_sum {
         text.push_str(&format!("cells-xxh3 {sum}\n"));
     }

@@ -26,11 +26,12 @@ use crate::error::{Error, Result};
 use crate::games::AnyGame;
 use crate::solve::{self, SolveOptions, SolveStats};
 use crate::table::format::put_remoteness;
+use crate::table::workfiles::sibling;
 use crate::table::write::{GameFields, RawWriter, TempFile};
 use crate::table::{OutputLock, raw_sibling, zstd::Params};
 use crate::with_game;
 
-pub use checkpoint::Checkpoint;
+pub use checkpoint::{Checkpoint, Identity};
 pub use tiered::{TierReport, TieredPlan, plan_tiered};
 
 /// How to build a table.
@@ -64,6 +65,9 @@ pub struct BuildOptions {
     /// returning true stops the build there as [`Self::stop`] would, its work files kept. Tests
     /// use it to cut a build at a chosen tier, the way a crash would.
     pub halt_after_tier: Option<HaltAfterTier>,
+    /// Tiered engine: discard a checkpoint beside the output that this build may not resume
+    /// (another game, input file or options) and start over, instead of refusing.
+    pub restart: bool,
 }
 
 /// What [`BuildOptions::on_tier`] calls.
@@ -91,6 +95,7 @@ impl Default for BuildOptions {
             compress: None,
             compress_progress: None,
             halt_after_tier: None,
+            restart: false,
         }
     }
 }
@@ -165,10 +170,12 @@ pub fn solved_into(out: &Path, opts: &BuildOptions) -> PathBuf {
 
 /// Solves `game` and writes its table to `out`, raw or compressed as `opts` asks.
 pub fn build(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<BuildSummary> {
+    refuse_writing_the_input(game, out)?;
     let Some(params) = opts.compress else {
         return build_raw(game, out, opts);
     };
     let raw = raw_sibling(out);
+    check_disk_for_both(game, out, opts)?;
     let result = build_raw(game, &raw, opts).and_then(|mut s| {
         if !s.complete {
             return Ok(s);
@@ -193,6 +200,63 @@ pub fn build(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<BuildSum
     });
     let _ = std::fs::remove_file(&raw);
     result
+}
+
+/// Refuses a build whose output, or a work file it writes beside it, is the game's input file
+/// (the same file by device and inode: a hard link or a symbolic link to it counts): the table
+/// would replace the input (`build digraph:in/g.txt -o in/g.txt` did).
+fn refuse_writing_the_input(game: &AnyGame, out: &Path) -> Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let Some(source) = game.source() else {
+        return Ok(());
+    };
+    let Ok(input) = std::fs::metadata(&source.name) else {
+        return Ok(());
+    };
+    let raw = raw_sibling(out);
+    let written = [
+        out.to_path_buf(),
+        sibling(out, "partial"),
+        raw.clone(),
+        sibling(&raw, "partial"),
+    ];
+    for path in &written {
+        if let Ok(m) = std::fs::metadata(path)
+            && (m.dev(), m.ino()) == (input.dev(), input.ino())
+        {
+            return Err(Error::Usage(format!(
+                "{}: this is the input file of {} ({}); a build writes its table there, which \
+                 would destroy the input: give another output with -o",
+                path.display(),
+                crate::error::cut(&game.spec()),
+                crate::error::cut(&source.name)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// A compressed build writes the compressed table beside the raw one before removing it: both
+/// must fit, checked before the solve (only the raw one was, and a disk that could not hold the
+/// copy failed after the solve). The copy's size is unknown until then; it is counted as a
+/// quarter of the raw cells (a half bit a position; the tables measured compress to about 0.11,
+/// docs/FORMAT.md) plus the remoteness whole. What the raw table's work file holds already
+/// counts as written.
+fn check_disk_for_both(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let raw = estimate(game, opts).file_bytes;
+    let cells = game.size().div_ceil(4);
+    let copy = cells / 4 + raw.saturating_sub(cells);
+    let have =
+        std::fs::metadata(sibling(&raw_sibling(out), "partial")).map_or(0, |m| m.blocks() * 512);
+    crate::memory::check_disk(
+        format!(
+            "building {} compressed (the raw table and the compressed copy beside it)",
+            game.spec()
+        ),
+        out,
+        raw.saturating_add(copy).saturating_sub(have),
+    )
 }
 
 /// Solves `game` and writes its raw table to `out`.

@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use super::checkpoint::{self, Checkpoint};
+use super::checkpoint::{self, Checkpoint, Found, Identity};
 use super::{BuildOptions, BuildSummary, interrupted};
 use crate::cells::Cells;
 use crate::error::{Error, Result};
@@ -29,6 +29,9 @@ pub struct TieredPlan {
     pub tiers: u32,
     /// The checkpoint this run resumes below, if any.
     pub resumed: Option<Checkpoint>,
+    /// A checkpoint beside the output that this build may not resume, and why (what differs);
+    /// the build is refused unless [`BuildOptions::restart`] discards it.
+    pub refused: Option<String>,
     /// Tiers from here up are finished.
     pub done_from: u32,
     /// This run solves tiers `lowest..done_from`, top down.
@@ -47,10 +50,14 @@ pub struct TieredPlan {
 
 /// The plan of a tiered build of `game` into `out` (see [`TieredPlan`]).
 pub fn plan_tiered(game: &AnyGame, out: &Path, opts: &BuildOptions) -> TieredPlan {
-    let spec = game.spec();
     let size = game.size();
     let tiers = with_tiered_game!(game, g => g.tier_count(), _ => 0);
-    let mut resumed = checkpoint::read(out, &spec, size).filter(|m| m.tier < tiers);
+    let (mut resumed, refused) = match checkpoint::read(out, &Identity::of(game, opts.remoteness)) {
+        _ if opts.restart => (None, None),
+        Found::Nothing => (None, None),
+        Found::Resume(c) => (Some(c).filter(|m| m.tier < tiers), None),
+        Found::Differs(why) => (None, Some(why)),
+    };
     let done_from = resumed.as_ref().map_or(tiers, |m| m.tier);
     let lowest = done_from.saturating_sub(opts.stop_after_tiers.unwrap_or(tiers));
     // Memory: the cells of this run's tiers (of a tier and its child tier where tiers are
@@ -98,6 +105,7 @@ pub fn plan_tiered(game: &AnyGame, out: &Path, opts: &BuildOptions) -> TieredPla
     TieredPlan {
         tiers,
         resumed,
+        refused,
         done_from,
         lowest,
         positions_left,
@@ -182,6 +190,17 @@ pub(super) fn build_with(
         ..
     } = plan;
     let resumed = plan.resumed.clone();
+    if let Some(why) = &plan.refused {
+        // Resuming would mix cells of another game, input or option into this table; starting
+        // over silently would throw away the other build's work.
+        return Err(Error::Usage(format!(
+            "{}: the interrupted build there is not this one: {why}. Run it as it was (its \
+             game, input and options) to resume it, or add --restart to discard its work files \
+             and start over",
+            checkpoint::path(out).display()
+        )));
+    }
+    let identity = Identity::of(game, opts.remoteness);
     let what = format!("solving tiers {lowest}..{done_from} of {spec} with the tiered engine");
     crate::memory::check(
         format!("{what} ({size} positions)"),
@@ -261,7 +280,7 @@ pub(super) fn build_with(
                     rem_sum,
                     cells_sum: Some(cells_sum),
                 };
-                checkpoint::write(out, &spec, size, &m)?;
+                checkpoint::write(out, &identity, &m)?;
                 checkpoint::remove_rem_files(out, Some(t));
                 checkpoint_at = Instant::now();
             }

@@ -83,38 +83,38 @@ pub fn run(a: Args) -> Result<ExitCode> {
         } => {
             let r = retrodb::bench::probe(&table, samples, batch)?;
             if json {
-                println!("{}", serde_json::to_string(&r)?);
+                outln!("{}", serde_json::to_string(&r)?)?;
             } else {
-                println!(
+                outln!(
                     "{}: {} ({}), {} positions, {:.3} bits/position",
                     r.table,
                     human_bytes(r.file_bytes),
                     if r.compressed { "zstd" } else { "raw" },
                     super::grouped(r.positions),
                     r.bits_per_position
-                );
-                println!(
+                )?;
+                outln!(
                     "  hot value {:.0} ns, hot full probe {:.0} ns, cold value {:.0} ns, batch {:.2}M probes/s ({} positions)",
                     r.hot_value_ns,
                     r.hot_probe_ns,
                     r.cold_value_ns,
                     r.batch_per_second / 1e6,
                     r.batch_size
-                );
+                )?;
             }
         }
         What::Values { table, file, json } => {
             let r = retrodb::bench::values(&table, &file)?;
             if json {
-                println!("{}", serde_json::to_string(&r)?);
+                outln!("{}", serde_json::to_string(&r)?)?;
             } else {
-                println!(
+                outln!(
                     "{}: {} position texts in {:.3} s, {:.2}M/s",
                     r.table,
                     super::grouped(r.positions as u64),
                     r.seconds,
                     r.per_second / 1e6
-                );
+                )?;
             }
         }
         What::Suite(s) => suite(&s)?,
@@ -169,7 +169,11 @@ const COMPUTE_BUFFER: u64 = 16 << 10;
 fn suite(s: &SuiteArgs) -> Result<()> {
     for c in &s.only {
         if !CASES.contains(&c.as_str()) {
-            bail!("unknown case '{c}' for --only; cases: {}", CASES.join(", "));
+            bail!(
+                "unknown case '{}' for --only; cases: {}",
+                retrodb::error::cut(c),
+                CASES.join(", ")
+            );
         }
     }
     if let Some(e) = &s.engine {
@@ -186,13 +190,13 @@ fn suite(s: &SuiteArgs) -> Result<()> {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(t).build()?;
         let r = pool.install(|| retrodb::bench::random_read_rate(s.read_buffer, s.reads));
         if !s.json {
-            println!(
+            outln!(
                 "random 8-byte reads over {}: {} thread(s) {:.1}M/s ({:.2} ns a read a thread)",
                 human_bytes(r.buffer_bytes),
                 t,
                 r.per_second / 1e6,
                 t as f64 * 1e9 / r.per_second
-            );
+            )?;
         }
         read_rates.push(r);
     }
@@ -204,12 +208,12 @@ fn suite(s: &SuiteArgs) -> Result<()> {
             let scale = compute_rates.first().map_or(String::new(), |one| {
                 format!(" ({:.2}x)", r.per_second / one.per_second)
             });
-            println!(
+            outln!(
                 "the same over {} (the cache; compute-bound): {} thread(s) {:.1}M/s{scale}",
                 human_bytes(r.buffer_bytes),
                 t,
                 r.per_second / 1e6
-            );
+            )?;
         }
         compute_rates.push(r);
     }
@@ -250,7 +254,7 @@ fn suite(s: &SuiteArgs) -> Result<()> {
             };
             if !s.json {
                 if rows.is_empty() {
-                    println!(
+                    outln!(
                         "{:<10} {:<8} {:>3} {:>13} {:>8} {:>8} {:>13} {:>13} {:>8} {:>7} {:>8}",
                         "case",
                         "engine",
@@ -263,9 +267,9 @@ fn suite(s: &SuiteArgs) -> Result<()> {
                         "ns/read",
                         "speedup",
                         "peak B/p"
-                    );
+                    )?;
                 }
-                println!(
+                outln!(
                     "{:<10} {:<8} {:>3} {:>13} {:>8.2} {:>8.2} {:>13} {:>13} {:>8} {:>7.2} {:>8.2}",
                     row.case,
                     row.engine,
@@ -279,7 +283,7 @@ fn suite(s: &SuiteArgs) -> Result<()> {
                         .map_or("-".to_string(), |n| format!("{n:.2}")),
                     row.speedup,
                     row.peak_bytes_per_position
-                );
+                )?;
             }
             rows.push(row);
         }
@@ -290,7 +294,7 @@ fn suite(s: &SuiteArgs) -> Result<()> {
             compute_rates,
             rows,
         };
-        println!("{}", serde_json::to_string(&report)?);
+        outln!("{}", serde_json::to_string(&report)?)?;
     }
     Ok(())
 }

@@ -40,8 +40,14 @@ pub struct Args {
     /// Tiered engine: make a finished tier a checkpoint when this many seconds have passed
     /// since the last one (0: every tier). An interrupted build resumes below the last
     /// checkpoint; each checkpoint writes the work files back to disk.
-    #[arg(long, value_name = "SECS", default_value_t = build::CHECKPOINT_EVERY.as_secs_f64())]
-    checkpoint_every: f64,
+    // The default is build::CHECKPOINT_EVERY.
+    #[arg(long, value_name = "SECS", default_value = "60", value_parser = seconds)]
+    checkpoint_every: std::time::Duration,
+    /// Tiered engine: when the work files beside the output belong to another build (another
+    /// game, a changed input file, other options), discard them and start over instead of
+    /// refusing.
+    #[arg(long)]
+    restart: bool,
     /// Print the summary as JSON.
     #[arg(long)]
     json: bool,
@@ -80,8 +86,12 @@ pub fn run(a: Args) -> Result<ExitCode> {
         compress: a.compress.then(|| a.zstd.params()),
         compress_progress: Some(super::progress_bar(a.quiet, "compressing")),
         halt_after_tier: crash_after_tier(),
-        checkpoint_every: checkpoint_every(a.checkpoint_every)?,
+        checkpoint_every: a.checkpoint_every,
+        restart: a.restart,
     };
+    if let Some(option) = a.zstd.given().filter(|_| !a.compress) {
+        anyhow::bail!("{option} applies to the compressed table: add --compress, or leave it out");
+    }
     if a.tiers.is_some() && a.compress {
         anyhow::bail!("--tiers stops a build before its table exists; build, then compress");
     }
@@ -103,23 +113,34 @@ pub fn run(a: Args) -> Result<ExitCode> {
         v["peak_rss_bytes"] = serde_json::json!(peak);
         v["threads"] = serde_json::json!(rayon::current_num_threads());
         v["load_seconds"] = serde_json::json!(load_seconds);
-        println!("{v}");
+        outln!("{v}")?;
     } else {
-        print_summary(&summary, peak);
+        print_summary(&summary, peak)?;
         if let Some(c) = summary.compress_seconds {
-            println!(
+            outln!(
                 "compressed in {c:.2} s; the whole command took {:.2} s",
                 summary.total_seconds
-            );
+            )?;
         }
     }
     Ok(ExitCode::SUCCESS)
 }
 
-/// `--checkpoint-every SECS` as a duration.
-fn checkpoint_every(secs: f64) -> Result<std::time::Duration> {
+/// `--checkpoint-every SECS` as a duration: whole seconds exactly (up to 2^64 - 1, which is
+/// never), fractions through `f64`; a bad value is echoed as given (an `f64` printed
+/// 18446744073709551615 as 18446744073709552000).
+fn seconds(text: &str) -> std::result::Result<std::time::Duration, String> {
+    // Clap's message names the value (cut when long, `out::clap_exit`).
+    let bad = |why: &str| why.to_string();
+    if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+        return text
+            .parse::<u64>()
+            .map(std::time::Duration::from_secs)
+            .map_err(|_| bad("more seconds than a duration holds (at most 2^64 - 1)"));
+    }
+    let secs: f64 = text.parse().map_err(|_| bad("not a number of seconds"))?;
     std::time::Duration::try_from_secs_f64(secs)
-        .map_err(|_| anyhow::anyhow!("--checkpoint-every {secs}: not a number of seconds"))
+        .map_err(|_| bad("not a number of seconds from 0 to 2^64 - 1"))
 }
 
 /// Prints the build's plan; for a tiered build (a plan of more than one line) also a line,
@@ -128,7 +149,7 @@ fn checkpoint_every(secs: f64) -> Result<std::time::Duration> {
 fn show_plan(game: &AnyGame, out: &std::path::Path, opts: &mut BuildOptions) {
     let lines = build::report::before_build(game, out, opts);
     for line in &lines {
-        eprintln!("{line}");
+        errln!("{line}");
     }
     if lines.len() > 1 {
         let bar = opts.progress.clone();
@@ -138,8 +159,8 @@ fn show_plan(game: &AnyGame, out: &std::path::Path, opts: &mut BuildOptions) {
             if build::report::tier_worth_a_line(r, first) {
                 let line = build::report::tier_line(r);
                 match &bar {
-                    Some(b) => b.suspend(|| eprintln!("{line}")),
-                    None => eprintln!("{line}"),
+                    Some(b) => b.suspend(|| errln!("{line}")),
+                    None => errln!("{line}"),
                 }
             }
         }));
@@ -181,7 +202,7 @@ fn run_mpi(a: Args) -> Result<ExitCode> {
         Ok(s) => s,
         Err(e) => {
             // Every rank stops; each says why (the failing one names the file, line or rank).
-            eprintln!("retrodb: rank {} of {}: {e}", comm.rank(), comm.ranks());
+            errln!("retrodb: rank {} of {}: {e}", comm.rank(), comm.ranks());
             return Ok(ExitCode::FAILURE);
         }
     };
@@ -190,21 +211,25 @@ fn run_mpi(a: Args) -> Result<ExitCode> {
             let mut v = serde_json::to_value(&summary)?;
             v["peak_rss_bytes_rank0"] = serde_json::json!(retrodb::memory::peak_rss());
             v["threads"] = serde_json::json!(rayon::current_num_threads());
-            println!("{v}");
+            outln!("{v}")?;
         } else {
             let [_, win, loss, draw] = summary.counts;
-            println!(
+            outln!(
                 "built {}: {} positions ({win} won, {loss} lost, {draw} drawn), {} edges, {} \
                  rounds, on {} ranks",
-                summary.path, summary.positions, summary.edges, summary.rounds, summary.ranks
-            );
-            println!(
+                summary.path,
+                summary.positions,
+                summary.edges,
+                summary.rounds,
+                summary.ranks
+            )?;
+            outln!(
                 "solve {:.2} s, total {:.2} s, {}; bytes sent by rank: {}",
                 summary.solve_seconds,
                 summary.total_seconds,
                 human_bytes(summary.file_bytes),
                 bytes_by_rank(&summary.bytes_sent)
-            );
+            )?;
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -228,7 +253,8 @@ fn run_mpi_sliced(
         max_memory,
         stop_after_tiers: a.tiers,
         halt_after_tier: crash_after_tier(),
-        checkpoint_every: checkpoint_every(a.checkpoint_every)?,
+        checkpoint_every: a.checkpoint_every,
+        restart: a.restart,
         ..BuildOptions::default()
     };
     if rank0 && !a.quiet && !a.json {
@@ -247,7 +273,7 @@ fn run_mpi_sliced(
                 p.finish_and_clear();
             }
             // Every rank stops; each says why (the failing one names the job or the file).
-            eprintln!("retrodb: rank {} of {}: {e}", comm.rank(), comm.ranks());
+            errln!("retrodb: rank {} of {}: {e}", comm.rank(), comm.ranks());
             return Ok(ExitCode::FAILURE);
         }
     };
@@ -264,14 +290,14 @@ fn run_mpi_sliced(
         v["bytes_sent"] = serde_json::json!(summary.bytes_sent);
         v["peak_rss_bytes_rank0"] = serde_json::json!(peak);
         v["threads"] = serde_json::json!(rayon::current_num_threads());
-        println!("{v}");
+        outln!("{v}")?;
     } else {
-        print_summary(s, peak);
-        println!(
+        print_summary(s, peak)?;
+        outln!(
             "on {} ranks; bytes sent by rank: {}",
             summary.ranks,
             bytes_by_rank(&summary.bytes_sent)
-        );
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -296,7 +322,7 @@ fn crash_after_tier() -> Option<build::HaltAfterTier> {
         .ok()?;
     Some(std::sync::Arc::new(move |r: &build::TierReport| {
         if r.tier == tier {
-            eprintln!("retrodb: RETRODB_CRASH_AFTER_TIER={tier}: aborting as asked");
+            errln!("retrodb: RETRODB_CRASH_AFTER_TIER={tier}: aborting as asked");
             std::process::abort();
         }
         false
@@ -326,20 +352,21 @@ pub fn default_name(spec: &str) -> PathBuf {
     PathBuf::from(format!("{clean}.rdb"))
 }
 
-pub fn print_summary(s: &BuildSummary, peak: Option<u64>) {
+pub fn print_summary(s: &BuildSummary, peak: Option<u64>) -> Result<(), super::out::StdoutError> {
     use super::{grouped, rate};
     if let Some(t) = s.resumed_from_tier {
-        println!("resumed the interrupted build below tier {t}");
+        outln!("resumed the interrupted build below tier {t}")?;
     }
     if !s.complete {
-        println!(
+        outln!(
             "stopped as asked after {:.2} s; work file {} (rerun the same build to resume)",
-            s.solve_seconds, s.path
-        );
-        return;
+            s.solve_seconds,
+            s.path
+        )?;
+        return Ok(());
     }
     let [unused, win, loss, draw] = s.counts;
-    println!(
+    outln!(
         "built {} for {}: {} positions ({} win, {} loss, {} draw, {} unused indices)",
         s.path,
         s.spec,
@@ -348,7 +375,7 @@ pub fn print_summary(s: &BuildSummary, peak: Option<u64>) {
         grouped(loss),
         grouped(draw),
         grouped(unused)
-    );
+    )?;
     // The random accesses: parent visits (counter engine), children read (tiered engine);
     // none counted where whole rows are decided at once.
     let reads = match (s.parent_visits, s.child_probes) {
@@ -356,7 +383,7 @@ pub fn print_summary(s: &BuildSummary, peak: Option<u64>) {
         (v, 0) => format!(", {} parent visits", rate(v as f64, s.solve_seconds)),
         (_, p) => format!(", {} child probes", rate(p as f64, s.solve_seconds)),
     };
-    println!(
+    outln!(
         "solved in {:.2} s by the {} engine with {} threads: {}{} positions{}{}; file {}{}",
         s.solve_seconds,
         s.engine.name(),
@@ -373,5 +400,6 @@ pub fn print_summary(s: &BuildSummary, peak: Option<u64>) {
             ", peak memory {}",
             human_bytes(p)
         ))
-    );
+    )?;
+    Ok(())
 }

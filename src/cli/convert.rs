@@ -11,17 +11,17 @@ use retrodb::table::{self, Table};
 /// How to compress (shared with `build --compress`).
 #[derive(clap::Args, Clone)]
 pub struct ZstdArgs {
-    /// zstd level, 1..=22 (for build: only with --compress).
-    #[arg(long, default_value_t = Params::default().level)]
-    level: i32,
-    /// Positions per independently compressed frame, a multiple of 32 (for build: only with
-    /// --compress).
-    #[arg(long, default_value_t = Params::default().frame_positions)]
-    frame_positions: u64,
+    /// zstd level, 1..=22 [default: 15] (for build: only with --compress).
+    #[arg(long)]
+    level: Option<i32>,
+    /// Positions per independently compressed frame, a multiple of 32 [default: 65536] (for
+    /// build: only with --compress).
+    #[arg(long)]
+    frame_positions: Option<u64>,
     /// What to store for positions the rules decide alone; only the file size depends on it
-    /// (for build: only with --compress).
-    #[arg(long, value_enum, default_value = "best")]
-    fill: DontCareFill,
+    /// [default: best] (for build: only with --compress).
+    #[arg(long, value_enum)]
+    fill: Option<DontCareFill>,
     /// Store only the positions with Left to move (cell games, values only); a position with
     /// Right to move is answered by a one-move search over its children, all stored. About
     /// half the size; a lookup of such a position reads up to one frame per move.
@@ -31,12 +31,26 @@ pub struct ZstdArgs {
 
 impl ZstdArgs {
     pub fn params(&self) -> Params {
+        let d = Params::default();
         Params {
-            frame_positions: self.frame_positions,
-            level: self.level,
-            fill: self.fill,
+            frame_positions: self.frame_positions.unwrap_or(d.frame_positions),
+            level: self.level.unwrap_or(d.level),
+            fill: self.fill.unwrap_or(d.fill),
             one_mover: self.one_mover,
         }
+    }
+
+    /// The first of these options given, for `build` to refuse without `--compress` (they were
+    /// ignored there without a word).
+    pub fn given(&self) -> Option<&'static str> {
+        [
+            (self.level.is_some(), "--level"),
+            (self.frame_positions.is_some(), "--frame-positions"),
+            (self.fill.is_some(), "--fill"),
+            (self.one_mover, "--one-mover"),
+        ]
+        .into_iter()
+        .find_map(|(given, name)| given.then_some(name))
     }
 }
 
@@ -73,14 +87,14 @@ pub fn compress(a: CompressArgs) -> Result<ExitCode> {
     let bytes = table::compress(&t, &a.output, a.zstd.params(), &bar)?;
     bar.finish_and_clear();
     let used = t.header().size - t.header().counts[0];
-    println!(
+    outln!(
         "wrote {}: {} ({:.1}% of {}), {:.3} bits per position",
         a.output.display(),
         human_bytes(bytes),
         100.0 * bytes as f64 / raw as f64,
         human_bytes(raw),
         bytes as f64 * 8.0 / used.max(1) as f64
-    );
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -89,6 +103,6 @@ pub fn decompress(a: DecompressArgs) -> Result<ExitCode> {
     let bar = super::progress_bar(a.quiet, "decompressing");
     let bytes = table::decompress(&t, &a.output, &bar)?;
     bar.finish_and_clear();
-    println!("wrote {}: {}", a.output.display(), human_bytes(bytes));
+    outln!("wrote {}: {}", a.output.display(), human_bytes(bytes))?;
     Ok(ExitCode::SUCCESS)
 }

@@ -25,10 +25,10 @@ pub fn run(a: Args) -> Result<ExitCode> {
     std::fs::create_dir_all(&a.dir).map_err(|e| anyhow::anyhow!("{}: {e}", a.dir.display()))?;
     digraph(&a)?;
     bridgit(&a)?;
-    println!(
+    outln!(
         "\nnext: retrodb probe {0}/seed001.rdb 4 --json; retrodb info {0}/bridgit-3.rdb; retrodb verify {0}/bridgit-3.rdb",
         a.dir.display()
-    );
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -40,16 +40,16 @@ fn digraph(a: &Args) -> Result<()> {
         Input::Embedded(SEED001),
         u64::MAX,
     )?;
-    println!("1. the token game on seed 001's digraph (data/seed001.txt): cycles, so draws exist");
+    outln!("1. the token game on seed 001's digraph (data/seed001.txt): cycles, so draws exist")?;
     let opts = BuildOptions {
         remoteness: true,
         ..BuildOptions::default()
     };
     let summary = build::build(&game, &out, &opts)?;
-    super::build::print_summary(&summary, None);
+    super::build::print_summary(&summary, None)?;
     let t = Table::open(&out)?;
     t.verify_checksums()?;
-    println!("\nvertex  value  remoteness  moves (value for the opponent)");
+    outln!("\nvertex  value  remoteness  moves (value for the opponent)")?;
     for v in 0..t.header().size {
         if t.value(v)?.is_none() {
             continue;
@@ -60,13 +60,13 @@ fn digraph(a: &Args) -> Result<()> {
             .iter()
             .map(|m| format!("{}:{}", m.name, m.value))
             .collect();
-        println!(
+        outln!(
             "{:>6}  {:<5}  {:>10}  {}",
             p.position,
             p.value.as_str(),
             p.remoteness.map_or("-".to_string(), |r| r.to_string()),
             moves.join(" ")
-        );
+        )?;
     }
     Ok(())
 }
@@ -75,29 +75,29 @@ fn digraph(a: &Args) -> Result<()> {
 fn bridgit(a: &Args) -> Result<()> {
     let out = a.dir.join("bridgit-3.rdb");
     let raw = a.dir.join(".bridgit-3.raw.rdb");
-    println!(
+    outln!(
         "\n2. Bridg-It on the size-3 board (13 bridge sites, both players to move: 3,188,646 positions)"
-    );
+    )?;
     let game = AnyGame::open("bridgit:3", retrodb::memory::default_limit())?;
     let summary = build::build(&game, &raw, &BuildOptions::default())?;
     let [_, win, loss, _] = summary.counts;
-    println!(
+    outln!(
         "solved in {:.2} s with {} threads: {} win, {} loss, raw table {}",
         summary.solve_seconds,
         rayon::current_num_threads(),
         super::grouped(win),
         super::grouped(loss),
         retrodb::error::human_bytes(summary.file_bytes)
-    );
+    )?;
     let hidden = indicatif::ProgressBar::hidden();
     let bytes = table::compress(&Table::open(&raw)?, &out, Params::default(), &hidden)?;
     std::fs::remove_file(&raw)?;
-    println!(
+    outln!(
         "compressed to {} ({:.3} bits per position): {}",
         retrodb::error::human_bytes(bytes),
         bytes as f64 * 8.0 / summary.positions as f64,
         out.display()
-    );
+    )?;
     let t = Table::open(&out)?;
     let p = t.probe_text(".............")?;
     let winning: Vec<u64> = retrodb::with_game!(t.game(), g => retrodb::Game::moves(g, p.index))
@@ -106,19 +106,19 @@ fn bridgit(a: &Args) -> Result<()> {
         .filter(|(_, m)| m.value == Value::Loss)
         .map(|(m, _)| m.child)
         .collect();
-    println!(
+    outln!(
         "\nthe empty board, Left (blue) to move: {} — {} of {} first moves win (marked):",
         p.value,
         winning.len(),
         p.moves.len()
-    );
+    )?;
     let style = if std::io::stdout().is_terminal() {
         PictureStyle::Colour
     } else {
         PictureStyle::Plain
     };
     if let Some(pic) = t.game().picture(p.index, &winning, style) {
-        println!("{pic}");
+        outln!("{pic}")?;
     }
     Ok(())
 }

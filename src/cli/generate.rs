@@ -44,9 +44,9 @@ pub fn run(a: Args) -> Result<ExitCode> {
             retrodb::build::generate::random_digraph_file(
                 &output, vertices, edges, sink_count, seed,
             )?;
-            println!(
+            outln!(
                 "wrote {output}: {vertices} vertices ({sink_count} sinks), {edges} edges (seed {seed})"
-            );
+            )?;
         }
     }
     Ok(ExitCode::SUCCESS)

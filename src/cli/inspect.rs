@@ -47,7 +47,7 @@ pub fn info(a: InfoArgs) -> Result<ExitCode> {
     let i = t.info();
     if a.json {
         // Through a `Value`: its keys come out sorted, as they always have.
-        println!("{}", serde_json::to_value(&i)?);
+        outln!("{}", serde_json::to_value(&i)?)?;
         return Ok(ExitCode::SUCCESS);
     }
     let (used, win, loss, draw, bits, file_bytes) = (
@@ -66,8 +66,8 @@ pub fn info(a: InfoArgs) -> Result<ExitCode> {
         }
     };
     use super::grouped;
-    println!("table      {}", a.table.display());
-    println!("game       {}", h.spec);
+    outln!("table      {}", a.table.display())?;
+    outln!("game       {}", h.spec)?;
     let encoding = if t.is_compressed() {
         format!(
             "zstd frames of {} positions (level {})",
@@ -77,7 +77,7 @@ pub fn info(a: InfoArgs) -> Result<ExitCode> {
     } else {
         "raw 2-bit cells".to_string()
     };
-    println!(
+    outln!(
         "format     version {}, {encoding}{}",
         h.version,
         if h.remoteness_width > 0 {
@@ -85,45 +85,37 @@ pub fn info(a: InfoArgs) -> Result<ExitCode> {
         } else {
             String::new()
         }
-    );
-    println!(
+    )?;
+    outln!(
         "positions  {} of {} indices",
         grouped(used),
         grouped(h.size)
-    );
-    println!("win        {} ({:.2}%)", grouped(win), pct(win));
-    println!("loss       {} ({:.2}%)", grouped(loss), pct(loss));
-    println!("draw       {} ({:.2}%)", grouped(draw), pct(draw));
+    )?;
+    outln!("win        {} ({:.2}%)", grouped(win), pct(win))?;
+    outln!("loss       {} ({:.2}%)", grouped(loss), pct(loss))?;
+    outln!("draw       {} ({:.2}%)", grouped(draw), pct(draw))?;
     match h.rounds {
-        Some(r) => println!("rounds     {r}"),
-        None => println!("rounds     not recorded (a values-only build)"),
+        Some(r) => outln!("rounds     {r}")?,
+        None => outln!("rounds     not recorded (a values-only build)")?,
     }
-    println!(
+    outln!(
         "file       {} ({bits:.3} bits per position)",
         human_bytes(file_bytes)
-    );
+    )?;
     if let Some(name) = &i.source_file {
-        println!("input      {name} ({} in the table)", i.source);
+        outln!("input      {name} ({} in the table)", i.source)?;
     }
     Ok(ExitCode::SUCCESS)
 }
 
 pub fn dump(a: DumpArgs) -> Result<ExitCode> {
     let t = Table::open(&a.table)?;
-    let stdout = std::io::stdout();
-    let mut lock = stdout.lock();
-    match t.dump(&mut lock) {
-        // A closed pipe (`dump | head`) is the reader's choice, not an error.
-        Err(retrodb::Error::Io { source, .. })
-            if source.kind() == std::io::ErrorKind::BrokenPipe =>
-        {
-            Ok(ExitCode::SUCCESS)
-        }
-        r => {
-            r?;
-            Ok(ExitCode::SUCCESS)
-        }
-    }
+    let mut out = super::out::Stdout::new();
+    // A closed pipe (`dump | head`) ends it quietly, in `main`, as every other write error of
+    // stdout is told there.
+    t.dump(&mut out)?;
+    std::io::Write::flush(&mut out)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 pub fn verify(a: VerifyArgs) -> Result<ExitCode> {
@@ -143,7 +135,7 @@ pub fn verify(a: VerifyArgs) -> Result<ExitCode> {
         ),
         None => format!("all {} indices agree", super::grouped(checked)),
     };
-    println!(
+    outln!(
         "{}: ok — checksums match and {what} with the rules and their children{}",
         a.table.display(),
         if t.has_remoteness() && a.sample.is_none() {
@@ -151,18 +143,18 @@ pub fn verify(a: VerifyArgs) -> Result<ExitCode> {
         } else {
             ""
         }
-    );
+    )?;
     if let Some(n) = a.lehman {
         let r = retrodb::oracle::check::lehman_sample(&t, n, a.seed)?;
-        println!(
+        outln!(
             "{}: {} random positions compared with Lehman's criterion (seed {}): {} disagreements",
             a.table.display(),
             super::grouped(r.checked),
             a.seed,
             super::grouped(r.disagreements)
-        );
+        )?;
         for e in &r.examples {
-            println!("  {e}");
+            outln!("  {e}")?;
         }
         if r.disagreements > 0 {
             return Ok(ExitCode::FAILURE);

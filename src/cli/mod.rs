@@ -1,5 +1,8 @@
 //! Command-line flags (clap derive) and the dispatch to one module per subcommand.
 
+#[macro_use]
+pub mod out;
+
 mod bench;
 mod build;
 mod convert;
@@ -135,6 +138,7 @@ pub fn progress_bar(quiet: bool, what: &str) -> ProgressBar {
     bar
 }
 
+pub use out::stdout_error;
 pub use retrodb::build::report::grouped;
 
 /// A rate for people: `12.3M/s`.

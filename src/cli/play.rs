@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use retrodb::build::cache;
+use retrodb::error::cut;
 use retrodb::games::PictureStyle;
 use retrodb::games::cell::Player;
 use retrodb::play::{Match, Opponent};
@@ -34,7 +35,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
     let human = match a.side.to_ascii_lowercase().as_str() {
         "left" | "l" => Player::Left,
         "right" | "r" => Player::Right,
-        s => anyhow::bail!("--as {s}: the side is 'left' or 'right'"),
+        s => anyhow::bail!("--as {}: the side is 'left' or 'right'", cut(s)),
     };
     let opponent = Opponent::parse(&a.opponent)?;
     // Refuse other games before building a table for them.
@@ -42,12 +43,12 @@ pub fn run(a: Args) -> Result<ExitCode> {
     if !matches!(kind, "bridgit" | "hex" | "shannon" | "shannon-vertex") {
         anyhow::bail!(
             "play: '{}' is not a cell game (bridgit:N, hex:N, shannon:FILE, shannon-vertex:FILE)",
-            a.game
+            cut(&a.game)
         );
     }
     let (table, built) = cache::open_or_build(&a.game, a.table.as_deref())?;
     if built {
-        eprintln!("built {}", table.path().display());
+        errln!("built {}", table.path().display());
     }
     let style = if std::io::stdout().is_terminal() {
         PictureStyle::Colour
@@ -56,7 +57,8 @@ pub fn run(a: Args) -> Result<ExitCode> {
     };
     let mut game = Match::new(&table, human, opponent, a.from.as_deref(), style)?;
     let stdin = std::io::stdin();
-    let stdout = std::io::stdout();
-    game.run(&mut stdin.lock(), &mut stdout.lock())?;
+    let mut out = super::out::Stdout::new();
+    game.run(&mut stdin.lock(), &mut out)?;
+    std::io::Write::flush(&mut out)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -1,6 +1,6 @@
 //! `retrodb probe FILE POSITION...`: values from a table, one answer per position.
 
-use std::io::{BufRead, BufWriter, IsTerminal, Write};
+use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -40,8 +40,7 @@ pub struct Args {
 
 pub fn run(a: Args) -> Result<ExitCode> {
     let table = Table::open(&a.table)?;
-    let stdout = std::io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
+    let mut out = super::out::Stdout::new();
     let mut failed = false;
     // Positions are answered in batches: stdin streams at batch speed.
     const BATCH: usize = 1 << 14;
@@ -61,7 +60,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
         None
     };
     // Answers a batch; true when a position failed.
-    let mut flush = |batch: &mut Vec<String>, out: &mut BufWriter<_>| -> Result<bool> {
+    let mut flush = |batch: &mut Vec<String>, out: &mut super::out::Stdout| -> Result<bool> {
         let mut failed = false;
         for mut r in table.probe_batch(batch) {
             if let (Ok(p), Some(v)) = (&mut r, values.as_mut()) {
@@ -83,7 +82,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
                         continue;
                     }
                     out.flush()?;
-                    eprintln!("retrodb: {e}");
+                    errln!("retrodb: {e}");
                 }
             }
         }
@@ -105,7 +104,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
                     // Answered in order: what came before is written first.
                     flush(&mut batch, &mut out)?;
                     out.flush()?;
-                    eprintln!("retrodb: stdin line {line_no}: not UTF-8 text");
+                    errln!("retrodb: stdin line {line_no}: not UTF-8 text");
                     failed = true;
                     continue;
                 };

@@ -44,7 +44,10 @@ pub struct Args {
 
 pub fn run(a: Args) -> Result<ExitCode> {
     if a.subject != "bridgit" {
-        bail!("research: unknown subject '{}' (known: bridgit)", a.subject);
+        bail!(
+            "research: unknown subject '{}' (known: bridgit)",
+            retrodb::error::cut(&a.subject)
+        );
     }
     if let Some(count) = a.sample {
         return sampled(&a, count);
@@ -69,10 +72,10 @@ pub fn run(a: Args) -> Result<ExitCode> {
         path => research::open_or_build(a.size, path)?,
     };
     if built {
-        eprintln!("built {}", table.path().display());
+        errln!("built {}", table.path().display());
     }
     if !a.json {
-        eprintln!(
+        errln!(
             "checking every position of bridgit:{} against {}",
             a.size,
             table.path().display()
@@ -87,9 +90,9 @@ pub fn run(a: Args) -> Result<ExitCode> {
         &bar,
     )?;
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        print!("{}", research::render_text(&report));
+        out!("{}", research::render_text(&report))?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -111,7 +114,7 @@ fn sampled(a: &Args, count: u64) -> Result<ExitCode> {
     };
     let table = retrodb::table::Table::open(path)?;
     if !a.json {
-        eprintln!(
+        errln!(
             "checking {count} random positions of the play population of bridgit:{} against {}",
             a.size,
             table.path().display()
@@ -121,14 +124,14 @@ fn sampled(a: &Args, count: u64) -> Result<ExitCode> {
     let start = std::time::Instant::now();
     let report =
         research::research_sample(a.size, &table, count, a.seed, a.svg_dir.as_deref(), &bar)?;
-    eprintln!(
+    errln!(
         "sampled {count} positions in {:.1} s",
         start.elapsed().as_secs_f64()
     );
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        print!("{}", research::render_text(&report));
+        out!("{}", research::render_text(&report))?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,7 +1,6 @@
 //! `retrodb serve TABLE_OR_DIR... [--addr HOST:PORT]`: the HTTP API and the web board over
 //! tables (the work is in `retrodb::serve`).
 
-use std::io::Write;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -62,9 +61,10 @@ pub fn run(a: Args) -> Result<ExitCode> {
     };
     retrodb::serve::run(catalog, a.addr, limits, threads, |addr| {
         // One line scripts and tests can read to find the port.
-        println!("listening on http://{addr}/ serving {}", names.join(", "));
-        let _ = std::io::stdout().flush();
+        // A server keeps serving when no one reads this line; it goes through the one path
+        // all the same (no panic on a closed stdout).
+        let _ = outln!("listening on http://{addr}/ serving {}", names.join(", "));
     })?;
-    eprintln!("retrodb serve: stopped");
+    errln!("retrodb serve: stopped");
     Ok(ExitCode::SUCCESS)
 }

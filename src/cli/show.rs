@@ -36,15 +36,15 @@ pub fn run(a: Args) -> Result<ExitCode> {
     } else {
         PictureStyle::Plain
     };
-    print!("{}", games::picture(&a.game, &a.position, style)?);
+    out!("{}", games::picture(&a.game, &a.position, style)?)?;
     if !a.no_value {
-        println!("{}", value_line(&a)?);
+        outln!("{}", value_line(&a)?)?;
     }
     if let Some(path) = &a.svg {
         let svg = games::picture(&a.game, &a.position, PictureStyle::Svg)?;
         std::fs::write(path, svg)
             .map_err(|e| anyhow::anyhow!("writing the SVG to {}: {e}", path.display()))?;
-        println!("wrote {}", path.display());
+        outln!("wrote {}", path.display())?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -68,9 +68,9 @@ pub fn run(a: Args) -> Result<ExitCode> {
     };
     let report = sweep::sweep(&graphs, &opts)?;
     if a.json {
-        println!("{}", serde_json::to_string(&report)?);
+        outln!("{}", serde_json::to_string(&report)?)?;
     } else {
-        print_report(&report);
+        print_report(&report)?;
     }
     Ok(if report.total.disagreements == 0 {
         ExitCode::SUCCESS
@@ -94,13 +94,13 @@ fn read_graphs(path: &PathBuf) -> Result<Vec<Graph>> {
     Ok(graphs::read_graph6(&name, &bytes)?)
 }
 
-fn print_report(r: &SweepReport) {
+fn print_report(r: &SweepReport) -> Result<(), super::out::StdoutError> {
     use super::grouped;
-    println!(
+    outln!(
         "Shannon switching game (edge version) against Lehman's criterion; every position compared for graphs with at most {} edges, the empty position's class always",
         r.all_positions_max_edges
-    );
-    println!(
+    )?;
+    outln!(
         "{:>8} {:>7} {:>14} {:>6} {:>6} {:>6} {:>18} {:>13}",
         "vertices",
         "graphs",
@@ -110,9 +110,9 @@ fn print_report(r: &SweepReport) {
         "first",
         "positions checked",
         "disagreements"
-    );
+    )?;
     let line = |label: String, row: &Row| {
-        println!(
+        outln!(
             "{label:>8} {:>7} {:>14} {:>6} {:>6} {:>6} {:>18} {:>13}",
             row.graphs,
             row.terminal_pairs,
@@ -124,17 +124,23 @@ fn print_report(r: &SweepReport) {
         )
     };
     for row in &r.rows {
-        line(row.vertices.to_string(), row);
+        line(row.vertices.to_string(), row)?;
     }
-    line("all".to_string(), &r.total);
-    println!("{:.1} s", r.seconds);
+    line("all".to_string(), &r.total)?;
+    outln!("{:.1} s", r.seconds)?;
     for p in &r.disagreeing {
-        println!(
+        outln!(
             "DISAGREEMENT graph {} terminals {} {}: table class {:?}, lehman {}; {} position(s)",
-            p.graph6, p.a, p.b, p.table_class, p.lehman_class, p.disagreements
-        );
+            p.graph6,
+            p.a,
+            p.b,
+            p.table_class,
+            p.lehman_class,
+            p.disagreements
+        )?;
         for e in &p.examples {
-            println!("    {e}");
+            outln!("    {e}")?;
         }
     }
+    Ok(())
 }

@@ -89,37 +89,37 @@ pub fn run(a: Args) -> Result<ExitCode> {
             "census_seconds": census_seconds,
             "tiers": tiers,
         });
-        println!("{}", serde_json::to_string_pretty(&j)?);
+        outln!("{}", serde_json::to_string_pretty(&j)?)?;
         return Ok(ExitCode::SUCCESS);
     }
-    println!(
+    outln!(
         "{}: {} configurations, a finished board worth C = {} to its winner",
         cell.spec(),
         super::grouped(configurations),
         a.free_moves
-    );
-    println!(
+    )?;
+    outln!(
         "values in {seconds:.3} s with {threads} thread(s){}",
         peak.map_or(String::new(), |p| format!(
             ", peak memory {}",
             human_bytes(p)
         ))
-    );
-    println!(
+    )?;
+    outln!(
         "{distinct} distinct values ({} games in the arena, {} option lists made)",
         v.games.len(),
         v.option_lists
-    );
-    println!("empty board: {empty}");
-    println!("\ntier (claimed cells)  configurations  open  distinct values of the open ones");
+    )?;
+    outln!("empty board: {empty}")?;
+    outln!("\ntier (claimed cells)  configurations  open  distinct values of the open ones")?;
     for t in &tiers {
-        println!(
+        outln!(
             "{:>4}  {:>14}  {:>12}  {:>6}",
             t.tier,
             super::grouped(t.configurations),
             super::grouped(t.open),
             t.distinct_open_values
-        );
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }

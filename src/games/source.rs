@@ -70,6 +70,8 @@ pub enum InputBytes<'a> {
     Mapped(Mmap),
     Empty,
     Borrowed(&'a [u8]),
+    /// Read from a pipe or FIFO to its end.
+    Read(Vec<u8>),
 }
 
 impl InputBytes<'_> {
@@ -97,6 +99,7 @@ impl InputBytes<'_> {
             InputBytes::Mapped(m) => m,
             InputBytes::Empty => &[],
             InputBytes::Borrowed(b) => b,
+            InputBytes::Read(b) => b,
         }
     }
 }
@@ -110,6 +113,27 @@ pub fn map_file(path: &str) -> Result<InputBytes<'static>> {
         return Err(Error::Usage(
             "the game spec names no file after its ':' (e.g. digraph:data/seed001.txt)".into(),
         ));
+    }
+    use std::os::unix::fs::FileTypeExt;
+    let kind = std::fs::metadata(path)
+        .map_err(|e| Error::io(path, e))?
+        .file_type();
+    if kind.is_fifo() || kind.is_socket() {
+        return read_stream(path);
+    }
+    if kind.is_char_device() || kind.is_block_device() {
+        return Err(Error::InputWhole {
+            file: path.to_string(),
+            msg: format!(
+                "is a {} device, not an input file (give a file, or a pipe such as /dev/stdin \
+                 fed by another command)",
+                if kind.is_char_device() {
+                    "character"
+                } else {
+                    "block"
+                }
+            ),
+        });
     }
     let file = File::open(Path::new(path)).map_err(|e| Error::io(path, e))?;
     let meta = file.metadata().map_err(|e| Error::io(path, e))?;
@@ -132,6 +156,41 @@ pub fn map_file(path: &str) -> Result<InputBytes<'static>> {
     // input's length and hash when opened (`Source::same_as`), so a changed input is refused.
     let map = unsafe { Mmap::map(&file) }.map_err(|e| Error::io(path, e))?;
     Ok(InputBytes::Mapped(map))
+}
+
+/// Reads a pipe or FIFO (`digraph:/dev/stdin`, `digraph:<(cmd)`, a named FIFO) to its end. A
+/// table keeps such an input in its header (a pipe cannot be read again), so at most
+/// [`EMBED_LIMIT`] bytes are taken. A named FIFO's open waits for a writer: that is said first,
+/// so a build never waits without saying on what.
+fn read_stream(path: &str) -> Result<InputBytes<'static>> {
+    use std::io::{Read, Write};
+    use std::os::unix::fs::FileTypeExt;
+    // A FIFO in the file system (not an anonymous pipe reached through /dev/fd or /proc).
+    let named = std::fs::canonicalize(path)
+        .and_then(std::fs::symlink_metadata)
+        .is_ok_and(|m| m.file_type().is_fifo());
+    if named {
+        let _ = writeln!(
+            std::io::stderr(),
+            "retrodb: {path} is a FIFO: waiting for a writer to open it and write the input"
+        );
+    }
+    let file = File::open(Path::new(path)).map_err(|e| Error::io(path, e))?;
+    let mut bytes = Vec::new();
+    file.take(EMBED_LIMIT + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::io(path, e))?;
+    if bytes.len() as u64 > EMBED_LIMIT {
+        return Err(Error::InputWhole {
+            file: path.to_string(),
+            msg: format!(
+                "a pipe with more than {} MiB: a table keeps an input read from a pipe in its \
+                 header, up to that size; write the input to a file and give the file",
+                EMBED_LIMIT >> 20
+            ),
+        });
+    }
+    Ok(InputBytes::Read(bytes))
 }
 
 /// One meaningful line of a small text input: its 1-based number and its whitespace-separated
@@ -168,18 +227,21 @@ pub fn vertex_id(name: &str, line: u64, word: &str, limit: u64) -> Result<u64> {
         line,
         msg,
     };
+    let text = || crate::error::cut(word);
     if word.starts_with('-') && word[1..].bytes().all(|b| b.is_ascii_digit()) && word.len() > 1 {
-        return Err(err(format!("negative vertex id '{word}'")));
+        return Err(err(format!("negative vertex id '{}'", text())));
     }
     if !word.bytes().all(|b| b.is_ascii_digit()) {
         return Err(err(format!(
-            "'{word}' is not a vertex id (a non-negative integer)"
+            "'{}' is not a vertex id (a non-negative integer)",
+            text()
         )));
     }
     match word.parse::<u64>() {
         Ok(v) if v < limit => Ok(v),
         _ => Err(err(format!(
-            "vertex id {word} is too large (ids must be below {limit})"
+            "vertex id {} is too large (ids must be below {limit})",
+            text()
         ))),
     }
 }

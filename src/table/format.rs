@@ -291,6 +291,49 @@ impl Header {
         Ok(header)
     }
 
+    /// Checks the header fields this table does not use, in the header's bytes: the reserved
+    /// bytes, the frame size and level of a raw table, the rounds of a version 2 table without
+    /// remoteness, and the input's length and hash where there is no input, or no copy of it.
+    /// They are zero (rounds: all-ones) in every table retrodb writes; the header's checksum
+    /// covers them, so only a table written otherwise has anything else there.
+    pub fn check_unused(&self, bytes: &[u8]) -> std::result::Result<(), String> {
+        let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
+        let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().unwrap());
+        let mut unused = vec![
+            ("the reserved byte 27", bytes[27] as u64, 0),
+            ("the reserved bytes 164..168", u32_at(164) as u64, 0),
+        ];
+        if self.encoding == Encoding::Raw {
+            unused.push(("the frame size of a raw table", u64_at(152), 0));
+            unused.push(("the zstd level of a raw table", u32_at(160) as u64, 0));
+        }
+        if self.version >= 2 && self.remoteness_width == 0 {
+            unused.push((
+                "the rounds of a table without remoteness",
+                u32_at(120) as u64,
+                NO_ROUNDS as u64,
+            ));
+        }
+        match bytes[26] {
+            0 => {
+                unused.push(("the input length of a game without input", u64_at(136), 0));
+                unused.push(("the input hash of a game without input", u64_at(144), 0));
+            }
+            1 => unused.push((
+                "the input length beside the embedded input's",
+                u64_at(136),
+                u64_at(128),
+            )),
+            _ => {}
+        }
+        match unused.iter().find(|(_, got, want)| got != want) {
+            Some((what, got, want)) => Err(format!(
+                "{what} is {got}, not {want} (a field this table does not use)"
+            )),
+            None => Ok(()),
+        }
+    }
+
     /// Checks that the sections fit the file and agree with the size.
     fn check_layout(&self, file_len: u64) -> std::result::Result<(), TableErrorKind> {
         self.check_lengths().map_err(TableErrorKind::Damaged)?;

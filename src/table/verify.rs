@@ -27,6 +27,50 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
     /// checksum and the seek table's checksum of the decoded bytes), and the padding.
     pub fn verify_checksums(&self) -> Result<()> {
         self.verify_padding()?;
+        let h = self.header();
+        h.check_unused(&self.bytes()[..h.header_len as usize])
+            .map_err(|m| self.fail(TableErrorKind::Damaged(m)))?;
+        self.verify_blocks()?;
+        self.verify_tail()
+    }
+
+    /// Checks that the cells past the last position (the rest of a raw table's last 64-bit
+    /// word, the rest of a compressed table's last frame) are zero, as every writer leaves them;
+    /// no lookup reads them, so only this can tell. Call after the checksums.
+    fn verify_tail(&self) -> Result<()> {
+        let size = self.header().size;
+        let (bytes, first): (std::borrow::Cow<'_, [u8]>, u64) = match self.payload() {
+            Payload::Raw(_) => {
+                let c = self.header().cells;
+                (self.bytes()[c.offset as usize..c.end() as usize].into(), 0)
+            }
+            Payload::Zstd(ZstdFrames { cells, .. }) => {
+                let frames = self.frame_count();
+                if frames == 0 {
+                    return Ok(());
+                }
+                let last = self
+                    .decode(cells, 0, frames - 1)
+                    .map_err(|k| self.fail(k))?;
+                (
+                    last.into(),
+                    (frames as u64 - 1) * self.header().frame_positions,
+                )
+            }
+        };
+        match (size - first..bytes.len() as u64 * 4).find(|&i| cells::get_in_bytes(&bytes, i) != 0)
+        {
+            Some(i) => Err(self.fail(TableErrorKind::Damaged(format!(
+                "the cell of index {} is not zero, past the last position ({} positions)",
+                first + i,
+                size
+            )))),
+            None => Ok(()),
+        }
+    }
+
+    /// Checks every block's or frame's checksum.
+    fn verify_blocks(&self) -> Result<()> {
         match self.payload() {
             Payload::Raw(_) => {
                 let block = self.header().block as u64;

@@ -12,6 +12,7 @@
 //! the same build resumes from them.
 
 use std::fs::{File, OpenOptions};
+use std::io::Write as _;
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -144,7 +145,9 @@ fn remove_stale(out: &Path) {
         if stale && e.file_type().is_ok_and(|t| t.is_file()) {
             let path = e.path();
             if std::fs::remove_file(&path).is_ok() {
-                eprintln!(
+                // Not `eprintln!`, which panics when stderr cannot be written.
+                let _ = writeln!(
+                    std::io::stderr(),
                     "retrodb: removed {} (a work file of {} left by a process that is gone)",
                     path.display(),
                     out.display()

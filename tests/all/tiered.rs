@@ -428,6 +428,8 @@ fn a_build_killed_between_checkpoints_resumes_from_the_last_one() {
     }
 }
 
+/// A checkpoint of another game beside the output is neither resumed nor silently thrown away:
+/// the build is refused, naming both games, until `restart` asks to start over.
 #[test]
 fn a_checkpoint_of_another_game_is_not_resumed() {
     let dir = tempfile::tempdir().unwrap();
@@ -439,7 +441,19 @@ fn a_checkpoint_of_another_game_is_not_resumed() {
     };
     assert!(!build::build(&open("hex:3"), &out, &stop).unwrap().complete);
     let game = open("bridgit:2");
-    let s = build::build(&game, &out, &BuildOptions::default()).unwrap();
+    let err = build::build(&game, &out, &BuildOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("'hex:3'") && err.contains("'bridgit:2'") && err.contains("--restart"),
+        "{err}"
+    );
+    assert!(!out.exists());
+    let restart = BuildOptions {
+        restart: true,
+        ..BuildOptions::default()
+    };
+    let s = build::build(&game, &out, &restart).unwrap();
     assert!(s.complete && s.resumed_from_tier.is_none());
     assert!(std::fs::read(&out).unwrap() == build(&game, dir.path(), Engine::Counter, 1, false));
 }

@@ -69,7 +69,7 @@ impl Graph {
                     format!(
                         "expected an edge 'u v' or 'terminals A B' but found {} word(s): '{}'",
                         w.len(),
-                        w.join(" ")
+                        crate::error::cut_words(w)
                     ),
                 ));
             }

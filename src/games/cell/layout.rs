@@ -34,7 +34,8 @@ impl Layout {
                 _ => Err(Error::Spec {
                     spec: spec.to_string(),
                     msg: format!(
-                        "'{arg}' is not a board size (a whole number from 1 to {})",
+                        "'{}' is not a board size (a whole number from 1 to {})",
+                        crate::error::cut(arg),
                         board::MAX_SIDE
                     ),
                 }),

@@ -143,6 +143,18 @@ impl CellGame {
     ) -> Result<CellGame> {
         let spec = format!("{kind}:{arg}");
         let (arg, sliced) = split_sliced(arg);
+        let name = |symmetric: bool| if symmetric { ",sym" } else { ",sliced" };
+        if let (Some(last), (_, Some(again))) = (sliced, split_sliced(arg)) {
+            // `hex:4,start=L,sym,sym` was told its first player was wrong.
+            return Err(Error::Spec {
+                spec,
+                msg: if last == again {
+                    format!("'{}' is given twice", name(last))
+                } else {
+                    "',sym' and ',sliced' are both given; give one".to_string()
+                },
+            });
+        }
         let (base, start) = split_start(&spec, arg)?;
         let (layout, source) = Layout::from_spec(&spec, kind, base, bytes)?;
         let suffix = match sliced {

@@ -74,13 +74,22 @@ pub fn split_start<'a>(spec: &str, arg: &'a str) -> Result<(&'a str, Option<Play
     let Some((base, start)) = arg.rsplit_once(",start=") else {
         return Ok((arg, None));
     };
+    if base.contains(",start=") {
+        return Err(Error::Spec {
+            spec: spec.to_string(),
+            msg: "',start=' is given twice".into(),
+        });
+    }
     match start {
         "L" => Ok((base, Some(Player::Left))),
         "R" => Ok((base, Some(Player::Right))),
         "both" => Ok((base, None)),
         _ => Err(Error::Spec {
             spec: spec.to_string(),
-            msg: format!("',start={start}': the first player is L, R or both"),
+            msg: format!(
+                "',start={}': the first player is L, R or both",
+                crate::error::cut(start)
+            ),
         }),
     }
 }

@@ -6,7 +6,7 @@
 use rayon::prelude::*;
 
 use super::MAX_VERTICES;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, cut_bytes};
 use crate::games::source::{BOM, InputBytes};
 
 /// Parses the whole edge list, in parallel over line-aligned chunks.
@@ -200,20 +200,20 @@ fn parse_line(line: &[u8]) -> std::result::Result<Option<(u32, u32)>, String> {
     let Some(b) = words.next() else {
         return Err(format!(
             "expected an edge 'u v' but found one word '{}'",
-            String::from_utf8_lossy(a)
+            cut_bytes(a)
         ));
     };
     if let Some(c) = words.next() {
         return Err(format!(
             "expected an edge 'u v' but found a third word '{}'",
-            String::from_utf8_lossy(c)
+            cut_bytes(c)
         ));
     }
     Ok(Some((vertex(a)?, vertex(b)?)))
 }
 
 fn vertex(word: &[u8]) -> std::result::Result<u32, String> {
-    let text = || String::from_utf8_lossy(word).into_owned();
+    let text = || cut_bytes(word);
     if word[0] == b'-' && word.len() > 1 && word[1..].iter().all(u8::is_ascii_digit) {
         return Err(format!("negative vertex id '{}'", text()));
     }

@@ -40,7 +40,8 @@ impl Hackenbush {
                 (Some(c), None) => c,
                 _ => {
                     return Err(err(format!(
-                        "unknown colour '{word}' (expected B for blue/Left, R for red/Right or G for green)"
+                        "unknown colour '{}' (expected B for blue/Left, R for red/Right or G for green)",
+                        crate::error::cut(word)
                     )));
                 }
             };
