@@ -314,12 +314,7 @@ impl RowFacts {
             m
         };
         let outer: Vec<u8> = (0..outer_count)
-            .flat_map(|o| {
-                [
-                    player_mask(o, low - k, 1),
-                    player_mask(o, low - k, 2),
-                ]
-            })
+            .flat_map(|o| [player_mask(o, low - k, 1), player_mask(o, low - k, 2)])
             .collect();
         let mut inner = [vec![0u128; 2 * 256], vec![0u128; 2 * 256]];
         for (which, table) in inner.iter_mut().enumerate() {

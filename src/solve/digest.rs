@@ -87,7 +87,7 @@ fn range_digest(cells: &Cells<'_>, range: std::ops::Range<u64>, t: u32) -> u64 {
                 }
                 xxh3_64_with_seed(&bytes, seed(w0))
             })
-            .reduce(|| 0, u64::wrapping_add)
+            .reduce(|| 0, u64::wrapping_add);
     }
 }
 

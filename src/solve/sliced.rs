@@ -493,7 +493,8 @@ fn pdep(x: u64, mask: u64) -> u64 {
     }
 }
 
-/// A reader of a bit stream, `n` bits at a time (`n <= 64`).
+/// A reader of a bit stream, `n` bits at a time (`1 <= n <= 64`). The stream ends in a zero
+/// word past its last bit ([`Packer::finish`], [`loss_bits`]), so a read never needs a test.
 struct Bits<'a> {
     src: &'a [u64],
     at: usize,
@@ -502,16 +503,11 @@ struct Bits<'a> {
 impl Bits<'_> {
     #[inline(always)]
     fn take(&mut self, n: u32) -> u64 {
-        if n == 0 {
-            return 0;
-        }
+        debug_assert!((1..=64).contains(&n));
         let (q, r) = (self.at / 64, (self.at % 64) as u32);
-        let mut x = self.src.get(q).copied().unwrap_or(0) >> r;
-        if r != 0 && r + n > 64 {
-            x |= self.src.get(q + 1).copied().unwrap_or(0) << (64 - r);
-        }
+        let pair = self.src[q] as u128 | (self.src[q + 1] as u128) << 64;
         self.at += n as usize;
-        if n == 64 { x } else { x & ((1u64 << n) - 1) }
+        (pair >> r) as u64 & (u64::MAX >> (64 - n))
     }
 }
 
@@ -539,10 +535,12 @@ impl Packer<'_> {
         }
     }
 
+    /// Writes the last bits, then a zero word (for [`Bits`]).
     fn finish(self) {
         if self.n > 0 {
             self.out.push(self.acc);
         }
+        self.out.push(0);
     }
 }
 
@@ -551,12 +549,11 @@ impl Packer<'_> {
 fn loss_bits(cells: &Cells<'_>, start: u64, len: u64, out: &mut Vec<u64>) {
     out.clear();
     let words = cells.words();
-    let (first, last) = (start / CELLS_PER_WORD, (start + len).div_ceil(CELLS_PER_WORD));
-    let mut p = Packer {
-        out,
-        acc: 0,
-        n: 0,
-    };
+    let (first, last) = (
+        start / CELLS_PER_WORD,
+        (start + len).div_ceil(CELLS_PER_WORD),
+    );
+    let mut p = Packer { out, acc: 0, n: 0 };
     for w in &words[first as usize..last as usize] {
         p.put(pext(w.load(Ordering::Relaxed), 0xAAAA_AAAA_AAAA_AAAA), 32);
     }
@@ -587,6 +584,8 @@ fn gather(src: &[u64], phase: usize, at: &[u32], out: &mut Vec<u64>) {
         }
         out.push(acc);
     }
+    // The zero word [`Bits`] reads past the end.
+    out.push(0);
 }
 
 /// Decides one row into `buf`, as the table's words from the row's first word on; returns the
