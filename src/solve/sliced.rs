@@ -348,14 +348,26 @@ impl Facts {
                 .fold(0u64, |acc, (_, &c)| acc | 1 << c)
         };
         let low_sets: Vec<u64> = (0..1u64 << lw).map(|m| spread(m, &s.low_cells)).collect();
-        for key in 0..1u64 << hw {
+        // A key's `2^lw` bits are whole words when `lw >= 6`: one task a key.
+        let per_key = (1usize << lw).div_ceil(64);
+        let fill = |key: u64, out: &mut [u64]| {
             let k = spread(key, &s.key_cells);
             for (low, &set) in low_sets.iter().enumerate() {
                 let x = k | set;
                 if board.joins[(x >> 6) as usize] >> (x & 63) & 1 == 1 {
-                    let at = low as u64 + (key << lw);
-                    joins[(at / 64) as usize] |= 1 << (at % 64);
+                    let at = low as u64 + if lw >= 6 { 0 } else { key << lw };
+                    out[(at / 64) as usize] |= 1 << (at % 64);
                 }
+            }
+        };
+        if lw >= 6 {
+            joins
+                .par_chunks_mut(per_key)
+                .enumerate()
+                .for_each(|(key, out)| fill(key as u64, out));
+        } else {
+            for key in 0..1u64 << hw {
+                fill(key, &mut joins);
             }
         }
         let gather = (0..s.key_perm.len())

@@ -65,6 +65,11 @@ pub struct Sliced {
     /// For each group element (the identity first): key digit `i` goes to key digit
     /// `key_perm[g][i]`.
     pub key_perm: Vec<Vec<u32>>,
+    /// The image of a key under group element `g` (but the identity) is
+    /// `key_image[g - 1].0[key % key_split] + key_image[g - 1].1[key / key_split]`: the images of
+    /// its low and high key digits, tabulated, so [`Sliced::canonical`] divides once.
+    key_image: Vec<(Vec<u64>, Vec<u64>)>,
+    key_split: u64,
     /// For each group element but the identity (`low_perm[g - 1]`): the image of each low
     /// configuration.
     pub low_perm: Vec<Vec<u32>>,
@@ -179,6 +184,31 @@ impl Sliced {
             }
         }
         let delta: Vec<i8> = diff.iter().map(|&d| d as i8).collect();
+        // The key's digits in two halves, each half's images tabulated per group element.
+        let key_lo = hw / 2 + hw % 2;
+        let key_split = 3u64.pow(key_lo);
+        let image_of = |perm: &[u32], x: u64, from: u32, digits: u32| {
+            let (mut out, mut x) = (0u64, x);
+            for i in from..from + digits {
+                out += (x % 3) * pow3[perm[i as usize] as usize];
+                x /= 3;
+            }
+            out
+        };
+        let key_image = key_perm
+            .iter()
+            .skip(1)
+            .map(|perm| {
+                (
+                    (0..key_split)
+                        .map(|x| image_of(perm, x, 0, key_lo))
+                        .collect(),
+                    (0..3u64.pow(hw - key_lo))
+                        .map(|y| image_of(perm, y, key_lo, hw - key_lo))
+                        .collect(),
+                )
+            })
+            .collect();
         let mut index = Sliced {
             first,
             cells,
@@ -188,6 +218,8 @@ impl Sliced {
             key_cells,
             pow3,
             key_perm,
+            key_image,
+            key_split,
             low_perm,
             low_masks,
             delta,
@@ -318,14 +350,14 @@ impl Sliced {
     #[inline]
     pub fn canonical(&self, key: u64) -> (u64, usize) {
         let mut best = (key, 0);
-        for (g, perm) in self.key_perm.iter().enumerate().skip(1) {
-            let (mut image, mut x) = (0u64, key);
-            for &to in perm {
-                image += (x % 3) * self.pow3[to as usize];
-                x /= 3;
-            }
+        let (lo, hi) = (
+            (key % self.key_split) as usize,
+            (key / self.key_split) as usize,
+        );
+        for (g, (lo_image, hi_image)) in self.key_image.iter().enumerate() {
+            let image = lo_image[lo] + hi_image[hi];
             if image < best.0 {
-                best = (image, g);
+                best = (image, g + 1);
             }
         }
         best
