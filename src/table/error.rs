@@ -30,7 +30,9 @@ pub enum TableErrorKind {
     },
     /// A table of the sliced index (`,sliced`, `,sym`) written in a version before
     /// [`super::format::ROW_ORDER_VERSION`], whose rows hold their positions in another order.
-    RowOrder { got: u32 },
+    RowOrder {
+        got: u32,
+    },
     /// The file ends before its header says it does (the text says where).
     Truncated(String),
     /// Bytes that fail their checksum: `block` is the block (raw) or frame (compressed) of the
