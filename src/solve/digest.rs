@@ -30,7 +30,7 @@ pub fn tiers_digest<G: Tiered>(game: &G, cells: &Cells<'_>, tiers: std::ops::Ran
 /// tier 0 for tier `low cells`), and 0 for the tiers that complete with no key tier of their
 /// own. A checkpoint's sum over the finished tiers covers the same cells either way.
 pub fn tier_digest<G: Tiered>(game: &G, cells: &Cells<'_>, t: u32) -> u64 {
-    if let Some(board) = game.sliced_board() {
+    if let Some(board) = game.board_shape().and_then(|b| b.sliced()) {
         let s = board.index;
         let low = s.low_digits();
         let Some(k) = t.checked_sub(low).filter(|&k| k <= s.key_digits()) else {
