@@ -176,8 +176,8 @@ impl Sliced {
         for list in &class_list {
             for (i, &v) in list.iter().enumerate() {
                 rank[v as usize] = i as u32;
-                class_filled[(diff[v as usize] + lw as i32) as usize][filled[v as usize] as usize] +=
-                    1;
+                class_filled[(diff[v as usize] + lw as i32) as usize]
+                    [filled[v as usize] as usize] += 1;
             }
         }
         let delta: Vec<i8> = diff.iter().map(|&d| d as i8).collect();
