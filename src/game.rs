@@ -11,6 +11,8 @@ use std::fmt;
 
 use serde::Serialize;
 
+use crate::shape::{BoardShape, PlainBoard, digit_masks};
+
 /// The game-theoretic value of a position, for the player to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -246,77 +248,13 @@ pub trait Tiered: Game {
     /// working state. `None` otherwise.
     fn tier_range(&self, t: u32) -> Option<std::ops::Range<u64>>;
 
-    /// For games that are a [`PlainBoard`] (their index, moves and ends are exactly the ones it
-    /// describes): that description, which lets the engine decide many positions at once with
-    /// bit operations. `None` (the default) for every other game. [`check_tiers`] checks a
-    /// description against the game on every position.
-    fn plain_board(&self) -> Option<PlainBoard<'_>> {
+    /// The shape of the game's index where it is one the solvers know by data alone
+    /// ([`BoardShape`]: a plain board, or the sliced index of a claiming game), which lets them
+    /// decide many positions at once ([`crate::solve::plan`] picks the kernel from it). `None`
+    /// (the default) for every other game. [`check_tiers`] checks a plain board against the
+    /// game on every position.
+    fn board_shape(&self) -> Option<BoardShape<'_>> {
         None
-    }
-
-    /// For games in the sliced index of a claiming game ([`SlicedBoard`]): that description, which
-    /// lets the engine decide a row of positions at a time. `None` (the default) otherwise.
-    fn sliced_board(&self) -> Option<SlicedBoard<'_>> {
-        None
-    }
-}
-
-/// A game of claiming cells by alternation, numbered by the sliced index
-/// ([`crate::games::cell::sliced`]): a move claims an empty cell for the mover (Left where Left
-/// has no more cells than Right, less the first player's edge); Left has won when his cells join
-/// (`joins`, as in [`PlainBoard`]), Right when the cells he has not taken (within `full`) no
-/// longer join; Left's win is tested first; a won position has no moves and is a win for the
-/// winner to move. `order` lists the cells in the order a position's children are read.
-#[derive(Clone, Copy)]
-pub struct SlicedBoard<'a> {
-    pub index: &'a crate::games::cell::sliced::Sliced,
-    pub joins: &'a [u64],
-    pub full: u64,
-    pub order: &'a [u32],
-}
-
-/// A game of claiming cells, described by data alone: `cells` cells, each empty, Left's or
-/// Right's; the index of a position is `mover + 2 * sum(d_i * 3^i)` (`d_i` 0 empty, 1 Left's,
-/// 2 Right's; `mover` 0 when Left is to move), so every configuration with either player to move
-/// is a position. A move claims an empty cell for the mover and passes the turn. Left has won
-/// when his cells join (`joins` has bit `s` for every cell set `s` that does); Right has won when
-/// the cells he has not taken no longer join; Left's win is tested first. A won position has no
-/// moves and is a win for the winner to move, a loss for the other.
-#[derive(Clone, Copy, Debug)]
-pub struct PlainBoard<'a> {
-    pub cells: u32,
-    pub joins: &'a [u64],
-}
-
-/// Left's and Right's cells of a configuration given by `digits` base-3 digits of `value`
-/// (digit `i`, cell `i`: 0 empty, 1 Left's, 2 Right's), as bit masks. Digits above `digits`
-/// are ignored.
-#[inline]
-pub fn digit_masks(mut value: u64, digits: u32) -> (u64, u64) {
-    let (mut l, mut r) = (0u64, 0u64);
-    for i in 0..digits {
-        match value % 3 {
-            0 => {}
-            1 => l |= 1 << i,
-            _ => r |= 1 << i,
-        }
-        value /= 3;
-    }
-    (l, r)
-}
-
-impl PlainBoard<'_> {
-    #[inline(always)]
-    pub fn joins(&self, set: u64) -> bool {
-        self.joins[(set >> 6) as usize] >> (set & 63) & 1 == 1
-    }
-
-    /// Who has won with Left's cells `l` and Right's `r`: `(left, right)`, at most one true.
-    #[inline(always)]
-    pub fn won(&self, l: u64, r: u64) -> (bool, bool) {
-        let full = (1u64 << self.cells) - 1;
-        let left = self.joins(l);
-        (left, !left && !self.joins(full & !r))
     }
 }
 
@@ -401,7 +339,7 @@ pub fn check_tiers<G: Tiered>(game: &G) -> Result<(), ContractError> {
             )));
         }
     }
-    if let Some(board) = game.plain_board() {
+    if let Some(board) = game.board_shape().and_then(BoardShape::plain) {
         check_plain_board(game, &board)?;
     }
     for pos in 0..size {

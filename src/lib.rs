@@ -7,7 +7,8 @@
 //! The data flows one way: a game spec becomes a [`games::AnyGame`]; [`build`] has a solver from
 //! [`solve`] decide every position into 2-bit [`cells`] held by a [`table`] file; a
 //! [`table::Table`] opens the file again, rebuilds the game from its header and answers probes.
-//! Imports run one way too: cli -> build -> solve / table -> games -> game (docs/ARCHITECTURE.md).
+//! Imports run one way too: cli -> build -> solve / table -> games -> game / shape
+//! (docs/ARCHITECTURE.md).
 //!
 //! ```no_run
 //! use retrodb::{build::{self, BuildOptions}, games::AnyGame, table};
@@ -32,6 +33,7 @@ pub mod play;
 pub mod research;
 #[cfg(feature = "serve")]
 pub mod serve;
+pub mod shape;
 pub mod solve;
 pub mod splitmix;
 pub mod table;

@@ -16,6 +16,7 @@ from conftest import DATA
 def test_summary_and_options(tmp_path):
     s = retrodb.build("hex:3", tmp_path / "a.rdb", progress=False)
     assert s["spec"] == "hex:3" and s["complete"] and s["engine"] == "tiered"
+    assert s["kernel"] == "bitplane"
     assert s["positions"] == 39366 and sum(s["counts"]) == 39366
     assert s["compress_seconds"] is None and s["file_bytes"] == (tmp_path / "a.rdb").stat().st_size
     z = retrodb.build("hex:3", tmp_path / "z.rdb", compress=True, remoteness=True, threads=1,
@@ -31,7 +32,7 @@ def test_summary_and_options(tmp_path):
 def test_counter_engine_game(tmp_path):
     from conftest import DATA
     s = retrodb.build(f"digraph:{DATA}/seed001.txt", tmp_path / "d.rdb", progress=False)
-    assert s["engine"] == "counter" and s["counts"][3] > 0  # draws
+    assert s["engine"] == "counter" and s["kernel"] == "counter" and s["counts"][3] > 0  # draws
 
 
 def test_progress_prints_the_cli_estimate(tmp_path, capsys, cli):
@@ -46,8 +47,9 @@ def test_progress_prints_the_cli_estimate(tmp_path, capsys, cli):
         return re.sub(r"\(limit [^)]*\)|\([^)]* free\)", "(...)", line)
 
     assert steady(err[0]) == steady(cli_lines[0])
-    assert err[0].startswith("bridgit:2: 486 positions, tiered engine, estimated peak memory")
-    assert err[1].startswith("  this run: tiers 5 down to 0 of 6")
+    assert err[0].startswith(
+        "bridgit:2: 486 positions, tiered engine (bitplane kernel), estimated peak memory")
+    assert err[1].startswith("  this run: tiers 5 down to 0 of 6; bitplane kernel, memory")
     assert steady(err[1]) == steady(cli_lines[1])
 
 

@@ -116,6 +116,8 @@ pub struct BuildSummary {
     /// Children read to decide their parents (tiered engine).
     pub child_probes: u64,
     pub engine: solve::Engine,
+    /// The kernel that decided this run's positions ([`solve::plan::Kernel`]).
+    pub kernel: solve::plan::Kernel,
     /// Tiered builds: the tier this run continued below, when it resumed an interrupted build.
     pub resumed_from_tier: Option<u32>,
     /// False when the build stopped early (`stop_after_tiers`); `path` is then the work file
@@ -134,19 +136,22 @@ pub struct BuildSummary {
 #[derive(Clone, Debug, Serialize)]
 pub struct BuildEstimate {
     pub engine: solve::Engine,
+    /// The kernel of a build from scratch; `None` when the engine cannot solve the game.
+    pub kernel: Option<solve::plan::Kernel>,
     /// Peak memory of the solve, in bytes (what the memory guard compares with the limit).
     pub memory_bytes: u64,
     /// The raw table file's size (cells and remoteness; the header and checksums are small).
     pub file_bytes: u64,
 }
 
-/// The engine a build would use and its memory and disk needs.
+/// The engine and kernel a build from scratch would use and its memory and disk needs.
 pub fn estimate(game: &AnyGame, opts: &BuildOptions) -> BuildEstimate {
     let engine = engine_of(game, opts);
     let size = game.size();
     let rem = if opts.remoteness { size } else { 0 };
     BuildEstimate {
         engine,
+        kernel: solve::plan::kernel(game, engine, opts.remoteness, true),
         memory_bytes: engine.memory_estimate(game, opts.remoteness),
         file_bytes: size.div_ceil(4).saturating_add(rem),
     }
@@ -318,6 +323,7 @@ fn build_raw(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<BuildSum
         parent_visits: stats.parent_visits,
         child_probes: stats.child_probes,
         engine,
+        kernel: solve::plan::Kernel::Counter,
         resumed_from_tier: None,
         complete: true,
         solve_seconds,

@@ -9,12 +9,14 @@ use super::{BuildOptions, TierReport, TieredPlan};
 use crate::error::human_bytes;
 use crate::games::AnyGame;
 
-/// The line printed before a build: positions, engine, peak memory against the limit and the
-/// table's size (`compress`: the raw table solved first, then compressed).
+/// The line printed before a build: positions, engine and kernel (of a build from scratch), peak
+/// memory against the limit and the table's size (`compress`: the raw table solved first, then
+/// compressed).
 pub fn estimate_line(game: &AnyGame, opts: &BuildOptions, compress: bool) -> String {
     let e = super::estimate(game, opts);
+    let kernel = e.kernel.map_or(String::new(), |k| format!(" ({k} kernel)"));
     format!(
-        "{}: {} positions, {} engine, estimated peak memory {} (limit {}), {}table {}{}",
+        "{}: {} positions, {} engine{kernel}, estimated peak memory {} (limit {}), {}table {}{}",
         game.spec(),
         grouped(game.size()),
         e.engine.name(),
@@ -33,9 +35,7 @@ pub fn before_build(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Vec<Stri
     let compress = opts.compress.is_some();
     let solved_into = super::solved_into(out, opts);
     let tiered = crate::solve::Engine::Tiered;
-    let engine = opts
-        .engine
-        .unwrap_or_else(|| crate::solve::Engine::default_for(game));
+    let engine = super::engine_of(game, opts);
     if engine == tiered && crate::solve::tiered_unsupported(game).is_some() {
         return Vec::new();
     }
@@ -80,8 +80,8 @@ pub fn sliced_line(p: &crate::games::cell::SlicedPlan, size: u64, threads: usize
     )
 }
 
-/// What a tiered run will do: its tiers, memory and disk, and (when resuming) its time at the
-/// earlier runs' rate.
+/// What a tiered run will do: its tiers, kernel, memory and disk, and (when resuming) its time at
+/// the earlier runs' rate.
 pub fn plan_line(p: &TieredPlan, max_memory: u64) -> String {
     let top = p.done_from.saturating_sub(1);
     let tiers = if top == p.lowest {
@@ -108,8 +108,9 @@ pub fn plan_line(p: &TieredPlan, max_memory: u64) -> String {
         ),
         None => "; time left: after each tier".to_string(),
     };
+    let kernel = p.kernel.map_or(String::new(), |k| format!("{k} kernel, "));
     format!(
-        "  this run: {tiers} of {}{from}; memory {} (limit {}), disk {}{free}{time}",
+        "  this run: {tiers} of {}{from}; {kernel}memory {} (limit {}), disk {}{free}{time}",
         p.tiers,
         human_bytes(p.memory_bytes),
         human_bytes(max_memory),
@@ -183,13 +184,13 @@ mod tests {
         let lines = before_build(&game, Path::new("/nonexistent/hex-3.rdb"), &opts);
         assert_eq!(lines.len(), 2, "{lines:?}");
         assert!(
-            lines[0].starts_with("hex:3: 39,366 positions, tiered engine"),
+            lines[0].starts_with("hex:3: 39,366 positions, tiered engine (bitplane kernel), "),
             "{}",
             lines[0]
         );
         assert!(lines[0].ends_with("(then compressed)"), "{}", lines[0]);
         assert!(
-            lines[1].contains("this run: tiers 9 down to 0 of 10"),
+            lines[1].contains("this run: tiers 9 down to 0 of 10; bitplane kernel, memory"),
             "{}",
             lines[1]
         );

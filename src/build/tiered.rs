@@ -16,6 +16,7 @@ use crate::cells::Cells;
 use crate::error::{Error, Result};
 use crate::game::Tiered;
 use crate::games::AnyGame;
+use crate::solve::plan::{self, Kernel};
 use crate::solve::{self, SolveOptions, SolveStats};
 use crate::table::OutputLock;
 use crate::table::workfiles::sibling;
@@ -27,6 +28,9 @@ use crate::with_tiered_game;
 #[derive(Clone, Debug, Serialize)]
 pub struct TieredPlan {
     pub tiers: u32,
+    /// The kernel this run solves with ([`solve::plan::choose`]); `None` for a game the tiered
+    /// engine cannot solve.
+    pub kernel: Option<Kernel>,
     /// The checkpoint this run resumes below, if any.
     pub resumed: Option<Checkpoint>,
     /// A checkpoint beside the output that this build may not resume, and why (what differs);
@@ -66,11 +70,14 @@ pub fn plan_tiered(game: &AnyGame, out: &Path, opts: &BuildOptions) -> TieredPla
     // the checkpoints' files (a new one is written before the previous one is deleted).
     let solving = lowest..done_from;
     let fresh = done_from == tiers;
-    let memory_bytes = with_tiered_game!(game, g => {
-        solve::tiered::resident_cells(g, solving.clone())
-            .saturating_add(solve::tiered::working_memory(g, opts.remoteness, fresh))
-            .saturating_add(solve::PROCESS_BYTES)
-    }, _ => 0);
+    let kernel = plan::kernel(game, solve::Engine::Tiered, opts.remoteness, fresh);
+    let memory_bytes = match kernel {
+        Some(k) => with_tiered_game!(game, g => {
+            plan::tiered_memory(k, g, solving.clone(), opts.remoteness)
+                .saturating_add(solve::PROCESS_BYTES)
+        }, _ => 0),
+        None => 0,
+    };
     let cells_on_disk = with_tiered_game!(game, g => g.tier_range(lowest), _ => None)
         .map_or(size, |r| size - r.start)
         .div_ceil(4);
@@ -104,6 +111,7 @@ pub fn plan_tiered(game: &AnyGame, out: &Path, opts: &BuildOptions) -> TieredPla
         .map(|m| positions_left as f64 * m.seconds / m.timed as f64);
     TieredPlan {
         tiers,
+        kernel,
         resumed,
         refused,
         done_from,
@@ -201,7 +209,13 @@ pub(super) fn build_with(
         )));
     }
     let identity = Identity::of(game, opts.remoteness);
-    let what = format!("solving tiers {lowest}..{done_from} of {spec} with the tiered engine");
+    let kernel = plan.kernel.ok_or_else(|| Error::Spec {
+        spec: spec.clone(),
+        msg: "the tiered engine cannot solve this game".into(),
+    })?;
+    let what = format!(
+        "solving tiers {lowest}..{done_from} of {spec} with the tiered engine ({kernel} kernel)"
+    );
     crate::memory::check(
         format!("{what} ({size} positions)"),
         plan.memory_bytes,
@@ -339,6 +353,7 @@ pub(super) fn build_with(
             parent_visits: 0,
             child_probes: stats.child_probes,
             engine: solve::Engine::Tiered,
+            kernel,
             resumed_from_tier: resumed.as_ref().map(|m| m.tier),
             complete,
             solve_seconds,

@@ -134,6 +134,8 @@ struct Row {
     case: String,
     spec: String,
     engine: String,
+    /// The kernel the build ran ([`retrodb::solve::plan::Kernel`]).
+    kernel: String,
     threads: usize,
     positions: u64,
     /// Edges of the game graph, where the engine enumerated them (not a values-only tiered
@@ -241,6 +243,7 @@ fn suite(s: &SuiteArgs) -> Result<()> {
                 case: case.to_string(),
                 spec: spec.clone(),
                 engine: v["engine"].as_str().unwrap_or("?").to_string(),
+                kernel: v["kernel"].as_str().unwrap_or("?").to_string(),
                 threads: t,
                 positions,
                 edges: v["edges"].as_u64(),
@@ -255,9 +258,10 @@ fn suite(s: &SuiteArgs) -> Result<()> {
             if !s.json {
                 if rows.is_empty() {
                     outln!(
-                        "{:<10} {:<8} {:>3} {:>13} {:>8} {:>8} {:>13} {:>13} {:>8} {:>7} {:>8}",
+                        "{:<10} {:<8} {:<16} {:>3} {:>13} {:>8} {:>8} {:>13} {:>13} {:>8} {:>7} {:>8}",
                         "case",
                         "engine",
+                        "kernel",
                         "thr",
                         "positions",
                         "solve s",
@@ -270,9 +274,10 @@ fn suite(s: &SuiteArgs) -> Result<()> {
                     )?;
                 }
                 outln!(
-                    "{:<10} {:<8} {:>3} {:>13} {:>8.2} {:>8.2} {:>13} {:>13} {:>8} {:>7.2} {:>8.2}",
+                    "{:<10} {:<8} {:<16} {:>3} {:>13} {:>8.2} {:>8.2} {:>13} {:>13} {:>8} {:>7.2} {:>8.2}",
                     row.case,
                     row.engine,
+                    row.kernel,
                     row.threads,
                     super::grouped(row.positions),
                     row.solve_seconds,

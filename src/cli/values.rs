@@ -38,7 +38,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
             a.game
         );
     };
-    let Some(board) = cell.plain_board() else {
+    let Some(board) = cell.board_shape().and_then(|b| b.plain()) else {
         bail!(
             "values {}: the values need every configuration; drop ',start=...' from the spec",
             a.game

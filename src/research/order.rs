@@ -30,7 +30,7 @@ pub struct GameOrder {
 impl GameOrder {
     /// The values of every configuration of `game` (a cell game's full table) for `C`.
     pub fn new(game: &CellGame, free_moves: u32) -> Result<GameOrder> {
-        let board = game.plain_board().ok_or_else(|| {
+        let board = game.board_shape().and_then(|b| b.plain()).ok_or_else(|| {
             Error::Usage(format!(
                 "{}: game values need the full table of a plain board",
                 game.spec()

@@ -26,10 +26,10 @@ use std::sync::atomic::Ordering;
 
 use rayon::prelude::*;
 
-use super::tiered::{Solved, TierDone};
+use super::tiered::{FinishedTiers, Solved, TierDone};
 use super::{SolveOptions, SolveStats};
 use crate::cells::{self, Cells};
-use crate::game::{PlainBoard, digit_masks};
+use crate::shape::{PlainBoard, digit_masks};
 
 /// Cells in a row's columns: `3^8 = 6561` columns, 103 words a row and plane (and a column's
 /// cells fit a byte).
@@ -225,8 +225,7 @@ pub fn solve(
         levels[(l | r).count_ones() as usize].push(row);
     }
     let fixed = RowFacts::new(low);
-    // The highest tier not reported yet.
-    let mut next = e as i64;
+    let mut finished = FinishedTiers::below(e + 1);
     for h in (0..=high).rev() {
         progress.set_message(format!("level {h} of {}", high + 1));
         levels[h as usize].par_chunks(ROWS_PER_UNIT).for_each_init(
@@ -245,19 +244,11 @@ pub fn solve(
         );
         // A stopped level is incomplete: neither a checkpoint nor the next level may use it.
         opts.stop.check()?;
-        let complete = if h == 0 { 0 } else { (h + low) as i64 };
-        while next >= complete {
-            let t = next as u32;
-            next -= 1;
-            let go_on = after(TierDone {
-                tier: t,
-                rounds: None,
-                positions: 2 * tier_configurations(e, t),
-                remoteness: &[],
-            })?;
-            if !go_on && t > 0 {
-                return Ok(None);
-            }
+        // Tier t is complete once every row with at least t - low claims is.
+        let complete = if h == 0 { 0 } else { h + low };
+        let positions = |t| 2 * tier_configurations(e, t);
+        if !finished.complete_from(complete, positions, None, &[], after)? {
+            return Ok(None);
         }
     }
     drop(planes);

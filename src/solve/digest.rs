@@ -30,7 +30,7 @@ pub fn tiers_digest<G: Tiered>(game: &G, cells: &Cells<'_>, tiers: std::ops::Ran
 /// tier 0 for tier `low cells`), and 0 for the tiers that complete with no key tier of their
 /// own. A checkpoint's sum over the finished tiers covers the same cells either way.
 pub fn tier_digest<G: Tiered>(game: &G, cells: &Cells<'_>, t: u32) -> u64 {
-    if let Some(board) = game.sliced_board() {
+    if let Some(board) = game.board_shape().and_then(|b| b.sliced()) {
         let s = board.index;
         let low = s.low_digits();
         let Some(k) = t.checked_sub(low).filter(|&k| k <= s.key_digits()) else {
@@ -65,30 +65,28 @@ pub fn tier_digest<G: Tiered>(game: &G, cells: &Cells<'_>, t: u32) -> u64 {
 /// The digest of the cells `range` (of tier `t`), hashed in pieces of [`PIECE_WORDS`] words.
 fn range_digest(cells: &Cells<'_>, range: std::ops::Range<u64>, t: u32) -> u64 {
     let seed = |piece: u64| (u64::from(t) << 40) ^ piece;
-    {
-        let (start, end) = (range.start, range.end.min(cells.len()));
-        let first = start / CELLS_PER_WORD;
-        let last = end.div_ceil(CELLS_PER_WORD);
-        return (0..(last - first).div_ceil(PIECE_WORDS))
-            .into_par_iter()
-            .map(|k| {
-                let w0 = first + k * PIECE_WORDS;
-                let mut bytes = Vec::with_capacity(PIECE_WORDS as usize * 8);
-                for w in w0..(w0 + PIECE_WORDS).min(last) {
-                    let lo = w * CELLS_PER_WORD;
-                    let hi = lo + CELLS_PER_WORD;
-                    if lo >= start && hi <= end {
-                        let word = cells.words()[w as usize].load(Ordering::Relaxed);
-                        bytes.extend_from_slice(&word.to_le_bytes());
-                    } else {
-                        // A word shared with a neighbour tier: this tier's cells one by one.
-                        bytes.extend((lo.max(start)..hi.min(end)).map(|i| cells.get(i)));
-                    }
+    let (start, end) = (range.start, range.end.min(cells.len()));
+    let first = start / CELLS_PER_WORD;
+    let last = end.div_ceil(CELLS_PER_WORD);
+    (0..(last - first).div_ceil(PIECE_WORDS))
+        .into_par_iter()
+        .map(|k| {
+            let w0 = first + k * PIECE_WORDS;
+            let mut bytes = Vec::with_capacity(PIECE_WORDS as usize * 8);
+            for w in w0..(w0 + PIECE_WORDS).min(last) {
+                let lo = w * CELLS_PER_WORD;
+                let hi = lo + CELLS_PER_WORD;
+                if lo >= start && hi <= end {
+                    let word = cells.words()[w as usize].load(Ordering::Relaxed);
+                    bytes.extend_from_slice(&word.to_le_bytes());
+                } else {
+                    // A word shared with a neighbour tier: this tier's cells one by one.
+                    bytes.extend((lo.max(start)..hi.min(end)).map(|i| cells.get(i)));
                 }
-                xxh3_64_with_seed(&bytes, seed(w0))
-            })
-            .reduce(|| 0, u64::wrapping_add);
-    }
+            }
+            xxh3_64_with_seed(&bytes, seed(w0))
+        })
+        .reduce(|| 0, u64::wrapping_add)
 }
 
 /// Hashes the codes of the positions a tier walk lists, in the order it lists them.

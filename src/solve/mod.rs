@@ -3,19 +3,23 @@
 //!
 //! - [`counter`]: the counter-decrement engine, for any game (cycles and draws included).
 //! - [`tiered`]: the tiered engine, for acyclic games that number their tiers; it decides every
-//!   position exactly as the counter engine does (values, remoteness, rounds).
+//!   position exactly as the counter engine does (values, remoteness, rounds), with one of four
+//!   kernels: per position through the game's walk, or by the game's shape ([`bitplane`],
+//!   `plainrem`, [`sliced`]).
+//! - [`plan`]: which kernel solves a game, chosen once from its shape and the options, and the
+//!   memory that kernel needs.
 
 pub mod bitplane;
 pub mod counter;
 pub mod digest;
 pub mod distributed;
 mod plainrem;
+pub mod plan;
 pub mod sliced;
 pub mod tiered;
 
-use crate::game::Game;
 use crate::games::AnyGame;
-use crate::{with_game, with_tiered_game};
+use crate::with_tiered_game;
 
 /// Which retrograde engine solves a game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -54,18 +58,12 @@ impl Engine {
         }
     }
 
-    /// Bytes this engine needs for `game` (see each engine's estimate); the counter engine's
-    /// for games the tiered engine cannot solve.
+    /// Bytes this engine needs for a build of `game` from scratch: those of the kernel it
+    /// would use ([`plan::memory_estimate`]); the counter engine's for games the tiered engine
+    /// cannot solve.
     pub fn memory_estimate(self, game: &AnyGame, remoteness: bool) -> u64 {
-        let counter =
-            || with_game!(game, g => memory_estimate(g.size(), g.max_children(), remoteness));
-        let work = match self {
-            Engine::Counter => counter(),
-            Engine::Tiered => {
-                with_tiered_game!(game, g => tiered::memory_estimate(g, remoteness), _ => counter())
-            }
-        };
-        work.saturating_add(PROCESS_BYTES)
+        let kernel = plan::kernel(game, self, remoteness, true).unwrap_or(plan::Kernel::Counter);
+        plan::memory_estimate(kernel, game, remoteness).saturating_add(PROCESS_BYTES)
     }
 }
 

@@ -15,9 +15,9 @@ use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use super::bitplane::{Columns, LOW};
-use super::tiered::{AnonBytes, TierDone};
+use super::tiered::{AnonBytes, FinishedTiers, TierDone};
 use crate::cells::{self, Cells};
-use crate::game::{PlainBoard, digit_masks};
+use crate::shape::{PlainBoard, digit_masks};
 
 /// Rows a task takes at a time.
 const ROWS_PER_UNIT: usize = 4;
@@ -67,8 +67,7 @@ pub fn solve(
     }
     let rounds = AtomicU32::new(0);
     let edges = AtomicU64::new(0);
-    // The highest tier not reported yet.
-    let mut next = e as i64;
+    let mut finished = FinishedTiers::below(e + 1);
     for h in (0..=high).rev() {
         progress.set_message(format!("level {h} of {}", high + 1));
         levels[h as usize]
@@ -129,19 +128,11 @@ pub fn solve(
         // A stopped level is incomplete: neither a checkpoint nor the next level may use it.
         stop.check()?;
         // Tier t is complete once every row with at least t - low claims is.
-        let complete = if h == 0 { 0 } else { (h + low) as i64 };
-        while next >= complete {
-            let t = next as u32;
-            next -= 1;
-            let go_on = after(TierDone {
-                tier: t,
-                rounds: Some(rounds.load(Ordering::Relaxed)),
-                positions: 2 * super::bitplane::tier_configurations(e, t),
-                remoteness: bytes,
-            })?;
-            if !go_on && t > 0 {
-                return Ok(None);
-            }
+        let complete = if h == 0 { 0 } else { h + low };
+        let positions = |t| 2 * super::bitplane::tier_configurations(e, t);
+        let rounds_now = Some(rounds.load(Ordering::Relaxed));
+        if !finished.complete_from(complete, positions, rounds_now, bytes, after)? {
+            return Ok(None);
         }
     }
     Ok(Some(Counts {

@@ -18,11 +18,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use super::bitplane::RowFacts;
-use super::tiered::{Solved, TierDone};
+use super::tiered::{FinishedTiers, Solved, TierDone};
 use super::{SolveOptions, SolveStats};
 use crate::cells::{CELLS_PER_WORD, Cells, LOSS, WIN};
-use crate::game::SlicedBoard;
-use crate::games::cell::sliced::{Row, Sliced};
+use crate::shape::SlicedBoard;
+use crate::shape::sliced::{Row, Sliced};
 
 /// Rows a task takes at a time.
 pub(crate) const ROWS_PER_UNIT: usize = 4;
@@ -82,8 +82,8 @@ pub(crate) struct KeyTiers {
     pub todo: u64,
     /// A resumed solve: the first index of the rows to clear before deciding them again.
     pub clear_from: Option<u64>,
-    /// The next tier (filled cells) to report.
-    next: i64,
+    /// The tiers (filled cells) reported so far.
+    reported: FinishedTiers,
     low: u32,
 }
 
@@ -118,7 +118,7 @@ impl KeyTiers {
             first_key,
             todo,
             clear_from,
-            next: done_from as i64 - 1,
+            reported: FinishedTiers::below(done_from),
             low: lw,
         }
     }
@@ -133,22 +133,11 @@ impl KeyTiers {
         k: u32,
         after: &mut impl FnMut(TierDone<'_>) -> crate::Result<bool>,
     ) -> crate::Result<bool> {
-        let complete = if k == 0 { 0 } else { (k + self.low) as i64 };
+        let complete = if k == 0 { 0 } else { k + self.low };
         let mut positions = key_tier_len(s, k as usize);
-        while self.next >= complete {
-            let t = self.next as u32;
-            self.next -= 1;
-            let go_on = after(TierDone {
-                tier: t,
-                rounds: None,
-                positions: std::mem::take(&mut positions),
-                remoteness: &[],
-            })?;
-            if !go_on && t > 0 {
-                return Ok(false);
-            }
-        }
-        Ok(true)
+        let first_gets_all = |_| std::mem::take(&mut positions);
+        self.reported
+            .complete_from(complete, first_gets_all, None, &[], after)
     }
 
     /// Reports the tiers a resumed solve found complete beyond its checkpoint (all but
@@ -157,16 +146,8 @@ impl KeyTiers {
         &mut self,
         after: &mut impl FnMut(TierDone<'_>) -> crate::Result<bool>,
     ) -> crate::Result<()> {
-        while self.next >= 0 {
-            let t = self.next as u32;
-            self.next -= 1;
-            after(TierDone {
-                tier: t,
-                rounds: None,
-                positions: 0,
-                remoteness: &[],
-            })?;
-        }
+        // All are complete whatever `after` answers: it is asked again after a stop.
+        while !self.reported.complete_from(0, |_| 0, None, &[], after)? {}
         Ok(())
     }
 }

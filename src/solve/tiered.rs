@@ -11,8 +11,10 @@
 //! rounds, so both write byte-identical tables. docs/TIERED.md has the memory model and the
 //! checkpoints.
 //!
-//! The kernel is one generic [`TierVisitor`], monomorphised per game and per mode (values only
-//! or with remoteness): no per-game engine and no dynamic dispatch in the inner loop.
+//! The per-position kernel is one generic [`TierVisitor`], monomorphised per game and per mode
+//! (values only or with remoteness): no per-game engine and no dynamic dispatch in the inner
+//! loop. Games of a shape the solvers know by data alone go through a kernel of their own
+//! ([`super::plan`] chooses; [`run`] dispatches).
 //!
 //! Invariant: when tier `t` is solved, every index of tiers above `t` is final (the tiers are
 //! finished in order, and a tier's positions only read higher tiers), so the positions of a tier
@@ -22,9 +24,11 @@ use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use super::{SolveOptions, SolveStats};
+use super::plan::{self, Kernel};
+use super::{Engine, SolveOptions, SolveStats};
 use crate::cells::{self, Cells};
 use crate::game::{Status, TierPosition, TierVisitor, Tiered, Value};
+use crate::shape::BoardShape;
 
 /// Remoteness as the engine keeps it while solving: one byte, `2 * (remoteness + 1) + lost`
 /// (lost: 1 when the player to move there loses), and 0 for none (draws, unused indices), so
@@ -58,9 +62,10 @@ fn range_len<G: Tiered>(game: &G, t: u32) -> Option<u64> {
 
 /// Bytes of cells a solve of the tiers `solving` keeps resident: where tiers are index ranges,
 /// those of a solved tier and its child tier at most (finished tiers live in the table's file,
-/// which the kernel may write out); otherwise all of them.
+/// which the kernel may write out); for a sliced board, the row kernel's two key tiers and its
+/// tables ([`super::sliced::resident_bytes`]); otherwise all of them.
 pub fn resident_cells<G: Tiered>(game: &G, solving: std::ops::Range<u32>) -> u64 {
-    if let Some(board) = game.sliced_board() {
+    if let Some(board) = game.board_shape().and_then(BoardShape::sliced) {
         return super::sliced::resident_bytes(board.index);
     }
     if game.tier_range(0).is_none() {
@@ -71,27 +76,6 @@ pub fn resident_cells<G: Tiered>(game: &G, solving: std::ops::Range<u32>) -> u64
         .max()
         .unwrap_or(0)
         .div_ceil(4)
-}
-
-/// Bytes the tiered engine needs resident for `game`: the cells it keeps ([`resident_cells`]),
-/// with remoteness one byte per index, and for a values-only solve of a plain board its loss
-/// planes ([`super::bitplane`]).
-pub fn memory_estimate<G: Tiered>(game: &G, remoteness: bool) -> u64 {
-    resident_cells(game, 0..game.tier_count())
-        .saturating_add(working_memory(game, remoteness, true))
-}
-
-/// What a solve keeps besides the cells: with remoteness a byte per index; a fresh values-only
-/// solve of a plain board its loss planes; nothing otherwise.
-pub fn working_memory<G: Tiered>(game: &G, remoteness: bool, fresh: bool) -> u64 {
-    if remoteness {
-        game.size()
-    } else if fresh {
-        game.plain_board()
-            .map_or(0, |b| super::bitplane::memory_estimate(b.cells))
-    } else {
-        0
-    }
 }
 
 /// Solves `game` into `cells` (all undecided, `game.size()` of them). Fails only for a game
@@ -125,6 +109,51 @@ pub struct TierDone<'a> {
     /// What a later call needs to resume below this tier: every index's remoteness byte as the
     /// engine keeps it ([`NONE`]); empty for a values-only solve.
     pub remoteness: &'a [AtomicU8],
+}
+
+/// The tiers a solve has finished, reported to its `after` callback highest first, each once:
+/// the one place where every kernel reports them. A kernel says, as its work allows (a tier, a
+/// level of rows, a key tier at a time), that every tier from some tier up is complete.
+pub(crate) struct FinishedTiers {
+    /// The next tier to report (-1 once tier 0 is).
+    next: i64,
+}
+
+impl FinishedTiers {
+    /// For a solve of the tiers below `done_from` (the tier count for a fresh solve).
+    pub fn below(done_from: u32) -> FinishedTiers {
+        FinishedTiers {
+            next: i64::from(done_from) - 1,
+        }
+    }
+
+    /// Every tier from `from` up is complete: reports those not reported yet, highest first,
+    /// tier `t` with `positions(t)` positions and the `rounds` and `remoteness` given. `false`
+    /// when `after` stopped the solve after a tier above 0 (the tiers below it stay to report
+    /// on the next call).
+    pub fn complete_from(
+        &mut self,
+        from: u32,
+        mut positions: impl FnMut(u32) -> u64,
+        rounds: Option<u32>,
+        remoteness: &[AtomicU8],
+        after: &mut impl FnMut(TierDone<'_>) -> crate::Result<bool>,
+    ) -> crate::Result<bool> {
+        while self.next >= i64::from(from) {
+            let tier = self.next as u32;
+            self.next -= 1;
+            let go_on = after(TierDone {
+                tier,
+                rounds,
+                positions: positions(tier),
+                remoteness,
+            })?;
+            if !go_on && tier > 0 {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
 }
 
 /// Zeroed anonymous memory for remoteness bytes: reserved, not committed (pages appear when
@@ -246,28 +275,35 @@ fn run<G: Tiered, const REM: bool>(
     let size = game.size();
     let tiers = game.tier_count();
     let done_from = done_from.min(tiers);
-    // A fresh values-only solve of a plain board goes many positions at a time; a resumed one
-    // reads its finished tiers from the cells, which the generic kernel does.
-    if !REM
-        && done_from == tiers
-        && let Some(board) = game.plain_board()
-    {
-        return super::bitplane::solve(&board, cells, opts, after);
-    }
-    // A values-only solve of a sliced board goes a row at a time, fresh or resumed.
-    if !REM && let Some(board) = game.sliced_board() {
-        return super::sliced::solve(&board, cells, done_from, opts, after);
+    // The kernel: per position through the game's walk, unless the game's shape has a faster
+    // one for this run (`plan::choose` says which, and why).
+    let kernel = plan::choose(
+        plan::Shape::of_tiered(game),
+        Engine::Tiered,
+        REM,
+        done_from == tiers,
+    )
+    .expect("unsupported() was checked");
+    let board = game.board_shape();
+    match kernel {
+        Kernel::BitPlane => {
+            let board = board.and_then(BoardShape::plain).expect("a plain board");
+            return super::bitplane::solve(&board, cells, opts, after);
+        }
+        Kernel::SlicedRows => {
+            let board = board.and_then(BoardShape::sliced).expect("a sliced board");
+            return super::sliced::solve(&board, cells, done_from, opts, after);
+        }
+        Kernel::PlainRemoteness | Kernel::PerPosition => {}
+        Kernel::Counter => unreachable!("the tiered engine's kernels only"),
     }
     let rem_len = if REM { size } else { 0 };
     let mut rem = AnonBytes::new(rem_len).map_err(|source| crate::Error::Io {
         path: format!("{rem_len} bytes of anonymous memory for remoteness"),
         source,
     })?;
-    // A fresh solve with remoteness of a plain board: the children by arithmetic.
-    if REM
-        && done_from == tiers
-        && let Some(board) = game.plain_board()
-    {
+    if kernel == Kernel::PlainRemoteness {
+        let board = board.and_then(BoardShape::plain).expect("a plain board");
         let progress = opts.bar(size);
         let Some(counts) =
             super::plainrem::solve(&board, cells, &rem, &progress, &opts.stop, after)?
@@ -303,6 +339,7 @@ fn run<G: Tiered, const REM: bool>(
     // lost. Stored bytes are remoteness plus one already, so it is their largest value.
     let rounds = AtomicU32::new(rounds_before);
     let mut listed = 0u64;
+    let mut finished = FinishedTiers::below(done_from);
 
     for t in (0..done_from).rev() {
         progress.set_message(format!("tier {t} of {tiers}"));
@@ -312,7 +349,7 @@ fn run<G: Tiered, const REM: bool>(
             if opts.stop.requested() {
                 return;
             }
-            let mut k = Kernel::<G, REM> {
+            let mut k = PerPosition::<G, REM> {
                 game: std::marker::PhantomData,
                 cells: *cells,
                 // Nothing reads tier t's cells while it is solved: decisions go out a word at a
@@ -346,13 +383,8 @@ fn run<G: Tiered, const REM: bool>(
                 ),
             });
         }
-        let go_on = after(TierDone {
-            tier: t,
-            rounds: REM.then(|| rounds.load(Ordering::Relaxed)),
-            positions,
-            remoteness: rem_atomics,
-        })?;
-        if !go_on && t > 0 {
+        let rounds_now = REM.then(|| rounds.load(Ordering::Relaxed));
+        if !finished.complete_from(t, |_| positions, rounds_now, rem_atomics, after)? {
             return Ok(None);
         }
     }
@@ -397,9 +429,9 @@ fn finish_remoteness(rem: &mut AnonBytes) {
         .for_each(|c| c.iter_mut().for_each(|b| *b = (*b >> 1).wrapping_sub(1)));
 }
 
-/// The engine's side of a tier walk: decides each position the game lists from its children's
-/// cells (and, with `REM`, their remoteness).
-struct Kernel<'c, 'a, G, const REM: bool> {
+/// The per-position kernel ([`Kernel::PerPosition`]), the engine's side of a tier walk: decides
+/// each position the game lists from its children's cells (and, with `REM`, their remoteness).
+struct PerPosition<'c, 'a, G, const REM: bool> {
     game: std::marker::PhantomData<G>,
     cells: Cells<'a>,
     batch: cells::Batch<'a>,
@@ -412,7 +444,7 @@ struct Kernel<'c, 'a, G, const REM: bool> {
     rounds: u8,
 }
 
-impl<G: Tiered, const REM: bool> TierVisitor for Kernel<'_, '_, G, REM> {
+impl<G: Tiered, const REM: bool> TierVisitor for PerPosition<'_, '_, G, REM> {
     #[inline(always)]
     fn visit<I: ExactSizeIterator<Item = u64>>(&mut self, p: TierPosition<I>) {
         let index = p.index;
@@ -434,7 +466,7 @@ impl<G: Tiered, const REM: bool> TierVisitor for Kernel<'_, '_, G, REM> {
     }
 }
 
-impl<G: Tiered, const REM: bool> Kernel<'_, '_, G, REM> {
+impl<G: Tiered, const REM: bool> PerPosition<'_, '_, G, REM> {
     /// The position's code, its remoteness stored where the solve follows it.
     #[inline(always)]
     fn code<I: ExactSizeIterator<Item = u64>>(&mut self, p: TierPosition<I>) -> u8 {
@@ -455,7 +487,7 @@ impl<G: Tiered, const REM: bool> Kernel<'_, '_, G, REM> {
     }
 }
 
-impl<G: Tiered, const REM: bool> Kernel<'_, '_, G, REM> {
+impl<G: Tiered, const REM: bool> PerPosition<'_, '_, G, REM> {
     /// Win at the first lost child; else draw if some child is not won (only in games with
     /// draws), else loss.
     #[inline(always)]

@@ -17,7 +17,10 @@ fn check(spec: &str, free_moves: u32) -> usize {
     let AnyGame::Cell(cell) = &game else {
         panic!("{spec} is a cell game")
     };
-    let board = cell.plain_board().expect("a full table is a plain board");
+    let board = cell
+        .board_shape()
+        .and_then(|b| b.plain())
+        .expect("a full table is a plain board");
     let mut v = board_values(&board, free_moves).unwrap();
     for (config, &g) in v.values.iter().enumerate() {
         let (left_first, left_second) = v.games.outcome(g);
@@ -144,7 +147,10 @@ fn board_values_agree_with_values_computed_position_by_position() {
         let AnyGame::Cell(cell) = &game else {
             panic!("{spec} is a cell game")
         };
-        let board = cell.plain_board().expect("a full table is a plain board");
+        let board = cell
+            .board_shape()
+            .and_then(|b| b.plain())
+            .expect("a full table is a plain board");
         for c in [1, 2] {
             let v = board_values(&board, c).unwrap();
             let mut p = retrodb::cgt::values::PositionValues::new(&game, c, usize::MAX).unwrap();
@@ -181,7 +187,7 @@ fn board_values_refuse_bad_requests() {
     let AnyGame::Cell(cell) = &game else {
         unreachable!()
     };
-    let board = cell.plain_board().unwrap();
+    let board = cell.board_shape().and_then(|b| b.plain()).unwrap();
     let err = board_values(&board, 0).err().expect("C = 0 is refused");
     assert!(err.to_string().contains("at least one free move"), "{err}");
 }

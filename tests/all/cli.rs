@@ -412,6 +412,7 @@ fn bench_suite_runs_end_to_end() {
     assert_eq!(threads, [1, 2]);
     for r in rows {
         assert_eq!(r["spec"], "bridgit:3");
+        assert_eq!(r["kernel"], "bitplane", "{r}");
         assert_eq!(r["positions"], 3_188_646);
         // A values-only build of a plain board decides many positions at once with bit
         // operations: it counts no edges and no single reads.
@@ -472,6 +473,66 @@ fn tiered_builds_print_their_plan_and_tiers() {
     );
     let refused = retrodb(&["build", "hex:3", "-o", out, "--tiers", "0"]);
     assert!(!refused.status.success());
+}
+
+/// The kernel a build runs is named before it starts (the estimate line, and a tiered build's
+/// plan line) and in `build --json`: the bit-parallel kernel for a plain board, the row kernel
+/// for a sliced one, the per-position kernel for a tiered game of no known shape and for a plain
+/// board resumed below a checkpoint, plain remoteness for a plain board with remoteness, the
+/// counter for a digraph.
+#[test]
+fn builds_name_their_kernel() {
+    let dir = tempfile::tempdir().unwrap();
+    let seed = format!("digraph:{}/data/seed001.txt", env!("CARGO_MANIFEST_DIR"));
+    for (i, (spec, extra, kernel, engine)) in [
+        ("hex:3", None, "bitplane", "tiered"),
+        ("hex:3,start=L,sym", None, "sliced-rows", "tiered"),
+        ("hex:3,start=L", None, "per-position", "tiered"),
+        ("hex:3", Some("--remoteness"), "plain-remoteness", "tiered"),
+        (seed.as_str(), None, "counter", "counter"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let out = dir.path().join(format!("k{i}.rdb"));
+        let mut args = vec!["build", spec, "-o", out.to_str().unwrap()];
+        args.extend(extra);
+        let o = retrodb(&args);
+        assert!(o.status.success(), "{spec}: {}", stderr(&o));
+        let err = stderr(&o);
+        let lines: Vec<&str> = err.lines().collect();
+        assert!(
+            lines[0].contains(&format!(", {engine} engine ({kernel} kernel), estimated")),
+            "{spec}: {err}"
+        );
+        let plan = lines.iter().find(|l| l.starts_with("  this run: "));
+        match plan {
+            Some(p) => assert!(p.contains(&format!("; {kernel} kernel, memory ")), "{err}"),
+            None => assert_eq!(engine, "counter", "{spec}: a tiered build's plan: {err}"),
+        }
+        std::fs::remove_file(&out).unwrap();
+        args.push("--json");
+        let o = retrodb(&args);
+        assert!(o.status.success(), "{spec}: {}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["kernel"], kernel, "{spec}: {v}");
+        assert_eq!(v["engine"], engine, "{spec}: {v}");
+    }
+    // Resumed below a checkpoint, a plain board goes through the per-position kernel: the plan
+    // line says so, and the summary.
+    let out = dir.path().join("resumed.rdb");
+    let out = out.to_str().unwrap();
+    let first = retrodb(&["build", "hex:3", "-o", out, "--tiers", "2", "--json"]);
+    assert!(first.status.success(), "{}", stderr(&first));
+    let v: serde_json::Value = serde_json::from_slice(&first.stdout).unwrap();
+    assert_eq!(v["kernel"], "bitplane", "{v}");
+    let second = retrodb(&["build", "hex:3", "-o", out]);
+    assert!(second.status.success(), "{}", stderr(&second));
+    let err = stderr(&second);
+    assert!(
+        err.contains("resuming below tier 8") && err.contains("; per-position kernel, memory "),
+        "{err}"
+    );
 }
 
 /// `verify --sample N` checks N random indices, `--lehman N` compares N random positions with

@@ -25,7 +25,8 @@ def build(
     max_memory: Optional[int] = None,
 ) -> dict[str, Any]:
     """Builds a game's table into `path` as `retrodb build` does, with the same estimates and
-    refusals; returns the build's summary.
+    refusals; returns the build's summary (the keys of `retrodb build --json`, among them
+    `engine` and `kernel`, the kernel that decided the positions).
 
     The interpreter is released while solving; Ctrl-C stops the build (KeyboardInterrupt).
     Raises SpecError for a bad spec, BuildError when the build is refused (memory, disk),

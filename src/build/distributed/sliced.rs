@@ -51,7 +51,7 @@ pub struct SlicedSummary {
 
 /// Why `--mpi` cannot build `game` with `opts`, or `None` when it can.
 pub fn unsupported(game: &AnyGame, opts: &BuildOptions) -> Option<String> {
-    let sliced = with_tiered_game!(game, g => g.sliced_board().is_some(), _ => false);
+    let sliced = with_tiered_game!(game, g => g.board_shape().and_then(|b| b.sliced()).is_some(), _ => false);
     if !sliced {
         return Some(
             "--mpi builds digraph: games and cell games in the sliced index (',start=L,sliced' \
@@ -140,7 +140,7 @@ fn rank0(
             agree(comm, Ok(()))?;
             phase = Phase::Solving;
             with_tiered_game!(game, g => {
-                let board = g.sliced_board().expect("unsupported() checked the index");
+                let board = g.board_shape().and_then(|b| b.sliced()).expect("unsupported() checked the index");
                 solve(comm, &board, cells, done_from, &sink, sopts, after)
             }, _ => unreachable!("unsupported() checked the game"))
         };
@@ -168,7 +168,7 @@ fn worker(comm: &dyn Comm, game: &AnyGame, out: &Path) -> Result<()> {
     let cells = Cells::new(shared.words(), game.size());
     let sopts = SolveOptions::default();
     let solved = with_tiered_game!(game, g => {
-        let board = g.sliced_board().expect("unsupported() checked the index");
+        let board = g.board_shape().and_then(|b| b.sliced()).expect("unsupported() checked the index");
         solve(comm, &board, &cells, done_from, &shared, &sopts, &mut |_| Ok(true))
     }, _ => unreachable!("unsupported() checked the game"));
     agree(comm, solved.map(|_| ()))

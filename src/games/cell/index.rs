@@ -8,10 +8,10 @@
 //! board's image), and a child or parent is always a position of the same index.
 
 use super::alternation::Alternation;
-use super::sliced::Sliced;
 use super::wins::WinTable;
 use super::{Player, for_each_cell};
-use crate::game::digit_masks;
+use crate::shape::digit_masks;
+use crate::shape::sliced::Sliced;
 
 /// Base-3 digits decoded per table lookup.
 const CHUNK_DIGITS: u32 = 8;

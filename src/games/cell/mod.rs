@@ -23,13 +23,14 @@ mod index;
 pub mod layout;
 pub mod notation;
 pub mod picture;
-pub mod sliced;
 mod tiers;
 pub mod wins;
 
 use crate::error::{Error, Result, human_bytes};
 use crate::game::{Game, Move, PositionError, Status, Value};
 use crate::games::source::Source;
+pub use crate::shape::Player;
+use crate::shape::sliced::Sliced;
 pub use board::{Board, Symmetry};
 pub use graph::{Graph, Links};
 use index::{Index, PlainIndex};
@@ -47,43 +48,6 @@ pub const MAX_CELLS: u64 = 39;
 pub const EMPTY: u8 = 0;
 pub const LEFT: u8 = 1;
 pub const RIGHT: u8 = 2;
-
-/// The player to move, as the index's low bit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Player {
-    Left = 0,
-    Right = 1,
-}
-
-impl Player {
-    pub fn other(self) -> Player {
-        match self {
-            Player::Left => Player::Right,
-            Player::Right => Player::Left,
-        }
-    }
-
-    /// The cell state this player's claims leave.
-    pub fn cell(self) -> u8 {
-        self as u8 + 1
-    }
-
-    pub fn letter(self) -> char {
-        match self {
-            Player::Left => 'L',
-            Player::Right => 'R',
-        }
-    }
-
-    /// The board after this player claims `cell` on Left's cells `l` and Right's `r`.
-    #[inline]
-    pub fn claim(self, l: u64, r: u64, cell: u32) -> (u64, u64) {
-        match self {
-            Player::Left => (l | 1 << cell, r),
-            Player::Right => (l, r | 1 << cell),
-        }
-    }
-}
 
 /// Calls `f` on each cell of `set`, in increasing order.
 #[inline(always)]
@@ -184,13 +148,12 @@ impl CellGame {
             }
             (Some(first), Some(symmetric)) => {
                 let group = game.layout.colour_keeping_group();
-                let s =
-                    sliced::Sliced::new(game.cells, first, &group, symmetric).map_err(|msg| {
-                        Error::Spec {
-                            spec: game.spec.clone(),
-                            msg,
-                        }
-                    })?;
+                let s = Sliced::new(game.cells, first, &group, symmetric).map_err(|msg| {
+                    Error::Spec {
+                        spec: game.spec.clone(),
+                        msg,
+                    }
+                })?;
                 game.set_index(Index::Sliced(Box::new(s)));
             }
             (None, _) => {}
@@ -221,7 +184,7 @@ impl CellGame {
     }
 
     /// The sliced index, for games that use one.
-    pub fn sliced(&self) -> Option<&sliced::Sliced> {
+    pub fn sliced(&self) -> Option<&Sliced> {
         self.index.sliced()
     }
 

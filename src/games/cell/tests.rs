@@ -521,3 +521,24 @@ fn prepared_win_table_equals_the_flood_on_every_cell_set() {
     huge.prepare();
     assert!(huge.cells() > MAX_TABULATED_CELLS && huge.wins.table().is_none());
 }
+
+/// The sliced index on the boards' own groups (the colour-keeping symmetries): the half-turn of
+/// a Hex board, the reflections of a Bridg-It board.
+#[test]
+fn sliced_index_holds_every_reachable_board_under_the_boards_symmetries() {
+    for (b, first) in [
+        (Board::Hex(3), Player::Left),
+        (Board::Hex(3), Player::Right),
+        (Board::Bridgit(2), Player::Left),
+        (Board::Bridgit(3), Player::Left),
+    ] {
+        let group: Vec<Vec<u32>> = b
+            .symmetries()
+            .into_iter()
+            .filter(|s| !s.swaps_colours)
+            .map(|s| s.perm)
+            .collect();
+        let what = format!("{b:?}, {first:?} first");
+        crate::shape::sliced::check_index(&what, b.cell_count() as u32, first, &group);
+    }
+}

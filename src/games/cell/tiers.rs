@@ -10,11 +10,10 @@
 
 use super::alternation::Alternation;
 use super::index::Index;
-use super::sliced::Sliced;
 use super::{CellGame, Links, Player};
-use crate::game::{
-    Game, PlainBoard, SlicedBoard, Status, TierPosition, TierVisitor, Tiered, Value, digit_masks,
-};
+use crate::game::{Game, Status, TierPosition, TierVisitor, Tiered, Value};
+use crate::shape::sliced::Sliced;
+use crate::shape::{BoardShape, PlainBoard, SlicedBoard, digit_masks};
 
 /// Boards up to this many cells order their children by pivotal counts over every set of
 /// cells (`2^16` floods); larger ones by what a cell touches.
@@ -162,28 +161,29 @@ impl Tiered for CellGame {
         }
     }
 
-    /// The plain index is a plain board: Left wins by joining, Right by cutting every join
-    /// (with the join table, which [`Game::prepare`] builds for up to
-    /// [`super::MAX_TABULATED_CELLS`] cells).
-    fn sliced_board(&self) -> Option<SlicedBoard<'_>> {
-        let index = self.sliced()?;
+    /// The plain index is a plain board and the sliced index a sliced one: Left wins by
+    /// joining, Right by cutting every join (with the join table, which [`Game::prepare`]
+    /// builds for up to [`super::MAX_TABULATED_CELLS`] cells; larger boards declare no shape).
+    /// The alternation index has no shape the solvers know.
+    fn board_shape(&self) -> Option<BoardShape<'_>> {
+        let sliced = match &self.index {
+            Index::Plain(_) => None,
+            Index::Alternation(_) => return None,
+            Index::Sliced(index) => Some(&**index),
+        };
         self.prepare();
-        self.wins.table().map(|joins| SlicedBoard {
-            index,
-            joins,
-            full: self.full,
-            order: &self.walk.order,
-        })
-    }
-
-    fn plain_board(&self) -> Option<PlainBoard<'_>> {
-        if !matches!(self.index, Index::Plain(_)) {
-            return None;
-        }
-        self.prepare();
-        self.wins.table().map(|joins| PlainBoard {
-            cells: self.cells,
-            joins,
+        let joins = self.wins.table()?;
+        Some(match sliced {
+            None => BoardShape::Plain(PlainBoard {
+                cells: self.cells,
+                joins,
+            }),
+            Some(index) => BoardShape::Sliced(SlicedBoard {
+                index,
+                joins,
+                full: self.full,
+                order: &self.walk.order,
+            }),
         })
     }
 }

@@ -242,7 +242,7 @@ fn size_2_game_order_matches_a_recount_by_the_definition() {
             .map(|(v, m)| OrderFigures::new(c as u32, v.name(), *m))
             .collect();
         for code in 0..3u64.pow(g.cells()) {
-            let (l, r) = crate::game::digit_masks(code, g.cells());
+            let (l, r) = crate::shape::digit_masks(code, g.cells());
             if g.winner(l, r).is_some() {
                 continue;
             }

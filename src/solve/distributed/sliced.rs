@@ -31,8 +31,8 @@ use rayon::prelude::*;
 use super::comm::{Comm, agree, all_gather};
 use crate::cells::{CELLS_PER_WORD, Cells, into_plain, zeroed_words};
 use crate::error::{Error, Result};
-use crate::game::SlicedBoard;
-use crate::games::cell::sliced::Sliced;
+use crate::shape::SlicedBoard;
+use crate::shape::sliced::Sliced;
 use crate::solve::sliced::{KeyTiers, ROWS_PER_UNIT, RowKernel, clear_from, or_words};
 use crate::solve::tiered::{Solved, TierDone};
 use crate::solve::{SolveOptions, SolveStats};
@@ -535,7 +535,10 @@ mod tests {
         let AnyGame::Cell(g) = &game else {
             panic!("a cell game")
         };
-        let board = g.sliced_board().expect("a sliced board");
+        let board = g
+            .board_shape()
+            .and_then(|b| b.sliced())
+            .expect("a sliced board");
         let n = g.size();
         let single = zeroed_words(crate::cells::words_for(n));
         let cells = Cells::new(&single, n);
@@ -590,7 +593,7 @@ mod tests {
     fn jobs_cover_a_key_tier_once_in_order() {
         let game = AnyGame::open("hex:4,start=L,sym", u64::MAX).unwrap();
         let AnyGame::Cell(g) = &game else { panic!() };
-        let s = g.sliced_board().unwrap().index;
+        let s = g.board_shape().and_then(|b| b.sliced()).unwrap().index;
         for k in 0..s.tier_rows.len() as u32 {
             let mut jobs = Jobs::new(s, k, 3);
             let mut at = s.tier_rows[k as usize].start;
@@ -609,7 +612,7 @@ mod tests {
     fn a_failing_or_dying_rank_stops_every_rank_and_is_named() {
         let game = AnyGame::open("hex:4,start=L,sliced", u64::MAX).unwrap();
         let AnyGame::Cell(g) = &game else { panic!() };
-        let board = g.sliced_board().unwrap();
+        let board = g.board_shape().and_then(|b| b.sliced()).unwrap();
         let n = g.size();
         for panic in [false, true] {
             let shared = zeroed_words(crate::cells::words_for(n));

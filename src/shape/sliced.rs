@@ -1,6 +1,8 @@
-//! The sliced index of a cell game played by alternation (`,start=L,sym` and `,start=L,sliced`
-//! in the spec): positions grouped into *rows* by the contents of a fixed set of *key* cells, one
-//! row per key, and with `,sym` one row per symmetry class of keys.
+//! The sliced index of a board of cells claimed by alternation (what a spec's `,start=L,sym` and
+//! `,start=L,sliced` ask for, docs/SLICES.md): positions grouped into *rows* by the contents of a
+//! fixed set of *key* cells, one row per key, and with symmetry one row per symmetry class of
+//! keys. It is arithmetic over cells and a group of cell permutations only: the game that uses
+//! it supplies the cell count, the first player and the group.
 //!
 //! The cells split into `hw` key cells and `lw` low cells, each set closed under the board's
 //! symmetries (a union of their orbits). A key is the key cells' contents, its value `sum(d_i *
@@ -530,77 +532,73 @@ fn split_cells(cells: u32, group: &[Vec<u32>]) -> (Vec<u32>, Vec<u32>) {
     (low, key)
 }
 
+/// Checks the index of a `cells`-cell board under `group` against every configuration, with and
+/// without symmetry: every board alternation from `first` reaches has an index, and only those;
+/// the board stored there is one of its images, with the same index; every index stores a board;
+/// symmetry holds fewer positions where the group is not trivial. `what` names the board in
+/// failures. For small boards (it enumerates `3^cells` configurations).
+#[cfg(test)]
+pub(crate) fn check_index(what: &str, cells: u32, first: Player, group: &[Vec<u32>]) {
+    for symmetric in [false, true] {
+        let s = Sliced::new(cells, first, group, symmetric).unwrap();
+        let mut hit = vec![false; s.size() as usize];
+        let mut reachable = 0u64;
+        for v in 0..3u64.pow(cells) {
+            let (l, r) = super::digit_masks(v, cells);
+            let dd = l.count_ones() as i32 - r.count_ones() as i32;
+            let ok = match first {
+                Player::Left => dd == 0 || dd == 1,
+                Player::Right => dd == 0 || dd == -1,
+            };
+            let i = s.index(l, r);
+            assert_eq!(i.is_some(), ok, "{what} {v}");
+            let Some(i) = i else { continue };
+            reachable += 1;
+            hit[i as usize] = true;
+            // The stored board is an image of this one, with the same index.
+            let stored = s.masks(i);
+            assert!(s.images(l, r).contains(&stored), "{what} {v}");
+            assert_eq!(s.index(stored.0, stored.1), Some(i));
+            // Every image is stored as an image (the same slot, or another slot of a row whose
+            // key a symmetry fixes).
+            for (il, ir) in s.images(l, r) {
+                let j = s.index(il, ir).unwrap();
+                let at = s.masks(j);
+                assert!(s.images(l, r).contains(&at), "{what} {v}: image");
+                if j != i {
+                    let (kl, kr) = s.key_masks(s.row_at(i).key);
+                    assert_eq!(s.row_at(j).key, s.row_at(i).key);
+                    assert!(s.images(kl, kr).len() < group.len() + 1);
+                }
+            }
+        }
+        assert!(hit.iter().all(|&h| h), "{what}: every index stores a board");
+        if !symmetric {
+            assert_eq!(s.size(), reachable, "{what}");
+        } else if !group.is_empty() {
+            assert!(s.size() < reachable, "{what}: symmetry saves");
+        }
+        assert_eq!(s.tier_sizes.iter().sum::<u64>(), s.size());
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// The half-turn of an `n x n` Hex board, and the two reflections of a 13-cell Bridg-It 3
-    /// board written as permutations by hand would be error-prone; the tests take the boards'
-    /// own symmetries.
-    fn group_of(board: super::super::Board) -> Vec<Vec<u32>> {
-        board
-            .symmetries()
-            .into_iter()
-            .filter(|s| !s.swaps_colours)
-            .map(|s| s.perm)
-            .collect()
-    }
-
+    /// Boards of no game: a row of cells under its reversal, and a ring under its rotations.
+    /// (The cell games check their own boards' groups in their tests.)
     #[test]
     fn every_reachable_board_has_an_index_and_images_share_it() {
-        use super::super::Board;
-        for (board, first) in [
-            (Board::Hex(3), Player::Left),
-            (Board::Hex(3), Player::Right),
-            (Board::Bridgit(2), Player::Left),
-            (Board::Bridgit(3), Player::Left),
-        ] {
-            let cells = board.cell_count() as u32;
-            let group = group_of(board);
-            for symmetric in [false, true] {
-                let s = Sliced::new(cells, first, &group, symmetric).unwrap();
-                let mut hit = vec![false; s.size() as usize];
-                let mut reachable = 0u64;
-                for v in 0..3u64.pow(cells) {
-                    let (l, r) = crate::game::digit_masks(v, cells);
-                    let dd = l.count_ones() as i32 - r.count_ones() as i32;
-                    let ok = match first {
-                        Player::Left => dd == 0 || dd == 1,
-                        Player::Right => dd == 0 || dd == -1,
-                    };
-                    let i = s.index(l, r);
-                    assert_eq!(i.is_some(), ok, "{board:?} {v}");
-                    let Some(i) = i else { continue };
-                    reachable += 1;
-                    hit[i as usize] = true;
-                    // The stored board is an image of this one, with the same index.
-                    let stored = s.masks(i);
-                    assert!(s.images(l, r).contains(&stored), "{board:?} {v}");
-                    assert_eq!(s.index(stored.0, stored.1), Some(i));
-                    // Every image is stored as an image (the same slot, or another slot of
-                    // a row whose key a symmetry fixes).
-                    for (il, ir) in s.images(l, r) {
-                        let j = s.index(il, ir).unwrap();
-                        let at = s.masks(j);
-                        assert!(s.images(l, r).contains(&at), "{board:?} {v}: image");
-                        if j != i {
-                            let (kl, kr) = s.key_masks(s.row_at(i).key);
-                            assert_eq!(s.row_at(j).key, s.row_at(i).key);
-                            assert!(s.images(kl, kr).len() < group.len() + 1);
-                        }
-                    }
-                }
-                assert!(
-                    hit.iter().all(|&h| h),
-                    "{board:?}: every index stores a board"
-                );
-                if !symmetric {
-                    assert_eq!(s.size(), reachable, "{board:?}");
-                } else if !group.is_empty() {
-                    assert!(s.size() < reachable, "{board:?}: symmetry saves");
-                }
-                assert_eq!(s.tier_sizes.iter().sum::<u64>(), s.size());
-            }
-        }
+        let reversal = |n: u32| vec![(0..n).rev().collect::<Vec<u32>>()];
+        let rotations = |n: u32| -> Vec<Vec<u32>> {
+            (1..n)
+                .map(|k| (0..n).map(|c| (c + k) % n).collect())
+                .collect()
+        };
+        check_index("no symmetry, 5 cells", 5, Player::Left, &[]);
+        check_index("reversal, 6 cells", 6, Player::Left, &reversal(6));
+        check_index("reversal, 7 cells", 7, Player::Right, &reversal(7));
+        check_index("rotations, 6 cells", 6, Player::Left, &rotations(6));
     }
 }

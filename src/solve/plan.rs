@@ -1,0 +1,246 @@
+//! The kernel plan: which kernel solves a game, chosen in one place from the shape the game
+//! declares and the build's options, and what that kernel keeps in memory.
+//!
+//! The engines are two ([`Engine`]: counter, tiered), the kernels five: the counter engine's
+//! propagation, and four ways the tiered engine decides a tier ([`Kernel`]). A game declares its
+//! [`Shape`] (any graph, general tiers, a plain board or a sliced board,
+//! [`crate::game::Tiered::board_shape`]); [`choose`] turns it and the options into a kernel. The
+//! tiered engine dispatches on the choice ([`super::tiered::solve_tiers`]), the memory estimate is
+//! the kernel's ([`tiered_memory`]), and the build's estimate and plan lines, `build --json`,
+//! `bench` and the Python module's summary name it ([`Kernel::name`]).
+//!
+//! The invariant: every kernel that can solve a game writes the same cells (and, where it keeps
+//! remoteness, the same remoteness), so the choice changes speed and memory, never a table.
+
+use std::ops::Range;
+
+use super::Engine;
+use crate::game::{Game, Tiered};
+use crate::games::AnyGame;
+use crate::shape::BoardShape;
+use crate::with_tiered_game;
+
+/// What a game declares about itself, as far as the choice of a kernel goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// Positions and moves only (maybe cycles), or tiers the tiered engine cannot follow.
+    Graph,
+    /// An acyclic game with tiers ([`Tiered`]) of no shape the fast kernels know.
+    Tiers,
+    /// Tiers, and a plain board ([`crate::shape::PlainBoard`]).
+    PlainBoard,
+    /// Tiers, and the sliced index of a claiming game ([`crate::shape::SlicedBoard`]).
+    SlicedBoard,
+}
+
+impl Shape {
+    /// The shape of a game with tiers.
+    pub fn of_tiered<G: Tiered>(game: &G) -> Shape {
+        if super::tiered::unsupported(game).is_some() {
+            return Shape::Graph;
+        }
+        match game.board_shape() {
+            None => Shape::Tiers,
+            Some(BoardShape::Plain(_)) => Shape::PlainBoard,
+            Some(BoardShape::Sliced(_)) => Shape::SlicedBoard,
+        }
+    }
+
+    /// The shape of any game.
+    pub fn of(game: &AnyGame) -> Shape {
+        with_tiered_game!(game, g => Shape::of_tiered(g), _ => Shape::Graph)
+    }
+}
+
+/// The kernel that decides a game's positions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kernel {
+    /// The counter engine ([`super::counter`]): any game, cycles and draws included.
+    Counter,
+    /// The tiered engine's generic kernel ([`super::tiered`]): a position at a time through the
+    /// game's tier walk, with or without remoteness, fresh or resumed.
+    PerPosition,
+    /// A plain board, values only, from scratch: 64 configurations a word operation
+    /// ([`super::bitplane`]).
+    BitPlane,
+    /// A plain board with remoteness, from scratch: children by arithmetic
+    /// ([`super::plainrem`]).
+    PlainRemoteness,
+    /// A sliced board, values only, fresh or resumed: a row at a time ([`super::sliced`]).
+    SlicedRows,
+}
+
+impl Kernel {
+    pub const ALL: [Kernel; 5] = [
+        Kernel::Counter,
+        Kernel::PerPosition,
+        Kernel::BitPlane,
+        Kernel::PlainRemoteness,
+        Kernel::SlicedRows,
+    ];
+
+    /// The kernel's stable short name, as plan lines and summaries print it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kernel::Counter => "counter",
+            Kernel::PerPosition => "per-position",
+            Kernel::BitPlane => "bitplane",
+            Kernel::PlainRemoteness => "plain-remoteness",
+            Kernel::SlicedRows => "sliced-rows",
+        }
+    }
+
+    /// The engine the kernel belongs to.
+    pub fn engine(self) -> Engine {
+        match self {
+            Kernel::Counter => Engine::Counter,
+            _ => Engine::Tiered,
+        }
+    }
+}
+
+impl std::fmt::Display for Kernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl serde::Serialize for Kernel {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+/// The kernel that solves a game of shape `shape` with `engine`, with remoteness or not, in a
+/// run that starts from nothing (`fresh`) or below a checkpoint. `None` when the engine cannot
+/// solve the shape (the tiered engine a graph).
+pub fn choose(shape: Shape, engine: Engine, remoteness: bool, fresh: bool) -> Option<Kernel> {
+    Some(match (engine, shape) {
+        (Engine::Counter, _) => Kernel::Counter,
+        (Engine::Tiered, Shape::Graph) => return None,
+        // A fresh solve of a plain board goes many positions at a time (or by arithmetic with
+        // remoteness); a resumed one reads its finished tiers from the cells (and the
+        // checkpoint's remoteness), which the per-position kernel does.
+        (Engine::Tiered, Shape::PlainBoard) if fresh && remoteness => Kernel::PlainRemoteness,
+        (Engine::Tiered, Shape::PlainBoard) if fresh => Kernel::BitPlane,
+        // A values-only solve of a sliced board goes a row at a time, fresh or resumed; with
+        // remoteness, through the game's tier walk.
+        (Engine::Tiered, Shape::SlicedBoard) if !remoteness => Kernel::SlicedRows,
+        (Engine::Tiered, _) => Kernel::PerPosition,
+    })
+}
+
+/// [`choose`] for `game`.
+pub fn kernel(game: &AnyGame, engine: Engine, remoteness: bool, fresh: bool) -> Option<Kernel> {
+    choose(Shape::of(game), engine, remoteness, fresh)
+}
+
+/// Bytes a kernel of the tiered engine keeps resident while it solves the tiers `solving` of
+/// `game`: the cells ([`super::tiered::resident_cells`]) and what the kernel keeps besides —
+/// a remoteness byte per index (per-position with remoteness, plain remoteness), the loss
+/// planes (bitplane), nothing (per-position values only; the row kernel's tables are counted
+/// with its cells).
+///
+/// # Panics
+/// For [`Kernel::Counter`], whose estimate is [`super::memory_estimate`].
+pub fn tiered_memory<G: Tiered>(
+    kernel: Kernel,
+    game: &G,
+    solving: Range<u32>,
+    remoteness: bool,
+) -> u64 {
+    let working = match kernel {
+        Kernel::Counter => panic!("the counter engine's estimate is solve::memory_estimate"),
+        Kernel::PerPosition if remoteness => game.size(),
+        Kernel::PerPosition | Kernel::SlicedRows => 0,
+        Kernel::PlainRemoteness => game.size(),
+        Kernel::BitPlane => game
+            .board_shape()
+            .and_then(BoardShape::plain)
+            .map_or(0, |b| super::bitplane::memory_estimate(b.cells)),
+    };
+    super::tiered::resident_cells(game, solving).saturating_add(working)
+}
+
+/// Bytes `kernel` needs for a whole build of `game` from scratch (without the process's own,
+/// [`super::PROCESS_BYTES`]).
+pub fn memory_estimate(kernel: Kernel, game: &AnyGame, remoteness: bool) -> u64 {
+    match kernel {
+        Kernel::Counter => {
+            crate::with_game!(game, g => super::memory_estimate(g.size(), g.max_children(), remoteness))
+        }
+        k => with_tiered_game!(
+            game,
+            g => tiered_memory(k, g, 0..g.tier_count(), remoteness),
+            _ => unreachable!("a kernel of the tiered engine was chosen for a game without tiers")
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_choice_follows_shape_and_options() {
+        use Kernel::*;
+        use Shape::*;
+        let cases = [
+            // (shape, engine, remoteness, fresh) -> kernel
+            (Graph, Engine::Counter, false, true, Some(Counter)),
+            (Graph, Engine::Tiered, false, true, None),
+            (Tiers, Engine::Tiered, false, true, Some(PerPosition)),
+            (Tiers, Engine::Tiered, true, false, Some(PerPosition)),
+            (PlainBoard, Engine::Tiered, false, true, Some(BitPlane)),
+            (PlainBoard, Engine::Tiered, false, false, Some(PerPosition)),
+            (
+                PlainBoard,
+                Engine::Tiered,
+                true,
+                true,
+                Some(PlainRemoteness),
+            ),
+            (PlainBoard, Engine::Tiered, true, false, Some(PerPosition)),
+            (PlainBoard, Engine::Counter, true, true, Some(Counter)),
+            (SlicedBoard, Engine::Tiered, false, true, Some(SlicedRows)),
+            (SlicedBoard, Engine::Tiered, false, false, Some(SlicedRows)),
+            (SlicedBoard, Engine::Tiered, true, true, Some(PerPosition)),
+        ];
+        for (shape, engine, rem, fresh, want) in cases {
+            assert_eq!(
+                choose(shape, engine, rem, fresh),
+                want,
+                "{shape:?} {engine:?} rem {rem} fresh {fresh}"
+            );
+            if let Some(k) = want {
+                assert_eq!(k.engine(), engine);
+            }
+        }
+    }
+
+    #[test]
+    fn names_are_distinct_and_serialised_as_such() {
+        let names: std::collections::HashSet<_> = Kernel::ALL.iter().map(|k| k.name()).collect();
+        assert_eq!(names.len(), Kernel::ALL.len());
+        for k in Kernel::ALL {
+            assert_eq!(
+                serde_json::to_value(k).unwrap(),
+                serde_json::json!(k.name())
+            );
+        }
+    }
+
+    #[test]
+    fn games_declare_their_shapes() {
+        for (spec, shape) in [
+            ("hex:3", Shape::PlainBoard),
+            ("hex:3,start=L", Shape::Tiers),
+            ("hex:3,start=L,sym", Shape::SlicedBoard),
+            ("bridgit:2,start=R,sliced", Shape::SlicedBoard),
+            ("digraph:data/seed001.txt", Shape::Graph),
+        ] {
+            let game = AnyGame::open(spec, u64::MAX).unwrap();
+            assert_eq!(Shape::of(&game), shape, "{spec}");
+        }
+    }
+}
