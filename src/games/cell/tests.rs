@@ -542,3 +542,28 @@ fn sliced_index_holds_every_reachable_board_under_the_boards_symmetries() {
         crate::shape::sliced::check_index(&what, b.cell_count() as u32, first, &group);
     }
 }
+
+/// The join table (built by monotone shortcuts: a word of 64 sets decided by its largest and
+/// smallest set where they agree) answers as a flood of each set does, on every set of boards
+/// with and without the grid's fast flood and of a graph file.
+#[test]
+fn the_join_table_is_the_flood_on_every_set() {
+    for layout in [
+        Layout::Board(Board::Hex(4)),
+        Layout::Board(Board::Bridgit(3)),
+        Layout::Board(Board::Hex(2)),
+    ] {
+        let links = layout.links();
+        let cells = layout.cell_count() as u32;
+        let table = wins::WinTable::new(layout.links(), cells);
+        table.prepare();
+        let joins = table.table().expect("small boards are tabulated");
+        for set in 0..1u64 << cells {
+            assert_eq!(
+                joins[(set >> 6) as usize] >> (set & 63) & 1 == 1,
+                links.connects(set),
+                "{layout:?}: set {set:#x}"
+            );
+        }
+    }
+}

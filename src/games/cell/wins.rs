@@ -58,12 +58,29 @@ impl WinTable {
         self.joins.get_or_init(|| {
             use rayon::prelude::*;
             let sets = 1u64 << self.cells;
+            // Joining is monotone (a superset of a joining set joins), which decides most
+            // words of 64 sets (fixed upper cells, every choice of the lowest six) with one or
+            // two floods: none joins if the largest does not, all do if the smallest does; and
+            // within a word, a set joins if the set without its lowest cell does.
+            let n = 64.min(sets);
+            let low = n - 1;
             (0..sets.div_ceil(64))
                 .into_par_iter()
                 .map(|w| {
-                    (0..64.min(sets))
-                        .filter(|i| self.links.connects(w * 64 + i))
-                        .fold(0u64, |word, i| word | 1 << i)
+                    let base = w * 64;
+                    if !self.links.connects(base | low) {
+                        return 0;
+                    }
+                    if self.links.connects(base) {
+                        return if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
+                    }
+                    let mut word = 0u64;
+                    for i in 1..n {
+                        if word >> (i & (i - 1)) & 1 == 1 || self.links.connects(base | i) {
+                            word |= 1 << i;
+                        }
+                    }
+                    word
                 })
                 .collect()
         });
