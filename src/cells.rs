@@ -47,12 +47,47 @@ pub fn words_for(n: u64) -> u64 {
 pub struct Cells<'a> {
     words: &'a [AtomicU64],
     len: u64,
+    /// The words are a shared mapping of a file: [`Cells::release`] may drop their pages.
+    file: bool,
 }
 
 impl<'a> Cells<'a> {
     pub fn new(words: &'a [AtomicU64], len: u64) -> Self {
         assert!(words.len() as u64 >= words_for(len), "cell words too short");
-        Cells { words, len }
+        Cells {
+            words,
+            len,
+            file: false,
+        }
+    }
+
+    /// Cells over a shared mapping of a file, whose pages [`Cells::release`] drops from the
+    /// process's memory once a solver is done with them.
+    ///
+    /// # Safety
+    /// `words` must lie in a writable shared mapping of a file (`MAP_SHARED`), as
+    /// [`mapped_atomics`] makes of a table's work file.
+    pub unsafe fn over_file(words: &'a [AtomicU64], len: u64) -> Self {
+        Cells {
+            file: true,
+            ..Cells::new(words, len)
+        }
+    }
+
+    /// Drops from this process's resident memory the pages that lie wholly inside cells
+    /// `range`, when the cells are a file's shared mapping (a no-op over heap memory). Their
+    /// contents stay in the file (dirty pages are written back by the kernel) and come back on
+    /// the next access, so this changes no cell: it only keeps a solve's resident memory to the
+    /// part of the table it still reads, as the plan's estimate counts it.
+    pub fn release(&self, range: std::ops::Range<u64>) {
+        if !self.file || range.is_empty() {
+            return;
+        }
+        let bytes = |cell: u64| (cell.min(self.len) / CELLS_PER_WORD) as usize * 8;
+        let base = self.words.as_ptr() as usize;
+        // SAFETY: the range lies inside the words, which `over_file`'s caller promised are a
+        // shared mapping of a file.
+        unsafe { release_file_pages(base + bytes(range.start), base + bytes(range.end)) }
     }
 
     pub fn len(&self) -> u64 {
@@ -106,25 +141,31 @@ impl<'a> Cells<'a> {
         self.words[(i / CELLS_PER_WORD) as usize].fetch_and(!(3u64 << shift), Ordering::Relaxed);
     }
 
-    /// How many cells hold each code, `[unused, win, loss, draw]`.
+    /// How many cells hold each code, `[unused, win, loss, draw]`. Over a file's mapping, the
+    /// pages counted are released as it goes ([`Cells::release`]).
     pub fn counts(&self) -> [u64; 4] {
         use rayon::prelude::*;
         const LO: u64 = 0x5555_5555_5555_5555;
+        /// Words counted (and released) together: 512 KiB.
+        const CHUNK: usize = 1 << 16;
         let full = (self.len / CELLS_PER_WORD) as usize;
         let mut c = self.words[..full]
-            .par_iter()
-            .fold(
-                || [0u64; 4],
-                |mut acc, w| {
+            .par_chunks(CHUNK)
+            .enumerate()
+            .map(|(i, chunk)| {
+                let mut acc = [0u64; 4];
+                for w in chunk {
                     let w = w.load(Ordering::Relaxed);
                     let lo = w & LO;
                     let hi = (w >> 1) & LO;
                     acc[1] += (lo & !hi).count_ones() as u64;
                     acc[2] += (hi & !lo).count_ones() as u64;
                     acc[3] += (lo & hi).count_ones() as u64;
-                    acc
-                },
-            )
+                }
+                let first = (i * CHUNK) as u64 * CELLS_PER_WORD;
+                self.release(first..first + chunk.len() as u64 * CELLS_PER_WORD);
+                acc
+            })
             .reduce(
                 || [0u64; 4],
                 |a, b| [0, a[1] + b[1], a[2] + b[2], a[3] + b[3]],
@@ -291,6 +332,26 @@ pub unsafe fn mapped_atomics<A: ZeroedAtomic>(map: &memmap2::MmapRaw) -> &[A] {
     // is atomic (the trait's contract); the caller rules out plain references, shrinking and
     // conflicting writers.
     unsafe { std::slice::from_raw_parts(map.as_mut_ptr() as *const A, map.len() / size) }
+}
+
+/// Drops the pages wholly inside the addresses `from..to` from this process's resident memory
+/// (`madvise(MADV_DONTNEED)`): over a shared file mapping they stay in the file and the page
+/// cache, dirty ones included, and come back on the next access. Advice only: a failure leaves
+/// the pages resident, which changes nothing but the memory used.
+///
+/// # Safety
+/// The addresses must lie in one shared mapping of a file (`MAP_SHARED`); over private or
+/// anonymous memory the advice would zero the pages.
+pub unsafe fn release_file_pages(from: usize, to: usize) {
+    const PAGE: usize = 4096;
+    let (start, end) = (from.next_multiple_of(PAGE), to / PAGE * PAGE);
+    if start < end {
+        // SAFETY: a page-aligned range inside one shared file mapping (the caller's promise);
+        // MADV_DONTNEED on such a range only unmaps its pages from this process.
+        unsafe {
+            libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_DONTNEED);
+        }
+    }
 }
 
 /// The plain values of a buffer of atomics, without a copy.

@@ -21,7 +21,6 @@ use indicatif::ProgressBar;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::cells::Cells;
 use crate::error::{Error, Result};
 use crate::games::AnyGame;
 use crate::solve::{self, SolveOptions, SolveStats};
@@ -297,7 +296,7 @@ fn build_raw(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<BuildSum
     let writer = RawWriter::create(out, GameFields::of(game), size)?;
     let solve_start = Instant::now();
     let stats = {
-        let cells = Cells::new(writer.words(), size);
+        let cells = writer.cells(size);
         let sopts = SolveOptions {
             remoteness: opts.remoteness,
             progress: opts.progress.clone(),

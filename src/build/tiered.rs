@@ -238,7 +238,7 @@ pub(super) fn build_with(
     let solve_start = Instant::now();
     let mut budget = opts.stop_after_tiers;
     let stats = {
-        let cells = Cells::new(writer.words(), size);
+        let cells = writer.cells(size);
         let digest = |tiers: std::ops::Range<u32>| with_tiered_game!(game, g => solve::digest::tiers_digest(g, &cells, tiers), _ => 0);
         // The digest of the finished tiers' cells, and the lowest tier it covers: checked
         // against the checkpoint on resuming, then grown at each checkpoint.

@@ -27,6 +27,8 @@
 //! more filled low cell); a move into a key cell goes to a row of the next key tier, at the same
 //! low configuration mapped by the permutation that makes the child's key canonical.
 
+use rayon::prelude::*;
+
 use super::Player;
 
 /// The most low cells: rows of at most `2 * 73789` positions (the two largest classes of 12
@@ -138,27 +140,36 @@ impl Sliced {
             );
         }
         let n_low = 3usize.pow(lw);
-        let mut low_masks = Vec::with_capacity(n_low);
-        let mut diff = Vec::with_capacity(n_low);
-        let mut filled = Vec::with_capacity(n_low);
-        for v in 0..n_low as u64 {
-            let (mut l, mut r, mut x) = (0u64, 0u64, v);
-            for &c in &low_cells {
-                match x % 3 {
-                    1 => l |= 1 << c,
-                    2 => r |= 1 << c,
-                    _ => {}
+        // The tables over every low configuration, made in parallel (a fifth of the first key
+        // tier's build went into them on one thread).
+        let low_masks: Vec<(u64, u64)> = (0..n_low as u64)
+            .into_par_iter()
+            .map(|v| {
+                let (mut l, mut r, mut x) = (0u64, 0u64, v);
+                for &c in &low_cells {
+                    match x % 3 {
+                        1 => l |= 1 << c,
+                        2 => r |= 1 << c,
+                        _ => {}
+                    }
+                    x /= 3;
                 }
-                x /= 3;
-            }
-            low_masks.push((l, r));
-            diff.push(l.count_ones() as i32 - r.count_ones() as i32);
-            filled.push((l | r).count_ones());
-        }
+                (l, r)
+            })
+            .collect();
+        let diff: Vec<i32> = low_masks
+            .iter()
+            .map(|&(l, r)| l.count_ones() as i32 - r.count_ones() as i32)
+            .collect();
+        let filled: Vec<u32> = low_masks
+            .iter()
+            .map(|&(l, r)| (l | r).count_ones())
+            .collect();
         let low_perm: Vec<Vec<u32>> = low_digit_perm
             .iter()
             .map(|perm| {
                 (0..n_low as u64)
+                    .into_par_iter()
                     .map(|v| {
                         let (mut out, mut x) = (0u64, v);
                         for &to in perm {
@@ -235,16 +246,21 @@ impl Sliced {
             size: 0,
         };
         // Canonical keys with positions, by tier (fullest first), then value.
+        let kept: Vec<(u32, u32)> = (0..3u32.pow(hw))
+            .into_par_iter()
+            .filter_map(|key| {
+                let (kl, kr) = index.key_masks(key);
+                if index.canonical(key as u64).0 != key as u64 {
+                    return None;
+                }
+                let d = index.class_a(kl, kr);
+                (index.class_len(d) + index.class_len(d + 1) > 0)
+                    .then_some((key, (kl | kr).count_ones()))
+            })
+            .collect();
         let mut by_tier: Vec<Vec<u32>> = vec![Vec::new(); hw as usize + 1];
-        for key in 0..3u32.pow(hw) {
-            let (kl, kr) = index.key_masks(key);
-            if index.canonical(key as u64).0 != key as u64 {
-                continue;
-            }
-            let d = index.class_a(kl, kr);
-            if index.class_len(d) + index.class_len(d + 1) > 0 {
-                by_tier[(kl | kr).count_ones() as usize].push(key);
-            }
+        for (key, tier) in kept {
+            by_tier[tier as usize].push(key);
         }
         index.tier_rows = vec![0..0; hw as usize + 1];
         let mut start = 0u64;

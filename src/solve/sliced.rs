@@ -22,7 +22,7 @@ use super::tiered::{FinishedTiers, Solved, TierDone};
 use super::{SolveOptions, SolveStats};
 use crate::cells::{CELLS_PER_WORD, Cells, LOSS, WIN};
 use crate::shape::SlicedBoard;
-use crate::shape::sliced::{Row, Sliced};
+use crate::shape::sliced::{MAX_LOW, Row, Sliced};
 
 /// Rows a task takes at a time.
 pub(crate) const ROWS_PER_UNIT: usize = 4;
@@ -42,6 +42,17 @@ pub fn resident_bytes(s: &Sliced) -> u64 {
 pub(crate) fn key_tier_len(s: &Sliced, k: usize) -> u64 {
     s.tier_rows.get(k).map_or(0, |r| {
         s.rows[r.clone()].iter().map(|row| row.len as u64).sum()
+    })
+}
+
+/// The cells of key tier `k` (its rows are contiguous; empty past the last tier).
+pub(crate) fn key_tier_cells(s: &Sliced, k: usize) -> std::ops::Range<u64> {
+    s.tier_rows.get(k).map_or(0..0, |r| {
+        let rows = &s.rows[r.clone()];
+        match (rows.first(), rows.last()) {
+            (Some(a), Some(b)) => a.start..b.start + b.len as u64,
+            _ => 0..0,
+        }
     })
 }
 
@@ -201,6 +212,9 @@ pub fn solve(
         if !plan.finished(s, k, after)? {
             return Ok(None);
         }
+        // Key tier `k + 1` is read by no tier left: its pages leave resident memory (a file's
+        // mapping keeps them), so two key tiers are resident at a time, as the plan counts.
+        cells.release(key_tier_cells(s, k as usize + 1));
     }
     plan.rest(after)?;
     progress.set_position(s.size());
@@ -276,10 +290,9 @@ struct Facts {
     /// Words of a dense plane, and the zero words past it that a shifted read may touch.
     words: usize,
     pad: usize,
-    /// `3^j`.
-    pow3: Vec<usize>,
-    /// `empty[j]`: the columns whose low digit `j` is empty.
-    empty: Vec<Vec<u64>>,
+    /// `empty[w * lw + j]`: the columns of word `w` whose low digit `j` is empty (a word's
+    /// masks side by side, as the low children's pass reads them).
+    empty: Vec<u64>,
     /// `class_mask[d + lw]`: the columns whose `L - R` is `d`.
     class_mask: Vec<Vec<u64>>,
     /// Bit `low + (key << lw)` set when the cells of the low digits `low` and of the key digits
@@ -299,13 +312,12 @@ impl Facts {
         let n = 3usize.pow(lw);
         let words = n.div_ceil(64);
         let pad = (2 * 3usize.pow(lw.saturating_sub(1))).div_ceil(64) + 2;
-        let pow3: Vec<usize> = (0..=lw).map(|j| 3usize.pow(j)).collect();
-        let mut empty = vec![vec![0u64; words]; lw as usize];
+        let mut empty = vec![0u64; words * lw as usize];
         for v in 0..n {
             let (l, r) = s.low_masks[v];
             for (j, &c) in s.low_cells.iter().enumerate() {
                 if (l | r) >> c & 1 == 0 {
-                    empty[j][v / 64] |= 1 << (v % 64);
+                    empty[v / 64 * lw as usize + j] |= 1 << (v % 64);
                 }
             }
         }
@@ -368,7 +380,6 @@ impl Facts {
             hw,
             words,
             pad,
-            pow3,
             empty,
             class_mask,
             joins,
@@ -426,17 +437,6 @@ impl Scratch {
             gathered: Vec::new(),
             packed: Vec::new(),
         }
-    }
-}
-
-/// The bits of columns `64 w + off ..` of a padded plane.
-#[inline(always)]
-fn window(src: &[u64], off: usize, w: usize) -> u64 {
-    let (q, r) = (w + off / 64, (off % 64) as u32);
-    if r == 0 {
-        src[q]
-    } else {
-        (src[q] >> r) | (src[q + 1] << (64 - r))
     }
 }
 
@@ -581,6 +581,89 @@ fn gather(src: &[u64], phase: usize, at: &[u32], out: &mut Vec<u64>) {
     out.push(0);
 }
 
+/// What the low children's pass reads of a row: its classes' columns, the ends and the key
+/// children's wins, each a plane of the row's words.
+struct Plane<'a> {
+    class_a: &'a [u64],
+    class_b: &'a [u64],
+    left_won: &'a [u64],
+    right_won: &'a [u64],
+    wins: &'a [u64],
+    empty: &'a [u64],
+}
+
+/// `3^j`, for the low children's constant offsets.
+const fn pow3(j: usize) -> usize {
+    let mut p = 1;
+    let mut i = 0;
+    while i < j {
+        p *= 3;
+        i += 1;
+    }
+    p
+}
+
+/// The bits of columns `64 w + off ..` of a padded plane, for an offset that is no multiple of
+/// 64 (`3^j` and `2 * 3^j` never are), so the two words always combine.
+#[inline(always)]
+fn window(src: &[u64], off: usize, w: usize) -> u64 {
+    debug_assert!(!off.is_multiple_of(64));
+    let (q, r) = (w + off / 64, (off % 64) as u32);
+    (src[q] >> r) | (src[q + 1] << (64 - r))
+}
+
+/// The row's loss plane from its ends and key children, with `LW` low digits as a constant
+/// (so every offset is one): a move into low cell `j` adds `3^j` (Left) or `2 * 3^j` (Right) to
+/// the column, so the words are decided from the last down, the far digits reading finished
+/// words and the near ones solved in their word by repeating its step until nothing changes
+/// (their dependencies run to higher bits only, so the fixed point is the answer, reached in at
+/// most `NEAR + 1` steps).
+#[inline(never)]
+fn low_children<const LW: usize>(p: &Plane<'_>, loss: &mut [u64], words: usize) {
+    let near = LW.min(NEAR);
+    let word_of = |m: &[u64], w: usize| m.get(w).copied().unwrap_or(0);
+    for w in (0..words).rev() {
+        let (va, vb) = (word_of(p.class_a, w), word_of(p.class_b, w));
+        let (lwon, rwon) = (p.left_won[w], p.right_won[w] & !p.left_won[w]);
+        let fixed = (va & !lwon & rwon) | (vb & lwon);
+        let (open_a, open_b) = (va & !lwon & !rwon, vb & !lwon & !rwon);
+        if open_a | open_b == 0 {
+            loss[w] = fixed;
+            continue;
+        }
+        let empty: &[u64; LW] = p.empty[w * LW..w * LW + LW]
+            .try_into()
+            .expect("LW masks a word");
+        let mut a = p.wins[w];
+        let mut b = a;
+        for j in near..LW {
+            a |= window(loss, pow3(j), w) & empty[j];
+            b |= window(loss, 2 * pow3(j), w) & empty[j];
+        }
+        let next = loss[w + 1];
+        for j in 0..near {
+            let off = pow3(j) as u32;
+            a |= (next << (64 - off)) & empty[j];
+            b |= (next << (64 - 2 * off)) & empty[j];
+        }
+        let mut lost = fixed | (open_a & !a) | (open_b & !b);
+        for _ in 0..=NEAR + 1 {
+            let (mut a2, mut b2) = (a, b);
+            for j in 0..near {
+                let off = pow3(j) as u32;
+                a2 |= (lost >> off) & empty[j];
+                b2 |= (lost >> (2 * off)) & empty[j];
+            }
+            let l2 = fixed | (open_a & !a2) | (open_b & !b2);
+            if l2 == lost {
+                break;
+            }
+            lost = l2;
+        }
+        loss[w] = lost;
+    }
+}
+
 /// Decides one row into `buf`, as the table's words from the row's first word on; returns the
 /// child rows read. Every row of the tier above is finished in `cells`.
 fn decide_row(
@@ -599,7 +682,6 @@ fn decide_row(
     let zero: &[u64] = &[];
     let class_a = f.class(d).unwrap_or(zero);
     let class_b = f.class(d + 1).unwrap_or(zero);
-    let word_of = |m: &[u64], w: usize| m.get(w).copied().unwrap_or(0);
 
     // Ends: Left's win depends on his cells only, Right's on his (and on Left's not having won).
     let low_mask = (1u64 << lw) - 1;
@@ -682,51 +764,27 @@ fn decide_row(
         }
     }
 
-    // Low children, from the last word down: a move adds `3^j` (Left) or `2 * 3^j` (Right)
-    // to the column, so the far digits read finished words and the near ones are solved in
-    // their word by repeating its step until nothing changes (their dependencies run to higher
-    // bits only, so the fixed point is the answer, reached in at most `NEAR + 1` steps).
-    let near = lw.min(NEAR);
+    // Low children, from the last word down.
+    let lost = Plane {
+        class_a,
+        class_b,
+        left_won: &sc.left_won,
+        right_won: &sc.right_won,
+        wins: &sc.wins,
+        empty: &f.empty,
+    };
     let loss = &mut sc.loss;
     loss.iter_mut().for_each(|w| *w = 0);
-    for w in (0..words).rev() {
-        let (va, vb) = (word_of(class_a, w), word_of(class_b, w));
-        let (lwon, rwon) = (sc.left_won[w], sc.right_won[w] & !sc.left_won[w]);
-        let fixed = (va & !lwon & rwon) | (vb & lwon);
-        let (open_a, open_b) = (va & !lwon & !rwon, vb & !lwon & !rwon);
-        if open_a | open_b == 0 {
-            loss[w] = fixed;
-            continue;
-        }
-        let mut a = sc.wins[w];
-        let mut b = a;
-        for j in near..lw {
-            let (off, e) = (f.pow3[j], f.empty[j][w]);
-            a |= window(loss, off, w) & e;
-            b |= window(loss, 2 * off, w) & e;
-        }
-        let next = loss[w + 1];
-        for j in 0..near {
-            let (off, e) = (f.pow3[j] as u32, f.empty[j][w]);
-            a |= (next << (64 - off)) & e;
-            b |= (next << (64 - 2 * off)) & e;
-        }
-        let mut lost = fixed | (open_a & !a) | (open_b & !b);
-        for _ in 0..=NEAR + 1 {
-            let (mut a2, mut b2) = (a, b);
-            for j in 0..near {
-                let (off, e) = (f.pow3[j] as u32, f.empty[j][w]);
-                a2 |= (lost >> off) & e;
-                b2 |= (lost >> (2 * off)) & e;
+    macro_rules! low_children {
+        ($($n:literal)*) => {
+            match lw {
+                $($n => low_children::<$n>(&lost, loss, words),)*
+                _ => unreachable!("at most {MAX_LOW} low cells"),
             }
-            let l2 = fixed | (open_a & !a2) | (open_b & !b2);
-            if l2 == lost {
-                break;
-            }
-            lost = l2;
-        }
-        loss[w] = lost;
+        };
     }
+    low_children!(0 1 2 3 4 5 6 7 8 9 10 11 12);
+    let loss = &sc.loss;
 
     // The row's cells: class A's columns' loss bits in column order, then class B's, then two
     // bits each.

@@ -194,6 +194,30 @@ pub(crate) fn block_sums(bytes: &[u8], block: u64) -> Vec<u64> {
         .collect()
 }
 
+/// [`block_sums`] of bytes in a shared mapping of a file, dropping each megabyte's pages from
+/// the process's resident memory once hashed ([`crate::cells::release_file_pages`]), so that
+/// hashing a table larger than the memory a build was planned with does not hold it all.
+///
+/// # Safety
+/// `bytes` must lie in a shared mapping of a file.
+unsafe fn mapped_block_sums(bytes: &[u8], block: u64) -> Vec<u64> {
+    const GROUP: usize = 16;
+    bytes
+        .par_chunks(block as usize * GROUP)
+        .flat_map_iter(|group| {
+            let sums: Vec<u64> = group
+                .chunks(block as usize)
+                .map(xxhash_rust::xxh3::xxh3_64)
+                .collect();
+            let at = group.as_ptr() as usize;
+            // SAFETY: the group lies in the caller's shared file mapping, whose contents the
+            // advice leaves as they are.
+            unsafe { crate::cells::release_file_pages(at, at + group.len()) };
+            sums
+        })
+        .collect()
+}
+
 /// The cells and remoteness sections of a raw table with a header of `header_len` bytes, `size`
 /// positions and `rem_width` bytes of remoteness each (an empty section at 0 when none).
 pub(crate) fn raw_sections(header_len: u64, size: u64, rem_width: u8) -> (Section, Section) {
@@ -324,6 +348,13 @@ impl RawWriter {
         &self.tmp.path
     }
 
+    /// The cells of `size` positions, for a solver to fill; they may drop pages it is done
+    /// with from resident memory ([`cells::Cells::release`]).
+    pub fn cells(&self, size: u64) -> cells::Cells<'_> {
+        // SAFETY: the words are this writer's shared mapping of its file (or empty).
+        unsafe { cells::Cells::over_file(self.words(), size) }
+    }
+
     /// The cells as atomic words, for a solver to fill.
     pub fn words(&self) -> &[AtomicU64] {
         let Some(map) = self.map.as_ref() else {
@@ -390,7 +421,8 @@ impl RawWriter {
             tmp.write_at_parallel(rem_bytes, rem_sec.offset)?;
         }
         let block = format::BLOCK as u64;
-        let mut sums = block_sums(cell_bytes, block);
+        // SAFETY: the cells are the work file's shared mapping.
+        let mut sums = unsafe { mapped_block_sums(cell_bytes, block) };
         sums.extend(block_sums(rem_bytes, block));
         drop(map);
         let header = raw_header(&game, size, counts, rounds, rem_width, &sums);
