@@ -592,16 +592,17 @@ struct Plane<'a> {
     empty: &'a [u64],
 }
 
-/// `3^j`, for the low children's constant offsets.
-const fn pow3(j: usize) -> usize {
-    let mut p = 1;
-    let mut i = 0;
-    while i < j {
-        p *= 3;
-        i += 1;
+/// `3^j` for every low digit, for the low children's constant offsets (a table: a `const fn`
+/// called with a loop's `j` would be a loop at run time).
+const POW3: [usize; MAX_LOW as usize + 1] = {
+    let mut p = [1usize; MAX_LOW as usize + 1];
+    let mut j = 1;
+    while j < p.len() {
+        p[j] = 3 * p[j - 1];
+        j += 1;
     }
     p
-}
+};
 
 /// The bits of columns `64 w + off ..` of a padded plane, for an offset that is no multiple of
 /// 64 (`3^j` and `2 * 3^j` never are), so the two words always combine.
@@ -637,12 +638,12 @@ fn low_children<const LW: usize>(p: &Plane<'_>, loss: &mut [u64], words: usize) 
         let mut a = p.wins[w];
         let mut b = a;
         for j in near..LW {
-            a |= window(loss, pow3(j), w) & empty[j];
-            b |= window(loss, 2 * pow3(j), w) & empty[j];
+            a |= window(loss, POW3[j], w) & empty[j];
+            b |= window(loss, 2 * POW3[j], w) & empty[j];
         }
         let next = loss[w + 1];
         for j in 0..near {
-            let off = pow3(j) as u32;
+            let off = POW3[j] as u32;
             a |= (next << (64 - off)) & empty[j];
             b |= (next << (64 - 2 * off)) & empty[j];
         }
@@ -650,7 +651,7 @@ fn low_children<const LW: usize>(p: &Plane<'_>, loss: &mut [u64], words: usize) 
         for _ in 0..=NEAR + 1 {
             let (mut a2, mut b2) = (a, b);
             for j in 0..near {
-                let off = pow3(j) as u32;
+                let off = POW3[j] as u32;
                 a2 |= (lost >> off) & empty[j];
                 b2 |= (lost >> (2 * off)) & empty[j];
             }
