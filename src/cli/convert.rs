@@ -27,6 +27,11 @@ pub struct ZstdArgs {
     /// half the size; a lookup of such a position reads up to one frame per move.
     #[arg(long)]
     one_mover: bool,
+    /// Make no zstd dictionary. By default one is trained on a sample of the frames and kept
+    /// when it makes the file smaller (stock zstd then decodes a frame with `-D`, the dictionary
+    /// being the bytes after the header: docs/FORMAT.md).
+    #[arg(long)]
+    no_dictionary: bool,
 }
 
 impl ZstdArgs {
@@ -37,6 +42,7 @@ impl ZstdArgs {
             level: self.level.unwrap_or(d.level),
             fill: self.fill.unwrap_or(d.fill),
             one_mover: self.one_mover,
+            dictionary: !self.no_dictionary,
         }
     }
 
@@ -48,6 +54,7 @@ impl ZstdArgs {
             (self.frame_positions.is_some(), "--frame-positions"),
             (self.fill.is_some(), "--fill"),
             (self.one_mover, "--one-mover"),
+            (self.no_dictionary, "--no-dictionary"),
         ]
         .into_iter()
         .find_map(|(given, name)| given.then_some(name))

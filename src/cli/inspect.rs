@@ -70,9 +70,19 @@ pub fn info(a: InfoArgs) -> Result<ExitCode> {
     outln!("game       {}", h.spec)?;
     let encoding = if t.is_compressed() {
         format!(
-            "zstd frames of {} positions (level {})",
+            "zstd frames of {} positions (level {}){}{}",
             grouped(h.frame_positions),
-            h.level
+            h.level,
+            if h.encoding == retrodb::table::format::Encoding::ZstdOmitted {
+                ", one mover stored"
+            } else {
+                ""
+            },
+            if h.dictionary.len > 0 {
+                format!(", a {} dictionary", human_bytes(h.dictionary.len))
+            } else {
+                String::new()
+            }
         )
     } else {
         "raw 2-bit cells".to_string()

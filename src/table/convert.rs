@@ -72,27 +72,54 @@ pub fn compress(input: &Table, out: &Path, params: Params, progress: &ProgressBa
     TempFile::check_destination(out)?;
     let _lock = OutputLock::acquire(out)?;
     let tmp = TempFile::create(out)?;
-    // Compressed files have no padding: every byte is covered by a checksum.
-    let start = game.header_len();
+    // The dictionary, if one pays, goes right after the header; compressed files have no
+    // padding: every byte is covered by a checksum.
+    let dictionary = if params.dictionary {
+        choose_dictionary(input, params, frames)?
+    } else {
+        None
+    };
+    let dict_sec = Section {
+        offset: if dictionary.is_some() {
+            game.header_len()
+        } else {
+            0
+        },
+        len: dictionary.as_ref().map_or(0, |d| d.len() as u64),
+    };
+    if let Some(d) = &dictionary {
+        tmp.write_at(d, dict_sec.offset)?;
+    }
+    let prepared = dictionary
+        .as_ref()
+        .map(|d| zstd::dict::EncoderDictionary::copy(d, params.level));
+    let start = game.header_len() + dict_sec.len;
     progress.set_length(frames as u64 * if width > 0 { 2 } else { 1 });
 
     let mut sums = Vec::new();
     // One seekable stream per section, its frames made by `frame` from the raw table.
     type Frame = fn(&Table, u64, u64, DontCareFill, bool) -> Result<Vec<u8>>;
-    let mut stream = |at: u64, frame: Frame| {
-        write_stream(&tmp, at, frames, params.level, &mut sums, progress, |k| {
+    type Dictionary<'a> = Option<&'a zstd::dict::EncoderDictionary<'a>>;
+    let mut stream = |at: u64, frame: Frame, dictionary: Dictionary<'_>| {
+        let codec = (params.level, dictionary);
+        write_stream(&tmp, at, frames, codec, &mut sums, progress, |k| {
             let first = k as u64 * f;
             candidates(params.fill, |fill| {
                 frame(input, first, f.min(size - first), fill, omitted)
             })
         })
     };
-    let cells_sec = stream(start, cell_frame)?;
+    // The dictionary was made for the cells' frames; the remoteness' are compressed without.
+    let cells_sec = stream(start, cell_frame, prepared.as_ref())?;
     let rem_sec = if width > 0 {
-        stream(cells_sec.end(), remoteness_frame)?
+        stream(cells_sec.end(), remoteness_frame, None)?
     } else {
         Section::default()
     };
+    // The dictionary's checksum comes last, so the streams' checksums keep their places.
+    if let Some(d) = &dictionary {
+        sums.push(xxhash_rust::xxh3::xxh3_64(d));
+    }
     let sum_bytes: Vec<u8> = sums.iter().flat_map(|s| s.to_le_bytes()).collect();
     let sums_sec = Section {
         offset: rem_sec.end().max(cells_sec.end()),
@@ -118,6 +145,7 @@ pub fn compress(input: &Table, out: &Path, params: Params, progress: &ProgressBa
         rounds: h.rounds,
         frame_positions: f,
         level: params.level,
+        dictionary: dict_sec,
         spec: game.spec,
         source: game.source,
     };
@@ -131,7 +159,7 @@ fn write_stream(
     tmp: &TempFile,
     at: u64,
     frames: usize,
-    level: i32,
+    (level, dictionary): (i32, Option<&zstd::dict::EncoderDictionary<'_>>),
     sums: &mut Vec<u64>,
     progress: &ProgressBar,
     make: impl Fn(usize) -> Result<Vec<Vec<u8>>> + Sync,
@@ -147,7 +175,8 @@ fn write_stream(
                 // Each candidate content of the frame is compressed; the smallest is kept.
                 let mut best: Option<(Vec<u8>, Entry)> = None;
                 for raw in make(k)? {
-                    let c = compress_frame(&raw, level).map_err(|e| Error::io(&tmp.path, e))?;
+                    let c = compress_frame(&raw, level, dictionary)
+                        .map_err(|e| Error::io(&tmp.path, e))?;
                     if best.as_ref().is_none_or(|b| c.0.len() < b.0.len()) {
                         best = Some(c);
                     }
@@ -171,6 +200,55 @@ fn write_stream(
         offset: at,
         len: pos + table.len() as u64 - at,
     })
+}
+
+/// Frames a dictionary is trained on and judged by, at most.
+const DICTIONARY_SAMPLES: usize = 1024;
+
+/// A zstd dictionary for the cells' frames, when one makes the file smaller: trained on up to
+/// [`DICTIONARY_SAMPLES`] frames of cells spread evenly over the table
+/// ([`super::zstd::train_dictionaries`]); of the dictionaries and none, the one with which those
+/// frames, compressed and scaled to the whole table, plus the dictionary's own bytes, come to
+/// the least. `None` for tables of a few frames.
+fn choose_dictionary(input: &Table, params: Params, frames: usize) -> Result<Option<Vec<u8>>> {
+    let (f, size) = (params.frame_positions, input.header().size);
+    let n = frames.min(DICTIONARY_SAMPLES);
+    if n < 16 {
+        return Ok(None);
+    }
+    // `best` tries `stored` first: the samples hold what most frames of the cell games keep.
+    let fill = match params.fill {
+        DontCareFill::Best => DontCareFill::Stored,
+        fill => fill,
+    };
+    let samples: Vec<Vec<u8>> = (0..n)
+        .into_par_iter()
+        .map(|i| {
+            let first = (i * frames / n) as u64 * f;
+            cell_frame(input, first, f.min(size - first), fill, params.one_mover)
+        })
+        .collect::<Result<_>>()?;
+    let sizes = |d: Option<&zstd::dict::EncoderDictionary<'_>>| -> Result<u64> {
+        samples
+            .par_iter()
+            .map(|s| {
+                compress_frame(s, params.level, d)
+                    .map(|(c, _)| c.len() as u64)
+                    .map_err(|e| Error::io(input.path(), e))
+            })
+            .sum()
+    };
+    // The samples' bytes scaled to the table, plus the dictionary's own.
+    let scale = |bytes: u64| bytes as f64 * frames as f64 / n as f64;
+    let mut best = (scale(sizes(None)?), None);
+    for dict in super::zstd::train_dictionaries(&samples, params.level) {
+        let prepared = zstd::dict::EncoderDictionary::copy(&dict, params.level);
+        let bytes = scale(sizes(Some(&prepared))?) + dict.len() as f64;
+        if bytes < best.0 {
+            best = (bytes, Some(dict));
+        }
+    }
+    Ok(best.1)
 }
 
 /// The contents to try for one frame: every fill for [`DontCareFill::Best`], else the one asked for.

@@ -65,6 +65,8 @@ pub enum Checked {
     Frames,
     /// A decoded frame, against the seek table's checksum of its bytes.
     DecodedFrame,
+    /// A compressed table's zstd dictionary.
+    Dictionary,
 }
 
 impl TableError {
@@ -133,6 +135,7 @@ impl fmt::Display for TableErrorKind {
                         );
                     }
                     Checked::SeekTable => "seek table",
+                    Checked::Dictionary => "zstd dictionary",
                     Checked::Blocks => "block",
                     Checked::Frames => "frame",
                     Checked::DecodedFrame => {

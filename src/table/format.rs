@@ -13,8 +13,12 @@ pub const MAGIC: [u8; 8] = *b"RETRODB\0";
 /// records them only where the build followed remoteness (all-ones otherwise); version 3 holds a
 /// sliced index's rows in increasing low configuration (docs/SLICES.md). A table is written in
 /// the oldest version that describes it ([`version_for`]), so tables of other games stay byte
-/// for byte what version 2 wrote.
-pub const VERSION: u32 = 3;
+/// for byte what version 2 wrote; version 4 adds a compressed table's zstd dictionary
+/// ([`DICTIONARY_VERSION`]).
+pub const VERSION: u32 = 4;
+/// The first version whose compressed tables may carry a zstd dictionary (its length in header
+/// bytes 164..168, reserved before); only tables with one are written in it.
+pub const DICTIONARY_VERSION: u32 = 4;
 /// The first version whose sliced rows are in increasing low configuration; tables of the sliced
 /// index written before it are refused ([`TableErrorKind::RowOrder`]).
 pub const ROW_ORDER_VERSION: u32 = 3;
@@ -100,6 +104,8 @@ pub struct Header {
     pub frame_positions: u64,
     /// The zstd level the frames were made with (compressed tables; 0 for raw).
     pub level: i32,
+    /// A compressed table's zstd dictionary, right after the header (empty when none).
+    pub dictionary: Section,
     pub spec: String,
     pub source: SourceRef,
 }
@@ -128,7 +134,12 @@ impl Header {
     pub fn encode(&self, embedded: &[u8]) -> Vec<u8> {
         let mut b = Vec::with_capacity(self.header_len as usize);
         b.extend_from_slice(&MAGIC);
-        b.extend_from_slice(&version_for(&self.spec).to_le_bytes());
+        let version = if self.dictionary.len > 0 {
+            DICTIONARY_VERSION
+        } else {
+            version_for(&self.spec)
+        };
+        b.extend_from_slice(&version.to_le_bytes());
         b.extend_from_slice(&(self.header_len as u32).to_le_bytes());
         b.extend_from_slice(&self.size.to_le_bytes());
         b.push(self.encoding as u8);
@@ -157,7 +168,7 @@ impl Header {
         b.extend_from_slice(&src.map_or(0, |s| s.hash).to_le_bytes());
         b.extend_from_slice(&self.frame_positions.to_le_bytes());
         b.extend_from_slice(&self.level.to_le_bytes());
-        b.extend_from_slice(&0u32.to_le_bytes());
+        b.extend_from_slice(&(self.dictionary.len as u32).to_le_bytes());
         debug_assert_eq!(b.len(), FIXED);
         b.extend_from_slice(self.spec.as_bytes());
         if kind == 1 {
@@ -236,6 +247,13 @@ impl Header {
         let src_hash = u64_at(144);
         let frame_positions = u64_at(152);
         let level = u32_at(160) as i32;
+        // Bytes 164..168 are a dictionary's length in a compressed table of version 4 or later,
+        // and reserved (unused, checked by `verify`) in every other table.
+        let dictionary_len = if version >= DICTIONARY_VERSION && bytes[24] != 0 {
+            u32_at(164) as u64
+        } else {
+            0
+        };
         if (FIXED as u64 + 8)
             .checked_add(spec_len)
             .and_then(|n| n.checked_add(embedded_len))
@@ -284,6 +302,10 @@ impl Header {
             rounds,
             frame_positions,
             level,
+            dictionary: Section {
+                offset: if dictionary_len > 0 { header_len } else { 0 },
+                len: dictionary_len,
+            },
             spec,
             source,
         };
@@ -299,10 +321,10 @@ impl Header {
     pub fn check_unused(&self, bytes: &[u8]) -> std::result::Result<(), String> {
         let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
         let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().unwrap());
-        let mut unused = vec![
-            ("the reserved byte 27", bytes[27] as u64, 0),
-            ("the reserved bytes 164..168", u32_at(164) as u64, 0),
-        ];
+        let mut unused = vec![("the reserved byte 27", bytes[27] as u64, 0)];
+        if self.version < DICTIONARY_VERSION || self.encoding == Encoding::Raw {
+            unused.push(("the reserved bytes 164..168", u32_at(164) as u64, 0));
+        }
         if self.encoding == Encoding::Raw {
             unused.push(("the frame size of a raw table", u64_at(152), 0));
             unused.push(("the zstd level of a raw table", u32_at(160) as u64, 0));
@@ -338,6 +360,7 @@ impl Header {
     fn check_layout(&self, file_len: u64) -> std::result::Result<(), TableErrorKind> {
         self.check_lengths().map_err(TableErrorKind::Damaged)?;
         for (name, s) in [
+            ("dictionary", self.dictionary),
             ("cells", self.cells),
             ("remoteness", self.remoteness),
             ("checksum", self.sums),
@@ -393,13 +416,15 @@ impl Header {
                     return Err(format!("bad frame size {f} positions"));
                 }
                 let streams = if self.remoteness_width > 0 { 2 } else { 1 };
+                let dictionary = (self.dictionary.len > 0) as u64;
                 if (self.remoteness_width > 0) != (self.remoteness.len > 0) {
                     return Err("remoteness section disagrees with its width".into());
                 }
                 if self.sums.len
                     != (self.size.div_ceil(f) + 1)
-                        .saturating_mul(8)
                         .saturating_mul(streams)
+                        .saturating_add(dictionary)
+                        .saturating_mul(8)
                 {
                     return Err("checksum section has the wrong length".into());
                 }
@@ -499,6 +524,7 @@ mod tests {
             rounds: Some(3),
             frame_positions: 0,
             level: 0,
+            dictionary: Section::default(),
             spec: "hex:4".into(),
             source: SourceRef::None,
         };

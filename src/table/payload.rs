@@ -62,11 +62,12 @@ impl RawBlocks {
     }
 }
 
-/// A compressed payload: the cells' stream of frames, the remoteness' if stored, and a cache of
-/// decoded frames.
+/// A compressed payload: the cells' stream of frames, the remoteness' if stored, the zstd
+/// dictionary the frames were made with if any, and a cache of decoded frames.
 pub(super) struct ZstdFrames {
     pub cells: Stream,
     pub remoteness: Option<Stream>,
+    pub dictionary: Option<zstd::zstd_safe::DDict<'static>>,
     pub cache: FrameCache,
 }
 
@@ -99,10 +100,29 @@ impl ZstdFrames {
         } else {
             None
         };
+        // The dictionary's checksum is the list's last (docs/FORMAT.md), checked before zstd
+        // reads a byte of it.
+        let d = header.dictionary;
+        let dictionary = if d.len > 0 {
+            let dict = &bytes[d.offset as usize..d.end() as usize];
+            if sums
+                .last()
+                .is_none_or(|&sum| xxhash_rust::xxh3::xxh3_64(dict) != sum)
+            {
+                return Err(TableErrorKind::Checksum {
+                    section: Checked::Dictionary,
+                    block: None,
+                });
+            }
+            Some(zstd::zstd_safe::DDict::create(dict))
+        } else {
+            None
+        };
         let frame_bytes = f / 4 + f * w;
         Ok(ZstdFrames {
             cells,
             remoteness,
+            dictionary,
             cache: FrameCache::new(cache_bytes, frame_bytes, frames * 2),
         })
     }
@@ -110,6 +130,7 @@ impl ZstdFrames {
     /// Decodes frame `k` of `stream`, checking the compressed bytes first; `sums_first` is the
     /// index of the stream's first frame in the checksum list.
     pub fn decode(
+        &self,
         bytes: &[u8],
         sums: &[u64],
         stream: &Stream,
@@ -123,7 +144,13 @@ impl ZstdFrames {
                 block: Some(k as u64),
             });
         }
-        decompress_frame(frame, stream.entries[k].decompressed as usize)
+        // The dictionary is the cells stream's, which is first in the checksum list.
+        let dictionary = if sums_first == 0 {
+            self.dictionary.as_ref()
+        } else {
+            None
+        };
+        decompress_frame(frame, stream.entries[k].decompressed as usize, dictionary)
             .map_err(|e| TableErrorKind::Damaged(format!("frame {k}: {e}")))
     }
 }
@@ -157,7 +184,7 @@ fn open_stream(
 /// may follow the last section (at most a few pages: cheap enough for every open).
 pub(super) fn check_padding(h: &Header, bytes: &[u8]) -> Result<(), TableErrorKind> {
     let damaged = |what: String| Err(TableErrorKind::Damaged(what));
-    let mut sections = vec![h.cells, h.remoteness, h.sums];
+    let mut sections = vec![h.dictionary, h.cells, h.remoteness, h.sums];
     sections.retain(|s| s.len > 0);
     sections.sort_by_key(|s| s.offset);
     let mut at = h.header_len;

@@ -203,7 +203,10 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
         sums_first: usize,
         k: usize,
     ) -> Result<Vec<u8>, TableErrorKind> {
-        ZstdFrames::decode(self.bytes(), &self.sums, stream, sums_first, k)
+        let Payload::Zstd(frames) = &self.payload else {
+            unreachable!("streams belong to compressed tables")
+        };
+        frames.decode(self.bytes(), &self.sums, stream, sums_first, k)
     }
 
     pub(super) fn frame_count(&self) -> usize {

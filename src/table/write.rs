@@ -271,6 +271,7 @@ pub(crate) fn raw_header(
         rounds,
         frame_positions: 0,
         level: 0,
+        dictionary: Section::default(),
         spec: game.spec.clone(),
         source: game.source.clone(),
     }
