@@ -55,8 +55,9 @@ pub fn before_build(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Vec<Stri
 }
 
 /// The sliced index of a plan: its cells, rows and symmetry, and a rough time at the rate
-/// Bridg-It 4 was built at by the bit-parallel row kernel (docs/BENCHMARKS.md: 86M positions/s on
-/// two threads of a loaded machine), which is no promise for another board or machine.
+/// Bridg-It 4 was built at by the bit-parallel row kernel (docs/BENCHMARKS.md: 246M positions/s
+/// on the two threads of a quiet machine, solve only), which is no promise for another board or
+/// machine.
 pub fn sliced_line(p: &crate::games::cell::SlicedPlan, size: u64, threads: usize) -> String {
     let symmetry = if p.symmetries > 0 {
         format!(
@@ -68,10 +69,10 @@ pub fn sliced_line(p: &crate::games::cell::SlicedPlan, size: u64, threads: usize
     } else {
         "a row for every key".to_string()
     };
-    let seconds = size as f64 / (43e6 * threads.max(1) as f64);
+    let seconds = size as f64 / (120e6 * threads.max(1) as f64);
     format!(
         "  sliced index: {} key cells and {} low cells, {} rows in {} key tiers, {symmetry}; \
-         roughly {} with {threads} threads at the 43M positions/s a thread Bridg-It 4 was built at",
+         roughly {} with {threads} threads at the 120M positions/s a thread Bridg-It 4 was built at",
         p.key_cells,
         p.low_cells,
         grouped(p.rows),
