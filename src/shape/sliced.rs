@@ -31,6 +31,21 @@ use rayon::prelude::*;
 
 use super::Player;
 
+/// Left's and Right's cells of a value whose base-3 digits, lowest first, are `cells`' contents
+/// (0 empty, 1 Left's, 2 Right's).
+fn cells_of(mut value: u64, cells: &[u32]) -> (u64, u64) {
+    let (mut l, mut r) = (0u64, 0u64);
+    for &c in cells {
+        match value % 3 {
+            1 => l |= 1 << c,
+            2 => r |= 1 << c,
+            _ => {}
+        }
+        value /= 3;
+    }
+    (l, r)
+}
+
 /// The most low cells: rows of at most `2 * 73789` positions (the two largest classes of 12
 /// cells) and tables of `3^12` entries, which stay in the last-level cache.
 pub const MAX_LOW: u32 = 12;
@@ -144,18 +159,7 @@ impl Sliced {
         // tier's build went into them on one thread).
         let low_masks: Vec<(u64, u64)> = (0..n_low as u64)
             .into_par_iter()
-            .map(|v| {
-                let (mut l, mut r, mut x) = (0u64, 0u64, v);
-                for &c in &low_cells {
-                    match x % 3 {
-                        1 => l |= 1 << c,
-                        2 => r |= 1 << c,
-                        _ => {}
-                    }
-                    x /= 3;
-                }
-                (l, r)
-            })
+            .map(|v| cells_of(v, &low_cells))
             .collect();
         let diff: Vec<i32> = low_masks
             .iter()
@@ -350,17 +354,8 @@ impl Sliced {
     }
 
     /// A key's Left and Right cells.
-    pub fn key_masks(&self, mut key: u32) -> (u64, u64) {
-        let (mut l, mut r) = (0u64, 0u64);
-        for &c in &self.key_cells {
-            match key % 3 {
-                1 => l |= 1 << c,
-                2 => r |= 1 << c,
-                _ => {}
-            }
-            key /= 3;
-        }
-        (l, r)
+    pub fn key_masks(&self, key: u32) -> (u64, u64) {
+        cells_of(key as u64, &self.key_cells)
     }
 
     /// The canonical image of a key and the group element that maps the key to it (0 for the
