@@ -360,6 +360,58 @@ fn an_interrupted_tiered_build_resumes_to_the_same_file() {
     }
 }
 
+/// A symmetric build killed with SIGKILL after its first checkpoint, between or inside key tiers
+/// (rows of the tier being decided half written), resumes to the table a build without a kill
+/// writes, byte for byte: the row kernel clears the rows below the last complete key tier.
+#[test]
+fn a_sigkilled_sym_build_resumes_to_the_identical_table() {
+    use std::process::Command;
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    let spec = "hex:4,start=L,sym";
+    let bin = env!("CARGO_BIN_EXE_retrodb");
+    let reference = dir.path().join("reference.rdb");
+    let out = dir.path().join("killed.rdb");
+    let mark = dir.path().join(".killed.rdb.partial-tier");
+    let build = |path: &std::path::Path| {
+        let mut c = Command::new(bin);
+        c.args(["build", spec, "-q", "--checkpoint-every", "0", "-o"])
+            .arg(path)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        c
+    };
+    assert!(build(&reference).status().unwrap().success());
+    let want = std::fs::read(&reference).unwrap();
+    let mut killed_running = 0;
+    for delay_us in [0u64, 300, 1_000, 3_000, 10_000, 30_000] {
+        let _ = std::fs::remove_file(&out);
+        let mut child = build(&out).spawn().unwrap();
+        let start = Instant::now();
+        while !mark.exists()
+            && child.try_wait().unwrap().is_none()
+            && start.elapsed() < Duration::from_secs(120)
+        {
+            std::thread::sleep(Duration::from_micros(100));
+        }
+        std::thread::sleep(Duration::from_micros(delay_us));
+        if child.try_wait().unwrap().is_none() {
+            child.kill().unwrap();
+            killed_running += 1;
+        }
+        child.wait().unwrap();
+        assert!(
+            build(&out).status().unwrap().success(),
+            "resume after {delay_us} us"
+        );
+        assert!(
+            std::fs::read(&out).unwrap() == want,
+            "killed {delay_us} us after the first checkpoint: the resumed table differs"
+        );
+    }
+    assert!(killed_running > 0, "every build had ended before its kill");
+}
+
 /// A build that dies between checkpoints resumes below the last one. Run 1 stops after two
 /// tiers (a checkpoint); run 2 solves four more without a checkpoint and aborts; run 3 resumes
 /// from run 1's checkpoint, whose remoteness run 2 had to keep while discarding its own.
