@@ -40,9 +40,8 @@ pub fn resident_bytes(s: &Sliced) -> u64 {
 
 /// The positions of key tier `k`.
 pub(crate) fn key_tier_len(s: &Sliced, k: usize) -> u64 {
-    s.tier_rows.get(k).map_or(0, |r| {
-        s.rows[r.clone()].iter().map(|row| row.len as u64).sum()
-    })
+    let cells = key_tier_cells(s, k);
+    cells.end - cells.start
 }
 
 /// The cells of key tier `k` (its rows are contiguous; empty past the last tier).
@@ -766,7 +765,7 @@ fn decide_row(
     }
 
     // Low children, from the last word down.
-    let lost = Plane {
+    let plane = Plane {
         class_a,
         class_b,
         left_won: &sc.left_won,
@@ -779,7 +778,7 @@ fn decide_row(
     macro_rules! low_children {
         ($($n:literal)*) => {
             match lw {
-                $($n => low_children::<$n>(&lost, loss, words),)*
+                $($n => low_children::<$n>(&plane, loss, words),)*
                 _ => unreachable!("at most {MAX_LOW} low cells"),
             }
         };
