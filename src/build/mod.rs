@@ -147,7 +147,11 @@ pub struct BuildEstimate {
 pub fn estimate(game: &AnyGame, opts: &BuildOptions) -> BuildEstimate {
     let engine = engine_of(game, opts);
     let size = game.size();
-    let rem = if opts.remoteness { size } else { 0 };
+    let rem = if opts.remoteness {
+        crate::table::format::remoteness_len(size, rem_width_for(game, 0))
+    } else {
+        0
+    };
     BuildEstimate {
         engine,
         kernel: solve::plan::kernel(game, engine, opts.remoteness, true),
@@ -295,19 +299,20 @@ fn build_raw(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<BuildSum
     crate::memory::check_disk(what, out, estimate(game, opts).file_bytes)?;
     let writer = RawWriter::create(out, GameFields::of(game), size)?;
     let solve_start = Instant::now();
-    let stats = {
+    let (stats, width, rem_bytes) = {
         let cells = writer.cells(size);
         let sopts = SolveOptions {
             remoteness: opts.remoteness,
             progress: opts.progress.clone(),
             stop: opts.stop.clone(),
         };
-        with_game!(game, g => solve::counter::solve(g, &cells, &sopts))
+        let stats = with_game!(game, g => solve::counter::solve(g, &cells, &sopts));
+        // A stopped solve's cells are incomplete; the temporary file goes with the writer.
+        opts.stop.check().map_err(|_| interrupted(&spec, None))?;
+        let (width, rem_bytes) = encode_remoteness(game, &stats, &cells)?;
+        (stats, width, rem_bytes)
     };
-    // A stopped solve's cells are incomplete; the temporary file goes with the writer.
-    opts.stop.check().map_err(|_| interrupted(&spec, None))?;
     let solve_seconds = solve_start.elapsed().as_secs_f64();
-    let (width, rem_bytes) = encode_remoteness(&stats);
     // Rounds are recorded where the table has remoteness (a values-only tiered build does not
     // know them, and both engines write the same table).
     let rounds = stats.rounds.filter(|_| opts.remoteness);
@@ -357,13 +362,47 @@ pub(crate) fn remoteness_width(max: u32) -> u8 {
     }
 }
 
-/// Remoteness in the narrowest width whose all-ones value exceeds the largest finite value.
-fn encode_remoteness(stats: &SolveStats) -> (u8, Vec<u8>) {
+/// The remoteness width of `game`'s tables: half a byte relative to the value for the sliced
+/// index (a cell game's remoteness follows its value's parity and stays below 29 cells,
+/// docs/FORMAT.md), else the narrowest width whose all-ones value exceeds `max`, the largest
+/// finite remoteness.
+pub(crate) fn rem_width_for(game: &AnyGame, max: u32) -> u8 {
+    if solve::plan::Shape::of(game) == solve::plan::Shape::SlicedBoard {
+        crate::table::format::REM_NIBBLES
+    } else {
+        remoteness_width(max)
+    }
+}
+
+/// The table's remoteness section of a solve with remoteness (the cells give the nibbles'
+/// values): its width and bytes.
+fn encode_remoteness(
+    game: &AnyGame,
+    stats: &SolveStats,
+    cells: &crate::cells::Cells<'_>,
+) -> Result<(u8, Vec<u8>)> {
     let Some(rem) = &stats.remoteness else {
-        return (0, Vec::new());
+        return Ok((0, Vec::new()));
     };
-    let width = remoteness_width(max_finite(rem));
-    (width, remoteness_bytes(rem, width))
+    let width = rem_width_for(game, max_finite(rem));
+    if width != crate::table::format::REM_NIBBLES {
+        return Ok((width, remoteness_bytes(rem, width)));
+    }
+    let mut out = vec![0u8; crate::table::format::remoteness_len(rem.len() as u64, width) as usize];
+    for (i, &r) in rem.iter().enumerate() {
+        let code = cells.get(i as u64);
+        let n = crate::table::format::nibble_of(code, (r != u32::MAX).then_some(r)).ok_or_else(
+            || Error::Spec {
+                spec: game.spec(),
+                msg: format!(
+                    "position {i} has remoteness {r} with value code {code}, which the \
+                     table's nibbles cannot hold (a loss's remoteness is even, a win's odd)"
+                ),
+            },
+        )?;
+        out[i / 2] |= n << (4 * (i % 2));
+    }
+    Ok((width, out))
 }
 
 /// The largest remoteness that is not `u32::MAX` (draws, unused), 0 if none.

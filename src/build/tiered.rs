@@ -81,10 +81,14 @@ pub fn plan_tiered(game: &AnyGame, out: &Path, opts: &BuildOptions) -> TieredPla
     let cells_on_disk = with_tiered_game!(game, g => g.tier_range(lowest), _ => None)
         .map_or(size, |r| size - r.start)
         .div_ceil(4);
-    let disk_all = if opts.remoteness {
-        cells_on_disk.saturating_add(size.saturating_mul(3))
-    } else {
-        cells_on_disk
+    let disk_all = match kernel {
+        // The row kernel keeps remoteness in the work file: nibbles of every position, written
+        // in place (no checkpoint files).
+        Some(Kernel::SlicedRemoteness) => cells_on_disk.saturating_add(
+            crate::table::format::remoteness_len(size, crate::table::format::REM_NIBBLES),
+        ),
+        _ if opts.remoteness => cells_on_disk.saturating_add(size.saturating_mul(3)),
+        _ => cells_on_disk,
     };
     let rem_file = resumed.as_ref().map(|m| checkpoint::rem_path(out, m.tier));
     let have = [Some(sibling(out, "partial")), rem_file]
@@ -234,12 +238,31 @@ pub(super) fn build_with(
         }
     };
     let writer = RawWriter::resumable(out, lock, GameFields::of(game), size, resumed.is_none())?;
+    // The row kernel with remoteness writes its nibbles in the work file, beside the cells.
+    let in_file_rem = kernel == Kernel::SlicedRemoteness;
+    let writer = if in_file_rem {
+        writer.with_nibbles()?
+    } else {
+        writer
+    };
     let cells_path = writer.path().to_path_buf();
     let solve_start = Instant::now();
     let mut budget = opts.stop_after_tiers;
     let stats = {
         let cells = writer.cells(size);
-        let digest = |tiers: std::ops::Range<u32>| with_tiered_game!(game, g => solve::digest::tiers_digest(g, &cells, tiers), _ => 0);
+        // SAFETY: the words are the writer's shared mapping of its work file (or empty).
+        let nibbles = unsafe { solve::slicedrem::Nibbles::over_file(writer.nibble_words()) };
+        // The finished tiers' cells, and their nibbles where the work file holds them.
+        let digest = |tiers: std::ops::Range<u32>| {
+            with_tiered_game!(game, g => {
+                let sum = solve::digest::tiers_digest(g, &cells, tiers.clone());
+                if in_file_rem {
+                    sum.wrapping_add(solve::digest::tiers_nibbles_digest(g, &nibbles, tiers))
+                } else {
+                    sum
+                }
+            }, _ => 0)
+        };
         // The digest of the finished tiers' cells, and the lowest tier it covers: checked
         // against the checkpoint on resuming, then grown at each checkpoint.
         let mut cells_sum = 0u64;
@@ -326,6 +349,19 @@ pub(super) fn build_with(
         };
         match solver {
             Some(solve) => solve(&cells, done_from, &sopts, &mut checkpoint),
+            None if in_file_rem => {
+                let board = with_tiered_game!(game, g => g.board_shape(), _ => None)
+                    .and_then(crate::shape::BoardShape::sliced)
+                    .expect("the row kernel with remoteness was chosen for a sliced board");
+                solve::slicedrem::solve(
+                    &board,
+                    &cells,
+                    &nibbles,
+                    done_from,
+                    &sopts,
+                    &mut checkpoint,
+                )
+            }
             None => with_tiered_game!(game, g => solve::tiered::solve_tiers(
                 g,
                 &cells,
@@ -372,8 +408,12 @@ pub(super) fn build_with(
         ));
     };
     let stats = solved.stats;
-    let rem_bytes = solved.remoteness.as_ref().map_or(&[][..], |r| r.bytes());
-    let width = if solved.remoteness.is_some() { 1 } else { 0 };
+    let (width, rem_bytes) = match &solved.remoteness {
+        // In the work file already.
+        _ if in_file_rem => (crate::table::format::REM_NIBBLES, &[][..]),
+        Some(r) => (solved.rem_width, r.bytes()),
+        None => (0, &[][..]),
+    };
     let file_bytes = writer.finish(stats.counts, stats.rounds, width, rem_bytes)?;
     checkpoint::remove_rem_files(out, None);
     let _ = std::fs::remove_file(checkpoint::path(out));

@@ -90,10 +90,12 @@ pub fn info(a: InfoArgs) -> Result<ExitCode> {
     outln!(
         "format     version {}, {encoding}{}",
         h.version,
-        if h.remoteness_width > 0 {
-            format!(", remoteness in {} byte(s)", h.remoteness_width)
-        } else {
-            String::new()
+        match h.remoteness_width {
+            0 => String::new(),
+            retrodb::table::format::REM_NIBBLES => {
+                ", remoteness in half a byte (relative to the value)".to_string()
+            }
+            w => format!(", remoteness in {w} byte(s)"),
         }
     )?;
     outln!(

@@ -263,6 +263,7 @@ pub fn solve(
             remoteness: None,
         },
         remoteness: None,
+        rem_width: 0,
     }))
 }
 

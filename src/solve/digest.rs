@@ -6,12 +6,12 @@
 //! several tiers is the wrapping sum of theirs, so a checkpoint adds the tiers finished since the
 //! last one to the last one's digest.
 
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 use xxhash_rust::xxh3::{Xxh3, xxh3_64_with_seed};
 
-use crate::cells::{CELLS_PER_WORD, Cells};
+use crate::cells::Cells;
 use crate::game::{TierPosition, TierVisitor, Tiered};
 
 /// Words hashed as one piece of a contiguous tier.
@@ -64,29 +64,62 @@ pub fn tier_digest<G: Tiered>(game: &G, cells: &Cells<'_>, t: u32) -> u64 {
 
 /// The digest of the cells `range` (of tier `t`), hashed in pieces of [`PIECE_WORDS`] words.
 fn range_digest(cells: &Cells<'_>, range: std::ops::Range<u64>, t: u32) -> u64 {
+    words_digest(cells.words(), 2, range.start..range.end.min(cells.len()), t)
+}
+
+/// The digest of positions `range` of `words` holding `bits` bits a position (lowest first),
+/// whole words as they are and a word shared with a neighbour range position by position.
+fn words_digest(words: &[AtomicU64], bits: u64, range: std::ops::Range<u64>, t: u32) -> u64 {
     let seed = |piece: u64| (u64::from(t) << 40) ^ piece;
-    let (start, end) = (range.start, range.end.min(cells.len()));
-    let first = start / CELLS_PER_WORD;
-    let last = end.div_ceil(CELLS_PER_WORD);
+    let per_word = 64 / bits;
+    let (start, end) = (range.start, range.end);
+    let first = start / per_word;
+    let last = end.div_ceil(per_word);
+    let get = |i: u64| {
+        (words[(i / per_word) as usize].load(Ordering::Relaxed) >> (bits * (i % per_word))
+            & ((1 << bits) - 1)) as u8
+    };
     (0..(last - first).div_ceil(PIECE_WORDS))
         .into_par_iter()
         .map(|k| {
             let w0 = first + k * PIECE_WORDS;
             let mut bytes = Vec::with_capacity(PIECE_WORDS as usize * 8);
             for w in w0..(w0 + PIECE_WORDS).min(last) {
-                let lo = w * CELLS_PER_WORD;
-                let hi = lo + CELLS_PER_WORD;
+                let lo = w * per_word;
+                let hi = lo + per_word;
                 if lo >= start && hi <= end {
-                    let word = cells.words()[w as usize].load(Ordering::Relaxed);
+                    let word = words[w as usize].load(Ordering::Relaxed);
                     bytes.extend_from_slice(&word.to_le_bytes());
                 } else {
-                    // A word shared with a neighbour tier: this tier's cells one by one.
-                    bytes.extend((lo.max(start)..hi.min(end)).map(|i| cells.get(i)));
+                    // A word shared with a neighbour tier: this tier's positions one by one.
+                    bytes.extend((lo.max(start)..hi.min(end)).map(get));
                 }
             }
             xxh3_64_with_seed(&bytes, seed(w0))
         })
         .reduce(|| 0, u64::wrapping_add)
+}
+
+/// The digest of the remoteness nibbles of the tiers `tiers` of a game in the sliced index
+/// (the key tiers they complete, as [`tier_digest`] takes their cells); 0 for other games.
+pub fn tiers_nibbles_digest<G: Tiered>(
+    game: &G,
+    nibbles: &crate::solve::slicedrem::Nibbles<'_>,
+    tiers: std::ops::Range<u32>,
+) -> u64 {
+    let Some(board) = game.board_shape().and_then(|b| b.sliced()) else {
+        return 0;
+    };
+    let s = board.index;
+    let low = s.low_digits();
+    tiers
+        .filter_map(|t| Some((t, t.checked_sub(low).filter(|&k| k <= s.key_digits())?)))
+        .map(|(t, k)| {
+            let r = crate::solve::sliced::key_tier_cells(s, k as usize);
+            // Seeded apart from the cells' digest of the same tier.
+            words_digest(nibbles.words(), 4, r, t | 1 << 23)
+        })
+        .fold(0u64, u64::wrapping_add)
 }
 
 /// Hashes the codes of the positions a tier walk lists, in the order it lists them.

@@ -16,6 +16,7 @@ pub mod distributed;
 mod plainrem;
 pub mod plan;
 pub mod sliced;
+pub mod slicedrem;
 pub mod tiered;
 
 use crate::games::AnyGame;

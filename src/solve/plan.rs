@@ -68,15 +68,19 @@ pub enum Kernel {
     PlainRemoteness,
     /// A sliced board, values only, fresh or resumed: a row at a time ([`super::sliced`]).
     SlicedRows,
+    /// A sliced board with remoteness, fresh or resumed: a row at a time, remoteness in half a
+    /// byte a position ([`super::slicedrem`]).
+    SlicedRemoteness,
 }
 
 impl Kernel {
-    pub const ALL: [Kernel; 5] = [
+    pub const ALL: [Kernel; 6] = [
         Kernel::Counter,
         Kernel::PerPosition,
         Kernel::BitPlane,
         Kernel::PlainRemoteness,
         Kernel::SlicedRows,
+        Kernel::SlicedRemoteness,
     ];
 
     /// The kernel's stable short name, as plan lines and summaries print it.
@@ -87,6 +91,7 @@ impl Kernel {
             Kernel::BitPlane => "bitplane",
             Kernel::PlainRemoteness => "plain-remoteness",
             Kernel::SlicedRows => "sliced-rows",
+            Kernel::SlicedRemoteness => "sliced-remoteness",
         }
     }
 
@@ -123,9 +128,9 @@ pub fn choose(shape: Shape, engine: Engine, remoteness: bool, fresh: bool) -> Op
         // checkpoint's remoteness), which the per-position kernel does.
         (Engine::Tiered, Shape::PlainBoard) if fresh && remoteness => Kernel::PlainRemoteness,
         (Engine::Tiered, Shape::PlainBoard) if fresh => Kernel::BitPlane,
-        // A values-only solve of a sliced board goes a row at a time, fresh or resumed; with
-        // remoteness, through the game's tier walk.
-        (Engine::Tiered, Shape::SlicedBoard) if !remoteness => Kernel::SlicedRows,
+        // A sliced board goes a row at a time, fresh or resumed, with remoteness or without.
+        (Engine::Tiered, Shape::SlicedBoard) if remoteness => Kernel::SlicedRemoteness,
+        (Engine::Tiered, Shape::SlicedBoard) => Kernel::SlicedRows,
         (Engine::Tiered, _) => Kernel::PerPosition,
     })
 }
@@ -139,7 +144,8 @@ pub fn kernel(game: &AnyGame, engine: Engine, remoteness: bool, fresh: bool) -> 
 /// `game`: the cells ([`super::tiered::resident_cells`]) and what the kernel keeps besides —
 /// a remoteness byte per index (per-position with remoteness, plain remoteness), the loss
 /// planes (bitplane), nothing (per-position values only; the row kernel's tables are counted
-/// with its cells).
+/// with its cells), two key tiers' nibbles and the merged columns (the row kernel with
+/// remoteness).
 ///
 /// # Panics
 /// For [`Kernel::Counter`], whose estimate is [`super::memory_estimate`].
@@ -151,6 +157,15 @@ pub fn tiered_memory<G: Tiered>(
 ) -> u64 {
     let working = match kernel {
         Kernel::Counter => panic!("the counter engine's estimate is solve::memory_estimate"),
+        Kernel::SlicedRemoteness => {
+            let s = game
+                .board_shape()
+                .and_then(BoardShape::sliced)
+                .expect("a sliced board")
+                .index;
+            // In place of the values kernel's cells and tables, counted below.
+            return super::slicedrem::resident_bytes(s);
+        }
         Kernel::PerPosition if remoteness => game.size(),
         Kernel::PerPosition | Kernel::SlicedRows => 0,
         Kernel::PlainRemoteness => game.size(),
@@ -204,7 +219,20 @@ mod tests {
             (PlainBoard, Engine::Counter, true, true, Some(Counter)),
             (SlicedBoard, Engine::Tiered, false, true, Some(SlicedRows)),
             (SlicedBoard, Engine::Tiered, false, false, Some(SlicedRows)),
-            (SlicedBoard, Engine::Tiered, true, true, Some(PerPosition)),
+            (
+                SlicedBoard,
+                Engine::Tiered,
+                true,
+                true,
+                Some(SlicedRemoteness),
+            ),
+            (
+                SlicedBoard,
+                Engine::Tiered,
+                true,
+                false,
+                Some(SlicedRemoteness),
+            ),
         ];
         for (shape, engine, rem, fresh, want) in cases {
             assert_eq!(

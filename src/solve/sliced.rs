@@ -227,6 +227,7 @@ pub fn solve(
             remoteness: None,
         },
         remoteness: None,
+        rem_width: 0,
     }))
 }
 
@@ -283,11 +284,11 @@ impl<'a> RowKernel<'a> {
 /// configuration, a bit per column): bit `v` of the loss plane is set when the player to move
 /// at the row's position with low configuration `v` loses (Left in class A, Right in class B;
 /// columns of neither class stay clear).
-struct Facts {
-    lw: u32,
-    hw: u32,
+pub(super) struct Facts {
+    pub(super) lw: u32,
+    pub(super) hw: u32,
     /// Words of a dense plane, and the zero words past it that a shifted read may touch.
-    words: usize,
+    pub(super) words: usize,
     pad: usize,
     /// `empty[w * lw + j]`: the columns of word `w` whose low digit `j` is empty (a word's
     /// masks side by side, as the low children's pass reads them).
@@ -301,11 +302,11 @@ struct Facts {
     /// `gather[g][d + lw][i]`: for a key child whose key goes to its canonical image by group
     /// element `g`, the rank in its class (of difference `d`) of the image of column
     /// `class_of(d)[i]` of the parent.
-    gather: Vec<Vec<Vec<u32>>>,
+    pub(super) gather: Vec<Vec<Vec<u32>>>,
 }
 
 impl Facts {
-    fn new(board: &SlicedBoard<'_>) -> Facts {
+    pub(super) fn new(board: &SlicedBoard<'_>) -> Facts {
         let s = board.index;
         let (lw, hw) = (s.low_digits(), s.key_digits());
         let n = 3usize.pow(lw);
@@ -388,7 +389,7 @@ impl Facts {
     }
 
     /// The columns of difference `d` (`None` when no configuration has it).
-    fn class(&self, d: i32) -> Option<&[u64]> {
+    pub(super) fn class(&self, d: i32) -> Option<&[u64]> {
         (d.abs() <= self.lw as i32).then(|| &self.class_mask[(d + self.lw as i32) as usize][..])
     }
 
@@ -409,10 +410,7 @@ struct Scratch {
     loss: Vec<u64>,
     /// Columns where a key cell's move wins for the mover.
     wins: Vec<u64>,
-    left_won: Vec<u64>,
-    right_won: Vec<u64>,
-    left_by: Vec<u64>,
-    right_by: Vec<u64>,
+    ends: Ends,
     /// A child row's loss bits, from its first table word on.
     child: Vec<u64>,
     /// A child row's bits at a class's columns, in column order.
@@ -423,15 +421,11 @@ struct Scratch {
 
 impl Scratch {
     fn new(f: &Facts) -> Scratch {
-        let by = (1usize << f.lw).div_ceil(64);
         Scratch {
             words: f.words,
             loss: vec![0; f.words + f.pad],
             wins: vec![0; f.words],
-            left_won: vec![0; f.words],
-            right_won: vec![0; f.words],
-            left_by: vec![0; by],
-            right_by: vec![0; by],
+            ends: Ends::new(f),
             child: Vec::new(),
             gathered: Vec::new(),
             packed: Vec::new(),
@@ -664,6 +658,60 @@ fn low_children<const LW: usize>(p: &Plane<'_>, loss: &mut [u64], words: usize) 
     }
 }
 
+/// A row's ends, a plane each: `left_won` where Left's cells join, `right_won` where Right's
+/// do (Left's priority is the reader's: a column where both join is Left's).
+pub(super) struct Ends {
+    pub(super) left_won: Vec<u64>,
+    pub(super) right_won: Vec<u64>,
+    left_by: Vec<u64>,
+    right_by: Vec<u64>,
+}
+
+impl Ends {
+    pub(super) fn new(f: &Facts) -> Ends {
+        let by = (1usize << f.lw).div_ceil(64);
+        Ends {
+            left_won: vec![0; f.words],
+            right_won: vec![0; f.words],
+            left_by: vec![0; by],
+            right_by: vec![0; by],
+        }
+    }
+}
+
+/// The ends of `row` into `e`: Left's win depends on his cells only, Right's on his.
+pub(super) fn row_ends(board: &SlicedBoard<'_>, f: &Facts, row: &Row, e: &mut Ends) {
+    let s = board.index;
+    let lw = f.lw as usize;
+    let (kl, kr) = s.key_masks(row.key);
+    let low_mask = (1u64 << lw) - 1;
+    let key_l = Facts::key_digits(s, kl);
+    let key_open = Facts::key_digits(s, !kr) & ((1u64 << f.hw) - 1);
+    let by_words = e.left_by.len();
+    let span = |key: u64| (key << lw) as usize / 64;
+    if lw >= 6 {
+        e.left_by
+            .copy_from_slice(&f.joins[span(key_l)..span(key_l) + by_words]);
+        // Right has won with low cells `a` when the cells he has not taken, `!a` among the low
+        // ones, do not join: bit `a` of the reversed block, negated.
+        let block = &f.joins[span(key_open)..span(key_open) + by_words];
+        for (o, &x) in e.right_by.iter_mut().zip(block.iter().rev()) {
+            *o = !x.reverse_bits();
+        }
+    } else {
+        e.left_by.iter_mut().for_each(|w| *w = 0);
+        e.right_by.iter_mut().for_each(|w| *w = 0);
+        let bit = |at: u64| f.joins[(at / 64) as usize] >> (at % 64) & 1 == 1;
+        for a in 0..1u64 << lw {
+            e.left_by[(a / 64) as usize] |= (bit(a + (key_l << lw)) as u64) << (a % 64);
+            let open = (!a & low_mask) + (key_open << lw);
+            e.right_by[(a / 64) as usize] |= (!bit(open) as u64) << (a % 64);
+        }
+    }
+    f.ends.spread_ends(0, &e.left_by, &mut e.left_won);
+    f.ends.spread_ends(1, &e.right_by, &mut e.right_won);
+}
+
 /// Decides one row into `buf`, as the table's words from the row's first word on; returns the
 /// child rows read. Every row of the tier above is finished in `cells`.
 fn decide_row(
@@ -677,39 +725,13 @@ fn decide_row(
     let s = board.index;
     let lw = f.lw as usize;
     let words = f.words;
-    let (kl, kr) = s.key_masks(row.key);
     let d = row.d;
     let zero: &[u64] = &[];
     let class_a = f.class(d).unwrap_or(zero);
     let class_b = f.class(d + 1).unwrap_or(zero);
 
-    // Ends: Left's win depends on his cells only, Right's on his (and on Left's not having won).
-    let low_mask = (1u64 << lw) - 1;
-    let key_l = Facts::key_digits(s, kl);
-    let key_open = Facts::key_digits(s, !kr) & ((1u64 << f.hw) - 1);
-    let by_words = sc.left_by.len();
-    let span = |key: u64| (key << lw) as usize / 64;
-    if lw >= 6 {
-        sc.left_by
-            .copy_from_slice(&f.joins[span(key_l)..span(key_l) + by_words]);
-        // Right has won with low cells `a` when the cells he has not taken, `!a` among the low
-        // ones, do not join: bit `a` of the reversed block, negated.
-        let block = &f.joins[span(key_open)..span(key_open) + by_words];
-        for (o, &x) in sc.right_by.iter_mut().zip(block.iter().rev()) {
-            *o = !x.reverse_bits();
-        }
-    } else {
-        sc.left_by.iter_mut().for_each(|w| *w = 0);
-        sc.right_by.iter_mut().for_each(|w| *w = 0);
-        let bit = |at: u64| f.joins[(at / 64) as usize] >> (at % 64) & 1 == 1;
-        for a in 0..1u64 << lw {
-            sc.left_by[(a / 64) as usize] |= (bit(a + (key_l << lw)) as u64) << (a % 64);
-            let open = (!a & low_mask) + (key_open << lw);
-            sc.right_by[(a / 64) as usize] |= (!bit(open) as u64) << (a % 64);
-        }
-    }
-    f.ends.spread_ends(0, &sc.left_by, &mut sc.left_won);
-    f.ends.spread_ends(1, &sc.right_by, &mut sc.right_won);
+    row_ends(board, f, row, &mut sc.ends);
+    let (left_won, right_won) = (&sc.ends.left_won, &sc.ends.right_won);
 
     // Key children: the mover's move into an empty key cell wins where the child is lost.
     sc.wins.iter_mut().for_each(|w| *w = 0);
@@ -768,8 +790,8 @@ fn decide_row(
     let plane = Plane {
         class_a,
         class_b,
-        left_won: &sc.left_won,
-        right_won: &sc.right_won,
+        left_won,
+        right_won,
         wins: &sc.wins,
         empty: &f.empty,
     };

@@ -200,6 +200,13 @@ impl AnonBytes {
         unsafe { std::slice::from_raw_parts_mut(map.as_mut_ptr(), map.len()) }
     }
 
+    /// The bytes as atomic words (the map is page-aligned; its length a multiple of 8).
+    pub(super) fn words(&self) -> &[std::sync::atomic::AtomicU64] {
+        let Some(map) = &self.map else { return &[] };
+        // SAFETY: as in `atomics`.
+        unsafe { crate::cells::mapped_atomics(map) }
+    }
+
     /// The bytes as atomics, for the solver's threads.
     pub(super) fn atomics(&self) -> &[AtomicU8] {
         let Some(map) = &self.map else { return &[] };
@@ -215,6 +222,9 @@ impl AnonBytes {
 pub struct Solved {
     pub stats: SolveStats,
     pub remoteness: Option<AnonBytes>,
+    /// The table's remoteness width the bytes are in: 1, or
+    /// [`crate::table::format::REM_NIBBLES`] (the row kernel's); 0 without remoteness.
+    pub rem_width: u8,
 }
 
 /// Solves the tiers below `done_from`; the tiers from `done_from` up must already be decided in
@@ -294,6 +304,23 @@ fn run<G: Tiered, const REM: bool>(
             let board = board.and_then(BoardShape::sliced).expect("a sliced board");
             return super::sliced::solve(&board, cells, done_from, opts, after);
         }
+        Kernel::SlicedRemoteness => {
+            // In memory (a build keeps the nibbles in its work file instead): a fresh solve.
+            assert_eq!(done_from, tiers, "an in-memory solve starts from nothing");
+            let board = board.and_then(BoardShape::sliced).expect("a sliced board");
+            let len = super::slicedrem::nibble_words_for(size) * 8;
+            let rem = AnonBytes::new(len).map_err(|source| crate::Error::Io {
+                path: format!("{len} bytes of anonymous memory for remoteness"),
+                source,
+            })?;
+            let nibbles = super::slicedrem::Nibbles::new(rem.words());
+            let solved = super::slicedrem::solve(&board, cells, &nibbles, done_from, opts, after)?;
+            return Ok(solved.map(|s| Solved {
+                remoteness: Some(rem),
+                rem_width: crate::table::format::REM_NIBBLES,
+                ..s
+            }));
+        }
         Kernel::PlainRemoteness | Kernel::PerPosition => {}
         Kernel::Counter => unreachable!("the tiered engine's kernels only"),
     }
@@ -322,6 +349,7 @@ fn run<G: Tiered, const REM: bool>(
                 remoteness: None,
             },
             remoteness: Some(rem),
+            rem_width: 1,
         }));
     }
     if let Some(fill) = resume {
@@ -403,6 +431,7 @@ fn run<G: Tiered, const REM: bool>(
             remoteness: None,
         },
         remoteness: REM.then_some(rem),
+        rem_width: if REM { 1 } else { 0 },
     }))
 }
 

@@ -331,6 +331,9 @@ fn remoteness_frame(
     _omitted: bool,
 ) -> Result<Vec<u8>> {
     let w = input.header().remoteness_width as usize;
+    if w as u8 == format::REM_NIBBLES {
+        return nibble_frame(input, first, n, fill);
+    }
     let mut out = vec![0u8; n as usize * w];
     let mut prev = u32::MAX;
     with_game!(input.game(), g => {
@@ -351,6 +354,39 @@ fn remoteness_frame(
     Ok(out)
 }
 
+/// [`remoteness_frame`] of a table with remoteness in nibbles: the stored bytes as they are,
+/// or with the positions the rules decide filled as `fill` says (the previous nibble, or 0).
+fn nibble_frame(input: &Table, first: u64, n: u64, fill: DontCareFill) -> Result<Vec<u8>> {
+    let stored = input.raw_nibbles(first, n)?;
+    if fill == DontCareFill::Stored {
+        return Ok(stored.to_vec());
+    }
+    let nibble = |i: u64| stored[(i / 2) as usize] >> (4 * (i % 2)) & 15;
+    let mut out = vec![0u8; n.div_ceil(2) as usize];
+    let mut prev = 0u8;
+    with_game!(input.game(), g => {
+        let searched = g.searched_run(first, n);
+        for i in 0..n {
+            let search = match &searched {
+                Some(s) => s[i as usize],
+                None => matches!(by_rules(g, first + i), Rules::Search),
+            };
+            let x = match fill {
+                _ if search => {
+                    prev = nibble(i);
+                    prev
+                }
+                DontCareFill::Zero => 0,
+                DontCareFill::Second if i >= 2 => out[((i - 2) / 2) as usize] >> (4 * (i % 2)) & 15,
+                DontCareFill::Second => 0,
+                _ => prev,
+            };
+            out[(i / 2) as usize] |= x << (4 * (i % 2));
+        }
+    });
+    Ok(out)
+}
+
 /// Writes the raw table a compressed table stands for (byte for byte what `build` wrote).
 pub fn decompress(input: &Table, out: &Path, progress: &ProgressBar) -> Result<u64> {
     let h = input.header();
@@ -365,7 +401,7 @@ pub fn decompress(input: &Table, out: &Path, progress: &ProgressBar) -> Result<u
     TempFile::check_destination(out)?;
     let _lock = OutputLock::acquire(out)?;
     // The raw file: header, sections (each page-aligned) and 8 bytes of checksum a block.
-    let data = crate::cells::words_for(size) * 8 + size * h.remoteness_width as u64;
+    let data = crate::cells::words_for(size) * 8 + format::remoteness_len(size, h.remoteness_width);
     let raw_bytes = game.header_len() + data + 2 * format::PAGE + (data / h.block as u64 + 2) * 8;
     crate::memory::check_disk(
         format!("decompressing {}", input.path().display()),
@@ -387,9 +423,29 @@ pub fn decompress(input: &Table, out: &Path, progress: &ProgressBar) -> Result<u
             progress.inc(CHUNK.min(size - first));
             Ok::<(), Error>(())
         })?;
-    let w = h.remoteness_width as usize;
-    let mut rem = vec![0u8; size as usize * w];
-    if w > 0 {
+    let width = h.remoteness_width;
+    let mut rem = vec![0u8; format::remoteness_len(size, width) as usize];
+    if width == format::REM_NIBBLES {
+        // Two positions a byte; the value decides how a nibble reads.
+        rem.par_chunks_mut((CHUNK / 2) as usize)
+            .enumerate()
+            .try_for_each(|(k, bytes)| {
+                let first = k as u64 * CHUNK;
+                for i in 0..CHUNK.min(size.saturating_sub(first)) {
+                    let pos = first + i;
+                    let code = input.code(pos)?;
+                    let n = format::nibble_of(code, input.remoteness(pos)?).ok_or_else(|| {
+                        Error::Usage(format!(
+                            "{}: position {pos}'s remoteness does not fit the table's nibbles",
+                            input.path().display()
+                        ))
+                    })?;
+                    bytes[(i / 2) as usize] |= n << (4 * (i % 2));
+                }
+                Ok::<(), Error>(())
+            })?;
+    } else if width > 0 {
+        let w = width as usize;
         rem.par_chunks_mut(CHUNK as usize * w)
             .enumerate()
             .try_for_each(|(k, bytes)| {

@@ -14,8 +14,14 @@ pub const MAGIC: [u8; 8] = *b"RETRODB\0";
 /// sliced index's rows in increasing low configuration (docs/SLICES.md). A table is written in
 /// the oldest version that describes it ([`version_for`]), so tables of other games stay byte
 /// for byte what version 2 wrote; version 4 adds a compressed table's zstd dictionary
-/// ([`DICTIONARY_VERSION`]).
-pub const VERSION: u32 = 4;
+/// ([`DICTIONARY_VERSION`]), version 5 remoteness in half a byte ([`NIBBLE_VERSION`]).
+pub const VERSION: u32 = 5;
+/// The first version whose remoteness may be stored in half a byte a position
+/// ([`REM_NIBBLES`]); only tables with it are written in it.
+pub const NIBBLE_VERSION: u32 = 5;
+/// The remoteness width field's value for four bits a position, relative to the value
+/// ([`nibble_of`]): the tables of the sliced index, whose remoteness never exceeds their cells.
+pub const REM_NIBBLES: u8 = 0x80;
 /// The first version whose compressed tables may carry a zstd dictionary (its length in header
 /// bytes 164..168, reserved before); only tables with one are written in it.
 pub const DICTIONARY_VERSION: u32 = 4;
@@ -89,7 +95,8 @@ pub struct Header {
     pub header_len: u64,
     pub size: u64,
     pub encoding: Encoding,
-    /// Bytes per stored remoteness, 0 when the table has none.
+    /// Bytes per stored remoteness, 0 when the table has none, or [`REM_NIBBLES`] (half a
+    /// byte, relative to the value).
     pub remoteness_width: u8,
     pub block: u32,
     /// `[unused, win, loss, draw]`.
@@ -134,7 +141,9 @@ impl Header {
     pub fn encode(&self, embedded: &[u8]) -> Vec<u8> {
         let mut b = Vec::with_capacity(self.header_len as usize);
         b.extend_from_slice(&MAGIC);
-        let version = if self.dictionary.len > 0 {
+        let version = if self.remoteness_width == REM_NIBBLES {
+            NIBBLE_VERSION
+        } else if self.dictionary.len > 0 {
             DICTIONARY_VERSION
         } else {
             version_for(&self.spec)
@@ -226,7 +235,9 @@ impl Header {
             e => return Err(bad(format!("unknown payload encoding {e}"))),
         };
         let remoteness_width = bytes[25];
-        if ![0, 1, 2, 4].contains(&remoteness_width) {
+        let known = [0, 1, 2, 4].contains(&remoteness_width)
+            || (remoteness_width == REM_NIBBLES && version >= NIBBLE_VERSION);
+        if !known {
             return Err(bad(format!("bad remoteness width {remoteness_width}")));
         }
         let block = u32_at(28);
@@ -397,7 +408,7 @@ impl Header {
                         self.cells.len, self.size
                     ));
                 }
-                let rem_bytes = self.size.saturating_mul(self.remoteness_width as u64);
+                let rem_bytes = remoteness_len(self.size, self.remoteness_width);
                 if self.remoteness.len != rem_bytes {
                     return Err("remoteness section has the wrong length".into());
                 }
@@ -431,6 +442,50 @@ impl Header {
             }
         }
         Ok(())
+    }
+}
+
+/// Bytes of a raw table's remoteness section for `size` positions of `width` (whole 64-bit
+/// words of nibbles for [`REM_NIBBLES`], as the cells are whole words).
+pub fn remoteness_len(size: u64, width: u8) -> u64 {
+    match width {
+        REM_NIBBLES => size.div_ceil(16).saturating_mul(8),
+        w => size.saturating_mul(w as u64),
+    }
+}
+
+/// Bytes of the remoteness of `n` positions in a frame of a compressed table (nibbles: half a
+/// byte each, rounded up; frames start at multiples of 32 positions).
+pub fn frame_remoteness_len(n: u64, width: u8) -> u64 {
+    match width {
+        REM_NIBBLES => n.div_ceil(2),
+        w => n * w as u64,
+    }
+}
+
+/// The nibble of a position of value `code` (a cell code) and remoteness `r` in a
+/// [`REM_NIBBLES`] table: `r / 2` for a loss (its remoteness is even), `(r + 1) / 2` for a win
+/// (odd, or 0 where the game is over), 0 for a draw or an unused index (no remoteness). `None`
+/// when the pair does not fit: a loss of odd remoteness, a win of even nonzero remoteness, a
+/// value past 15.
+pub fn nibble_of(code: u8, r: Option<u32>) -> Option<u8> {
+    let n = match (code, r) {
+        (crate::cells::LOSS, Some(r)) if r % 2 == 0 => r / 2,
+        (crate::cells::WIN, Some(r)) if r == 0 || r % 2 == 1 => r.div_ceil(2),
+        (crate::cells::LOSS | crate::cells::WIN, _) => return None,
+        _ => 0,
+    };
+    (n < 16).then_some(n as u8)
+}
+
+/// The remoteness a [`REM_NIBBLES`] table's nibble `n` stands for at a position of value
+/// `code` (the inverse of [`nibble_of`]); `None` for draws and unused indices.
+pub fn remoteness_of_nibble(code: u8, n: u8) -> Option<u32> {
+    let n = (n & 15) as u32;
+    match code {
+        crate::cells::LOSS => Some(2 * n),
+        crate::cells::WIN => Some((2 * n).saturating_sub(1)),
+        _ => None,
     }
 }
 

@@ -8,7 +8,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::error::{Checked, TableErrorKind};
-use super::format::{Header, Section};
+use super::format::{Header, Section, frame_remoteness_len};
 use super::zstd::{FrameCache, Stream, decompress_frame};
 
 /// How the cells and remoteness are stored.
@@ -86,8 +86,8 @@ impl ZstdFrames {
         let cells = open_stream(bytes, sums, 0, header.cells, frames, |k| {
             positions(k).div_ceil(4)
         })?;
-        let w = header.remoteness_width as u64;
-        let remoteness = if w > 0 {
+        let width = header.remoteness_width;
+        let remoteness = if width > 0 {
             let first = frames as usize + 1;
             Some(open_stream(
                 bytes,
@@ -95,7 +95,7 @@ impl ZstdFrames {
                 first,
                 header.remoteness,
                 frames,
-                |k| positions(k) * w,
+                |k| frame_remoteness_len(positions(k), width),
             )?)
         } else {
             None
@@ -118,7 +118,7 @@ impl ZstdFrames {
         } else {
             None
         };
-        let frame_bytes = f / 4 + f * w;
+        let frame_bytes = f / 4 + frame_remoteness_len(f, width);
         Ok(ZstdFrames {
             cells,
             remoteness,

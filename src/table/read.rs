@@ -15,7 +15,9 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::error::TableErrorKind;
-use super::format::{Encoding, Header, SourceRef, get_remoteness};
+use super::format::{
+    Encoding, Header, REM_NIBBLES, SourceRef, get_remoteness, remoteness_of_nibble,
+};
 use super::payload::{Payload, RawBlocks, ZstdFrames, check_padding};
 use crate::cells;
 use crate::error::{Error, Result};
@@ -236,6 +238,32 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
         Ok(&self.bytes()[(c.offset + from) as usize..(c.offset + to) as usize])
     }
 
+    /// The remoteness nibbles of positions `first..first + n` of a raw table with
+    /// [`REM_NIBBLES`] as stored (`first` even), each block they touch checked first.
+    pub(crate) fn raw_nibbles(&self, first: u64, n: u64) -> Result<&[u8]> {
+        let r = self.header.remoteness;
+        if self.is_compressed()
+            || self.header.remoteness_width != REM_NIBBLES
+            || !first.is_multiple_of(2)
+            || first + n > self.header.size
+        {
+            return Err(Error::Usage(format!(
+                "raw remoteness nibbles {first}..{} of {}",
+                first + n,
+                self.path.display()
+            )));
+        }
+        let (from, to) = (first / 2, (first + n).div_ceil(2));
+        let block = self.header.block as u64;
+        let cells_blocks = self.header.cells.blocks(block);
+        let mut b = from / block * block;
+        while b < to {
+            self.check_block(r, cells_blocks, b)?;
+            b += block;
+        }
+        Ok(&self.bytes()[(r.offset + from) as usize..(r.offset + to) as usize])
+    }
+
     /// The stored code, as the payload has it (compressed tables: meaningful only for positions
     /// the rules do not decide).
     fn stored_code(&self, pos: u64) -> Result<u8> {
@@ -264,14 +292,35 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
     }
 
     fn stored_remoteness(&self, pos: u64) -> Result<Option<u32>> {
-        let w = self.header.remoteness_width as u64;
+        let width = self.header.remoteness_width;
+        // Nibbles: half a byte a position, the low half for an even index; bytes: `w` each.
+        let nibbles = width == REM_NIBBLES;
+        let (w, at_of) = if nibbles {
+            (1, pos / 2)
+        } else {
+            (width as u64, pos * width as u64)
+        };
+        // A position's stored bytes, whichever the payload: up to 4 (a nibble's byte, or `w`).
+        let decode = |b: [u8; 4]| -> Result<Option<u32>> {
+            if nibbles {
+                let n = b[0] >> (4 * (pos % 2)) & 15;
+                Ok(remoteness_of_nibble(self.stored_code(pos)?, n))
+            } else {
+                Ok(get_remoteness(&b[..w as usize]))
+            }
+        };
+        let take = |b: &[u8]| {
+            let mut out = [0u8; 4];
+            out[..b.len()].copy_from_slice(b);
+            out
+        };
         match &self.payload {
             Payload::Raw(_) => {
                 let sec = self.header.remoteness;
                 let first = self.header.cells.blocks(self.header.block as u64);
-                self.check_block(sec, first, pos * w)?;
-                let at = (sec.offset + pos * w) as usize;
-                Ok(get_remoteness(&self.bytes()[at..at + w as usize]))
+                self.check_block(sec, first, at_of)?;
+                let at = (sec.offset + at_of) as usize;
+                decode(take(&self.bytes()[at..at + w as usize]))
             }
             Payload::Zstd(ZstdFrames {
                 remoteness, cache, ..
@@ -279,15 +328,21 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
                 let stream = remoteness.as_ref().expect("width > 0 means a stream");
                 let f = self.header.frame_positions;
                 let k = (pos / f) as usize;
-                let i = ((pos % f) * w) as usize;
+                // Frames start at multiples of 32 positions: a nibble frame at a whole byte.
+                let i = if nibbles {
+                    (pos % f / 2) as usize
+                } else {
+                    ((pos % f) * w) as usize
+                };
                 let frames = self.frame_count();
-                cache
+                let bytes = cache
                     .with(
                         (frames + k) as u64,
                         || self.decode(stream, frames + 1, k),
-                        |b| get_remoteness(&b[i..i + w as usize]),
+                        |b| take(&b[i..i + w as usize]),
                     )
-                    .map_err(|k| self.fail(k))
+                    .map_err(|k| self.fail(k))?;
+                decode(bytes)
             }
         }
     }
@@ -444,7 +499,11 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
             draw,
             unused,
             rounds: h.rounds,
-            remoteness_bytes: h.remoteness_width,
+            remoteness_bytes: if h.remoteness_width == REM_NIBBLES {
+                0.5
+            } else {
+                h.remoteness_width as f64
+            },
             file_bytes,
             bits_per_position: if used > 0 {
                 file_bytes as f64 * 8.0 / used as f64
@@ -499,8 +558,9 @@ pub struct Info {
     pub draw: u64,
     pub unused: u64,
     pub rounds: Option<u32>,
-    /// Bytes a position's remoteness takes (0: the table has none).
-    pub remoteness_bytes: u8,
+    /// Bytes a position's remoteness takes (0: the table has none; 0.5 for remoteness in
+    /// half a byte, relative to the value).
+    pub remoteness_bytes: f64,
     pub file_bytes: u64,
     /// The whole file's bits over the used positions.
     pub bits_per_position: f64,

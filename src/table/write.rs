@@ -228,7 +228,7 @@ pub(crate) fn raw_sections(header_len: u64, size: u64, rem_width: u8) -> (Sectio
     let rem_sec = if rem_width > 0 {
         Section {
             offset: align(cells_sec.end(), PAGE),
-            len: size * rem_width as u64,
+            len: format::remoteness_len(size, rem_width),
         }
     } else {
         Section::default()
@@ -277,15 +277,19 @@ pub(crate) fn raw_header(
     }
 }
 
-/// A raw table being written: the temporary file with its cells section memory-mapped.
+/// A raw table being written: the temporary file with its cells section memory-mapped, and
+/// its remoteness section too where the solver writes it in place ([`RawWriter::with_nibbles`]).
 ///
-/// The map is an [`MmapRaw`]: solver threads write cells through atomics made from its raw
-/// pointer while the writer is shared, which a `&[u8]` borrowed from an `MmapMut` would forbid.
+/// The maps are [`MmapRaw`]s: solver threads write cells through atomics made from their raw
+/// pointers while the writer is shared, which a `&[u8]` borrowed from an `MmapMut` would forbid.
 pub(crate) struct RawWriter {
     tmp: TempFile,
     game: GameFields,
     size: u64,
     map: Option<MmapRaw>,
+    /// The remoteness section in nibbles, mapped ([`format::REM_NIBBLES`]); `None` when the
+    /// remoteness, if any, is handed to [`RawWriter::finish`].
+    rem_map: Option<MmapRaw>,
 }
 
 impl RawWriter {
@@ -311,11 +315,65 @@ impl RawWriter {
         Self::with_file(tmp, game, size)
     }
 
+    /// Maps the remoteness section of this writer's table too, in nibbles
+    /// ([`format::REM_NIBBLES`]), for a solver that writes it in place: the file grows to hold
+    /// it (reserved on disk now), a fresh work file's nibbles start at zero, a resumed one's are
+    /// kept; [`RawWriter::finish`] then hashes it where it is.
+    pub fn with_nibbles(mut self) -> Result<RawWriter> {
+        let (_, rem_sec) = raw_sections(self.game.header_len(), self.size, format::REM_NIBBLES);
+        let tmp = &self.tmp;
+        if tmp
+            .file
+            .metadata()
+            .map_err(|e| Error::io(&tmp.path, e))?
+            .len()
+            < rem_sec.end()
+        {
+            tmp.file
+                .set_len(rem_sec.end())
+                .map_err(|e| Error::io(&tmp.path, e))?;
+        }
+        allocate(&tmp.file, &tmp.path, rem_sec.end())?;
+        if rem_sec.len > 0 {
+            // As the cells' map (`with_file`): the file is this process's alone and keeps its
+            // length while the map lives.
+            self.rem_map = Some(
+                MmapOptions::new()
+                    .offset(rem_sec.offset)
+                    .len(rem_sec.len as usize)
+                    .map_raw(&tmp.file)
+                    .map_err(|e| Error::io(&tmp.path, e))?,
+            );
+        }
+        Ok(self)
+    }
+
+    /// The remoteness nibbles as atomic words (16 positions a word, lowest nibble first), for a
+    /// solver to fill; empty unless [`RawWriter::with_nibbles`] mapped them.
+    pub fn nibble_words(&self) -> &[AtomicU64] {
+        let Some(map) = self.rem_map.as_ref() else {
+            return &[];
+        };
+        // SAFETY: as `words`: the map is writable, lives as long as `self`, over a file no other
+        // process writes or truncates, and no plain view of it is made while `self` is shared.
+        unsafe { crate::cells::mapped_atomics(map) }
+    }
+
     fn with_file(tmp: TempFile, game: GameFields, size: u64) -> Result<RawWriter> {
         let (cells_sec, _) = raw_sections(game.header_len(), size, 0);
-        tmp.file
-            .set_len(cells_sec.end())
-            .map_err(|e| Error::io(&tmp.path, e))?;
+        // A resumed work file may be longer (a remoteness section after the cells): only a
+        // fresh one is cut to the cells.
+        if tmp
+            .file
+            .metadata()
+            .map_err(|e| Error::io(&tmp.path, e))?
+            .len()
+            < cells_sec.end()
+        {
+            tmp.file
+                .set_len(cells_sec.end())
+                .map_err(|e| Error::io(&tmp.path, e))?;
+        }
         // The blocks under the map are reserved now: a full disk fails here, not as a SIGBUS
         // while solving.
         allocate(&tmp.file, &tmp.path, cells_sec.end())?;
@@ -341,6 +399,7 @@ impl RawWriter {
             game,
             size,
             map,
+            rem_map: None,
         })
     }
 
@@ -394,7 +453,9 @@ impl RawWriter {
         unsafe { std::slice::from_raw_parts_mut(map.as_mut_ptr(), map.len()) }
     }
 
-    /// Writes remoteness, checksums and the header, then renames the file into place.
+    /// Writes remoteness, checksums and the header, then renames the file into place. Where
+    /// the remoteness section is mapped ([`RawWriter::with_nibbles`]), it is hashed in place and
+    /// `rem_bytes` must be empty.
     pub fn finish(
         self,
         counts: [u64; 4],
@@ -407,27 +468,45 @@ impl RawWriter {
             game,
             size,
             map,
+            rem_map,
         } = self;
         // No msync of the cells here: the fsync in `commit` writes a shared mapping's dirty
         // pages too (Linux keeps them in the page cache), and syncing twice cost 23 ms of
         // hex:4's build.
-        let cell_bytes: &[u8] = match &map {
-            // SAFETY: the raw map is `m.len()` readable bytes alive until the `drop(map)` below;
-            // the writer was taken by value, so no atomic view of it is left.
-            Some(m) => unsafe { std::slice::from_raw_parts(m.as_ptr(), m.len()) },
-            None => &[],
+        let mapped = |m: &Option<MmapRaw>| -> &[u8] {
+            match m {
+                // SAFETY: the raw map is `m.len()` readable bytes alive until the maps are
+                // dropped below; the writer was taken by value, so no atomic view is left.
+                Some(m) => unsafe { std::slice::from_raw_parts(m.as_ptr(), m.len()) },
+                None => &[],
+            }
         };
+        let cell_bytes = mapped(&map);
         let (_, rem_sec) = raw_sections(game.header_len(), size, rem_width);
-        if rem_width > 0 {
-            tmp.write_at_parallel(rem_bytes, rem_sec.offset)?;
-        }
         let block = format::BLOCK as u64;
         // SAFETY: the cells are the work file's shared mapping.
         let mut sums = unsafe { mapped_block_sums(cell_bytes, block) };
-        sums.extend(block_sums(rem_bytes, block));
+        if rem_map.is_some() {
+            assert!(
+                rem_bytes.is_empty() && rem_width == format::REM_NIBBLES,
+                "a mapped remoteness section is written in place"
+            );
+            // SAFETY: the nibbles are the work file's shared mapping.
+            sums.extend(unsafe { mapped_block_sums(mapped(&rem_map), block) });
+        } else {
+            if rem_width > 0 {
+                tmp.write_at_parallel(rem_bytes, rem_sec.offset)?;
+            }
+            sums.extend(block_sums(rem_bytes, block));
+        }
         drop(map);
+        drop(rem_map);
         let header = raw_header(&game, size, counts, rounds, rem_width, &sums);
+        // The file ends with the checksums: a resumed work file longer than this table (it
+        // cannot be, but a damaged one might) is cut to them.
+        let end = header.sums.end();
         tmp.write_at(&sums_bytes(&sums), header.sums.offset)?;
+        tmp.file.set_len(end).map_err(|e| Error::io(&tmp.path, e))?;
         tmp.write_at(&header.encode(&game.embedded), 0)?;
         tmp.commit()
     }

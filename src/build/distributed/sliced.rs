@@ -61,8 +61,8 @@ pub fn unsupported(game: &AnyGame, opts: &BuildOptions) -> Option<String> {
     }
     if opts.remoteness {
         return Some(
-            "--mpi builds a sliced game's values only: its remoteness goes through the generic \
-             tiered kernel, which runs in one process (build it without --mpi)"
+            "--mpi builds a sliced game's values only: its remoteness is built by the row kernel \
+             with remoteness in one process (build it without --mpi)"
                 .into(),
         );
     }

@@ -1,0 +1,488 @@
+//! The row kernel with remoteness, for games in the sliced index ([`SlicedBoard`]): a row at a
+//! time as the values-only kernel ([`super::sliced`]), a position at a time within the row.
+//!
+//! What the solve keeps per position is half a byte beside the two-bit cell: a cell game's
+//! remoteness follows its value's parity (a win's is odd, or 0 where the game is over; a loss's
+//! even) and never exceeds its cells, so `r / 2` for a loss and `(r + 1) / 2` for a win fit four
+//! bits ([`crate::table::format::nibble_of`]); the table keeps them so too. Both live in the
+//! build's work file, so the order is the values kernel's: key tiers fullest first, a tier's
+//! rows reading only the tier above, two key tiers resident, the rest on disk.
+//!
+//! A row is decided over the dense range of low configurations in one byte a column, a
+//! *score* that orders a child for the player choosing it: `1 + r` for a won child (the loser
+//! delays: the larger the better), `255 - r` for a lost one (the winner hurries), 0 for none.
+//! A position's best child is the largest score; it wins (remoteness `256 - best`) when that
+//! child is lost, else loses (remoteness `best`), and its own score is `257 - best` or
+//! `255 - best`. A move into a low cell adds `3^j` or `2 * 3^j` to the column, so the row's two
+//! classes, merged in decreasing column order, find their low children decided; the key
+//! children's scores come first, from the tier above, gathered per class as the values kernel
+//! gathers loss bits.
+//!
+//! Invariant: as in [`super::sliced`], a row's cells and nibbles are written only by the task
+//! that owns it, once, and the rows of the tier above are only read.
+
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+use rayon::prelude::*;
+
+use super::sliced::{Ends, Facts, KeyTiers, ROWS_PER_UNIT, key_tier_cells, or_words, row_ends};
+use super::tiered::{Solved, TierDone};
+use super::{SolveOptions, SolveStats};
+use crate::cells::{CELLS_PER_WORD, Cells, LOSS, WIN};
+use crate::shape::SlicedBoard;
+use crate::shape::sliced::{Row, Sliced};
+
+/// Nibbles a 64-bit word holds.
+pub const NIBBLES_PER_WORD: u64 = 16;
+
+/// The remoteness nibbles of a table, over shared atomic words (16 a word, lowest first), as
+/// the build's work file maps them ([`crate::table::write::RawWriter::nibble_words`]).
+#[derive(Clone, Copy)]
+pub struct Nibbles<'a> {
+    words: &'a [AtomicU64],
+    /// The words are a shared mapping of a file: [`Nibbles::release`] may drop their pages.
+    file: bool,
+}
+
+impl<'a> Nibbles<'a> {
+    /// Nibbles over words of memory.
+    pub fn new(words: &'a [AtomicU64]) -> Nibbles<'a> {
+        Nibbles { words, file: false }
+    }
+
+    /// Nibbles over a shared mapping of a file.
+    ///
+    /// # Safety
+    /// `words` must lie in a writable shared mapping of a file (`MAP_SHARED`).
+    pub unsafe fn over_file(words: &'a [AtomicU64]) -> Nibbles<'a> {
+        Nibbles { words, file: true }
+    }
+
+    pub fn words(&self) -> &'a [AtomicU64] {
+        self.words
+    }
+
+    #[inline]
+    pub fn get(&self, i: u64) -> u8 {
+        let w = self.words[(i / NIBBLES_PER_WORD) as usize].load(Ordering::Relaxed);
+        (w >> (4 * (i % NIBBLES_PER_WORD)) & 15) as u8
+    }
+
+    /// Drops the pages wholly inside positions `range` from resident memory (a file's
+    /// mapping only), as [`Cells::release`] does for cells.
+    pub fn release(&self, range: std::ops::Range<u64>) {
+        if !self.file || range.is_empty() {
+            return;
+        }
+        let len = self.words.len() as u64 * NIBBLES_PER_WORD;
+        let bytes = |i: u64| (i.min(len) / NIBBLES_PER_WORD) as usize * 8;
+        let base = self.words.as_ptr() as usize;
+        // SAFETY: the range lies inside the words, a shared file mapping (`over_file`).
+        unsafe {
+            crate::cells::release_file_pages(base + bytes(range.start), base + bytes(range.end))
+        }
+    }
+
+    /// Makes the nibbles from position `from` on zero.
+    pub fn clear_from(&self, from: u64) {
+        let first = from.div_ceil(NIBBLES_PER_WORD) as usize;
+        if let Some(w) = self.words.get(from as usize / NIBBLES_PER_WORD as usize)
+            && !from.is_multiple_of(NIBBLES_PER_WORD)
+        {
+            w.fetch_and(
+                (1u64 << (4 * (from % NIBBLES_PER_WORD))) - 1,
+                Ordering::Relaxed,
+            );
+        }
+        self.words[first.min(self.words.len())..]
+            .par_iter()
+            .for_each(|w| w.store(0, Ordering::Relaxed));
+    }
+}
+
+/// The nibble words `nibbles` holds for `size` positions.
+pub fn nibble_words_for(size: u64) -> u64 {
+    size.div_ceil(NIBBLES_PER_WORD)
+}
+
+/// The score of a position of value `code` and nibble `n`, as its parent sees it, for every
+/// `code << 4 | n` (0 for an unused index).
+const SCORE: [u8; 64] = {
+    let mut t = [0u8; 64];
+    let mut n = 0;
+    while n < 16 {
+        // A win's remoteness is `2n - 1` (0 for `n = 0`), a loss's `2n`.
+        let win_r = if n == 0 { 0 } else { 2 * n - 1 };
+        t[(WIN as usize) << 4 | n] = 1 + win_r as u8;
+        t[(LOSS as usize) << 4 | n] = 255 - 2 * n as u8;
+        n += 1;
+    }
+    t
+};
+
+/// The score of a position whose best child scores `best` (0: no child, a loss at once).
+#[inline(always)]
+fn score_of(best: u8) -> u8 {
+    (if best >= 128 {
+        257 - best as u16
+    } else {
+        255 - best as u16
+    }) as u8
+}
+
+/// A score's cell code, remoteness and nibble.
+#[inline(always)]
+fn decode(score: u8) -> (u8, u32, u8) {
+    if score >= 128 {
+        let r = 255 - score as u32;
+        (LOSS, r, (r / 2) as u8)
+    } else {
+        let r = score as u32 - 1;
+        (WIN, r, r.div_ceil(2) as u8)
+    }
+}
+
+/// Bytes the kernel keeps resident: the cells and nibbles of the widest pair of consecutive
+/// key tiers, and its tables (the values kernel's and its own).
+pub fn resident_bytes(s: &Sliced) -> u64 {
+    let pair = (0..s.tier_rows.len())
+        .map(|k| tier_len(s, k) + tier_len(s, k + 1))
+        .max()
+        .unwrap_or(0);
+    // Two bits and four a position; the merged classes (8 bytes a column, twice) and the
+    // columns' empty cells (2 bytes).
+    let low = 3u64.pow(s.low_digits());
+    pair.div_ceil(4) + pair.div_ceil(2) + super::sliced::tables_bytes(s) + low * 18
+}
+
+fn tier_len(s: &Sliced, k: usize) -> u64 {
+    let r = key_tier_cells(s, k);
+    r.end - r.start
+}
+
+/// Solves the tiers below `done_from` of `board` into `cells` and `nibbles` (the tiers from
+/// `done_from` up decided in both; for a fresh solve every cell undecided, every nibble zero),
+/// calling `after` as [`super::sliced::solve`] does. `None` when `after` stopped the solve.
+pub fn solve(
+    board: &SlicedBoard<'_>,
+    cells: &Cells<'_>,
+    nibbles: &Nibbles<'_>,
+    done_from: u32,
+    opts: &SolveOptions,
+    after: &mut impl FnMut(TierDone<'_>) -> crate::Result<bool>,
+) -> crate::Result<Option<Solved>> {
+    let s = board.index;
+    assert_eq!(cells.len(), s.size(), "cells must match the board");
+    assert!(
+        nibbles.words().len() as u64 >= nibble_words_for(s.size()),
+        "nibbles must match the board"
+    );
+    let kernel = RowKernel::new(board);
+    let hw = s.key_digits();
+    let mut plan = KeyTiers::new(s, done_from);
+    if let Some(from) = plan.clear_from {
+        super::sliced::clear_from(cells, from);
+        nibbles.clear_from(from);
+    }
+    let progress = opts.bar(plan.todo);
+    let probes = AtomicU64::new(0);
+    // The largest remoteness of the rows decided here, and of those before (a resumed solve
+    // reads them from the finished key tiers once, at the end).
+    let longest = AtomicU32::new(0);
+    for k in (0..=plan.first_key).rev() {
+        let k = k as u32;
+        progress.set_message(format!("key tier {k} of {}", hw + 1));
+        let rows = &s.rows[s.tier_rows[k as usize].clone()];
+        rows.par_chunks(ROWS_PER_UNIT)
+            .with_max_len(1)
+            .for_each_init(
+                || (Scratch::new(&kernel.facts, s), Vec::new(), Vec::new()),
+                |(sc, buf, nbuf), chunk| {
+                    if opts.stop.requested() {
+                        return;
+                    }
+                    let mut n = 0;
+                    for row in chunk {
+                        let (first, first_nibble_word, reads, r) =
+                            kernel.decide(row, sc, buf, nbuf, cells, nibbles);
+                        n += reads;
+                        longest.fetch_max(r, Ordering::Relaxed);
+                        or_words(cells.words(), first, buf);
+                        or_words(nibbles.words(), first_nibble_word, nbuf);
+                    }
+                    probes.fetch_add(n, Ordering::Relaxed);
+                    progress.inc(chunk.iter().map(|r| r.len as u64).sum());
+                },
+            );
+        opts.stop.check()?;
+        // The tiers a key tier completes are reported with no remoteness to keep: it is in the
+        // nibbles, which a checkpoint syncs with the cells.
+        if !plan.finished(s, k, after)? {
+            return Ok(None);
+        }
+        let above = key_tier_cells(s, k as usize + 1);
+        cells.release(above.clone());
+        nibbles.release(above);
+    }
+    plan.rest(after)?;
+    progress.set_position(s.size());
+    // A resumed solve decided only part of the table: the rest's longest win comes from its
+    // nibbles (their remoteness is at most `2n`).
+    let from_disk = if done_from < s.tier_sizes.len() as u32 {
+        longest_stored(s, cells, nibbles)
+    } else {
+        0
+    };
+    let rounds = longest.into_inner().max(from_disk) + 1;
+    Ok(Some(Solved {
+        stats: SolveStats {
+            counts: cells.counts(),
+            rounds: Some(rounds),
+            parent_visits: 0,
+            edges: None,
+            child_probes: probes.into_inner(),
+            remoteness: None,
+        },
+        remoteness: None,
+        rem_width: 0,
+    }))
+}
+
+/// The largest remoteness stored in `cells` and `nibbles`.
+fn longest_stored(s: &Sliced, cells: &Cells<'_>, nibbles: &Nibbles<'_>) -> u32 {
+    const PIECE: u64 = 1 << 16;
+    let size = s.size();
+    (0..size.div_ceil(PIECE))
+        .into_par_iter()
+        .map(|k| {
+            (k * PIECE..((k + 1) * PIECE).min(size))
+                .map(|i| SCORE[(cells.get(i) as usize) << 4 | nibbles.get(i) as usize])
+                .filter(|&score| score != 0)
+                .map(|score| decode(score).1)
+                .max()
+                .unwrap_or(0)
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+/// What every row shares: the values kernel's facts, and per pair of classes the columns in
+/// decreasing order.
+struct RowKernel<'a> {
+    board: SlicedBoard<'a>,
+    facts: Facts,
+    /// `merged[d + lw + 1]`: the columns of classes `d` (Left to move) and `d + 1` (Right to
+    /// move), largest first, for `d` from `-lw - 1` to `lw`, each `column | rank << 20 | class_b << 63` (rank in its class).
+    merged: Vec<Vec<u64>>,
+    /// The low digits of each column that are empty, as a mask.
+    empty: Vec<u16>,
+    /// `3^j` (Left's move into low cell `j`) and `2 * 3^j` (Right's).
+    step: [[u32; 16]; 2],
+}
+
+/// Column bits of a merged entry.
+const COLUMN_BITS: u32 = 20;
+
+impl<'a> RowKernel<'a> {
+    fn new(board: &SlicedBoard<'a>) -> RowKernel<'a> {
+        let s = board.index;
+        let facts = Facts::new(board);
+        let lw = s.low_digits();
+        let n = 3usize.pow(lw);
+        assert!(n <= 1 << COLUMN_BITS, "columns fit their bits");
+        let merged = (-(lw as i32) - 1..=lw as i32)
+            .into_par_iter()
+            .map(|d| {
+                let mut m: Vec<u64> = Vec::new();
+                for (class, b) in [(d, 0u64), (d + 1, 1)] {
+                    if class.abs() > lw as i32 {
+                        continue;
+                    }
+                    m.extend(
+                        s.class_of(class)
+                            .iter()
+                            .enumerate()
+                            .map(|(rank, &v)| v as u64 | (rank as u64) << COLUMN_BITS | b << 63),
+                    );
+                }
+                m.sort_unstable_by_key(|&e| std::cmp::Reverse(e & ((1 << COLUMN_BITS) - 1)));
+                m
+            })
+            .collect();
+        let empty = (0..n)
+            .map(|v| {
+                let (l, r) = s.low_masks[v];
+                s.low_cells
+                    .iter()
+                    .enumerate()
+                    .filter(|&(_, &c)| (l | r) >> c & 1 == 0)
+                    .fold(0u16, |acc, (j, _)| acc | 1 << j)
+            })
+            .collect();
+        let mut step = [[0u32; 16]; 2];
+        for (j, p) in (0..lw).map(|j| 3u32.pow(j)).enumerate() {
+            step[0][j] = p;
+            step[1][j] = 2 * p;
+        }
+        RowKernel {
+            board: *board,
+            facts,
+            merged,
+            empty,
+            step,
+        }
+    }
+
+    /// Decides `row`: its cells into `buf` (the table's words from the first returned word on)
+    /// and its nibbles into `nbuf` (from the second), both to be ORed in (a first and last word
+    /// may be a neighbour's); also returns the child rows read and the row's longest
+    /// remoteness. The rows of the key tier above must be decided in `cells` and `nibbles`.
+    fn decide(
+        &self,
+        row: &Row,
+        sc: &mut Scratch,
+        buf: &mut Vec<u64>,
+        nbuf: &mut Vec<u64>,
+        cells: &Cells<'_>,
+        nibbles: &Nibbles<'_>,
+    ) -> (u64, u64, u64, u32) {
+        let s = self.board.index;
+        let f = &self.facts;
+        let lw = f.lw as i32;
+        let d = row.d;
+        let split = row.split as usize;
+        let (len_a, len_b) = (split, row.len as usize - split);
+        row_ends(&self.board, f, row, &mut sc.ends);
+
+        // Key children: each class's best child score among them, by rank.
+        sc.kbest[0].clear();
+        sc.kbest[0].resize(len_a, 0);
+        sc.kbest[1].clear();
+        sc.kbest[1].resize(len_b, 0);
+        let mut reads = 0u64;
+        let mut digits = row.key;
+        for i in 0..f.hw as usize {
+            let digit = digits % 3;
+            digits /= 3;
+            if digit != 0 {
+                continue;
+            }
+            for (m, add) in [(0usize, 1u64), (1, 2)] {
+                let dm = d + m as i32;
+                if dm.abs() > lw || sc.kbest[m].is_empty() {
+                    continue;
+                }
+                let (canon, g) = s.canonical(row.key as u64 + add * s.pow3[i]);
+                let Some(child) = s.rows.get(s.row_of_key[canon as usize] as usize) else {
+                    continue;
+                };
+                reads += 1;
+                // Left's move leads to the child row's class B, Right's to its class A, both of
+                // difference `dm`: the child's positions of that class, in rank order.
+                let (from, n) = if m == 0 {
+                    (child.split, child.len - child.split)
+                } else {
+                    (0, child.split)
+                };
+                let first = child.start + from as u64;
+                sc.child.clear();
+                sc.child.extend(
+                    (first..first + n as u64)
+                        .map(|p| SCORE[(cells.get(p) as usize) << 4 | nibbles.get(p) as usize]),
+                );
+                let best = &mut sc.kbest[m];
+                if g == 0 {
+                    for (b, &c) in best.iter_mut().zip(&sc.child) {
+                        *b = (*b).max(c);
+                    }
+                } else {
+                    let at = &f.gather[g][(dm + lw) as usize];
+                    for (b, &t) in best.iter_mut().zip(at) {
+                        *b = (*b).max(sc.child[t as usize]);
+                    }
+                }
+            }
+        }
+
+        // The row's positions, largest column first: each reads its low children's scores.
+        let (left_won, right_won) = (&sc.ends.left_won, &sc.ends.right_won);
+        let bit = |plane: &[u64], v: usize| plane[v / 64] >> (v % 64) & 1 == 1;
+        let mask = (1u64 << COLUMN_BITS) - 1;
+        for &e in &self.merged[(d + lw + 1) as usize] {
+            let v = (e & mask) as usize;
+            let rank = (e >> COLUMN_BITS & ((1 << 32) - 1)) as usize;
+            let b = (e >> 63) as usize;
+            let (lwon, rwon) = (bit(left_won, v), bit(right_won, v));
+            // Class A: Left to move; class B: Right. Left's join counts first.
+            let score = if lwon {
+                if b == 0 { 1 } else { 255 }
+            } else if rwon {
+                if b == 0 { 255 } else { 1 }
+            } else {
+                let mut best = sc.kbest[b][rank];
+                let mut open = self.empty[v];
+                let step = &self.step[b];
+                while open != 0 {
+                    let j = open.trailing_zeros() as usize;
+                    open &= open - 1;
+                    best = best.max(sc.score[v + step[j] as usize]);
+                }
+                score_of(best)
+            };
+            sc.score[v] = score;
+            sc.out[b * len_a + rank] = score;
+        }
+
+        // The row's cells and nibbles, class A's ranks then class B's.
+        let out = &sc.out[..row.len as usize];
+        let mut longest = 0u32;
+        let start = row.start;
+        buf.clear();
+        nbuf.clear();
+        let first_word = start / CELLS_PER_WORD;
+        let first_nibble_word = start / NIBBLES_PER_WORD;
+        let end = start + row.len as u64;
+        buf.resize((end.div_ceil(CELLS_PER_WORD) - first_word) as usize, 0);
+        nbuf.resize(
+            (end.div_ceil(NIBBLES_PER_WORD) - first_nibble_word) as usize,
+            0,
+        );
+        for (t, &score) in out.iter().enumerate() {
+            let (code, r, n) = decode(score);
+            longest = longest.max(r);
+            let p = start + t as u64;
+            buf[(p / CELLS_PER_WORD - first_word) as usize] |=
+                (code as u64) << (2 * (p % CELLS_PER_WORD));
+            nbuf[(p / NIBBLES_PER_WORD - first_nibble_word) as usize] |=
+                (n as u64) << (4 * (p % NIBBLES_PER_WORD));
+        }
+        (first_word, first_nibble_word, reads, longest)
+    }
+}
+
+/// A task's working memory for one row.
+struct Scratch {
+    ends: Ends,
+    /// The row's scores by column (only its classes' columns are written, then read).
+    score: Vec<u8>,
+    /// The best key child's score, by rank, of class A and class B.
+    kbest: [Vec<u8>; 2],
+    /// A child row's scores, of one class, in rank order.
+    child: Vec<u8>,
+    /// The row's scores in its order (class A's ranks, then class B's).
+    out: Vec<u8>,
+}
+
+impl Scratch {
+    fn new(f: &Facts, s: &Sliced) -> Scratch {
+        let n = 3usize.pow(f.lw);
+        Scratch {
+            ends: Ends::new(f),
+            // Low children lie at most `2 * 3^(lw-1)` past a column, inside the range.
+            score: vec![0; n],
+            kbest: [Vec::new(), Vec::new()],
+            child: Vec::new(),
+            out: vec![0; s.rows.iter().map(|r| r.len as usize).max().unwrap_or(0)],
+        }
+    }
+}
