@@ -362,9 +362,16 @@ fn an_interrupted_tiered_build_resumes_to_the_same_file() {
 
 /// A symmetric build killed with SIGKILL after its first checkpoint, between or inside key tiers
 /// (rows of the tier being decided half written), resumes to the table a build without a kill
-/// writes, byte for byte: the row kernel clears the rows below the last complete key tier.
+/// writes, byte for byte: the row kernel clears the rows below the last complete key tier (and,
+/// with remoteness, their nibbles in the work file).
 #[test]
 fn a_sigkilled_sym_build_resumes_to_the_identical_table() {
+    for rem in [false, true] {
+        sigkilled_sym_build_resumes(rem);
+    }
+}
+
+fn sigkilled_sym_build_resumes(rem: bool) {
     use std::process::Command;
     use std::time::{Duration, Instant};
     let dir = tempfile::tempdir().unwrap();
@@ -377,6 +384,7 @@ fn a_sigkilled_sym_build_resumes_to_the_identical_table() {
         let mut c = Command::new(bin);
         c.args(["build", spec, "-q", "--checkpoint-every", "0", "-o"])
             .arg(path)
+            .args(if rem { &["--remoteness"][..] } else { &[] })
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null());
         c
@@ -402,11 +410,12 @@ fn a_sigkilled_sym_build_resumes_to_the_identical_table() {
         child.wait().unwrap();
         assert!(
             build(&out).status().unwrap().success(),
-            "resume after {delay_us} us"
+            "resume after {delay_us} us (remoteness {rem})"
         );
         assert!(
             std::fs::read(&out).unwrap() == want,
-            "killed {delay_us} us after the first checkpoint: the resumed table differs"
+            "killed {delay_us} us after the first checkpoint (remoteness {rem}): the resumed \
+             table differs"
         );
     }
     assert!(killed_running > 0, "every build had ended before its kill");
@@ -422,6 +431,8 @@ fn a_build_killed_between_checkpoints_resumes_from_the_last_one() {
         ("hex:3,start=L", false),
         ("hex:3,start=L,sym", false),
         ("bridgit:3,start=R,sym", false),
+        ("hex:3,start=L,sym", true),
+        ("bridgit:3,start=R,sym", true),
         ("shannon-vertex:data/shannon/grid3x4.txt,start=R", false),
         ("hex:3", false),
         ("hex:3", true),
