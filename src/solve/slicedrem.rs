@@ -130,6 +130,24 @@ fn score_of(best: u8) -> u8 {
     }) as u8
 }
 
+/// [`decode`] of every score: cell code, nibble, remoteness (score 0, never a position's,
+/// reads as a win at once).
+const DECODE: [(u8, u8, u8); 256] = {
+    let mut t = [(0u8, 0u8, 0u8); 256];
+    let mut score = 0;
+    while score < 256 {
+        t[score] = if score >= 128 {
+            let r = 255 - score;
+            (LOSS, (r / 2) as u8, r as u8)
+        } else {
+            let r = if score == 0 { 0 } else { score - 1 };
+            (WIN, r.div_ceil(2) as u8, r as u8)
+        };
+        score += 1;
+    }
+    t
+};
+
 /// A score's cell code, remoteness and nibble.
 #[inline(always)]
 fn decode(score: u8) -> (u8, u32, u8) {
@@ -142,17 +160,43 @@ fn decode(score: u8) -> (u8, u32, u8) {
     }
 }
 
-/// Bytes the kernel keeps resident: the cells and nibbles of the widest pair of consecutive
-/// key tiers, and its tables (the values kernel's and its own).
+/// Positions of a batch of rows: once a batch is decided, its pages leave resident memory.
+const BATCH_POSITIONS: u64 = 1 << 28;
+
+/// Bytes the kernel keeps resident: the cells and nibbles of the key tier it reads and of a
+/// batch of the tier it decides (the largest such pair), and its tables (the values kernel's
+/// and its own).
 pub fn resident_bytes(s: &Sliced) -> u64 {
     let pair = (0..s.tier_rows.len())
-        .map(|k| tier_len(s, k) + tier_len(s, k + 1))
+        .map(|k| tier_len(s, k).min(BATCH_POSITIONS + max_row(s)) + tier_len(s, k + 1))
         .max()
         .unwrap_or(0);
     // Two bits and four a position; the merged classes (8 bytes a column, twice) and the
     // columns' empty cells (2 bytes).
     let low = 3u64.pow(s.low_digits());
     pair.div_ceil(4) + pair.div_ceil(2) + super::sliced::tables_bytes(s) + low * 18
+}
+
+/// The most positions a row holds.
+fn max_row(s: &Sliced) -> u64 {
+    s.rows.iter().map(|r| r.len as u64).max().unwrap_or(0)
+}
+
+/// The rows of one key tier cut into batches of about [`BATCH_POSITIONS`] positions.
+fn batches(rows: &[Row]) -> Vec<&[Row]> {
+    let mut out = Vec::new();
+    let (mut from, mut n) = (0, 0u64);
+    for (i, r) in rows.iter().enumerate() {
+        n += r.len as u64;
+        if n >= BATCH_POSITIONS {
+            out.push(&rows[from..=i]);
+            (from, n) = (i + 1, 0);
+        }
+    }
+    if from < rows.len() {
+        out.push(&rows[from..]);
+    }
+    out
 }
 
 fn tier_len(s: &Sliced, k: usize) -> u64 {
@@ -193,27 +237,36 @@ pub fn solve(
         let k = k as u32;
         progress.set_message(format!("key tier {k} of {}", hw + 1));
         let rows = &s.rows[s.tier_rows[k as usize].clone()];
-        rows.par_chunks(ROWS_PER_UNIT)
-            .with_max_len(1)
-            .for_each_init(
-                || (Scratch::new(&kernel.facts, s), Vec::new(), Vec::new()),
-                |(sc, buf, nbuf), chunk| {
+        for batch in batches(rows) {
+            batch
+                .par_chunks(ROWS_PER_UNIT)
+                .with_max_len(1)
+                .for_each(|chunk| {
                     if opts.stop.requested() {
                         return;
                     }
                     let mut n = 0;
-                    for row in chunk {
-                        let (first, first_nibble_word, reads, r) =
-                            kernel.decide(row, sc, buf, nbuf, cells, nibbles);
-                        n += reads;
-                        longest.fetch_max(r, Ordering::Relaxed);
-                        or_words(cells.words(), first, buf);
-                        or_words(nibbles.words(), first_nibble_word, nbuf);
-                    }
+                    kernel.with_scratch(|sc| {
+                        for row in chunk {
+                            let (first, first_nibble_word, reads, r) =
+                                kernel.decide(row, sc, cells, nibbles);
+                            n += reads;
+                            longest.fetch_max(r, Ordering::Relaxed);
+                            or_words(cells.words(), first, &sc.buf);
+                            or_words(nibbles.words(), first_nibble_word, &sc.nbuf);
+                        }
+                    });
                     probes.fetch_add(n, Ordering::Relaxed);
                     progress.inc(chunk.iter().map(|r| r.len as u64).sum());
-                },
-            );
+                });
+            // The batch's pages are written: they leave resident memory (the file keeps them
+            // for the tier below), so the tier decided holds a batch at a time.
+            if let (Some(a), Some(b)) = (batch.first(), batch.last()) {
+                let written = a.start..b.start + b.len as u64;
+                cells.release(written.clone());
+                nibbles.release(written);
+            }
+        }
         opts.stop.check()?;
         // The tiers a key tier completes are reported with no remoteness to keep: it is in the
         // nibbles, which a checkpoint syncs with the cells.
@@ -266,6 +319,27 @@ fn longest_stored(s: &Sliced, cells: &Cells<'_>, nibbles: &Nibbles<'_>) -> u32 {
         .unwrap_or(0)
 }
 
+/// The scores of positions `first..first + n` into `out` (cleared first), a word of nibbles at
+/// a time.
+fn scores(cells: &Cells<'_>, nibbles: &Nibbles<'_>, first: u64, n: u64, out: &mut Vec<u8>) {
+    out.clear();
+    let (cw, nw) = (cells.words(), nibbles.words());
+    let end = first + n;
+    let mut p = first;
+    while p < end {
+        // Positions of one nibble word, inside one cell word (16 divides 32).
+        let stop = end.min((p / NIBBLES_PER_WORD + 1) * NIBBLES_PER_WORD);
+        let c = cw[(p / CELLS_PER_WORD) as usize].load(Ordering::Relaxed);
+        let x = nw[(p / NIBBLES_PER_WORD) as usize].load(Ordering::Relaxed);
+        out.extend((p..stop).map(|q| {
+            let code = c >> (2 * (q % CELLS_PER_WORD)) & 3;
+            let nib = x >> (4 * (q % NIBBLES_PER_WORD)) & 15;
+            SCORE[(code << 4 | nib) as usize]
+        }));
+        p = stop;
+    }
+}
+
 /// What every row shares: the values kernel's facts, and per pair of classes the columns in
 /// decreasing order.
 struct RowKernel<'a> {
@@ -278,6 +352,8 @@ struct RowKernel<'a> {
     empty: Vec<u16>,
     /// `3^j` (Left's move into low cell `j`) and `2 * 3^j` (Right's).
     step: [[u32; 16]; 2],
+    /// The most positions a row holds.
+    max_row: usize,
 }
 
 /// Column bits of a merged entry.
@@ -330,19 +406,36 @@ impl<'a> RowKernel<'a> {
             merged,
             empty,
             step,
+            max_row: max_row(s) as usize,
         }
     }
 
-    /// Decides `row`: its cells into `buf` (the table's words from the first returned word on)
-    /// and its nibbles into `nbuf` (from the second), both to be ORed in (a first and last word
-    /// may be a neighbour's); also returns the child rows read and the row's longest
+    /// Runs `f` with this thread's scratch (made once a thread: a row's scratch is half a
+    /// megabyte, and making it a job cost a fifth of the solve).
+    fn with_scratch<R>(&self, f: impl FnOnce(&mut Scratch) -> R) -> R {
+        thread_local! {
+            static SCRATCH: std::cell::RefCell<Option<Scratch>> =
+                const { std::cell::RefCell::new(None) };
+        }
+        SCRATCH.with(|cell| {
+            let mut slot = cell.borrow_mut();
+            let made_for = (self.facts.words, self.max_row);
+            let sc = slot.get_or_insert_with(|| Scratch::new(&self.facts, self.max_row));
+            if sc.made_for != made_for {
+                *sc = Scratch::new(&self.facts, self.max_row);
+            }
+            f(sc)
+        })
+    }
+
+    /// Decides `row`: its cells into `sc.buf` (the table's words from the first returned word
+    /// on) and its nibbles into `sc.nbuf` (from the second), both to be ORed in (a first and
+    /// last word may be a neighbour's); also returns the child rows read and the row's longest
     /// remoteness. The rows of the key tier above must be decided in `cells` and `nibbles`.
     fn decide(
         &self,
         row: &Row,
         sc: &mut Scratch,
-        buf: &mut Vec<u64>,
-        nbuf: &mut Vec<u64>,
         cells: &Cells<'_>,
         nibbles: &Nibbles<'_>,
     ) -> (u64, u64, u64, u32) {
@@ -384,11 +477,12 @@ impl<'a> RowKernel<'a> {
                 } else {
                     (0, child.split)
                 };
-                let first = child.start + from as u64;
-                sc.child.clear();
-                sc.child.extend(
-                    (first..first + n as u64)
-                        .map(|p| SCORE[(cells.get(p) as usize) << 4 | nibbles.get(p) as usize]),
+                scores(
+                    cells,
+                    nibbles,
+                    child.start + from as u64,
+                    n as u64,
+                    &mut sc.child,
                 );
                 let best = &mut sc.kbest[m];
                 if g == 0 {
@@ -437,6 +531,7 @@ impl<'a> RowKernel<'a> {
         let out = &sc.out[..row.len as usize];
         let mut longest = 0u32;
         let start = row.start;
+        let (buf, nbuf) = (&mut sc.buf, &mut sc.nbuf);
         buf.clear();
         nbuf.clear();
         let first_word = start / CELLS_PER_WORD;
@@ -447,15 +542,26 @@ impl<'a> RowKernel<'a> {
             (end.div_ceil(NIBBLES_PER_WORD) - first_nibble_word) as usize,
             0,
         );
-        for (t, &score) in out.iter().enumerate() {
-            let (code, r, n) = decode(score);
-            longest = longest.max(r);
-            let p = start + t as u64;
-            buf[(p / CELLS_PER_WORD - first_word) as usize] |=
-                (code as u64) << (2 * (p % CELLS_PER_WORD));
-            nbuf[(p / NIBBLES_PER_WORD - first_nibble_word) as usize] |=
-                (n as u64) << (4 * (p % NIBBLES_PER_WORD));
+        // A nibble word's positions at a time (inside one cell word: 16 divides 32), each
+        // score decoded by a table: a branch on the value mispredicted half the time.
+        let mut t = 0;
+        let mut p = start;
+        let mut most = 0u8;
+        while p < end {
+            let stop = end.min((p / NIBBLES_PER_WORD + 1) * NIBBLES_PER_WORD);
+            let (mut cw, mut nw) = (0u64, 0u64);
+            for q in p..stop {
+                let (code, n, r) = DECODE[out[t] as usize];
+                t += 1;
+                most = most.max(r);
+                cw |= (code as u64) << (2 * (q % CELLS_PER_WORD));
+                nw |= (n as u64) << (4 * (q % NIBBLES_PER_WORD));
+            }
+            buf[(p / CELLS_PER_WORD - first_word) as usize] |= cw;
+            nbuf[(p / NIBBLES_PER_WORD - first_nibble_word) as usize] |= nw;
+            p = stop;
         }
+        longest = longest.max(most as u32);
         (first_word, first_nibble_word, reads, longest)
     }
 }
@@ -471,18 +577,26 @@ struct Scratch {
     child: Vec<u8>,
     /// The row's scores in its order (class A's ranks, then class B's).
     out: Vec<u8>,
+    /// The row's cells and nibbles as the table's words.
+    buf: Vec<u64>,
+    nbuf: Vec<u64>,
+    /// The board this scratch was made for: its planes' words and longest row.
+    made_for: (usize, usize),
 }
 
 impl Scratch {
-    fn new(f: &Facts, s: &Sliced) -> Scratch {
+    fn new(f: &Facts, max_row: usize) -> Scratch {
         let n = 3usize.pow(f.lw);
         Scratch {
             ends: Ends::new(f),
-            // Low children lie at most `2 * 3^(lw-1)` past a column, inside the range.
+            // Low children lie inside the range (a move fills an empty digit).
             score: vec![0; n],
             kbest: [Vec::new(), Vec::new()],
             child: Vec::new(),
-            out: vec![0; s.rows.iter().map(|r| r.len as usize).max().unwrap_or(0)],
+            out: vec![0; max_row],
+            buf: Vec::new(),
+            nbuf: Vec::new(),
+            made_for: (f.words, max_row),
         }
     }
 }
