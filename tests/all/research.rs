@@ -492,3 +492,113 @@ fn play_refuses_bad_input_clearly() {
     );
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown opponent 'x'"));
 }
+
+/// `retrodb play` against a symmetric table with remoteness (the row kernel's nibbles): from
+/// Left's stone in the middle, the computer (Left) wins in exactly the table's remoteness while
+/// the human (Right) resists as long as the table says any defence can; from the empty board,
+/// the human (Left) wins as fast as the table says and the computer (Right) resists exactly that
+/// long. Each human move is chosen here from the table by the board's own children, not by the
+/// program.
+#[test]
+fn play_wins_from_the_middle_in_the_tables_remoteness() {
+    use retrodb::table::Table;
+    use std::io::{Read, Write};
+    use std::process::{Command, Stdio};
+    let dir = tempfile::tempdir().unwrap();
+    for (spec, from, human) in [
+        ("hex:3,start=L,sym", "....L..../R", 'R'),
+        ("hex:4,start=L,sym", "......L........./R", 'R'),
+        ("hex:3,start=L,sym", "........./L", 'L'),
+        ("hex:4,start=L,sym", "................/L", 'L'),
+    ] {
+        // Left wins from each start, as the computer or as the human.
+        let winner = "Left (L)";
+        let path = dir.path().join("t.rdb");
+        let p = path.to_str().unwrap();
+        ok(&["build", spec, "-o", p, "--remoteness", "--quiet"], "");
+        let table = Table::open(&path).unwrap();
+        let (_, v) = table.locate(from).unwrap();
+        let to_move = if human == 'R' {
+            retrodb::Value::Loss
+        } else {
+            retrodb::Value::Win
+        };
+        assert_eq!(v, to_move, "{spec}: {from}");
+        let want = table
+            .remoteness(table.locate(from).unwrap().0)
+            .unwrap()
+            .unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_retrodb"))
+            .args(["play", spec, "--table", p, "--from", from, "--as"])
+            .arg(if human == 'R' { "right" } else { "left" })
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let mut stdout = child.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = stdout.read(&mut buf) {
+                if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut seen = String::new();
+        let mut plies = 0;
+        loop {
+            // Wait for the human's prompt or the end of the game.
+            while !seen.ends_with("to move> ") && !seen.contains(" wins.") {
+                let chunk = rx
+                    .recv_timeout(std::time::Duration::from_secs(60))
+                    .unwrap_or_else(|_| panic!("{spec}: play went silent:\n{seen}"));
+                seen.push_str(&String::from_utf8_lossy(&chunk));
+            }
+            let position = seen
+                .lines()
+                .rev()
+                .find_map(|l| l.strip_prefix("position "))
+                .unwrap()
+                .to_string();
+            if seen.contains(" wins.") {
+                plies += seen.matches(" plays ").count();
+                assert!(seen.contains(&format!("{winner} wins.")), "{spec}:\n{seen}");
+                assert_eq!(plies as u32, want, "{spec}: the game took {plies} plies");
+                break;
+            }
+            plies += seen.matches(" plays ").count();
+            // The human's best move among the board's own: the longest resistance (Right,
+            // losing) or the quickest win (Left), each child looked up by its text (the table
+            // maps it to its stored image).
+            let (cells, _) = position.split_once('/').unwrap();
+            let other = if human == 'R' { 'L' } else { 'R' };
+            let best = cells
+                .char_indices()
+                .filter(|&(_, c)| c == '.')
+                .filter_map(|(i, _)| {
+                    let mut next: Vec<char> = cells.chars().collect();
+                    next[i] = human;
+                    let text = format!("{}/{other}", next.iter().collect::<String>());
+                    let (at, value) = table.locate(&text).unwrap();
+                    let r = table.remoteness(at).unwrap().unwrap() as i64;
+                    match (human, value) {
+                        // Right loses whatever he plays: the slowest loss.
+                        ('R', retrodb::Value::Win) => Some((r, std::cmp::Reverse(i))),
+                        ('R', _) => panic!("{spec}: {text} is no win for Left"),
+                        // Left keeps the win: the quickest lost child for Right.
+                        (_, retrodb::Value::Loss) => Some((-r, std::cmp::Reverse(i))),
+                        _ => None,
+                    }
+                })
+                .max()
+                .unwrap();
+            seen.clear();
+            writeln!(stdin, "{}", (best.1).0).unwrap();
+        }
+        drop(stdin);
+        child.wait().unwrap();
+    }
+}
