@@ -331,14 +331,38 @@ fn scores(cells: &Cells<'_>, nibbles: &Nibbles<'_>, first: u64, n: u64, out: &mu
         let stop = end.min((p / NIBBLES_PER_WORD + 1) * NIBBLES_PER_WORD);
         let c = cw[(p / CELLS_PER_WORD) as usize].load(Ordering::Relaxed);
         let x = nw[(p / NIBBLES_PER_WORD) as usize].load(Ordering::Relaxed);
-        out.extend((p..stop).map(|q| {
-            let code = c >> (2 * (q % CELLS_PER_WORD)) & 3;
-            let nib = x >> (4 * (q % NIBBLES_PER_WORD)) & 15;
-            SCORE[(code << 4 | nib) as usize]
-        }));
+        if p.is_multiple_of(NIBBLES_PER_WORD) && stop - p == NIBBLES_PER_WORD {
+            // A whole word: two positions a lookup (their four cell bits and nibble byte).
+            let c = c >> (2 * (p % CELLS_PER_WORD));
+            for k in 0..8 {
+                let pair = SCORE_PAIR[((c >> (4 * k) & 15) << 8 | (x >> (8 * k) & 255)) as usize];
+                out.extend_from_slice(&pair.to_le_bytes());
+            }
+        } else {
+            out.extend((p..stop).map(|q| {
+                let code = c >> (2 * (q % CELLS_PER_WORD)) & 3;
+                let nib = x >> (4 * (q % NIBBLES_PER_WORD)) & 15;
+                SCORE[(code << 4 | nib) as usize]
+            }));
+        }
         p = stop;
     }
 }
+
+/// [`SCORE`] of two neighbour positions at once: index `codes << 8 | nibbles` (the first
+/// position's code and nibble in the low bits), the first's score in the low byte.
+static SCORE_PAIR: [u16; 4096] = {
+    let mut t = [0u16; 4096];
+    let mut i = 0;
+    while i < 4096 {
+        let (codes, nibs) = (i >> 8, i & 255);
+        let a = SCORE[(codes & 3) << 4 | (nibs & 15)] as u16;
+        let b = SCORE[(codes >> 2) << 4 | (nibs >> 4)] as u16;
+        t[i] = a | b << 8;
+        i += 1;
+    }
+    t
+};
 
 /// What every row shares: the values kernel's facts, and per pair of classes the columns in
 /// decreasing order.
@@ -346,18 +370,21 @@ struct RowKernel<'a> {
     board: SlicedBoard<'a>,
     facts: Facts,
     /// `merged[d + lw + 1]`: the columns of classes `d` (Left to move) and `d + 1` (Right to
-    /// move), largest first, for `d` from `-lw - 1` to `lw`, each `column | rank << 20 | class_b << 63` (rank in its class).
+    /// move), largest first, for `d` from `-lw - 1` to `lw`, each
+    /// `column | rank << 20 | empty << 40 | class_b << 63`: its rank in its class and its
+    /// empty low digits as a mask (in the entry: a table of them by column took a megabyte of
+    /// the cache the row's scores need).
     merged: Vec<Vec<u64>>,
-    /// The low digits of each column that are empty, as a mask.
-    empty: Vec<u16>,
     /// `3^j` (Left's move into low cell `j`) and `2 * 3^j` (Right's).
     step: [[u32; 16]; 2],
     /// The most positions a row holds.
     max_row: usize,
 }
 
-/// Column bits of a merged entry.
+/// Column bits of a merged entry (and of its rank, next).
 const COLUMN_BITS: u32 = 20;
+/// Where a merged entry's empty low digits start.
+const EMPTY_SHIFT: u32 = 40;
 
 impl<'a> RowKernel<'a> {
     fn new(board: &SlicedBoard<'a>) -> RowKernel<'a> {
@@ -366,6 +393,14 @@ impl<'a> RowKernel<'a> {
         let lw = s.low_digits();
         let n = 3usize.pow(lw);
         assert!(n <= 1 << COLUMN_BITS, "columns fit their bits");
+        let empty = |v: u32| {
+            let (l, r) = s.low_masks[v as usize];
+            s.low_cells
+                .iter()
+                .enumerate()
+                .filter(|&(_, &c)| (l | r) >> c & 1 == 0)
+                .fold(0u64, |acc, (j, _)| acc | 1 << j)
+        };
         let merged = (-(lw as i32) - 1..=lw as i32)
             .into_par_iter()
             .map(|d| {
@@ -374,25 +409,12 @@ impl<'a> RowKernel<'a> {
                     if class.abs() > lw as i32 {
                         continue;
                     }
-                    m.extend(
-                        s.class_of(class)
-                            .iter()
-                            .enumerate()
-                            .map(|(rank, &v)| v as u64 | (rank as u64) << COLUMN_BITS | b << 63),
-                    );
+                    m.extend(s.class_of(class).iter().enumerate().map(|(rank, &v)| {
+                        v as u64 | (rank as u64) << COLUMN_BITS | empty(v) << EMPTY_SHIFT | b << 63
+                    }));
                 }
                 m.sort_unstable_by_key(|&e| std::cmp::Reverse(e & ((1 << COLUMN_BITS) - 1)));
                 m
-            })
-            .collect();
-        let empty = (0..n)
-            .map(|v| {
-                let (l, r) = s.low_masks[v];
-                s.low_cells
-                    .iter()
-                    .enumerate()
-                    .filter(|&(_, &c)| (l | r) >> c & 1 == 0)
-                    .fold(0u16, |acc, (j, _)| acc | 1 << j)
             })
             .collect();
         let mut step = [[0u32; 16]; 2];
@@ -404,7 +426,6 @@ impl<'a> RowKernel<'a> {
             board: *board,
             facts,
             merged,
-            empty,
             step,
             max_row: max_row(s) as usize,
         }
@@ -504,7 +525,7 @@ impl<'a> RowKernel<'a> {
         let mask = (1u64 << COLUMN_BITS) - 1;
         for &e in &self.merged[(d + lw + 1) as usize] {
             let v = (e & mask) as usize;
-            let rank = (e >> COLUMN_BITS & ((1 << 32) - 1)) as usize;
+            let rank = (e >> COLUMN_BITS & mask) as usize;
             let b = (e >> 63) as usize;
             let (lwon, rwon) = (bit(left_won, v), bit(right_won, v));
             // Class A: Left to move; class B: Right. Left's join counts first.
@@ -514,7 +535,7 @@ impl<'a> RowKernel<'a> {
                 if b == 0 { 255 } else { 1 }
             } else {
                 let mut best = sc.kbest[b][rank];
-                let mut open = self.empty[v];
+                let mut open = (e >> EMPTY_SHIFT) as u16 & 0xFFF;
                 let step = &self.step[b];
                 while open != 0 {
                     let j = open.trailing_zeros() as usize;
