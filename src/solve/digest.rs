@@ -64,12 +64,22 @@ pub fn tier_digest<G: Tiered>(game: &G, cells: &Cells<'_>, t: u32) -> u64 {
 
 /// The digest of the cells `range` (of tier `t`), hashed in pieces of [`PIECE_WORDS`] words.
 fn range_digest(cells: &Cells<'_>, range: std::ops::Range<u64>, t: u32) -> u64 {
-    words_digest(cells.words(), 2, range.start..range.end.min(cells.len()), t)
+    let range = range.start..range.end.min(cells.len());
+    words_digest(cells.words(), 2, range, t, |r| cells.release(r))
 }
 
 /// The digest of positions `range` of `words` holding `bits` bits a position (lowest first),
 /// whole words as they are and a word shared with a neighbour range position by position.
-fn words_digest(words: &[AtomicU64], bits: u64, range: std::ops::Range<u64>, t: u32) -> u64 {
+/// `release` is given each piece's positions once hashed: a checkpoint of a table's work file
+/// drops them from resident memory again (they had been released as they were written, and a
+/// digest that kept them doubled the row kernel's peak).
+fn words_digest(
+    words: &[AtomicU64],
+    bits: u64,
+    range: std::ops::Range<u64>,
+    t: u32,
+    release: impl Fn(std::ops::Range<u64>) + Sync,
+) -> u64 {
     let seed = |piece: u64| (u64::from(t) << 40) ^ piece;
     let per_word = 64 / bits;
     let (start, end) = (range.start, range.end);
@@ -95,6 +105,8 @@ fn words_digest(words: &[AtomicU64], bits: u64, range: std::ops::Range<u64>, t: 
                     bytes.extend((lo.max(start)..hi.min(end)).map(get));
                 }
             }
+            let (lo, hi) = (w0 * per_word, (w0 + PIECE_WORDS).min(last) * per_word);
+            release(lo.max(start)..hi.min(end));
             xxh3_64_with_seed(&bytes, seed(w0))
         })
         .reduce(|| 0, u64::wrapping_add)
@@ -117,7 +129,7 @@ pub fn tiers_nibbles_digest<G: Tiered>(
         .map(|(t, k)| {
             let r = crate::solve::sliced::key_tier_cells(s, k as usize);
             // Seeded apart from the cells' digest of the same tier.
-            words_digest(nibbles.words(), 4, r, t | 1 << 23)
+            words_digest(nibbles.words(), 4, r, t | 1 << 23, |r| nibbles.release(r))
         })
         .fold(0u64, u64::wrapping_add)
 }
