@@ -84,18 +84,27 @@ impl VertexGame {
             cells: self.cells,
             wins: vec![UNKNOWN; 2 * codes],
         };
+        // Each code's claims, kept by counting in base 3 (digit i: bit i of `short` or `cut`).
+        let (mut short, mut cut) = (0usize, 0usize);
         for code in 0..codes {
-            let (mut short, mut cut, mut c) = (0usize, 0usize, code);
-            for i in 0..self.cells {
-                match c % 3 {
-                    1 => short |= 1 << i,
-                    2 => cut |= 1 << i,
-                    _ => {}
-                }
-                c /= 3;
-            }
             for mover in [0, 1] {
                 self.mover_wins(&mut memo.wins, code, short, cut, mover);
+            }
+            for i in 0..self.cells {
+                let bit = 1 << i;
+                if short & bit != 0 {
+                    // 1 -> 2
+                    short &= !bit;
+                    cut |= bit;
+                    break;
+                } else if cut & bit != 0 {
+                    // 2 -> 0, carry on
+                    cut &= !bit;
+                } else {
+                    // 0 -> 1
+                    short |= bit;
+                    break;
+                }
             }
         }
         memo
@@ -126,7 +135,7 @@ impl VertexGame {
             while free != 0 && !any {
                 let i = free.trailing_zeros() as usize;
                 free &= free - 1;
-                let weight = 3usize.pow(i as u32);
+                let weight = POW3[i];
                 any = if mover == 0 {
                     !self.mover_wins(wins, code + weight, short | 1 << i, cut, 1)
                 } else {
@@ -139,6 +148,17 @@ impl VertexGame {
         won
     }
 }
+
+/// `3^i`.
+const POW3: [usize; MAX_CELLS + 1] = {
+    let mut p = [1usize; MAX_CELLS + 1];
+    let mut i = 1;
+    while i <= MAX_CELLS {
+        p[i] = 3 * p[i - 1];
+        i += 1;
+    }
+    p
+};
 
 const UNKNOWN: u8 = 0;
 const WON: u8 = 1;
