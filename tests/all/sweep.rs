@@ -234,8 +234,7 @@ fn vertex_sweep_to_five_vertices_agrees_with_the_minimax_everywhere() {
 
     // The list: one line per graph and pair, the pairs exactly the orbits' smallest.
     let text = std::fs::read_to_string(&list).unwrap();
-    let mut by_graph: std::collections::BTreeMap<String, Vec<(usize, usize)>> =
-        Default::default();
+    let mut by_graph: std::collections::BTreeMap<String, Vec<(usize, usize)>> = Default::default();
     for line in text.lines().filter(|l| !l.starts_with('#')) {
         let w: Vec<&str> = line.split(' ').collect();
         assert_eq!(w.len(), 5, "{line}");
@@ -307,7 +306,10 @@ fn vertex_sweep_exits_non_zero_naming_a_wrong_table_value() {
         text.contains("DISAGREEMENT graph Ch terminals 0 3"),
         "{text}"
     );
-    assert!(text.contains("LL/R: table Some(Win), minimax loss"), "{text}");
+    assert!(
+        text.contains("LL/R: table Some(Win), minimax loss"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -346,10 +348,16 @@ fn vertex_sweep_bad_input_is_a_clear_error() {
     let err = vertex("Bw\nC~x\n");
     assert!(err.contains("<stdin>:2:"), "{err}");
     let err = vertex("Bw\nBw Bw\n");
-    assert!(err.contains("<stdin>:2:") && err.contains("one graph6"), "{err}");
+    assert!(
+        err.contains("<stdin>:2:") && err.contains("one graph6"),
+        "{err}"
+    );
     // Two disjoint edges: not connected.
     let err = vertex("# two edges\nCK\n");
-    assert!(err.contains("<stdin>:2:") && err.contains("not connected"), "{err}");
+    assert!(
+        err.contains("<stdin>:2:") && err.contains("not connected"),
+        "{err}"
+    );
     // A path on fifteen vertices is more than the census takes.
     let path15 = retrodb::oracle::graphs::Graph::from_edges(
         15,
@@ -358,7 +366,10 @@ fn vertex_sweep_bad_input_is_a_clear_error() {
     .unwrap()
     .to_graph6();
     let err = vertex(&format!("Bw\n{path15}\n"));
-    assert!(err.contains("<stdin>:2:") && err.contains("15 vertices"), "{err}");
+    assert!(
+        err.contains("<stdin>:2:") && err.contains("15 vertices"),
+        "{err}"
+    );
     let err = fails(&["sweep", "shannon-vertex", "--max-vertices", "8"]);
     assert!(err.contains("--max-vertices 8"), "{err}");
     let err = fails(&["sweep", "shannon", "--max-vertices", "3", "--list", "x.txt"]);
