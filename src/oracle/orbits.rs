@@ -133,13 +133,12 @@ fn refine_one(g: &Graph, c: Colouring) -> Colouring {
 /// if there is one (see the module doc).
 fn isomorphism(g: &Graph, c1: Colouring, c2: Colouring) -> Option<Vec<usize>> {
     let (c1, c2) = refine(g, c1, c2)?;
-    let n = g.vertices();
     if c1.is_discrete() {
-        let mut image = vec![0; n];
-        for v in 0..n {
-            let w = c2.colour.iter().position(|&k| k == c1.colour[v])?;
-            image[v] = w;
-        }
+        let image = c1
+            .colour
+            .iter()
+            .map(|&k| c2.colour.iter().position(|&c| c == k))
+            .collect::<Option<Vec<usize>>>()?;
         return g.is_automorphism(&image).then_some(image);
     }
     let k = (0..c1.classes)

@@ -406,14 +406,12 @@ impl VertexSweep {
         let graph6 = graph.to_graph6();
         let engines = match self.opts.engine_sample {
             0 => false,
-            k => {
-                splitmix::hash(
-                    graph6
-                        .bytes()
-                        .fold(0u64, |h, c| h.wrapping_mul(0x100_0000_01b3) ^ c as u64),
-                ) % k
-                    == 0
-            }
+            k => splitmix::hash(
+                graph6
+                    .bytes()
+                    .fold(0u64, |h, c| h.wrapping_mul(0x100_0000_01b3) ^ c as u64),
+            )
+            .is_multiple_of(k),
         };
         let pairs = graph
             .terminal_pairs()
