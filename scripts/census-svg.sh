@@ -70,5 +70,5 @@ while read -r vc ec pairs g6 a b v m; do
     empty="$(printf '%*s' $((v - 2)) '' | tr ' ' '.')/L"
     svg="$out/vertex-$vc-edge-$ec.svg"
     ./target/release/retrodb show "shannon-vertex:$file" "$empty" --no-value --svg "$svg" > /dev/null
-    echo "| $vc | $ec | $pairs | \`$g6\` terminals $a, $b ($v vertices, $m edges) | [$(basename "$svg")]($(basename "$out")/$(basename "$svg")) |"
+    echo "| $vc | $ec | $pairs | \`\` $g6 \`\` terminals $a, $b ($v vertices, $m edges) | [$(basename "$svg")]($(basename "$out")/$(basename "$svg")) |"
 done < "$work/picks.txt"
