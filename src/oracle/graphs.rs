@@ -19,7 +19,6 @@
 use std::collections::HashSet;
 
 use crate::error::{Error, Result};
-use crate::games::source;
 
 /// The largest vertex count graph6's one-byte size field holds, and so the largest [`Graph`].
 pub const MAX_VERTICES: usize = 62;
@@ -80,6 +79,11 @@ impl Graph {
     fn set_edge(&mut self, u: usize, v: usize) {
         self.adj[u] |= 1 << v;
         self.adj[v] |= 1 << u;
+    }
+
+    /// The neighbours of `v` as a bit set.
+    pub fn neighbours(&self, v: usize) -> u64 {
+        self.adj[v]
     }
 
     pub fn degree(&self, v: usize) -> u32 {
@@ -327,32 +331,10 @@ impl Graph {
     }
 
     /// One unordered terminal pair `(a, b)`, `a < b`, from each orbit of the automorphism group
-    /// on pairs of distinct vertices: the smallest pair of the orbit, in increasing order.
+    /// on pairs of distinct vertices: the smallest pair of the orbit, in increasing order (found
+    /// by individualisation and refinement, [`super::orbits`]).
     pub fn terminal_pairs(&self) -> Vec<(usize, usize)> {
-        let n = self.n;
-        let pairs: Vec<(usize, usize)> = (0..n)
-            .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
-            .collect();
-        let mut done = vec![false; pairs.len()];
-        let mut reps = Vec::new();
-        for i in 0..pairs.len() {
-            if done[i] {
-                continue;
-            }
-            done[i] = true;
-            let (a, b) = pairs[i];
-            reps.push((a, b));
-            for j in i + 1..pairs.len() {
-                let (c, d) = pairs[j];
-                if !done[j]
-                    && (self.find_automorphism(&[(a, c), (b, d)]).is_some()
-                        || self.find_automorphism(&[(a, d), (b, c)]).is_some())
-                {
-                    done[j] = true;
-                }
-            }
-        }
-        reps
+        super::orbits::pair_representatives(self)
     }
 
     /// The canonical form: the relabelling with the largest graph6 bit string. Brute force over
@@ -440,21 +422,68 @@ pub fn connected_graphs(k: usize) -> Result<Vec<Graph>, GraphError> {
 /// and line of a bad one.
 pub fn read_graph6(name: &str, bytes: &[u8]) -> Result<Vec<Graph>> {
     let mut out = Vec::new();
-    for line in source::lines(name, bytes)? {
+    read_graph6_batches(name, bytes, usize::MAX, |batch| {
+        out.extend(batch.into_iter().map(|(_, g)| g));
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// Reads graph6 text from `reader` as [`read_graph6`] does, handing `f` the graphs with their
+/// line numbers in batches of at most `batch` (so a long stream of graphs is never all in memory).
+pub fn read_graph6_batches<R: std::io::BufRead>(
+    name: &str,
+    mut reader: R,
+    batch: usize,
+    mut f: impl FnMut(Vec<(u64, Graph)>) -> Result<()>,
+) -> Result<()> {
+    let mut pending = Vec::new();
+    let mut raw = Vec::new();
+    let mut number = 0u64;
+    loop {
+        raw.clear();
+        let read = reader
+            .read_until(b'\n', &mut raw)
+            .map_err(|e| Error::io(name, e))?;
+        if read == 0 {
+            break;
+        }
+        number += 1;
+        let bytes = if number == 1 {
+            raw.strip_prefix(b"\xEF\xBB\xBF".as_slice()).unwrap_or(&raw)
+        } else {
+            &raw
+        };
         let err = |msg: String| Error::Input {
             file: name.to_string(),
-            line: line.number,
+            line: number,
             msg,
         };
-        if line.words.len() != 1 {
-            return Err(err(format!(
-                "expected one graph6 string, found {} words",
-                line.words.len()
-            )));
+        let text = std::str::from_utf8(bytes).map_err(|_| err("not valid UTF-8 text".into()))?;
+        let words: Vec<&str> = text
+            .split('#')
+            .next()
+            .unwrap_or("")
+            .split_whitespace()
+            .collect();
+        match words[..] {
+            [] => continue,
+            [word] => pending.push((number, Graph::from_graph6(word).map_err(|e| err(e.0))?)),
+            _ => {
+                return Err(err(format!(
+                    "expected one graph6 string, found {} words",
+                    words.len()
+                )));
+            }
         }
-        out.push(Graph::from_graph6(line.words[0]).map_err(|e| err(e.0))?);
+        if pending.len() >= batch {
+            f(std::mem::take(&mut pending))?;
+        }
     }
-    Ok(out)
+    if !pending.is_empty() {
+        f(pending)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -547,8 +576,9 @@ mod tests {
         }
     }
 
-    /// Orbits of unordered pairs, by applying every automorphism from the brute-force list.
-    fn brute_pair_orbits(g: &Graph) -> usize {
+    /// The smallest pair of each orbit of unordered pairs, by applying every automorphism found
+    /// among all `n!` permutations.
+    fn brute_pair_reps(g: &Graph) -> Vec<(usize, usize)> {
         let n = g.vertices();
         let mut perm: Vec<usize> = (0..n).collect();
         let mut autos = Vec::new();
@@ -560,17 +590,18 @@ mod tests {
                 break;
             }
         }
-        let mut orbits = HashSet::new();
+        let mut reps = std::collections::BTreeSet::new();
         for a in 0..n {
             for b in a + 1..n {
-                let orbit: std::collections::BTreeSet<(usize, usize)> = autos
+                let smallest = autos
                     .iter()
                     .map(|p| (p[a].min(p[b]), p[a].max(p[b])))
-                    .collect();
-                orbits.insert(orbit);
+                    .min()
+                    .expect("the identity");
+                reps.insert(smallest);
             }
         }
-        orbits.len()
+        reps.into_iter().collect()
     }
 
     #[test]
@@ -581,9 +612,15 @@ mod tests {
         assert_eq!(c4.terminal_pairs(), [(0, 1), (0, 2)]);
         let p3 = Graph::from_edges(3, &[(0, 1), (1, 2)]).unwrap();
         assert_eq!(p3.terminal_pairs(), [(0, 1), (0, 2)]);
-        for k in 1..=6 {
+        // Every connected graph to seven vertices, as generated (canonical labels) and relabelled
+        // by a fixed scramble (so the smallest pairs are not always the canonical form's).
+        for k in 1..=7 {
             for g in connected_graphs(k).unwrap() {
-                assert_eq!(g.terminal_pairs().len(), brute_pair_orbits(&g));
+                assert_eq!(g.terminal_pairs(), brute_pair_reps(&g), "{}", g.to_graph6());
+                let mut scramble: Vec<usize> = (0..k).collect();
+                scramble.sort_by_key(|&v| crate::splitmix::hash(v as u64));
+                let h = g.relabel(&scramble);
+                assert_eq!(h.terminal_pairs(), brute_pair_reps(&h), "{}", h.to_graph6());
             }
         }
     }

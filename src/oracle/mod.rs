@@ -6,8 +6,13 @@
 //!   which Lehman's criterion and the research report's spanning trees use;
 //! - [`graphs`]: small simple graphs — every connected one up to isomorphism, graph6 text,
 //!   automorphisms and terminal pairs up to them;
+//! - [`orbits`]: orbits of vertex pairs under a graph's automorphisms, by individualisation and
+//!   refinement;
 //! - [`check`]: a finished Shannon or Bridg-It table against Lehman at random positions;
 //! - [`sweep`]: solves the Shannon game on many graphs and compares every table with Lehman;
+//! - [`vertex`]: the Shannon game on vertices by memoised minimax;
+//! - [`vertex_sweep`]: solves the vertex game on many graphs and compares every table with the
+//!   minimax (and the edge game's class by Lehman beside it);
 //! - [`surreal`]: exact dyadic rationals, the simplicity rule and nimbers — the values of
 //!   Hackenbush positions, from which outcome classes follow without any table.
 //!
@@ -19,5 +24,8 @@ pub mod check;
 pub mod forests;
 pub mod graphs;
 pub mod lehman;
+pub mod orbits;
 pub mod surreal;
 pub mod sweep;
+pub mod vertex;
+pub mod vertex_sweep;

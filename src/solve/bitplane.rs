@@ -22,6 +22,7 @@
 //! row's planes are written only by the task that owns the row; other tasks read only rows of
 //! the finished level above.
 
+use std::sync::OnceLock;
 use std::sync::atomic::Ordering;
 
 use rayon::prelude::*;
@@ -172,6 +173,15 @@ impl PlanesView {
     }
 }
 
+/// The row's columns and facts for `low` low cells, built once per process: they depend on
+/// nothing else, and building them (about a millisecond) would cost more than solving a board of
+/// a few cells, of which a sweep solves millions.
+fn shared_tables(low: u32) -> &'static (Columns, RowFacts) {
+    static TABLES: [OnceLock<(Columns, RowFacts)>; LOW as usize + 1] =
+        [const { OnceLock::new() }; LOW as usize + 1];
+    TABLES[low as usize].get_or_init(|| (Columns::new(low), RowFacts::new(low)))
+}
+
 /// Bytes the loss planes take for a board of `cells` cells.
 pub fn memory_estimate(cells: u32) -> u64 {
     let low = cells.min(LOW);
@@ -209,7 +219,7 @@ pub fn solve(
     let e = board.cells;
     let low = e.min(LOW);
     let high = e - low;
-    let cols = Columns::new(low);
+    let (cols, fixed) = shared_tables(low);
     let words = cols.words;
     let rows = 3u64.pow(high);
     let row_cells = 3u64.pow(low);
@@ -224,7 +234,6 @@ pub fn solve(
         let (l, r) = digit_masks(row, high);
         levels[(l | r).count_ones() as usize].push(row);
     }
-    let fixed = RowFacts::new(low);
     let mut finished = FinishedTiers::below(e + 1);
     for h in (0..=high).rev() {
         progress.set_message(format!("level {h} of {}", high + 1));
@@ -237,7 +246,7 @@ pub fn solve(
                 for &row in chunk {
                     // SAFETY: each row of this level is in one chunk only, and rows of
                     // other levels are only read (level h + 1 is finished).
-                    unsafe { decide_row(board, &cols, &fixed, view, &pow3, row, s, cells) };
+                    unsafe { decide_row(board, cols, fixed, view, &pow3, row, s, cells) };
                 }
                 progress.inc(2 * row_cells * chunk.len() as u64);
             },

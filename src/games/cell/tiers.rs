@@ -418,7 +418,7 @@ fn child_order(links: &Links, cells: u32) -> Vec<u32> {
 /// The parts of the lowest `digits` cells, ordered by the number of cells filled and then by
 /// value, and where each count starts (`start[c]..start[c + 1]`).
 fn low_parts(digits: u32, order_bit: &[u64; 64]) -> (Vec<LowPart>, Vec<u32>) {
-    let mut parts: Vec<LowPart> = (0..3u32.pow(digits))
+    let parts: Vec<LowPart> = (0..3u32.pow(digits))
         .map(|value| {
             let (left, right) = digit_masks(value as u64, digits);
             let (left, right) = (left as u16, right as u16);
@@ -431,7 +431,13 @@ fn low_parts(digits: u32, order_bit: &[u64; 64]) -> (Vec<LowPart>, Vec<u32>) {
         })
         .collect();
     let filled = |p: &LowPart| (p.left | p.right).count_ones();
-    parts.sort_by_key(|p| (filled(p), p.value));
+    // By filled count, then value: bucketed, the values already increasing (a sort here took a
+    // third of the time of a sweep solving millions of boards of a few cells).
+    let mut buckets = vec![Vec::new(); digits as usize + 1];
+    for p in parts {
+        buckets[filled(&p) as usize].push(p);
+    }
+    let parts: Vec<LowPart> = buckets.into_iter().flatten().collect();
     let mut start = vec![0u32; digits as usize + 2];
     for p in &parts {
         start[filled(p) as usize + 1] += 1;
