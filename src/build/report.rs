@@ -43,7 +43,12 @@ pub fn before_build(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Vec<Stri
     if let AnyGame::Cell(g) = game
         && let Some(p) = g.sliced_plan()
     {
-        lines.push(sliced_line(&p, game.size(), rayon::current_num_threads()));
+        lines.push(sliced_line(
+            &p,
+            game.size(),
+            rayon::current_num_threads(),
+            opts.remoteness,
+        ));
     }
     if engine == tiered {
         lines.push(plan_line(
@@ -56,9 +61,15 @@ pub fn before_build(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Vec<Stri
 
 /// The sliced index of a plan: its cells, rows and symmetry, and a rough time at the rate
 /// Bridg-It 4 was built at by the bit-parallel row kernel (docs/BENCHMARKS.md: 246M positions/s
-/// on the two threads of a quiet machine, solve only), which is no promise for another board or
-/// machine.
-pub fn sliced_line(p: &crate::games::cell::SlicedPlan, size: u64, threads: usize) -> String {
+/// on the two threads of a quiet machine, solve only), or with `remoteness` by the row kernel
+/// with remoteness (27M positions/s on a machine that gave it 1.3 cores: about 20M a thread),
+/// which is no promise for another board or machine.
+pub fn sliced_line(
+    p: &crate::games::cell::SlicedPlan,
+    size: u64,
+    threads: usize,
+    remoteness: bool,
+) -> String {
     let symmetry = if p.symmetries > 0 {
         format!(
             "one row per symmetry class of keys ({} symmetries besides the identity; {} positions \
@@ -69,10 +80,18 @@ pub fn sliced_line(p: &crate::games::cell::SlicedPlan, size: u64, threads: usize
     } else {
         "a row for every key".to_string()
     };
-    let seconds = size as f64 / (120e6 * threads.max(1) as f64);
+    let (rate, what) = if remoteness {
+        (
+            20e6,
+            "20M positions/s a thread Bridg-It 4 was built at with remoteness",
+        )
+    } else {
+        (120e6, "120M positions/s a thread Bridg-It 4 was built at")
+    };
+    let seconds = size as f64 / (rate * threads.max(1) as f64);
     format!(
         "  sliced index: {} key cells and {} low cells, {} rows in {} key tiers, {symmetry}; \
-         roughly {} with {threads} threads at the 120M positions/s a thread Bridg-It 4 was built at",
+         roughly {} with {threads} threads at the {what}",
         p.key_cells,
         p.low_cells,
         grouped(p.rows),

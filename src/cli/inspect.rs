@@ -135,7 +135,12 @@ pub fn verify(a: VerifyArgs) -> Result<ExitCode> {
     t.verify_checksums()?;
     let bar = super::progress_bar(a.quiet, "verifying");
     let checked = match a.sample {
-        Some(n) => t.verify_sample(n, a.seed, &bar)?,
+        Some(n) => {
+            // Random indices and their children: no read-ahead (the checksums above read it
+            // front to back with it).
+            t.advise_random();
+            t.verify_sample(n, a.seed, &bar)?
+        }
         None => t.verify_positions(&bar)?,
     };
     bar.finish_and_clear();

@@ -40,6 +40,14 @@ pub struct Table<B = Mmap> {
 }
 
 impl Table {
+    /// Advises the system that the table will be read at random places (no read-ahead): a
+    /// sample of a raw table larger than the memory reads a few bytes a page, and the default
+    /// read-ahead of 128 KiB a miss read the 28.5 GiB of Bridg-It 4 with remoteness seven times
+    /// over in eight minutes without finishing. Advice only: a failure changes nothing else.
+    pub fn advise_random(&self) {
+        let _ = self.bytes.advise(memmap2::Advice::Random);
+    }
+
     /// Opens a table with the default cache of decoded frames ([`DEFAULT_CACHE`] bytes).
     pub fn open(path: &Path) -> Result<Table> {
         Self::open_with_cache(path, DEFAULT_CACHE)
