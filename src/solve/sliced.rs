@@ -658,6 +658,44 @@ fn low_children<const LW: usize>(p: &Plane<'_>, loss: &mut [u64], words: usize) 
     }
 }
 
+/// A key child of a row: a move by mover `m` (0 Left, 1 Right) into an empty key cell, which
+/// leads to the child row's class of the parent mover's difference (Left's move to its class B,
+/// Right's to its class A), positions `first..first + n` in rank order, the child's key being
+/// the canonical image of the moved-to key by group element `g` (0: the same columns).
+pub(super) struct KeyChild {
+    pub(super) m: usize,
+    pub(super) g: usize,
+    pub(super) first: u64,
+    pub(super) n: u64,
+}
+
+/// The key children of `row` that the index holds, each empty key cell's Left move then Right
+/// move: what both row kernels read from the tier above.
+pub(super) fn key_children<'a>(s: &'a Sliced, row: &Row) -> impl Iterator<Item = KeyChild> + 'a {
+    let key = row.key as u64;
+    (0..s.key_digits() as usize)
+        .filter(move |&i| (key / s.pow3[i]).is_multiple_of(3))
+        .flat_map(move |i| {
+            [(0usize, 1u64), (1, 2)]
+                .into_iter()
+                .filter_map(move |(m, add)| {
+                    let (canon, g) = s.canonical(key + add * s.pow3[i]);
+                    let child = s.rows.get(s.row_of_key[canon as usize] as usize)?;
+                    let (from, n) = if m == 0 {
+                        (child.split, child.len - child.split)
+                    } else {
+                        (0, child.split)
+                    };
+                    Some(KeyChild {
+                        m,
+                        g,
+                        first: child.start + from as u64,
+                        n: n as u64,
+                    })
+                })
+        })
+}
+
 /// A row's ends, a plane each: `left_won` where Left's cells join, `right_won` where Right's
 /// do (Left's priority is the reader's: a column where both join is Left's).
 pub(super) struct Ends {
@@ -736,51 +774,32 @@ fn decide_row(
     // Key children: the mover's move into an empty key cell wins where the child is lost.
     sc.wins.iter_mut().for_each(|w| *w = 0);
     let mut reads = 0u64;
-    let mut digits = row.key;
-    for i in 0..f.hw as usize {
-        let digit = digits % 3;
-        digits /= 3;
-        if digit != 0 {
-            continue;
-        }
-        for (m, add) in [(0usize, 1u64), (1, 2)] {
-            // The parent's columns this mover moves from.
-            let dm = d + m as i32;
-            let Some(cols) = f.class(dm) else { continue };
-            let (canon, g) = s.canonical(row.key as u64 + add * s.pow3[i]);
-            let Some(child) = s.rows.get(s.row_of_key[canon as usize] as usize) else {
-                continue;
-            };
-            reads += 1;
-            // Left's move leads to the child row's class B, Right's to its class A: both have
-            // the parent's mover's difference, `dm`.
-            let (from, n) = if m == 0 {
-                (child.split, child.len - child.split)
-            } else {
-                (0, child.split)
-            };
-            loss_bits(cells, child.start + from as u64, n as u64, &mut sc.child);
-            let phase = ((child.start + from as u64) % CELLS_PER_WORD) as usize;
-            let mut bits = if g == 0 {
-                // The same columns, in the same order.
-                Bits {
-                    src: &sc.child,
-                    at: phase,
-                }
-            } else {
-                // The child's bit of each parent column of the class, in column order.
-                let at = &f.gather[g][(dm + lw as i32) as usize];
-                gather(&sc.child, phase, at, &mut sc.gathered);
-                Bits {
-                    src: &sc.gathered,
-                    at: 0,
-                }
-            };
-            {
-                for (&mask, win) in cols.iter().zip(sc.wins.iter_mut()) {
-                    if mask != 0 {
-                        *win |= pdep(bits.take(mask.count_ones()), mask);
-                    }
+    for KeyChild { m, g, first, n } in key_children(s, row) {
+        // The parent's columns this mover moves from.
+        let dm = d + m as i32;
+        let Some(cols) = f.class(dm) else { continue };
+        reads += 1;
+        loss_bits(cells, first, n, &mut sc.child);
+        let phase = (first % CELLS_PER_WORD) as usize;
+        let mut bits = if g == 0 {
+            // The same columns, in the same order.
+            Bits {
+                src: &sc.child,
+                at: phase,
+            }
+        } else {
+            // The child's bit of each parent column of the class, in column order.
+            let at = &f.gather[g][(dm + lw as i32) as usize];
+            gather(&sc.child, phase, at, &mut sc.gathered);
+            Bits {
+                src: &sc.gathered,
+                at: 0,
+            }
+        };
+        {
+            for (&mask, win) in cols.iter().zip(sc.wins.iter_mut()) {
+                if mask != 0 {
+                    *win |= pdep(bits.take(mask.count_ones()), mask);
                 }
             }
         }

@@ -25,7 +25,10 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use super::sliced::{Ends, Facts, KeyTiers, ROWS_PER_UNIT, key_tier_cells, or_words, row_ends};
+use super::sliced::{
+    Ends, Facts, KeyChild, KeyTiers, ROWS_PER_UNIT, key_children, key_tier_cells, or_words,
+    row_ends,
+};
 use super::tiered::{Solved, TierDone};
 use super::{SolveOptions, SolveStats};
 use crate::cells::{CELLS_PER_WORD, Cells, LOSS, WIN};
@@ -474,47 +477,22 @@ impl<'a> RowKernel<'a> {
         sc.kbest[1].clear();
         sc.kbest[1].resize(len_b, 0);
         let mut reads = 0u64;
-        let mut digits = row.key;
-        for i in 0..f.hw as usize {
-            let digit = digits % 3;
-            digits /= 3;
-            if digit != 0 {
+        for KeyChild { m, g, first, n } in key_children(s, row) {
+            let dm = d + m as i32;
+            if dm.abs() > lw || sc.kbest[m].is_empty() {
                 continue;
             }
-            for (m, add) in [(0usize, 1u64), (1, 2)] {
-                let dm = d + m as i32;
-                if dm.abs() > lw || sc.kbest[m].is_empty() {
-                    continue;
+            reads += 1;
+            scores(cells, nibbles, first, n, &mut sc.child);
+            let best = &mut sc.kbest[m];
+            if g == 0 {
+                for (b, &c) in best.iter_mut().zip(&sc.child) {
+                    *b = (*b).max(c);
                 }
-                let (canon, g) = s.canonical(row.key as u64 + add * s.pow3[i]);
-                let Some(child) = s.rows.get(s.row_of_key[canon as usize] as usize) else {
-                    continue;
-                };
-                reads += 1;
-                // Left's move leads to the child row's class B, Right's to its class A, both of
-                // difference `dm`: the child's positions of that class, in rank order.
-                let (from, n) = if m == 0 {
-                    (child.split, child.len - child.split)
-                } else {
-                    (0, child.split)
-                };
-                scores(
-                    cells,
-                    nibbles,
-                    child.start + from as u64,
-                    n as u64,
-                    &mut sc.child,
-                );
-                let best = &mut sc.kbest[m];
-                if g == 0 {
-                    for (b, &c) in best.iter_mut().zip(&sc.child) {
-                        *b = (*b).max(c);
-                    }
-                } else {
-                    let at = &f.gather[g][(dm + lw) as usize];
-                    for (b, &t) in best.iter_mut().zip(at) {
-                        *b = (*b).max(sc.child[t as usize]);
-                    }
+            } else {
+                let at = &f.gather[g][(dm + lw) as usize];
+                for (b, &t) in best.iter_mut().zip(at) {
+                    *b = (*b).max(sc.child[t as usize]);
                 }
             }
         }
