@@ -238,19 +238,13 @@ pub(super) fn build_with(
         }
     };
     let writer = RawWriter::resumable(out, lock, GameFields::of(game), size, resumed.is_none())?;
-    // The row kernel with remoteness writes its nibbles in the work file, beside the cells, and
-    // the plain boards' kernel writes each row's bytes there as the row is decided.
+    // The row kernel with remoteness writes its nibbles in the work file, beside the cells.
     let in_file_rem = kernel == Kernel::SlicedRemoteness;
-    let sunk_rem = kernel == Kernel::PlainRemoteness;
     let writer = if in_file_rem {
         writer.with_nibbles()?
-    } else if sunk_rem {
-        writer.reserve_remoteness(1)?
     } else {
         writer
     };
-    let sink = |first: u64, bytes: &[u8]| writer.write_remoteness_at(first, bytes);
-    let sink: Option<solve::tiered::RemSink<'_>> = sunk_rem.then_some(&sink);
     let cells_path = writer.path().to_path_buf();
     let solve_start = Instant::now();
     let mut budget = opts.stop_after_tiers;
@@ -294,10 +288,6 @@ pub(super) fn build_with(
         let mut checkpoint = |done: solve::tiered::TierDone<'_>| -> Result<bool> {
             let t = done.tier;
             let tier_seconds = tier_start.elapsed().as_secs_f64();
-            if sunk_rem {
-                // What the finished tiers wrote goes to the disk while the solve goes on.
-                writer.start_writeback();
-            }
             solved += done.positions;
             let go_on = match budget.as_mut() {
                 Some(b) => {
@@ -377,7 +367,7 @@ pub(super) fn build_with(
                 &cells,
                 done_from,
                 resumed.as_ref().map_or(0, |m| m.rounds),
-                solve::tiered::RemIo { resume: resume_rem, sink },
+                resume_rem,
                 &sopts,
                 checkpoint
             ), _ => unreachable!("build checked that the tiered engine applies")),
@@ -421,7 +411,6 @@ pub(super) fn build_with(
     let (width, rem_bytes) = match &solved.remoteness {
         // In the work file already.
         _ if in_file_rem => (crate::table::format::REM_NIBBLES, &[][..]),
-        None if sunk_rem => (1, &[][..]),
         Some(r) => (solved.rem_width, r.bytes()),
         None => (0, &[][..]),
     };

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use super::bitplane::{Columns, LOW};
-use super::tiered::{AnonBytes, FinishedTiers, RemSink, TierDone, table_byte};
+use super::tiered::{AnonBytes, FinishedTiers, TierDone};
 use crate::cells::{self, Cells};
 use crate::shape::{PlainBoard, digit_masks};
 
@@ -30,13 +30,11 @@ pub struct Counts {
 
 /// Solves every tier of `board` into `cells` (all undecided) and `rem` (all zero, a byte per
 /// position), calling `after` after each tier as the tiered engine does; `None` when `after`
-/// stopped the solve. With a `sink`, each row's bytes go there in the table's encoding as soon
-/// as the row is decided (a row's bytes never change after that), while they are in the cache.
+/// stopped the solve.
 pub fn solve(
     board: &PlainBoard<'_>,
     cells: &Cells<'_>,
     rem: &AnonBytes,
-    sink: Option<RemSink<'_>>,
     progress: &indicatif::ProgressBar,
     stop: &super::Stop,
     after: &mut impl FnMut(TierDone<'_>) -> crate::Result<bool>,
@@ -69,15 +67,13 @@ pub fn solve(
     }
     let rounds = AtomicU32::new(0);
     let edges = AtomicU64::new(0);
-    // The sink's first error; the solve stops at it.
-    let failed = std::sync::Mutex::new(None);
     let mut finished = FinishedTiers::below(e + 1);
     for h in (0..=high).rev() {
         progress.set_message(format!("level {h} of {}", high + 1));
         levels[h as usize]
             .par_chunks(ROWS_PER_UNIT)
             .for_each(|chunk| {
-                if stop.requested() || failed.lock().is_ok_and(|f| f.is_some()) {
+                if stop.requested() {
                     return;
                 }
                 let mut task = Task {
@@ -90,14 +86,6 @@ pub fn solve(
                     row_at: 0,
                     lost: vec![0; (2 * row_configs as usize).div_ceil(64) + 1],
                 };
-                let mut out = vec![
-                    0u8;
-                    if sink.is_some() {
-                        2 * row_configs as usize
-                    } else {
-                        0
-                    }
-                ];
                 for &row in chunk {
                     let (hl, hr) = digit_masks(row, high);
                     let base = row * row_configs;
@@ -132,31 +120,11 @@ pub fn solve(
                         2 * row_configs as usize,
                         cells,
                     );
-                    if let Some(sink) = sink {
-                        let row = &bytes[2 * base as usize..][..out.len()];
-                        // SAFETY: this task decided the row and nothing writes its bytes again;
-                        // other tasks only read them (atomically), and reads do not race.
-                        let row = unsafe {
-                            std::slice::from_raw_parts(row.as_ptr() as *const u8, row.len())
-                        };
-                        for (o, &b) in out.iter_mut().zip(row) {
-                            *o = table_byte(b);
-                        }
-                        if let Err(e) = sink(2 * base, &out) {
-                            if let Ok(mut f) = failed.lock() {
-                                f.get_or_insert(e);
-                            }
-                            return;
-                        }
-                    }
                 }
                 rounds.fetch_max(task.rounds as u32, Ordering::Relaxed);
                 edges.fetch_add(task.edges, Ordering::Relaxed);
                 progress.inc(2 * row_configs * chunk.len() as u64);
             });
-        if let Some(e) = failed.lock().ok().and_then(|mut f| f.take()) {
-            return Err(e);
-        }
         // A stopped level is incomplete: neither a checkpoint nor the next level may use it.
         stop.check()?;
         // Tier t is complete once every row with at least t - low claims is.

@@ -89,7 +89,7 @@ pub fn solve<G: Tiered>(game: &G, cells: &Cells<'_>, opts: &SolveOptions) -> cra
         cells,
         game.tier_count(),
         0,
-        RemIo::<ReadResumed>::default(),
+        None::<ReadResumed>,
         opts,
         |_| Ok(true),
     )?;
@@ -98,31 +98,6 @@ pub fn solve<G: Tiered>(game: &G, cells: &Cells<'_>, opts: &SolveOptions) -> cra
 
 /// A filler of a resumed solve's remoteness, in its simplest type (for solves with none).
 type ReadResumed = fn(&mut [u8]) -> crate::Result<()>;
-
-/// Where a kernel may send the table's remoteness bytes (one a position, all-ones for none) as
-/// soon as they are final, with the first position they belong to: a build writes them into its
-/// file while the solve goes on, so that the disk works during the solve rather than after it.
-/// The plain boards' kernel ([`Kernel::PlainRemoteness`]) uses it; the others ignore it and
-/// return their remoteness in [`Solved`].
-pub type RemSink<'a> = &'a (dyn Fn(u64, &[u8]) -> crate::Result<()> + Sync);
-
-/// Where a solve's remoteness comes from and goes to, besides the engine's memory: what a
-/// resumed solve reads for the tier it starts below, and the [`RemSink`] a build writes through.
-pub struct RemIo<'s, R> {
-    /// Fills the buffer it is given with what [`TierDone::remoteness`] held for the tier the
-    /// solve starts below (a resumed solve only).
-    pub resume: Option<R>,
-    pub sink: Option<RemSink<'s>>,
-}
-
-impl<R> Default for RemIo<'_, R> {
-    fn default() -> Self {
-        RemIo {
-            resume: None,
-            sink: None,
-        }
-    }
-}
 
 /// A finished tier, as [`solve_tiers`] reports it.
 pub struct TierDone<'a> {
@@ -246,7 +221,6 @@ impl AnonBytes {
 /// index's byte in the table's one-byte encoding (all-ones for none).
 pub struct Solved {
     pub stats: SolveStats,
-    /// `None` without remoteness, and where the kernel sent it to the [`RemSink`] given.
     pub remoteness: Option<AnonBytes>,
     /// The table's remoteness width the bytes are in: 1, or
     /// [`crate::table::format::REM_NIBBLES`] (the row kernel's); 0 without remoteness.
@@ -254,11 +228,10 @@ pub struct Solved {
 }
 
 /// Solves the tiers below `done_from`; the tiers from `done_from` up must already be decided in
-/// `cells`, and `rem_io.resume` must fill the buffer it is given with what
-/// [`TierDone::remoteness`] held for tier `done_from` (for a fresh solve, `done_from` is the tier
-/// count and `resume` is `None`): it is read into the engine's memory directly, with no second
-/// copy. `rounds_before` is the rounds figure of the tiers already done (0 at the start). A
-/// kernel that can sends the table's remoteness to `rem_io.sink` as it goes ([`RemSink`]).
+/// `cells`, and `resume` must fill the buffer it is given with what [`TierDone::remoteness`]
+/// held for tier `done_from` (for a fresh solve, `done_from` is the tier count and `resume` is
+/// `None`): it is read into the engine's memory directly, with no second copy. `rounds_before`
+/// is the rounds figure of the tiers already done (0 at the start).
 ///
 /// After each tier `after` is called; it may make the work durable, and returns `false` to stop
 /// there (the result is then `None`, and the solve can be resumed below that tier; after tier 0
@@ -268,7 +241,7 @@ pub fn solve_tiers<G: Tiered>(
     cells: &Cells<'_>,
     done_from: u32,
     rounds_before: u32,
-    rem_io: RemIo<'_, impl FnOnce(&mut [u8]) -> crate::Result<()>>,
+    resume: Option<impl FnOnce(&mut [u8]) -> crate::Result<()>>,
     opts: &SolveOptions,
     mut after: impl FnMut(TierDone<'_>) -> crate::Result<bool>,
 ) -> crate::Result<Option<Solved>> {
@@ -278,7 +251,7 @@ pub fn solve_tiers<G: Tiered>(
             cells,
             done_from,
             rounds_before,
-            rem_io,
+            resume,
             opts,
             &mut after,
         )
@@ -288,7 +261,7 @@ pub fn solve_tiers<G: Tiered>(
             cells,
             done_from,
             rounds_before,
-            rem_io,
+            resume,
             opts,
             &mut after,
         )
@@ -300,12 +273,11 @@ fn run<G: Tiered, const REM: bool>(
     cells: &Cells<'_>,
     done_from: u32,
     rounds_before: u32,
-    rem_io: RemIo<'_, impl FnOnce(&mut [u8]) -> crate::Result<()>>,
+    resume: Option<impl FnOnce(&mut [u8]) -> crate::Result<()>>,
     opts: &SolveOptions,
     after: &mut impl FnMut(TierDone<'_>) -> crate::Result<bool>,
 ) -> crate::Result<Option<Solved>> {
     assert_eq!(cells.len(), game.size(), "cells must match the game");
-    let RemIo { resume, sink } = rem_io;
     if let Some(why) = unsupported(game) {
         panic!("tiered engine: {why}");
     }
@@ -361,14 +333,12 @@ fn run<G: Tiered, const REM: bool>(
         let board = board.and_then(BoardShape::plain).expect("a plain board");
         let progress = opts.bar(size);
         let Some(counts) =
-            super::plainrem::solve(&board, cells, &rem, sink, &progress, &opts.stop, after)?
+            super::plainrem::solve(&board, cells, &rem, &progress, &opts.stop, after)?
         else {
             return Ok(None);
         };
         progress.set_position(size);
-        if sink.is_none() {
-            finish_remoteness(&mut rem);
-        }
+        finish_remoteness(&mut rem);
         return Ok(Some(Solved {
             stats: SolveStats {
                 counts: cells.counts(),
@@ -378,7 +348,7 @@ fn run<G: Tiered, const REM: bool>(
                 child_probes: counts.edges,
                 remoteness: None,
             },
-            remoteness: sink.is_none().then_some(rem),
+            remoteness: Some(rem),
             rem_width: 1,
         }));
     }
@@ -485,14 +455,7 @@ fn clear_tiers<G: Tiered>(game: &G, cells: &Cells<'_>, below: u32) {
 fn finish_remoteness(rem: &mut AnonBytes) {
     rem.bytes_mut()
         .par_chunks_mut(1 << 16)
-        .for_each(|c| c.iter_mut().for_each(|b| *b = table_byte(*b)));
-}
-
-/// The table's remoteness byte (all-ones for none) of the engine's byte `2 * (remoteness + 1) +
-/// lost` (0 for none).
-#[inline(always)]
-pub(crate) fn table_byte(engine: u8) -> u8 {
-    (engine >> 1).wrapping_sub(1)
+        .for_each(|c| c.iter_mut().for_each(|b| *b = (*b >> 1).wrapping_sub(1)));
 }
 
 /// The per-position kernel ([`Kernel::PerPosition`]), the engine's side of a tier walk: decides

@@ -100,30 +100,12 @@ impl TempFile {
             .try_for_each(|(k, piece)| self.write_at(piece, at + (k * PIECE) as u64))
     }
 
-    /// [`block_sums`] of the bytes of `sec` as this file holds them, read back a block at a time
-    /// by the thread pool (from the page cache, where they were just written).
-    pub fn block_sums_at(&self, sec: Section, block: u64) -> Result<Vec<u64>> {
-        (0..sec.len.div_ceil(block))
-            .into_par_iter()
-            .map_init(
-                || vec![0u8; block as usize],
-                |buf, k| {
-                    let n = block.min(sec.len - k * block) as usize;
-                    self.file
-                        .read_exact_at(&mut buf[..n], sec.offset + k * block)
-                        .map_err(|e| Error::io(&self.path, e))?;
-                    Ok(xxhash_rust::xxh3::xxh3_64(&buf[..n]))
-                },
-            )
-            .collect()
-    }
-
+    /// Syncs and renames into place; returns the file's length.
     /// Waits for the bytes written so far to reach the disk.
     pub fn sync(&self) -> Result<()> {
         self.file.sync_data().map_err(|e| Error::io(&self.path, e))
     }
 
-    /// Syncs and renames into place; returns the file's length.
     pub fn commit(mut self) -> Result<u64> {
         self.file.sync_all().map_err(|e| Error::io(&self.path, e))?;
         let len = self
@@ -306,66 +288,8 @@ pub(crate) struct RawWriter {
     size: u64,
     map: Option<MmapRaw>,
     /// The remoteness section in nibbles, mapped ([`format::REM_NIBBLES`]); `None` when the
-    /// remoteness, if any, is handed to [`RawWriter::finish`] or written through
-    /// [`RawWriter::write_remoteness_at`].
+    /// remoteness, if any, is handed to [`RawWriter::finish`].
     rem_map: Option<MmapRaw>,
-    /// The width of a remoteness section reserved in the file and written in place while
-    /// solving ([`RawWriter::reserve_remoteness`]); 0 when none is.
-    rem_in_place: u8,
-    /// The thread that starts the file's write-back ([`RawWriter::start_writeback`]), once
-    /// asked to.
-    writeback: std::sync::OnceLock<Writeback>,
-}
-
-/// A thread that starts writing a file's dirty pages to the disk each time it is asked to,
-/// without waiting for them: starting the write of many megabytes blocks for milliseconds,
-/// which the solve's threads should not wait for. Dropping it waits for the thread.
-struct Writeback {
-    tx: Option<std::sync::mpsc::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-impl Writeback {
-    /// The thread for `file` (a handle of its own); without one (the system refused a thread or
-    /// a handle) asking does nothing: write-back is advice.
-    fn spawn(file: std::io::Result<File>) -> Writeback {
-        use std::os::fd::AsRawFd;
-        let (tx, rx) = std::sync::mpsc::channel::<()>();
-        let thread = file.ok().and_then(|file| {
-            std::thread::Builder::new()
-                .name("retrodb-writeback".into())
-                .spawn(move || {
-                    while rx.recv().is_ok() {
-                        // Requests that came meanwhile are served by this one.
-                        while rx.try_recv().is_ok() {}
-                        // SAFETY: a plain system call on a file this thread owns a handle of.
-                        // Its errors are left to the sync that commits the table.
-                        unsafe {
-                            libc::sync_file_range(
-                                file.as_raw_fd(),
-                                0,
-                                0,
-                                libc::SYNC_FILE_RANGE_WRITE,
-                            );
-                        }
-                    }
-                })
-                .ok()
-        });
-        Writeback {
-            tx: thread.is_some().then_some(tx),
-            thread,
-        }
-    }
-}
-
-impl Drop for Writeback {
-    fn drop(&mut self) {
-        self.tx.take();
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
 }
 
 impl RawWriter {
@@ -391,13 +315,12 @@ impl RawWriter {
         Self::with_file(tmp, game, size)
     }
 
-    /// Reserves the remoteness section of this writer's table, `width` bytes a position (or
-    /// [`format::REM_NIBBLES`]), for a solver that writes it in place while solving: the file
-    /// grows to hold it and its blocks are allocated now (a full disk fails here, not halfway
-    /// through the solve); a fresh work file's section reads as zeros, a resumed one's is kept.
-    /// [`RawWriter::finish`] then hashes the section where it is.
-    pub fn reserve_remoteness(mut self, width: u8) -> Result<RawWriter> {
-        let (_, rem_sec) = raw_sections(self.game.header_len(), self.size, width);
+    /// Maps the remoteness section of this writer's table too, in nibbles
+    /// ([`format::REM_NIBBLES`]), for a solver that writes it in place: the file grows to hold
+    /// it (reserved on disk now), a fresh work file's nibbles start at zero, a resumed one's are
+    /// kept; [`RawWriter::finish`] then hashes it where it is.
+    pub fn with_nibbles(mut self) -> Result<RawWriter> {
+        let (_, rem_sec) = raw_sections(self.game.header_len(), self.size, format::REM_NIBBLES);
         let tmp = &self.tmp;
         if tmp
             .file
@@ -411,54 +334,18 @@ impl RawWriter {
                 .map_err(|e| Error::io(&tmp.path, e))?;
         }
         allocate(&tmp.file, &tmp.path, rem_sec.end())?;
-        self.rem_in_place = width;
-        Ok(self)
-    }
-
-    /// Maps the remoteness section of this writer's table too, in nibbles
-    /// ([`format::REM_NIBBLES`]), for a solver that writes it in place through atomics
-    /// ([`RawWriter::nibble_words`]), reserved as [`RawWriter::reserve_remoteness`] does.
-    pub fn with_nibbles(self) -> Result<RawWriter> {
-        let mut w = self.reserve_remoteness(format::REM_NIBBLES)?;
-        let (_, rem_sec) = raw_sections(w.game.header_len(), w.size, format::REM_NIBBLES);
         if rem_sec.len > 0 {
             // As the cells' map (`with_file`): the file is this process's alone and keeps its
             // length while the map lives.
-            w.rem_map = Some(
+            self.rem_map = Some(
                 MmapOptions::new()
                     .offset(rem_sec.offset)
                     .len(rem_sec.len as usize)
-                    .map_raw(&w.tmp.file)
-                    .map_err(|e| Error::io(&w.tmp.path, e))?,
+                    .map_raw(&tmp.file)
+                    .map_err(|e| Error::io(&tmp.path, e))?,
             );
         }
-        Ok(w)
-    }
-
-    /// Writes the remoteness bytes of positions `first..first + bytes.len()` into the section
-    /// [`RawWriter::reserve_remoteness`] reserved one byte a position, through the page cache:
-    /// what a solver finishes early reaches the disk while it goes on
-    /// ([`RawWriter::start_writeback`]).
-    pub fn write_remoteness_at(&self, first: u64, bytes: &[u8]) -> Result<()> {
-        assert_eq!(self.rem_in_place, 1, "a one-byte section reserved in place");
-        let (_, rem_sec) = raw_sections(self.game.header_len(), self.size, 1);
-        assert!(
-            first + bytes.len() as u64 <= rem_sec.len,
-            "inside the section"
-        );
-        self.tmp.write_at(bytes, rem_sec.offset + first)
-    }
-
-    /// Starts writing what the file holds so far to the disk, from a thread of its own: the
-    /// caller does not wait, and the sync that commits the table then waits for what is left
-    /// only. Advice: an error is left to that sync, which reports it.
-    pub fn start_writeback(&self) {
-        let w = self
-            .writeback
-            .get_or_init(|| Writeback::spawn(self.tmp.file.try_clone()));
-        if let Some(tx) = &w.tx {
-            let _ = tx.send(());
-        }
+        Ok(self)
     }
 
     /// The remoteness nibbles as atomic words (16 positions a word, lowest nibble first), for a
@@ -513,8 +400,6 @@ impl RawWriter {
             size,
             map,
             rem_map: None,
-            rem_in_place: 0,
-            writeback: std::sync::OnceLock::new(),
         })
     }
 
@@ -569,8 +454,8 @@ impl RawWriter {
     }
 
     /// Writes remoteness, checksums and the header, then renames the file into place. Where
-    /// the remoteness section was written in place ([`RawWriter::reserve_remoteness`],
-    /// [`RawWriter::with_nibbles`]), it is hashed where it is and `rem_bytes` must be empty.
+    /// the remoteness section is mapped ([`RawWriter::with_nibbles`]), it is hashed in place and
+    /// `rem_bytes` must be empty.
     pub fn finish(
         self,
         counts: [u64; 4],
@@ -584,11 +469,7 @@ impl RawWriter {
             size,
             map,
             rem_map,
-            rem_in_place,
-            writeback,
         } = self;
-        // The write-back started while solving is left to the sync below.
-        drop(writeback);
         // No msync of the cells here: the fsync in `commit` writes a shared mapping's dirty
         // pages too (Linux keeps them in the page cache), and syncing twice cost 23 ms of
         // hex:4's build.
@@ -605,16 +486,13 @@ impl RawWriter {
         let block = format::BLOCK as u64;
         // SAFETY: the cells are the work file's shared mapping.
         let mut sums = unsafe { mapped_block_sums(cell_bytes, block) };
-        if rem_in_place > 0 {
+        if rem_map.is_some() {
             assert!(
-                rem_bytes.is_empty() && rem_width == rem_in_place,
-                "a remoteness section reserved in place is written there"
+                rem_bytes.is_empty() && rem_width == format::REM_NIBBLES,
+                "a mapped remoteness section is written in place"
             );
-            sums.extend(match &rem_map {
-                // SAFETY: the nibbles are the work file's shared mapping.
-                Some(_) => unsafe { mapped_block_sums(mapped(&rem_map), block) },
-                None => tmp.block_sums_at(rem_sec, block)?,
-            });
+            // SAFETY: the nibbles are the work file's shared mapping.
+            sums.extend(unsafe { mapped_block_sums(mapped(&rem_map), block) });
         } else {
             if rem_width > 0 {
                 tmp.write_at_parallel(rem_bytes, rem_sec.offset)?;
