@@ -378,10 +378,10 @@ impl RawWriter {
             return;
         };
         // The solve's cells go to the disk while the nibbles are made, and each megabyte of
-        // nibbles once written.
+        // nibbles once written. The requests are made by a thread of their own: a request
+        // waits while the disk's queue is full, and the pool's threads have packing to do.
         let (cells_sec, rem_sec) =
             raw_sections(self.game.header_len(), self.size, format::REM_NIBBLES);
-        self.tmp.start_writeback(cells_sec.offset, cells_sec.len);
         let tmp = &self.tmp;
         // SAFETY: the raw map is `map.len()` writable bytes alive as long as `self`; `&mut self`
         // rules out the atomic view (`nibble_words` borrows `self`), and the blocks below are
@@ -389,27 +389,39 @@ impl RawWriter {
         let bytes = unsafe { std::slice::from_raw_parts_mut(map.as_mut_ptr(), map.len()) };
         const GROUP: usize = 16;
         let block = format::BLOCK as usize;
-        let sums = bytes
-            .par_chunks_mut(block * GROUP)
-            .enumerate()
-            .flat_map_iter(|(g, group)| {
-                let first = g * block * GROUP;
-                let sums: Vec<u64> = group
-                    .chunks_mut(block)
-                    .enumerate()
-                    .map(|(k, b)| {
-                        fill((first + k * block) as u64, b);
-                        xxhash_rust::xxh3::xxh3_64(b)
-                    })
-                    .collect();
-                let at = group.as_ptr() as usize;
-                // SAFETY: the group lies in the writer's shared file mapping, whose contents
-                // the advice leaves as they are.
-                unsafe { crate::cells::release_file_pages(at, at + group.len()) };
-                tmp.start_writeback(rem_sec.offset + first as u64, group.len() as u64);
-                sums
-            })
-            .collect();
+        let (requests, requested) = std::sync::mpsc::channel::<(u64, u64)>();
+        let sums = std::thread::scope(|scope| {
+            scope.spawn(move || {
+                for (at, len) in requested {
+                    tmp.start_writeback(at, len);
+                }
+            });
+            let _ = requests.send((cells_sec.offset, cells_sec.len));
+            let sums: Vec<u64> = bytes
+                .par_chunks_mut(block * GROUP)
+                .enumerate()
+                .flat_map_iter(|(g, group)| {
+                    let first = g * block * GROUP;
+                    let sums: Vec<u64> = group
+                        .chunks_mut(block)
+                        .enumerate()
+                        .map(|(k, b)| {
+                            fill((first + k * block) as u64, b);
+                            xxhash_rust::xxh3::xxh3_64(b)
+                        })
+                        .collect();
+                    let at = group.as_ptr() as usize;
+                    // SAFETY: the group lies in the writer's shared file mapping, whose
+                    // contents the advice leaves as they are.
+                    unsafe { crate::cells::release_file_pages(at, at + group.len()) };
+                    let _ = requests.send((rem_sec.offset + first as u64, group.len() as u64));
+                    sums
+                })
+                .collect();
+            // The last requests are made before the scope ends (and the sync after it).
+            drop(requests);
+            sums
+        });
         self.rem_sums = Some(sums);
     }
 
