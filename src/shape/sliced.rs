@@ -100,6 +100,9 @@ pub struct Sliced {
     pub class_list: Vec<Vec<u32>>,
     /// `class_filled[d + lw][c]`: how many of them have `c` filled low cells.
     pub class_filled: Vec<Vec<u64>>,
+    /// `class_by_filled[d + lw]`: the class again, by filled low cells then value, so that the
+    /// configurations with `c` filled are one run ([`Sliced::class_run`]).
+    class_by_filled: Vec<Vec<u32>>,
     /// Each low configuration's rank in its class: the configurations of its class below it.
     pub rank: Vec<u32>,
     pub rows: Vec<Row>,
@@ -200,6 +203,15 @@ impl Sliced {
                     [filled[v as usize] as usize] += 1;
             }
         }
+        // A stable sort: each filled count's run stays in increasing value.
+        let class_by_filled = class_list
+            .iter()
+            .map(|list| {
+                let mut list = list.clone();
+                list.sort_by_key(|&v| filled[v as usize]);
+                list
+            })
+            .collect();
         let delta: Vec<i8> = diff.iter().map(|&d| d as i8).collect();
         // The key's digits in two halves, each half's images tabulated per group element.
         let key_lo = hw / 2 + hw % 2;
@@ -242,6 +254,7 @@ impl Sliced {
             delta,
             class_list,
             class_filled,
+            class_by_filled,
             rank,
             rows: Vec::new(),
             row_of_key: vec![u32::MAX; 3usize.pow(hw)],
@@ -339,6 +352,19 @@ impl Sliced {
         } else {
             &[]
         }
+    }
+
+    /// The low configurations whose difference is `d` with `c` filled low cells, increasing
+    /// (empty when there are none).
+    pub fn class_run(&self, d: i32, c: u32) -> &[u32] {
+        let lw = self.low_digits() as i32;
+        if d.abs() > lw || c > lw as u32 {
+            return &[];
+        }
+        let counts = &self.class_filled[(d + lw) as usize];
+        let start: u64 = counts[..c as usize].iter().sum();
+        let run = &self.class_by_filled[(d + lw) as usize];
+        &run[start as usize..(start + counts[c as usize]) as usize]
     }
 
     /// The number of low configurations whose difference is `d`.
