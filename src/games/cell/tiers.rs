@@ -351,15 +351,14 @@ impl CellGame {
         };
         let (kl, kr) = s.key_masks(row.key);
         // A configuration's place in the row: its rank in its class, after class A for B.
-        let a = s.class_run(row.d, c).iter().map(|&v| (v, 0, Player::Left));
+        let a = s.class_run(row.d, c).iter().map(|e| (e, 0, Player::Left));
         let b = s
             .class_run(row.d + 1, c)
             .iter()
-            .map(|&v| (v, row.split, Player::Right));
+            .map(|e| (e, row.split, Player::Right));
         for (low, before, mover) in a.chain(b) {
-            let offset = before + s.rank[low as usize];
-            let (ll, lr) = s.low_masks[low as usize];
-            let (l, r) = (kl | ll, kr | lr);
+            let offset = before + low.rank;
+            let (l, r) = (kl | low.left, kr | low.right);
             let (status, empty) = match self.winner(l, r) {
                 Some(w) if w == mover => (Status::Over(Value::Win), 0),
                 Some(_) => (Status::Over(Value::Loss), 0),
