@@ -443,7 +443,7 @@ fn short(n: u64) -> String {
         m = 100;
         e += 1;
     }
-    let unit = ["k", "M", "G", "T", "P", "E"][(e as usize + 2) / 3 - 1];
+    let unit = ["k", "M", "G", "T", "P", "E"][(e as usize).div_ceil(3) - 1];
     // The figures before the unit's point: 1, 2 or 3.
     let whole = (e + 2) % 3 + 1;
     let digits = m.to_string();
