@@ -23,7 +23,8 @@ def test_summary_and_options(tmp_path):
                       progress=False)
     assert z["compress_seconds"] is not None and z["counts"] == s["counts"]
     a, b = retrodb.open(tmp_path / "a.rdb"), retrodb.open(tmp_path / "z.rdb")
-    assert b.info()["encoding"] == "zstd" and b.info()["remoteness_bytes"] == 1
+    # A board's remoteness is kept in half a byte a position, relative to the value.
+    assert b.info()["encoding"] == "zstd" and b.info()["remoteness_bytes"] == 0.5
     assert list(a.positions()) == list(b.positions())
     # Nothing but the tables is left beside them.
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.rdb", "z.rdb"]

@@ -362,12 +362,13 @@ pub(crate) fn remoteness_width(max: u32) -> u8 {
     }
 }
 
-/// The remoteness width of `game`'s tables: half a byte relative to the value for the sliced
-/// index (a cell game's remoteness follows its value's parity and stays below 29 cells,
-/// docs/FORMAT.md), else the narrowest width whose all-ones value exceeds `max`, the largest
-/// finite remoteness.
+/// The remoteness width of `game`'s tables: half a byte relative to the value for the boards
+/// the solvers know, plain and sliced (a cell game's remoteness follows its value's parity and
+/// stays below 29 cells, docs/FORMAT.md), else the narrowest width whose all-ones value exceeds
+/// `max`, the largest finite remoteness.
 pub(crate) fn rem_width_for(game: &AnyGame, max: u32) -> u8 {
-    if solve::plan::Shape::of(game) == solve::plan::Shape::SlicedBoard {
+    use solve::plan::Shape;
+    if matches!(Shape::of(game), Shape::SlicedBoard | Shape::PlainBoard) {
         crate::table::format::REM_NIBBLES
     } else {
         remoteness_width(max)

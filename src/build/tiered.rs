@@ -408,11 +408,29 @@ pub(super) fn build_with(
         ));
     };
     let stats = solved.stats;
-    let (width, rem_bytes) = match &solved.remoteness {
+    let nibbles = crate::table::format::REM_NIBBLES;
+    let mut rem = solved.remoteness;
+    let (writer, width, rem_bytes) = match &mut rem {
         // In the work file already.
-        _ if in_file_rem => (crate::table::format::REM_NIBBLES, &[][..]),
-        Some(r) => (solved.rem_width, r.bytes()),
-        None => (0, &[][..]),
+        _ if in_file_rem => (writer, nibbles, &[][..]),
+        // A board's bytes go into the table's nibbles in the work file, a block at a time, each
+        // hashed while in the cache: one pass over the engine's bytes, half of them for the
+        // disk.
+        Some(r) if solved.rem_width == 1 && super::rem_width_for(game, 0) == nibbles => {
+            let mut w = writer.with_nibbles()?;
+            let bytes = r.bytes();
+            w.fill_nibbles(|first, out| {
+                let from = (2 * first).min(bytes.len() as u64) as usize;
+                solve::tiered::engine_nibbles(&bytes[from..], out)
+            });
+            (w, nibbles, &[][..])
+        }
+        Some(r) if solved.rem_width == 1 => {
+            solve::tiered::table_bytes(r);
+            (writer, 1, r.bytes())
+        }
+        Some(r) => (writer, solved.rem_width, r.bytes()),
+        None => (writer, 0, &[][..]),
     };
     let file_bytes = writer.finish(stats.counts, stats.rounds, width, rem_bytes)?;
     checkpoint::remove_rem_files(out, None);

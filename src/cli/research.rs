@@ -1,7 +1,8 @@
 //! `retrodb research bridgit --size N [--json]`: the spanning-tree strategies, `b_L`/`b_R` and the
 //! option-ranking conjecture checked on every position of Bridg-It against its table; with
-//! `--sample N --seed S`, the figures that need values only on a uniform random sample of the
-//! play population, from any table of the board (the values-only `bridgit:4,start=L,sym`).
+//! `--sample N --seed S`, the figures that need values (and remoteness, when the table has it)
+//! on a uniform random sample of the play population, from any table of the board
+//! (`bridgit:4,start=L,sym`, with or without remoteness).
 //!
 //! `retrodb research tiers --table FILE [--json]`: the distribution of value and remoteness by
 //! tier of any table of a game with tiers (`research::depth`).
@@ -56,7 +57,9 @@ pub struct BridgitArgs {
     #[arg(long, value_name = "FILE")]
     table: Option<PathBuf>,
     /// Check the claims that need values only on N positions drawn uniformly from the play
-    /// population (Left moving first), each share with a 95% interval, instead of every position.
+    /// population (Left moving first), each share with a 95% interval, instead of every
+    /// position; from a table with remoteness, the ranking against the table's order of options
+    /// too.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     sample: Option<u64>,
     /// The seed of --sample: the same seed draws the same positions.
@@ -160,7 +163,8 @@ fn bridgit(a: BridgitArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `--sample N`: the values-only claims on a uniform sample, from a table that exists.
+/// `--sample N`: the claims that need values (and remoteness, when the table has it) on a
+/// uniform sample, from a table that exists.
 fn sampled(a: &BridgitArgs, count: u64) -> Result<ExitCode> {
     if !(1..=4).contains(&a.size) {
         bail!(

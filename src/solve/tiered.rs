@@ -222,8 +222,10 @@ impl AnonBytes {
 pub struct Solved {
     pub stats: SolveStats,
     pub remoteness: Option<AnonBytes>,
-    /// The table's remoteness width the bytes are in: 1, or
-    /// [`crate::table::format::REM_NIBBLES`] (the row kernel's); 0 without remoteness.
+    /// How the remoteness is held: 1 for a byte a position as the engine keeps it
+    /// (`2 * (remoteness + 1) + lost`, 0 for none; [`table_bytes`] and [`engine_nibbles`] give
+    /// the table's encodings), [`crate::table::format::REM_NIBBLES`] for the row kernel's
+    /// nibbles as the table holds them; 0 without remoteness.
     pub rem_width: u8,
 }
 
@@ -338,7 +340,6 @@ fn run<G: Tiered, const REM: bool>(
             return Ok(None);
         };
         progress.set_position(size);
-        finish_remoteness(&mut rem);
         return Ok(Some(Solved {
             stats: SolveStats {
                 counts: cells.counts(),
@@ -417,9 +418,6 @@ fn run<G: Tiered, const REM: bool>(
         }
     }
     progress.set_position(size);
-    if REM {
-        finish_remoteness(&mut rem);
-    }
     let edges = edges.into_inner();
     Ok(Some(Solved {
         stats: SolveStats {
@@ -451,11 +449,28 @@ fn clear_tiers<G: Tiered>(game: &G, cells: &Cells<'_>, below: u32) {
 }
 
 /// From the engine's `2 * (remoteness + 1) + lost` (0 none) to the table's byte (all-ones
-/// none).
-fn finish_remoteness(rem: &mut AnonBytes) {
+/// none), in place.
+pub fn table_bytes(rem: &mut AnonBytes) {
     rem.bytes_mut()
         .par_chunks_mut(1 << 16)
         .for_each(|c| c.iter_mut().for_each(|b| *b = (*b >> 1).wrapping_sub(1)));
+}
+
+/// The table's nibbles ([`crate::table::format::nibble_of`]) of the engine's bytes of a game
+/// whose remoteness follows its value's parity: byte `j` of `out` holds `bytes[2j]`'s nibble
+/// (low) and `bytes[2j + 1]`'s (high), 0 past the end of `bytes`. From `b = 2 * (r + 1) + lost`,
+/// a loss's `r / 2` and a win's `(r + 1) / 2` are both `(b / 2 - lost) / 2`, and none (0) gives
+/// 0: one expression, no branch.
+pub fn engine_nibbles(bytes: &[u8], out: &mut [u8]) {
+    let n = |b: u8| ((b >> 1) - (b & 1)) >> 1;
+    let whole = (bytes.len() / 2).min(out.len());
+    for (o, pair) in out.iter_mut().zip(bytes.chunks_exact(2)) {
+        *o = n(pair[0]) | n(pair[1]) << 4;
+    }
+    if let Some(o) = out.get_mut(whole) {
+        *o = bytes.get(2 * whole).map_or(0, |&b| n(b));
+    }
+    out.iter_mut().skip(whole + 1).for_each(|o| *o = 0);
 }
 
 /// The per-position kernel ([`Kernel::PerPosition`]), the engine's side of a tier walk: decides

@@ -20,7 +20,8 @@ pub const VERSION: u32 = 5;
 /// ([`REM_NIBBLES`]); only tables with it are written in it.
 pub const NIBBLE_VERSION: u32 = 5;
 /// The remoteness width field's value for four bits a position, relative to the value
-/// ([`nibble_of`]): the tables of the sliced index, whose remoteness never exceeds their cells.
+/// ([`nibble_of`]): the tables of the boards the solvers know (plain and sliced), whose
+/// remoteness never exceeds their cells.
 pub const REM_NIBBLES: u8 = 0x80;
 /// The first version whose compressed tables may carry a zstd dictionary (its length in header
 /// bytes 164..168, reserved before); only tables with one are written in it.

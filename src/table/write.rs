@@ -100,6 +100,22 @@ impl TempFile {
             .try_for_each(|(k, piece)| self.write_at(piece, at + (k * PIECE) as u64))
     }
 
+    /// Starts writing the bytes `at..at + len` of the file to the disk without waiting for them
+    /// (`sync_file_range`), so that the sync that commits the file waits for less. Advice: an
+    /// error is left to that sync, which reports it.
+    pub fn start_writeback(&self, at: u64, len: u64) {
+        use std::os::fd::AsRawFd;
+        // SAFETY: a plain system call on this file's open descriptor.
+        unsafe {
+            libc::sync_file_range(
+                self.file.as_raw_fd(),
+                at as libc::off64_t,
+                len as libc::off64_t,
+                libc::SYNC_FILE_RANGE_WRITE,
+            );
+        }
+    }
+
     /// Syncs and renames into place; returns the file's length.
     /// Waits for the bytes written so far to reach the disk.
     pub fn sync(&self) -> Result<()> {
@@ -290,6 +306,9 @@ pub(crate) struct RawWriter {
     /// The remoteness section in nibbles, mapped ([`format::REM_NIBBLES`]); `None` when the
     /// remoteness, if any, is handed to [`RawWriter::finish`].
     rem_map: Option<MmapRaw>,
+    /// The checksums of the mapped remoteness section's blocks, where
+    /// [`RawWriter::fill_nibbles`] took them as it wrote.
+    rem_sums: Option<Vec<u64>>,
 }
 
 impl RawWriter {
@@ -348,6 +367,52 @@ impl RawWriter {
         Ok(self)
     }
 
+    /// Writes the whole mapped nibble section ([`RawWriter::with_nibbles`]) a checksum block at
+    /// a time, the blocks in parallel: `fill(first, bytes)` fills the section's bytes from byte
+    /// `first` on (two positions a byte, the lower position in the low nibble); each block is
+    /// hashed while it is in the cache and its pages leave the process's resident memory (the
+    /// page cache keeps them for the sync), so [`RawWriter::finish`] reads the section no more.
+    pub fn fill_nibbles(&mut self, fill: impl Fn(u64, &mut [u8]) + Sync) {
+        let Some(map) = self.rem_map.as_ref() else {
+            self.rem_sums = Some(Vec::new());
+            return;
+        };
+        // The solve's cells go to the disk while the nibbles are made, and each megabyte of
+        // nibbles once written.
+        let (cells_sec, rem_sec) =
+            raw_sections(self.game.header_len(), self.size, format::REM_NIBBLES);
+        self.tmp.start_writeback(cells_sec.offset, cells_sec.len);
+        let tmp = &self.tmp;
+        // SAFETY: the raw map is `map.len()` writable bytes alive as long as `self`; `&mut self`
+        // rules out the atomic view (`nibble_words` borrows `self`), and the blocks below are
+        // disjoint.
+        let bytes = unsafe { std::slice::from_raw_parts_mut(map.as_mut_ptr(), map.len()) };
+        const GROUP: usize = 16;
+        let block = format::BLOCK as usize;
+        let sums = bytes
+            .par_chunks_mut(block * GROUP)
+            .enumerate()
+            .flat_map_iter(|(g, group)| {
+                let first = g * block * GROUP;
+                let sums: Vec<u64> = group
+                    .chunks_mut(block)
+                    .enumerate()
+                    .map(|(k, b)| {
+                        fill((first + k * block) as u64, b);
+                        xxhash_rust::xxh3::xxh3_64(b)
+                    })
+                    .collect();
+                let at = group.as_ptr() as usize;
+                // SAFETY: the group lies in the writer's shared file mapping, whose contents
+                // the advice leaves as they are.
+                unsafe { crate::cells::release_file_pages(at, at + group.len()) };
+                tmp.start_writeback(rem_sec.offset + first as u64, group.len() as u64);
+                sums
+            })
+            .collect();
+        self.rem_sums = Some(sums);
+    }
+
     /// The remoteness nibbles as atomic words (16 positions a word, lowest nibble first), for a
     /// solver to fill; empty unless [`RawWriter::with_nibbles`] mapped them.
     pub fn nibble_words(&self) -> &[AtomicU64] {
@@ -400,6 +465,7 @@ impl RawWriter {
             size,
             map,
             rem_map: None,
+            rem_sums: None,
         })
     }
 
@@ -469,6 +535,7 @@ impl RawWriter {
             size,
             map,
             rem_map,
+            rem_sums,
         } = self;
         // No msync of the cells here: the fsync in `commit` writes a shared mapping's dirty
         // pages too (Linux keeps them in the page cache), and syncing twice cost 23 ms of
@@ -491,8 +558,11 @@ impl RawWriter {
                 rem_bytes.is_empty() && rem_width == format::REM_NIBBLES,
                 "a mapped remoteness section is written in place"
             );
-            // SAFETY: the nibbles are the work file's shared mapping.
-            sums.extend(unsafe { mapped_block_sums(mapped(&rem_map), block) });
+            match rem_sums {
+                Some(rem_sums) => sums.extend(rem_sums),
+                // SAFETY: the nibbles are the work file's shared mapping.
+                None => sums.extend(unsafe { mapped_block_sums(mapped(&rem_map), block) }),
+            }
         } else {
             if rem_width > 0 {
                 tmp.write_at_parallel(rem_bytes, rem_sec.offset)?;

@@ -1,8 +1,9 @@
 //! `retrodb research bridgit --sample N` checked against the complete scan: on Bridg-It 3 the
 //! sampled report's intervals must hold the exact figures of the play population committed in
-//! `docs/research/bridgit-3.json`; a values-only symmetric table and the plain table with
-//! remoteness must give the same sample figure for figure; the figures a values-only scan cannot
-//! give are absent, not zero; counterexamples are confirmed by `retrodb probe`.
+//! `docs/research/bridgit-3.json`, from a values-only table and, with the figures against the
+//! table's order of options, from a table with remoteness; the same seed gives the same sample
+//! from a symmetric and a plain table; the figures a table cannot give are absent, not zero;
+//! counterexamples are confirmed by `retrodb probe`.
 
 use std::path::Path;
 
@@ -67,6 +68,12 @@ fn exact(play: &Json, name: &str) -> (u64, u64) {
                 "win_below_loss" => ("win_below_loss_positions", "positions"),
                 "outcome_right" | "outcome_wrong" | "outcome_tied" => (k, "outcome_pairs"),
                 "equivalent_outcome_differs" => ("equivalent_outcome_differs", "equivalent_pairs"),
+                "pairs_agree" | "pairs_contradict" | "pairs_both_tie" => (k, "pairs"),
+                "pairs_conjecture_ties" => ("pairs_conjecture_ties_table_orders", "pairs"),
+                "pairs_table_ties" => ("pairs_conjecture_orders_table_ties", "pairs"),
+                "equivalent_remoteness_differs" => {
+                    ("equivalent_remoteness_differs", "equivalent_pairs")
+                }
                 _ => panic!("unknown figure {name}"),
             };
             (n(r, a), n(r, b))
@@ -75,14 +82,8 @@ fn exact(play: &Json, name: &str) -> (u64, u64) {
     }
 }
 
-/// The sample's intervals hold the complete scan's figures: every one within twice its
-/// interval's half-width (about 4 standard errors), and most within the 95% interval itself
-/// (the figures share one sample, so their misses come together; 95% of them on average).
-#[test]
-fn size_3_sample_intervals_hold_the_exhaustive_figures() {
-    let dir = tempfile::tempdir().unwrap();
-    let sym = build(dir.path(), "bridgit:3,start=L,sym", "b3s.rdb", false);
-    let report = sample(&sym, 20_000, 12);
+/// The play population of the complete size-3 report committed in `docs/`.
+fn exhaustive_play() -> Json {
     let docs: Json = serde_json::from_str(
         &std::fs::read_to_string(
             Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/research/bridgit-3.json"),
@@ -90,24 +91,21 @@ fn size_3_sample_intervals_hold_the_exhaustive_figures() {
         .unwrap(),
     )
     .unwrap();
-    let play = docs["populations"]
+    docs["populations"]
         .as_array()
         .unwrap()
         .iter()
         .find(|p| p["name"] == "play")
-        .unwrap();
-    let s = &report["sample"];
-    assert_eq!(s["positions"], 20_000);
-    assert_eq!(report["populations"][0]["positions"], 20_000);
-    // The population's size, from the share of open boards among the draws.
-    let size = play["positions"].as_f64().unwrap();
-    let pop = &s["population"];
-    assert!(
-        pop["low"].as_f64().unwrap() <= size && size <= pop["high"].as_f64().unwrap(),
-        "{pop} should hold {size}"
-    );
-    let proportions = s["proportions"].as_array().unwrap();
-    assert!(proportions.len() >= 40);
+        .unwrap()
+        .clone()
+}
+
+/// Checks that the sample's intervals hold the complete scan's figures: every one within twice
+/// its interval's half-width (about 4 standard errors), and most within the 95% interval itself
+/// (the figures share one sample, so their misses come together; 95% of them on average).
+/// Returns the names of the proportions checked.
+fn assert_intervals_hold(report: &Json, play: &Json) -> Vec<String> {
+    let proportions = report["sample"]["proportions"].as_array().unwrap();
     let mut inside = 0;
     for p in proportions {
         let name = p["name"].as_str().unwrap();
@@ -128,10 +126,53 @@ fn size_3_sample_intervals_hold_the_exhaustive_figures() {
         "only {inside} of {} exact figures inside the 95% intervals",
         proportions.len()
     );
+    proportions
+        .iter()
+        .map(|p| p["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// The figures against the table's order of options, as the sample names them per ranking.
+const TABLE_ORDER: [&str; 6] = [
+    "pairs_agree",
+    "pairs_contradict",
+    "pairs_conjecture_ties",
+    "pairs_table_ties",
+    "pairs_both_tie",
+    "equivalent_remoteness_differs",
+];
+
+/// Whether a left-out entry is the one that needs remoteness.
+fn needs_remoteness(l: &Json) -> bool {
+    l["needs"].as_str().unwrap().starts_with("remoteness")
+}
+
+/// The sample's intervals hold the complete scan's figures (see [`assert_intervals_hold`]);
+/// from a values-only table, the figures that need remoteness are left out.
+#[test]
+fn size_3_sample_intervals_hold_the_exhaustive_figures() {
+    let dir = tempfile::tempdir().unwrap();
+    let sym = build(dir.path(), "bridgit:3,start=L,sym", "b3s.rdb", false);
+    let report = sample(&sym, 20_000, 12);
+    let play = exhaustive_play();
+    let s = &report["sample"];
+    assert_eq!(s["positions"], 20_000);
+    assert_eq!(report["populations"][0]["positions"], 20_000);
+    // The population's size, from the share of open boards among the draws.
+    let size = play["positions"].as_f64().unwrap();
+    let pop = &s["population"];
+    assert!(
+        pop["low"].as_f64().unwrap() <= size && size <= pop["high"].as_f64().unwrap(),
+        "{pop} should hold {size}"
+    );
+    let names = assert_intervals_hold(&report, &play);
+    assert!(names.len() >= 40);
     // What a values-only scan cannot give is absent, not zero.
+    assert_eq!(s["remoteness"], false);
     for r in report["populations"][0]["ranking"].as_array().unwrap() {
         for k in [
             "pairs_agree",
+            "equivalent_remoteness_differs",
             "class_ranked_refuted",
             "equivalent_class_differs",
         ] {
@@ -139,24 +180,102 @@ fn size_3_sample_intervals_hold_the_exhaustive_figures() {
         }
         assert!(r["top_has_win"].as_u64().is_some());
     }
+    for name in &names {
+        assert!(
+            !TABLE_ORDER.iter().any(|k| name.ends_with(k)),
+            "{name} from a values-only table"
+        );
+    }
     assert!(report.get("spanning_tree").is_none());
     assert!(report["populations"][0].get("game_order").is_none());
-    assert!(s["left_out"].as_array().unwrap().len() >= 4);
+    let left_out = s["left_out"].as_array().unwrap();
+    assert!(left_out.len() >= 5);
+    assert!(left_out.iter().any(needs_remoteness));
 }
 
-/// The same seed draws the same boards whatever the table's index: a values-only symmetric
-/// table (one row per symmetry class) and the plain table with remoteness give the same
-/// figures, and each counterexample's value and named moves are confirmed by `retrodb probe` on
-/// the plain table.
+/// From a symmetric Left-first table with remoteness, the sample also gives the ranking
+/// against the table's order of options (pairs agree / contradict / ties, 'equivalent' pairs
+/// differing in remoteness), and their intervals hold the complete scan's figures; the
+/// figures that need values only are those of the values-only table, drawn from the same
+/// boards; the second outcome bit and the game order stay left out.
+#[test]
+fn size_3_sample_with_remoteness_holds_the_exhaustive_table_order_figures() {
+    let dir = tempfile::tempdir().unwrap();
+    let rem = build(dir.path(), "bridgit:3,start=L,sym", "b3sr.rdb", true);
+    let values = build(dir.path(), "bridgit:3,start=L,sym", "b3s.rdb", false);
+    let report = sample(&rem, 20_000, 12);
+    let names = assert_intervals_hold(&report, &exhaustive_play());
+    let s = &report["sample"];
+    assert_eq!(s["remoteness"], true);
+    // Each ranking's six table-order shares, each with an interval of some width.
+    for variant in ["stated", "reversed"] {
+        for mover in ["left", "right"] {
+            for k in TABLE_ORDER {
+                let name = format!("ranking.{variant}.{mover}.{k}");
+                let p = s["proportions"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|p| p["name"] == name.as_str())
+                    .unwrap_or_else(|| panic!("{name} missing"));
+                assert_eq!(p["interval"], "ratio", "{name}: a share of pairs");
+                let e = &p["share"];
+                assert!(e["high"].as_f64().unwrap() > e["low"].as_f64().unwrap());
+            }
+        }
+    }
+    // The same boards as the values-only table's sample: its shares, figure for figure.
+    let plain = sample(&values, 20_000, 12);
+    let only = plain["sample"]["proportions"].as_array().unwrap();
+    assert_eq!(names.len(), only.len() + 4 * TABLE_ORDER.len());
+    for p in only {
+        let q = s["proportions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|q| q["name"] == p["name"])
+            .unwrap();
+        assert_eq!(p, q);
+    }
+    assert_eq!(s["draws"], plain["sample"]["draws"]);
+    // The counts behind the shares add up, and nothing needing the second bit is there.
+    let n = |j: &Json, k: &str| j[k].as_u64().unwrap_or_else(|| panic!("{k}"));
+    for r in report["populations"][0]["ranking"].as_array().unwrap() {
+        assert_eq!(
+            n(r, "pairs"),
+            n(r, "pairs_agree")
+                + n(r, "pairs_contradict")
+                + n(r, "pairs_conjecture_ties_table_orders")
+                + n(r, "pairs_conjecture_orders_table_ties")
+                + n(r, "pairs_both_tie")
+        );
+        assert!(n(r, "equivalent_remoteness_differs") > 0);
+        assert!(r.get("class_ranked_refuted").is_none());
+        assert!(r.get("equivalent_class_differs").is_none());
+    }
+    assert!(report["populations"][0].get("game_order").is_none());
+    let left_out = s["left_out"].as_array().unwrap();
+    assert!(!left_out.iter().any(needs_remoteness));
+    assert_eq!(
+        left_out.len() + 1,
+        plain["sample"]["left_out"].as_array().unwrap().len()
+    );
+}
+
+/// The same seed draws the same boards whatever the table's index: a symmetric Left-first
+/// table with remoteness (one row per symmetry class) and the plain table with remoteness give
+/// the same figures, and each counterexample's value, remoteness and named moves are confirmed
+/// by `retrodb probe` on the plain table.
 #[test]
 fn size_3_sample_is_the_same_from_a_symmetric_and_a_plain_table() {
     let dir = tempfile::tempdir().unwrap();
-    let sym = build(dir.path(), "bridgit:3,start=L,sym", "b3s.rdb", false);
+    let sym = build(dir.path(), "bridgit:3,start=L,sym", "b3s.rdb", true);
     let plain = build(dir.path(), "bridgit:3", "b3.rdb", true);
     let a = sample(&sym, 3_000, 5);
     let b = sample(&plain, 3_000, 5);
     assert_eq!(a["populations"], b["populations"]);
     assert_eq!(a["sample"], b["sample"]);
+    assert_eq!(a["sample"]["remoteness"], true);
     assert_eq!(
         common::counterexample_positions(&a),
         common::counterexample_positions(&b)
@@ -173,6 +292,7 @@ fn size_3_sample_is_the_same_from_a_symmetric_and_a_plain_table() {
         .unwrap();
         let claim = c["claim"].as_str().unwrap();
         assert_eq!(p["value"], c["value"], "{claim}");
+        assert_eq!(p["remoteness"], c["remoteness"], "{claim}");
         for m in c["moves"].as_array().unwrap() {
             let found = p["moves"]
                 .as_array()
@@ -181,6 +301,11 @@ fn size_3_sample_is_the_same_from_a_symmetric_and_a_plain_table() {
                 .find(|pm| pm["move"] == m["move"])
                 .unwrap_or_else(|| panic!("{claim}: move {} is not legal", m["move"]));
             assert_eq!(found["value"], m["value"], "{claim}: move {}", m["move"]);
+            assert_eq!(
+                found["remoteness"], m["remoteness"],
+                "{claim}: move {}",
+                m["move"]
+            );
         }
     }
     // A different seed draws different boards.

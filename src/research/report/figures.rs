@@ -99,8 +99,8 @@ pub struct OptionalFigures {
 }
 
 /// The ranking conjecture for one variant and one mover, over one population. The figures that
-/// need more than each position's value are in groups a values-only scan leaves out (`None`, and
-/// absent from the JSON).
+/// need more than each position's value are in groups a scan leaves out when its table lacks
+/// what they need (`None`, and absent from the JSON): remoteness, the second outcome bit.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct RankingFigures {
     pub variant: String,

@@ -9,9 +9,9 @@
 //!
 //! The files: `figures` holds the reported figures, `scan` checks each claim at each position
 //! against the table (the pairwise comparisons in `tally`), `spanning` plays the spanning-tree
-//! strategy's lines, `sample` runs the claims that need values only on a uniform random sample
-//! of the play population (for boards too large to scan whole), and `text` renders a report
-//! for the terminal.
+//! strategy's lines, `sample` runs the claims that need values (and remoteness, when the table
+//! has it) on a uniform random sample of the play population (for boards too large to scan
+//! whole), and `text` renders a report for the terminal.
 
 mod figures;
 mod sample;
@@ -79,8 +79,8 @@ pub fn research_with_progress(
     if game.start().is_some() || !table.has_remoteness() {
         return Err(Error::Usage(format!(
             "table {} holds {}{}: the complete report needs bridgit:{n} with remoteness (every \
-             configuration, either player to move); give --sample N for the figures that need \
-             values only",
+             configuration, either player to move); give --sample N for the figures a uniform \
+             sample of the play population can give from it",
             table.path().display(),
             game.spec(),
             if table.has_remoteness() {

@@ -1,6 +1,7 @@
-//! `retrodb research bridgit --sample N`: the claims that need values only, checked on a uniform
-//! random sample of the play population, each proportion with a 95% confidence interval — for
-//! boards whose every position would take days to scan (Bridg-It 4: 1.6e11 positions).
+//! `retrodb research bridgit --sample N`: the claims that need values (and remoteness, when the
+//! table has it) checked on a uniform random sample of the play population, each proportion
+//! with a 95% confidence interval — for boards whose every position would take days to scan
+//! (Bridg-It 4: 1.6e11 positions).
 //!
 //! Sampling is over *boards*, not over the table's stored indices: a board is drawn uniformly
 //! from the boards with Left-first counts (an index of the tier-major alternation numbering,
@@ -9,16 +10,17 @@
 //! stored image's). Drawing stored indices instead would weight a symmetry class by one, not by
 //! the boards it stands for.
 //!
-//! The invariant: sample `k` depends only on the seed and `k` (not on threads or chunking), so a
-//! report is reproduced exactly by its seed; and every proportion's count and total are the
-//! sample's, summed the same way as the complete scan's figures.
+//! The invariant: sample `k` depends only on the seed and `k` (not on threads or chunking, nor
+//! on whether the table has remoteness), so a report is reproduced exactly by its seed; and every
+//! proportion's count and total are the sample's, summed the same way as the complete scan's
+//! figures.
 
 use std::path::Path;
 
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::figures::{Counterexample, Population, Report};
+use super::figures::{Counterexample, Population, RankingFigures, Report, TableOrderFigures};
 use super::scan::{ClaimChecker, Detail, Findings, PositionAt, RANKINGS};
 use super::{bridgit_game, draw_counterexamples};
 use crate::error::{Error, Result};
@@ -42,6 +44,9 @@ pub struct SampleFigures {
     pub draws: u64,
     /// Boards with Left-first counts, open or finished: what a draw chooses from.
     pub boards: u64,
+    /// Whether the table holds remoteness, so that the figures against the table's order of
+    /// options are given.
+    pub remoteness: bool,
     /// The confidence of every interval.
     pub confidence: f64,
     /// The size of the play population (open boards), estimated from the share of open draws.
@@ -83,15 +88,17 @@ pub struct LeftOut {
     pub needs: &'static str,
 }
 
-/// What a values-only sample of Bridg-It cannot give, whatever its size.
-fn left_out() -> Vec<LeftOut> {
-    vec![
-        LeftOut {
-            figures: "ranking: pairs agree / contradict / conj. ties / table ties / both tie; \
-                      'equivalent' pairs that differ in remoteness",
-            needs: "remoteness: the table orders two winning (or two losing) options by how fast \
-                    they win (or how slowly they lose)",
-        },
+/// What a sample of Bridg-It from a Left-first table cannot give, whatever its size; from a
+/// table without remoteness, the figures against the table's order of options too.
+fn left_out(remoteness: bool) -> Vec<LeftOut> {
+    let table_order = LeftOut {
+        figures: "ranking: pairs agree / contradict / conj. ties / table ties / both tie; \
+                  'equivalent' pairs that differ in remoteness",
+        needs: "remoteness: the table orders two winning (or two losing) options by how fast \
+                they win (or how slowly they lose)",
+    };
+    let mut out: Vec<LeftOut> = (!remoteness).then_some(table_order).into_iter().collect();
+    out.extend([
         LeftOut {
             figures: "ranking: ranked pairs by outcome class (consistent / refuted / second bit \
                       only); 'equivalent' pairs whose outcome classes differ",
@@ -118,7 +125,8 @@ fn left_out() -> Vec<LeftOut> {
             figures: "exact counts",
             needs: "the complete scan; the sample gives shares with intervals",
         },
-    ]
+    ]);
+    out
 }
 
 /// The Wilson score interval of `k` successes in `n` independent draws.
@@ -214,8 +222,9 @@ fn measure(
     }
 }
 
-/// Every share a sampled report gives, in the order it prints them.
-fn measures() -> Vec<Measure> {
+/// Every share a sampled report gives, in the order it prints them; with `remoteness`, the
+/// ranking against the table's order of options too.
+fn measures(remoteness: bool) -> Vec<Measure> {
     let won = |p: &Population| p.optional.mover_executable_won + p.optional.won_not_executable;
     let mut m = vec![
         measure(
@@ -306,9 +315,8 @@ fn measures() -> Vec<Measure> {
     for (r, (variant, mover)) in RANKINGS.iter().enumerate() {
         let who = format!("{}.{}", variant.name(), format!("{mover:?}").to_lowercase());
         let to_move = format!("{mover:?} to move, {} ranking", variant.name());
-        let get = move |f: fn(&super::figures::RankingFigures) -> (u64, u64)| {
-            move |p: &Population| f(&p.ranking[r])
-        };
+        let get =
+            move |f: fn(&RankingFigures) -> (u64, u64)| move |p: &Population| f(&p.ranking[r]);
         m.extend([
             measure(
                 format!("ranking.{who}.with_winning_option"),
@@ -359,7 +367,71 @@ fn measures() -> Vec<Measure> {
                 get(|k| (k.equivalent_outcome_differs, k.equivalent_pairs)),
             ),
         ]);
+        if remoteness {
+            m.extend(table_order_measures(r, &who, &to_move));
+        }
     }
+    m
+}
+
+/// The shares of the ranking `r` (named `who`) against the table's order of options: every pair
+/// of options by how the ranking and the table order it, and the 'equivalent' pairs that agree
+/// in outcome but differ in remoteness.
+fn table_order_measures(r: usize, who: &str, to_move: &str) -> Vec<Measure> {
+    type Field = fn(&TableOrderFigures) -> u64;
+    let pairs: [(&str, &str, Field); 5] = [
+        (
+            "pairs_agree",
+            "pairs of options the ranking and the table's order (win before loss, then a faster \
+             win or a slower loss) both order, the same way, of all pairs",
+            |t| t.pairs_agree,
+        ),
+        (
+            "pairs_contradict",
+            "... both order, opposite ways, of all pairs",
+            |t| t.pairs_contradict,
+        ),
+        (
+            "pairs_conjecture_ties",
+            "... the ranking ties, the table orders, of all pairs",
+            |t| t.pairs_conjecture_ties_table_orders,
+        ),
+        (
+            "pairs_table_ties",
+            "... the ranking orders, the table ties, of all pairs",
+            |t| t.pairs_conjecture_orders_table_ties,
+        ),
+        ("pairs_both_tie", "... both tie, of all pairs", |t| {
+            t.pairs_both_tie
+        }),
+    ];
+    let of = |k: &RankingFigures, f: Field| k.table_order.as_ref().map_or(0, f);
+    let mut m: Vec<Measure> = pairs
+        .into_iter()
+        .map(|(name, what, f)| {
+            measure(
+                format!("ranking.{who}.{name}"),
+                format!("{to_move}: {what}"),
+                true,
+                move |p: &Population| (of(&p.ranking[r], f), p.ranking[r].pairs),
+            )
+        })
+        .collect();
+    m.push(measure(
+        format!("ranking.{who}.equivalent_remoteness_differs"),
+        format!(
+            "{to_move}: 'equivalent' pairs (equal keys, no immediate win) of the same outcome \
+             that differ in remoteness, of all 'equivalent' pairs"
+        ),
+        true,
+        move |p: &Population| {
+            let k = &p.ranking[r];
+            (
+                of(k, |t| t.equivalent_remoteness_differs),
+                k.equivalent_pairs,
+            )
+        },
+    ));
     m
 }
 
@@ -370,9 +442,41 @@ struct Chunk {
     draws: u64,
 }
 
+/// Checks every claim the scan's detail allows at the open board `(l, r)` with `t` cells
+/// claimed (Left-first counts), looked up through the table's index: the figures of that one
+/// position, in the play population.
+fn check_board(
+    scan: &ClaimChecker<'_>,
+    boards: &Alternation,
+    l: u64,
+    r: u64,
+    t: u32,
+) -> Result<Findings> {
+    let game = scan.game;
+    let mover = boards.mover(t);
+    let cells = game.states_of_masks(l, r);
+    let index = game.try_index(l, r, mover).ok_or_else(|| {
+        Error::Usage(format!(
+            "{} holds no index for a board alternation reaches",
+            game.spec()
+        ))
+    })?;
+    let at = PositionAt {
+        index,
+        value: scan.value(index)?,
+        in_play: true,
+        cells: &cells,
+        mover,
+    };
+    let mut here = Findings::new(&[], scan.detail);
+    scan.check(&at, &[1], &mut here)?;
+    Ok(here)
+}
+
 /// Draws `count` open boards uniformly from the play population of Bridg-It `n` (Left moving
 /// first) with `seed`, and checks every claim that needs values only on each against `table`
-/// (any table of the board: every configuration, or Left-first, sliced or symmetric).
+/// (any table of the board: every configuration, or Left-first, sliced or symmetric) — and,
+/// when `table` has remoteness, the ranking against the table's order of options too.
 pub fn research_sample(
     n: u32,
     table: &Table,
@@ -394,9 +498,15 @@ pub fn research_sample(
             "research: --sample needs at least 1 position".into(),
         ));
     }
-    let scan = ClaimChecker::new(game, table, n, &[], Detail::ValuesOnly);
+    let remoteness = table.has_remoteness();
+    let detail = if remoteness {
+        Detail::Remoteness
+    } else {
+        Detail::ValuesOnly
+    };
+    let scan = ClaimChecker::new(game, table, n, &[], detail);
     let boards = Alternation::new(game.cells(), Player::Left);
-    let measures = measures();
+    let measures = measures(remoteness);
     // One stream per sample, mixed from the seed and the sample's number.
     let base = SplitMix64(seed).next_u64();
     let one = |k: u64, chunk: &mut Chunk| -> Result<()> {
@@ -408,23 +518,7 @@ pub fn research_sample(
                 break (l, r, (l | r).count_ones());
             }
         };
-        let mover = boards.mover(t);
-        let cells = game.states_of_masks(l, r);
-        let index = game.try_index(l, r, mover).ok_or_else(|| {
-            Error::Usage(format!(
-                "{} holds no index for a board alternation reaches",
-                game.spec()
-            ))
-        })?;
-        let at = PositionAt {
-            index,
-            value: scan.value(index)?,
-            in_play: true,
-            cells: &cells,
-            mover,
-        };
-        let mut here = Findings::new(&[], Detail::ValuesOnly);
-        scan.check(&at, &[1], &mut here)?;
+        let here = check_board(&scan, &boards, l, r, t)?;
         for (m, s) in measures.iter().zip(&mut chunk.sums) {
             let (y, x) = (m.get)(&here.pops[1]);
             s.add(y, x);
@@ -434,7 +528,7 @@ pub fn research_sample(
         Ok(())
     };
     let empty = || Chunk {
-        found: Findings::new(&[], Detail::ValuesOnly),
+        found: Findings::new(&[], detail),
         sums: vec![RatioSums::default(); measures.len()],
         draws: 0,
     };
@@ -494,6 +588,7 @@ pub fn research_sample(
         positions: count,
         draws: acc.draws,
         boards: boards.size(),
+        remoteness,
         confidence: 0.95,
         population: Estimate {
             value: open.value * scale,
@@ -501,7 +596,7 @@ pub fn research_sample(
             high: open.high * scale,
         },
         proportions,
-        left_out: left_out(),
+        left_out: left_out(remoteness),
     };
     let mut counterexamples: Vec<Counterexample> = acc.found.found.into_values().collect();
     draw_counterexamples(game, n, &mut counterexamples, svg_dir)?;
@@ -521,6 +616,71 @@ pub fn research_sample(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every board of Bridg-It 2's play population checked as a sample checks it, from a
+    /// symmetric Left-first table with remoteness, gives the complete scan's figures for the
+    /// play population (from the plain table with remoteness) exactly: the ranking against
+    /// the table's order of options included, the second outcome bit left out.
+    #[test]
+    fn every_board_from_a_symmetric_table_with_remoteness_gives_the_complete_figures() {
+        use crate::games::AnyGame;
+        let dir = tempfile::tempdir().unwrap();
+        let opts = crate::build::BuildOptions {
+            remoteness: true,
+            ..Default::default()
+        };
+        let open = |spec: &str, file: &str| {
+            let path = dir.path().join(file);
+            let game = AnyGame::open(spec, u64::MAX).unwrap();
+            crate::build::build(&game, &path, &opts).unwrap();
+            Table::open(&path).unwrap()
+        };
+        let plain = open("bridgit:2", "b2.rdb");
+        let sym = open("bridgit:2,start=L,sym", "b2s.rdb");
+        let complete = super::super::research(2, &plain, &[1], None).unwrap();
+        let want = complete
+            .populations
+            .iter()
+            .find(|p| p.name == "play")
+            .unwrap();
+        let game = bridgit_game(2, &sym).unwrap();
+        let scan = ClaimChecker::new(game, &sym, 2, &[], Detail::Remoteness);
+        let boards = Alternation::new(game.cells(), Player::Left);
+        let mut got = Findings::new(&[], Detail::Remoteness);
+        for k in 0..boards.size() {
+            let (l, r) = boards.masks(k);
+            if game.winner(l, r).is_none() {
+                let t = (l | r).count_ones();
+                got = got.merge(check_board(&scan, &boards, l, r, t).unwrap());
+            }
+        }
+        let got = &got.pops[1];
+        assert_eq!(got.positions, want.positions);
+        assert_eq!(got.left_wins, want.left_wins);
+        for (a, b) in got.ranking.iter().zip(&want.ranking) {
+            assert!(
+                a.outcome_class.is_none(),
+                "no second bit in a Left-first table"
+            );
+            let mut b = b.clone();
+            b.outcome_class = None;
+            let (a, b) = (
+                serde_json::to_value(a).unwrap(),
+                serde_json::to_value(&b).unwrap(),
+            );
+            assert_eq!(a, b);
+            // Not vacuous: remoteness was read, some pairs of the same outcome are ordered by
+            // it (more pairs agree with the table than win-vs-loss pairs are ranked right).
+            assert!(
+                a["pairs_agree"].as_u64() > a["outcome_right"].as_u64(),
+                "{a}"
+            );
+        }
+        assert_eq!(
+            serde_json::to_value(&got.optional).unwrap(),
+            serde_json::to_value(&want.optional).unwrap()
+        );
+    }
 
     #[test]
     fn wilson_matches_known_intervals() {

@@ -3,9 +3,11 @@
 //! order — one function per claim, with the smallest counterexample of each kept.
 //!
 //! The claims run on what the table gives: with [`Detail::Full`] (a table of every
-//! configuration with remoteness) every figure; with [`Detail::ValuesOnly`] (any table, each
-//! position's value alone) the figures that need remoteness, the second outcome bit or game
-//! values are left out (`None`), and nothing else changes.
+//! configuration with remoteness) every figure; with [`Detail::Remoteness`] (any table with
+//! remoteness, sampled) the figures against the table's order of options too, but not those
+//! that need the second outcome bit or game values; with [`Detail::ValuesOnly`] (any table, each
+//! position's value alone) the figures that need remoteness are left out as well. What is left
+//! out is `None`, not zero, and nothing else changes.
 //!
 //! The invariant: every figure comes from cell states and the table's values, and every
 //! counterexample carries the position text and the table values that make it one.
@@ -35,8 +37,24 @@ pub(super) enum Detail {
     /// Remoteness and the second outcome bit (a plain table with remoteness), and the game
     /// order under each convention.
     Full,
+    /// Values and remoteness, not the second outcome bit: any table of the board with
+    /// remoteness (a Left-first one holds no board with the same player to move again).
+    Remoteness,
     /// Values only: any table of the board, sampled or not.
     ValuesOnly,
+}
+
+impl Detail {
+    /// Whether the scan reads each option's remoteness (the figures against the table's order
+    /// of options).
+    fn remoteness(self) -> bool {
+        self != Detail::ValuesOnly
+    }
+
+    /// Whether the scan reads each option's second outcome bit and compares options as games.
+    fn second_bit(self) -> bool {
+        self == Detail::Full
+    }
 }
 
 /// What one scan chunk accumulates: figures for both populations and the smallest
@@ -50,7 +68,7 @@ pub(super) struct Findings {
 impl Findings {
     pub(super) fn new(conventions: &[u32], detail: Detail) -> Findings {
         let mut a = Findings::default();
-        let full = detail == Detail::Full;
+        let full = detail.second_bit();
         for (p, name) in a.pops.iter_mut().zip(["all", "play"]) {
             p.name = name.to_string();
             p.ranking = RANKINGS
@@ -58,7 +76,7 @@ impl Findings {
                 .map(|(v, m)| RankingFigures {
                     variant: v.name().to_string(),
                     mover: format!("{m:?}").to_lowercase(),
-                    table_order: full.then(Default::default),
+                    table_order: detail.remoteness().then(Default::default),
                     outcome_class: full.then(Default::default),
                     ..RankingFigures::default()
                 })
@@ -231,8 +249,7 @@ impl<'a> ClaimChecker<'a> {
         let mut scored = Vec::with_capacity(empties.len());
         for &cell in &empties {
             let child = self.child(cells, mover, cell);
-            let full = self.detail == Detail::Full;
-            let wins_moving_first = if full {
+            let wins_moving_first = if self.detail.second_bit() {
                 let again = self.child_same_mover(cells, mover, cell);
                 Some(self.value(again)? == Value::Win)
             } else {
@@ -242,7 +259,7 @@ impl<'a> ClaimChecker<'a> {
                 cell,
                 wins: self.value(child)? == Value::Loss,
                 wins_moving_first,
-                remoteness: if full {
+                remoteness: if self.detail.remoteness() {
                     Some(self.table.remoteness(child)?.unwrap_or(0))
                 } else {
                     None

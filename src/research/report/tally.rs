@@ -13,7 +13,8 @@ use super::figures::{OutcomeClassFigures, RankingFigures, TableOrderFigures};
 use crate::games::cell::Player;
 
 /// One option with the table's verdict from the mover's point of view. A values-only scan
-/// knows `wins` alone; the other two are `None` there.
+/// knows `wins` alone, a scan of a Left-first table with remoteness `remoteness` too; what it
+/// does not know is `None`.
 #[derive(Clone, Copy)]
 pub(super) struct ScoredOption {
     pub(super) cell: u32,

@@ -100,14 +100,24 @@ fn pct(part: u64, whole: u64) -> String {
     }
 }
 
+/// What a sampled report read from its table.
+fn reads(f: &SampleFigures) -> &'static str {
+    if f.remoteness {
+        "values and remoteness"
+    } else {
+        "values only"
+    }
+}
+
 /// The sampled report: how it was drawn, every share with its interval, what is left out.
 fn write_sample(s: &mut String, r: &Report, f: &SampleFigures) {
     use std::fmt::Write;
     let _ = writeln!(
         s,
-        "### A uniform sample of the play population (values only)\n\n{}; seed {}. {} draws \
+        "### A uniform sample of the play population ({})\n\n{}; seed {}. {} draws \
          for {} open positions: the play population holds about {:.4e} positions (95% interval \
          {:.4e} to {:.4e}).\n",
+        reads(f),
         f.method,
         f.seed,
         f.draws,
@@ -151,8 +161,9 @@ fn write_sample(s: &mut String, r: &Report, f: &SampleFigures) {
     );
     let _ = writeln!(
         s,
-        "Left out of a values-only sample of bridgit:{}:\n",
-        r.size
+        "Left out of a sample of bridgit:{} ({}):\n",
+        r.size,
+        reads(f)
     );
     for l in &f.left_out {
         let _ = writeln!(s, "- {} — needs {}", l.figures, l.needs);
