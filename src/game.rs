@@ -413,16 +413,25 @@ pub enum Rules {
     Search,
 }
 
+impl Rules {
+    /// What the rules say of a position with `status` and `children` moves (asked only of an
+    /// open position): for a caller that has both at hand, as a tier walk does.
+    #[inline]
+    pub fn of(status: Status, children: impl FnOnce() -> u64) -> Rules {
+        match status {
+            Status::Unused => Rules::Unused,
+            Status::Over(Value::Draw) => Rules::Known(Value::Draw, None),
+            Status::Over(v) => Rules::Known(v, Some(0)),
+            Status::Open if children() > 0 => Rules::Search,
+            Status::Open => Rules::Known(Value::Loss, Some(0)),
+        }
+    }
+}
+
 /// Classifies `pos` by the rules alone. Compressed tables store such positions as "don't care"
 /// and recompute them with this function when probed.
 pub fn by_rules<G: Game>(game: &G, pos: u64) -> Rules {
-    match game.status(pos) {
-        Status::Unused => Rules::Unused,
-        Status::Over(Value::Draw) => Rules::Known(Value::Draw, None),
-        Status::Over(v) => Rules::Known(v, Some(0)),
-        Status::Open if game.child_count(pos) > 0 => Rules::Search,
-        Status::Open => Rules::Known(Value::Loss, Some(0)),
-    }
+    Rules::of(game.status(pos), || game.child_count(pos))
 }
 
 /// Checks that `board` describes `game`: its size, and every position's status and children.

@@ -67,7 +67,8 @@ enum Command {
     Demo(demo::Args),
     /// Solve a game on every small graph and compare the tables with an oracle.
     Sweep(sweep::Args),
-    /// Check Bridg-It strategies and conjectures on every position against the table.
+    /// Research on tables: Bridg-It strategies and conjectures checked on every position
+    /// (bridgit), the distribution of value and remoteness by tier (tiers).
     Research(research::Args),
     /// The value of every configuration of a cell game as a canonical game (combinatorial game
     /// theory), with distinct values per tier.

@@ -3,6 +3,9 @@
 //! `--sample N --seed S`, the figures that need values (and remoteness, when the table has it)
 //! on a uniform random sample of the play population, from any table of the board
 //! (`bridgit:4,start=L,sym`, with or without remoteness).
+//!
+//! `retrodb research tiers --table FILE [--json]`: the distribution of value and remoteness by
+//! tier of any table of a game with tiers (`research::depth`).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -12,8 +15,37 @@ use retrodb::research;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// What to study; only 'bridgit' so far.
-    subject: String,
+    #[command(subcommand)]
+    subject: Subject,
+}
+
+#[derive(clap::Subcommand)]
+enum Subject {
+    /// Check Bridg-It strategies and conjectures on every position (or a sample) of a table.
+    Bridgit(BridgitArgs),
+    /// The distribution of value and remoteness by tier of a table of a game with tiers.
+    ///
+    /// Per tier (filled cells, for cell games): the positions, wins, losses, the longest win
+    /// and loss, and the wins and losses at each remoteness.
+    Tiers(TiersArgs),
+}
+
+#[derive(clap::Args)]
+pub struct TiersArgs {
+    /// The table (raw or compressed) of a game with tiers: cell games, Hackenbush. A table
+    /// without remoteness gives values only.
+    #[arg(long, value_name = "FILE")]
+    table: PathBuf,
+    /// The figures as one JSON object (exact counts; the text abbreviates the histograms).
+    #[arg(long)]
+    json: bool,
+    /// No progress bar, and no lines on stderr but errors.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+#[derive(clap::Args)]
+pub struct BridgitArgs {
     /// The board size (2 takes a second, 3 about a minute and a half with a progress bar; 4
     /// only with --sample and --table: its complete table would hold 2*3^25 positions).
     #[arg(long)]
@@ -46,12 +78,43 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> Result<ExitCode> {
-    if a.subject != "bridgit" {
-        bail!(
-            "research: unknown subject '{}' (known: bridgit)",
-            retrodb::error::cut(&a.subject)
+    match a.subject {
+        Subject::Bridgit(a) => bridgit(a),
+        Subject::Tiers(a) => tiers(a),
+    }
+}
+
+/// `research tiers`: every position of the table counted by tier, value and remoteness.
+fn tiers(a: TiersArgs) -> Result<ExitCode> {
+    let table = retrodb::table::Table::open(&a.table)?;
+    research::depth::check_table(&table)?;
+    if !a.json && !a.quiet {
+        errln!(
+            "counting every position of {} ({}) by tier",
+            table.path().display(),
+            table.header().spec
         );
     }
+    let bar = super::progress_bar(a.quiet, "counting");
+    let start = std::time::Instant::now();
+    let depth = research::depth::tiers(&table, &bar)?;
+    bar.finish_and_clear();
+    if !a.quiet {
+        errln!(
+            "counted {} positions in {:.1} s",
+            super::grouped(depth.total.positions),
+            start.elapsed().as_secs_f64()
+        );
+    }
+    if a.json {
+        outln!("{}", serde_json::to_string_pretty(&depth)?)?;
+    } else {
+        out!("{}", research::depth::render_text(&depth))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn bridgit(a: BridgitArgs) -> Result<ExitCode> {
     if let Some(count) = a.sample {
         return sampled(&a, count);
     }
@@ -102,7 +165,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
 
 /// `--sample N`: the claims that need values (and remoteness, when the table has it) on a
 /// uniform sample, from a table that exists.
-fn sampled(a: &Args, count: u64) -> Result<ExitCode> {
+fn sampled(a: &BridgitArgs, count: u64) -> Result<ExitCode> {
     if !(1..=4).contains(&a.size) {
         bail!(
             "research bridgit: --size {} is not supported (sizes 1 to 4)",

@@ -53,6 +53,15 @@ pub const MAX_LOW: u32 = 12;
 /// The most key cells: a table of `3^16` row numbers (172 MiB) at most.
 pub const MAX_KEY: u32 = 16;
 
+/// A low configuration as a tier walk reads it ([`Sliced::class_run`]): its Left and Right
+/// cells (board cells) and its rank in its class.
+#[derive(Clone, Copy, Debug)]
+pub struct RunEntry {
+    pub left: u64,
+    pub right: u64,
+    pub rank: u32,
+}
+
 /// One stored row: a canonical key and where its positions start.
 #[derive(Clone, Copy, Debug)]
 pub struct Row {
@@ -100,6 +109,10 @@ pub struct Sliced {
     pub class_list: Vec<Vec<u32>>,
     /// `class_filled[d + lw][c]`: how many of them have `c` filled low cells.
     pub class_filled: Vec<Vec<u64>>,
+    /// `class_runs[d + lw]`: the class again, by filled low cells then value, each with its
+    /// cells and rank, so that the configurations with `c` filled are one run read front to
+    /// back ([`Sliced::class_run`]); made on first use (a tier walk's), not by a build.
+    class_runs: std::sync::OnceLock<Vec<Vec<RunEntry>>>,
     /// Each low configuration's rank in its class: the configurations of its class below it.
     pub rank: Vec<u32>,
     pub rows: Vec<Row>,
@@ -242,6 +255,7 @@ impl Sliced {
             delta,
             class_list,
             class_filled,
+            class_runs: std::sync::OnceLock::new(),
             rank,
             rows: Vec::new(),
             row_of_key: vec![u32::MAX; 3usize.pow(hw)],
@@ -339,6 +353,43 @@ impl Sliced {
         } else {
             &[]
         }
+    }
+
+    /// The low configurations whose difference is `d` with `c` filled low cells, in
+    /// increasing value, each with its cells and rank (empty when there are none).
+    pub fn class_run(&self, d: i32, c: u32) -> &[RunEntry] {
+        let lw = self.low_digits() as i32;
+        if d.abs() > lw || c > lw as u32 {
+            return &[];
+        }
+        let counts = &self.class_filled[(d + lw) as usize];
+        let start: u64 = counts[..c as usize].iter().sum();
+        let runs = self.class_runs.get_or_init(|| {
+            // By filled count, a stable sort: each count's run stays in increasing value. The
+            // cells and rank beside each configuration: a walk that looked them up in
+            // `low_masks` and `rank` (10 MiB at 12 low cells) waited on a miss a position.
+            self.class_list
+                .iter()
+                .map(|list| {
+                    let mut list = list.clone();
+                    list.sort_by_key(|&v| {
+                        let (l, r) = self.low_masks[v as usize];
+                        (l | r).count_ones()
+                    });
+                    list.iter()
+                        .map(|&v| {
+                            let (left, right) = self.low_masks[v as usize];
+                            RunEntry {
+                                left,
+                                right,
+                                rank: self.rank[v as usize],
+                            }
+                        })
+                        .collect()
+                })
+                .collect()
+        });
+        &runs[(d + lw) as usize][start as usize..(start + counts[c as usize]) as usize]
     }
 
     /// The number of low configurations whose difference is `d`.

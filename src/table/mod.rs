@@ -5,8 +5,8 @@
 //! table under its final name only when it is complete; readers answer only from bytes whose
 //! checksum matched. In the manner of fst's raw layer, a [`Table`] reads any bytes
 //! (`AsRef<[u8]>`: a memory map by default, a `Vec` or a slice as well); the payload readers
-//! (`payload.rs`) work on `&[u8]`; probing (`probe.rs`) and verification (`verify.rs`) sit on
-//! top; failures are a [`TableError`] with a kind a caller can match.
+//! (`payload.rs`) work on `&[u8]`; probing (`probe.rs`), verification (`verify.rs`) and a cursor
+//! for lookups near each other (`cursor.rs`) sit on top; failures are a [`TableError`] with a kind a caller can match.
 //!
 //! This layer knows files and bytes, and games only to rebuild a table's game from its header;
 //! it never calls a solver (that is [`crate::build`]).
@@ -14,6 +14,7 @@
 /// The cells moved to [`crate::cells`]; this path keeps working.
 pub use crate::cells;
 mod convert;
+mod cursor;
 mod error;
 pub mod format;
 mod payload;
@@ -25,6 +26,7 @@ pub(crate) mod write;
 pub mod zstd;
 
 pub use convert::{compress, decompress};
+pub use cursor::Cursor;
 pub use error::{Checked, TableError, TableErrorKind};
 pub use probe::{Probe, ProbeMove};
 pub use read::{DEFAULT_CACHE, Info, Table};

@@ -300,6 +300,16 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
     }
 
     fn stored_remoteness(&self, pos: u64) -> Result<Option<u32>> {
+        self.stored_remoteness_of(pos, || self.stored_code(pos))
+    }
+
+    /// [`Table::stored_remoteness`], with the position's stored code from `stored_code` (nibbles
+    /// are relative to it) for a caller that has read it already.
+    fn stored_remoteness_of(
+        &self,
+        pos: u64,
+        stored_code: impl FnOnce() -> Result<u8>,
+    ) -> Result<Option<u32>> {
         let width = self.header.remoteness_width;
         // Nibbles: half a byte a position, the low half for an even index; bytes: `w` each.
         let nibbles = width == REM_NIBBLES;
@@ -312,7 +322,7 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
         let decode = |b: [u8; 4]| -> Result<Option<u32>> {
             if nibbles {
                 let n = b[0] >> (4 * (pos % 2)) & 15;
-                Ok(remoteness_of_nibble(self.stored_code(pos)?, n))
+                Ok(remoteness_of_nibble(stored_code()?, n))
             } else {
                 Ok(get_remoteness(&b[..w as usize]))
             }
@@ -458,6 +468,21 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
             Rules::Known(_, r) => r,
             Rules::Search => stored,
         })
+    }
+
+    /// The value and the remoteness of a position ([`Table::value`], [`Table::remoteness`]) in
+    /// one lookup: a raw table's cell is read once, remoteness in nibbles taken relative to it.
+    pub fn value_and_remoteness(&self, pos: u64) -> Result<(Option<Value>, Option<u32>)> {
+        if self.is_compressed() {
+            return Ok((self.value(pos)?, self.remoteness(pos)?));
+        }
+        let code = self.code(pos)?;
+        let remoteness = if self.has_remoteness() {
+            self.stored_remoteness_of(pos, || Ok(code))?
+        } else {
+            None
+        };
+        Ok((cells::value(code), remoteness))
     }
 
     /// The text of the position at `pos` (any index below the table's size).

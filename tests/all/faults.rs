@@ -192,6 +192,7 @@ fn damaged_tables_are_refused_or_answer_as_the_intact_table() {
     let mut tally = Tally::default();
     let mut verify_missed = 0;
     let mut dump_missed = 0;
+    let mut tiers_missed = 0;
     for (table, positions) in &tables {
         let intact = std::fs::read(table).unwrap();
         let probe_args = |t: &Path| {
@@ -205,6 +206,11 @@ fn damaged_tables_are_refused_or_answer_as_the_intact_table() {
             .collect::<Vec<_>>()));
         let expect_dump = stdout(&run(&["dump", s(table)]));
         assert!(!expect_probe.is_empty() && !expect_dump.is_empty());
+        // `research tiers` reads every position of a table of a game with tiers, as dump.
+        let tiers_args =
+            |t: &Path| ["research", "tiers", "--json", "--table", s(t)].map(String::from);
+        let expect_tiers = (table.ends_with("hex3.rdb") || table.ends_with("hex3-z.rdb"))
+            .then(|| stdout(&run(&tiers_args(table).each_ref().map(String::as_str))));
         let mut damages: Vec<(String, Vec<u8>)> = Vec::new();
         for at in offsets(intact.len(), flips(), intact.len() as u64) {
             let mut b = intact.clone();
@@ -234,6 +240,14 @@ fn damaged_tables_are_refused_or_answer_as_the_intact_table() {
             if o.status.success() {
                 dump_missed += 1;
                 eprintln!("dump answered from a damaged table: {what}");
+            }
+            if let Some(expect) = &expect_tiers {
+                let o = run(&tiers_args(&bad).each_ref().map(String::as_str));
+                tally.run(&format!("research tiers, {what}"), &o, Some(expect));
+                if o.status.success() {
+                    tiers_missed += 1;
+                    eprintln!("research tiers answered from a damaged table: {what}");
+                }
             }
             tally.run(&format!("info, {what}"), &run(&["info", s(&bad)]), None);
             let o = run(&["verify", s(&bad), "--quiet"]);
@@ -271,6 +285,10 @@ fn damaged_tables_are_refused_or_answer_as_the_intact_table() {
     // Every byte is covered (checksums, padding and length checked on open), and a dump reads
     // every position: it must refuse every damage too.
     assert_eq!(dump_missed, 0, "dump must refuse every damaged byte");
+    assert_eq!(
+        tiers_missed, 0,
+        "research tiers must refuse every damaged byte"
+    );
     // Enough cases to mean something.
     assert!(tally.cases > 500, "{tally:?}");
 }
@@ -730,6 +748,8 @@ fn printing_commands(d: &Path) -> Vec<Vec<String>> {
         vec!["sweep", "shannon", "--max-vertices", "3", "--json"],
         vec!["research", "bridgit", "--size", "1", "--table"],
         vec!["research", "bridgit", "--size", "1", "--json", "--table"],
+        vec!["research", "tiers", "--table", s(&tr)],
+        vec!["research", "tiers", "--json", "--table", s(&tr)],
         vec!["demo", "--dir"],
         vec!["play", "hex:2", "--table", s(&tr)],
         vec!["--version"],

@@ -27,6 +27,7 @@ mod hackenbush_props;
 mod messages;
 mod research;
 mod research_sample;
+mod research_tiers;
 #[cfg(feature = "serve")]
 mod serve;
 #[cfg(feature = "serve")]

@@ -371,7 +371,7 @@ fn research_refuses_bad_requests() {
         assert!(!out.status.success(), "{args:?} should fail");
         String::from_utf8(out.stderr).unwrap()
     };
-    assert!(err(&["research", "hex", "--size", "2"]).contains("unknown subject 'hex'"));
+    assert!(err(&["research", "hex", "--size", "2"]).contains("unrecognized subcommand 'hex'"));
     assert!(err(&["research", "bridgit", "--size", "9"]).contains("--size 9 is not supported"));
     let dir = tempfile::tempdir().unwrap();
     let t2 = build(dir.path(), 2);

@@ -339,7 +339,9 @@ impl CellGame {
 
     /// The positions of tier `t` in one row of the sliced index (`unit` is the row), in
     /// increasing index: the row's low configurations with `t - row.tier` filled cells, class A
-    /// (Left to move) then class B.
+    /// (Left to move) then class B, each class's run of them read alone ([`Sliced::class_run`];
+    /// a row holds positions of up to 13 tiers, and a walk that read the whole row for each
+    /// passed over every position 13 times).
     fn sliced_tier_walk(&self, s: &Sliced, t: u32, unit: u64, v: &mut impl TierVisitor) {
         let Some(row) = s.rows.get(unit as usize) else {
             return;
@@ -348,35 +350,74 @@ impl CellGame {
             return;
         };
         let (kl, kr) = s.key_masks(row.key);
-        let mut kids = [0u64; 64];
-        let a = s.class_of(row.d).iter().map(|&v| (v, Player::Left));
-        let b = s.class_of(row.d + 1).iter().map(|&v| (v, Player::Right));
-        for (offset, (low, mover)) in a.chain(b).enumerate() {
-            let (ll, lr) = s.low_masks[low as usize];
-            if (ll | lr).count_ones() != c {
-                continue;
-            }
-            let (l, r) = (kl | ll, kr | lr);
-            let (status, n) = match self.winner(l, r) {
+        // A configuration's place in the row: its rank in its class, after class A for B.
+        let a = s.class_run(row.d, c).iter().map(|e| (e, 0, Player::Left));
+        let b = s
+            .class_run(row.d + 1, c)
+            .iter()
+            .map(|e| (e, row.split, Player::Right));
+        for (low, before, mover) in a.chain(b) {
+            let offset = before + low.rank;
+            let (l, r) = (kl | low.left, kr | low.right);
+            let (status, empty) = match self.winner(l, r) {
                 Some(w) if w == mover => (Status::Over(Value::Win), 0),
                 Some(_) => (Status::Over(Value::Loss), 0),
-                None => {
-                    let mut n = 0;
-                    self.index.children(0, l, r, self.full & !(l | r), |child| {
-                        kids[n] = child;
-                        n += 1;
-                    });
-                    (Status::Open, n)
-                }
+                None => (Status::Open, self.full & !(l | r)),
             };
             v.visit(TierPosition {
                 index: row.start + offset as u64,
                 status,
-                children: kids[..n].iter().copied(),
+                children: SlicedChildren {
+                    index: s,
+                    mover,
+                    l,
+                    r,
+                    empty,
+                },
             });
         }
     }
 }
+
+/// The children of a position of the sliced index, each looked up (its canonical image found)
+/// only when it is read, in cell order: a visitor that stops at a won child, or reads none (a
+/// count by tier), does not pay for the rest.
+#[derive(Clone)]
+pub struct SlicedChildren<'a> {
+    index: &'a Sliced,
+    mover: Player,
+    l: u64,
+    r: u64,
+    /// The empty cells not read yet.
+    empty: u64,
+}
+
+impl Iterator for SlicedChildren<'_> {
+    type Item = u64;
+
+    #[inline]
+    fn next(&mut self) -> Option<u64> {
+        if self.empty == 0 {
+            return None;
+        }
+        let cell = self.empty.trailing_zeros();
+        self.empty &= self.empty - 1;
+        let (l, r) = self.mover.claim(self.l, self.r, cell);
+        Some(
+            self.index
+                .index(l, r)
+                .expect("a move keeps the alternation's counts"),
+        )
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.empty.count_ones() as usize;
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for SlicedChildren<'_> {}
 
 /// The cells of `set` as bits of the child order.
 #[inline]
