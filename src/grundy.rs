@@ -182,6 +182,26 @@ pub fn winning_moves<E>(
     Ok(moves)
 }
 
+/// The tokens of a sum's text: position texts separated by `+` (`4+9+11`), spaces around them
+/// allowed; spaces alone separate tokens too (`4 9 11`, what a URL query makes of `+`). `Err`
+/// says what is malformed (an empty sum, an empty token between two `+`).
+pub fn split_sum(text: &str) -> Result<Vec<&str>, String> {
+    if text.trim().is_empty() {
+        return Err("an empty sum (tokens are separated by '+', e.g. 4+9+11)".into());
+    }
+    let mut tokens = Vec::new();
+    for piece in text.split('+') {
+        if piece.trim().is_empty() {
+            return Err(format!(
+                "token {} is empty (tokens are separated by '+', e.g. 4+9+11)",
+                tokens.len() + 1
+            ));
+        }
+        tokens.extend(piece.split_whitespace());
+    }
+    Ok(tokens)
+}
+
 /// Checks the conditions that define one position's value against its followers' values
 /// (`followers`, one entry per move): a finite `n` is the least finite value no follower has
 /// (mex), and every follower of infinite value `∞(L)` has `n` in `L` (from any follower of
@@ -419,6 +439,21 @@ mod tests {
                 .unwrap()
                 .is_empty()
         );
+    }
+
+    #[test]
+    fn sum_texts() {
+        assert_eq!(split_sum("4+9+11"), Ok(vec!["4", "9", "11"]));
+        assert_eq!(split_sum(" 4 + 9 "), Ok(vec!["4", "9"]));
+        assert_eq!(split_sum("4 9 11"), Ok(vec!["4", "9", "11"]));
+        assert_eq!(split_sum("7"), Ok(vec!["7"]));
+        let e = split_sum("4++9").unwrap_err();
+        assert!(e.starts_with("token 2 is empty"), "{e}");
+        let e = split_sum("4+").unwrap_err();
+        assert!(e.starts_with("token 2 is empty"), "{e}");
+        let e = split_sum("+4").unwrap_err();
+        assert!(e.starts_with("token 1 is empty"), "{e}");
+        assert!(split_sum("  ").unwrap_err().starts_with("an empty sum"));
     }
 
     #[test]

@@ -15,18 +15,22 @@
 //! those of the later stages that mark it. Marked ones go on to stage `m + 1`. A stage that
 //! labels nothing ends the labelling.
 //!
-//! Invariant: within a stage a position is labelled `m` or marked, never both, decided by one
-//! compare-and-swap on its state word (kind in the low two bits, the value or the stage of the
-//! last mark above them) — so the values are the same for every thread count, as the
-//! function's uniqueness says they must be.
+//! Stage 0 is the counter engine's solve itself (labelled 0: lost; marked: won; left over:
+//! drawn), so a build that has solved the game hands its cells over and the labelling starts
+//! at stage 1 ([`label`]'s `solved`).
+//!
+//! Invariant: within a stage a position is labelled or marked, never both, decided once by a
+//! `fetch_or` on its 2-bit stage cell (as the counter engine decides wins and losses) — so the
+//! values are the same for every thread count, as the function's uniqueness says they must be.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicU16, AtomicU32, AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
 use super::SolveOptions;
-use crate::cells;
+use super::counter::{Counter, counter_width};
+use crate::cells::{self, Cells};
 use crate::error::{Error, Result};
 use crate::game::{Game, Status};
 use crate::grundy::Labels;
@@ -34,78 +38,36 @@ use crate::grundy::Labels;
 /// Positions handed to one task at a time.
 const CHUNK: usize = 4096;
 
-/// State kinds, in the low two bits of a position's state word.
-const OPEN: u32 = 0;
-const FINITE: u32 = 1;
-const INFINITE: u32 = 2;
-const UNUSED: u32 = 3;
+/// A position's kind, in a 2-bit cell that goes from open to one of the others once.
+const OPEN: u8 = 0;
+const FINITE: u8 = 1;
+const INFINITE: u8 = 2;
+const UNUSED: u8 = 3;
 
-/// The largest stage (and value) the state word holds above its kind.
-const MAX_STAGE: u32 = (1 << 30) - 2;
+/// A position's stage cell: what the current stage decided about it (reset every stage).
+const MARKED: u8 = 1;
+const LABELLED: u8 = 2;
+
+/// The largest stage (and value) the labelling runs to: codes must stay below `u32::MAX`.
+const MAX_STAGE: u32 = u32::MAX - 2;
 
 /// A frontier entry's flag: the position was marked (else it was labelled).
-const MARKED: u64 = 1 << 63;
+const MARK_FLAG: u64 = 1 << 63;
 
-#[inline]
-fn kind(s: u32) -> u32 {
-    s & 3
-}
-
-#[inline]
-fn high(s: u32) -> u32 {
-    s >> 2
-}
-
-#[inline]
-fn state(high: u32, kind: u32) -> u32 {
-    high << 2 | kind
-}
-
-/// Marks an open or infinite position in stage `m` (its state's stamp becomes `m + 1`); true
-/// for the call that marked it first in this stage.
-#[inline]
-fn mark(word: &AtomicU32, m: u32) -> bool {
-    let mut s = word.load(Ordering::Relaxed);
-    loop {
-        let k = kind(s);
-        if (k != OPEN && k != INFINITE) || high(s) == m + 1 {
-            return false;
-        }
-        match word.compare_exchange_weak(s, state(m + 1, k), Ordering::Relaxed, Ordering::Relaxed) {
-            Ok(_) => return true,
-            Err(now) => s = now,
-        }
-    }
-}
-
-/// Labels an open position `m` unless it was marked in stage `m`; true when it did.
-#[inline]
-fn try_label(word: &AtomicU32, m: u32) -> bool {
-    let mut s = word.load(Ordering::Relaxed);
-    loop {
-        if kind(s) != OPEN || high(s) == m + 1 {
-            return false;
-        }
-        match word.compare_exchange_weak(s, state(m, FINITE), Ordering::Relaxed, Ordering::Relaxed)
-        {
-            Ok(_) => return true,
-            Err(now) => s = now,
-        }
-    }
-}
-
-/// Bytes the labelling needs for a game of `size` positions besides the game: three words a
-/// position (state and two counters), the frontiers, the list of open positions, and the
-/// records of infinite positions (at most one a position and one per later mark; counted as
-/// two).
-pub fn memory_estimate(size: u64) -> u64 {
-    size.saturating_mul(12 + 16 + 8 + 24)
+/// Bytes the labelling needs for a game of `size` positions whose positions have at most
+/// `max_children` moves, besides the game and the solve's cells: the codes, two counters and two
+/// 2-bit cells a position, the frontiers and open lists, and the records of infinite positions
+/// (at most one a position and one per later mark; counted as one each).
+pub fn memory_estimate(size: u64, max_children: u64) -> u64 {
+    let counters = 2 * counter_width(max_children);
+    size.saturating_mul(4 + counters + 16 + 8 + 16)
+        .saturating_add(2 * size.div_ceil(4))
 }
 
 /// What one task found in a round.
 #[derive(Default)]
 struct Piece {
-    /// Labelled and marked positions (the latter flagged [`MARKED`]): the next frontier.
+    /// Labelled and marked positions (the latter flagged [`MARK_FLAG`]): the next frontier.
     next: Vec<u64>,
     /// Open positions marked: the next stage's open positions.
     marked_open: Vec<u64>,
@@ -115,44 +77,75 @@ struct Piece {
 }
 
 /// Labels every position of the impartial game `game` (every position open or unused: a player
-/// who cannot move loses) with its generalized Sprague-Grundy value.
-pub fn label<G: Game>(game: &G, opts: &SolveOptions) -> Result<Labels> {
+/// who cannot move loses) with its generalized Sprague-Grundy value. `solved`, when given, is
+/// the counter engine's solve of the game (all of its cells decided): it is stage 0, and the
+/// labelling starts at stage 1.
+pub fn label<G: Game>(game: &G, opts: &SolveOptions, solved: Option<&Cells<'_>>) -> Result<Labels> {
+    match counter_width(game.max_children()) {
+        1 => run::<G, AtomicU8>(game, opts, solved),
+        2 => run::<G, AtomicU16>(game, opts, solved),
+        4 => run::<G, AtomicU32>(game, opts, solved),
+        _ => run::<G, AtomicU64>(game, opts, solved),
+    }
+}
+
+fn run<G: Game, C: Counter>(
+    game: &G,
+    opts: &SolveOptions,
+    solved: Option<&Cells<'_>>,
+) -> Result<Labels> {
     game.prepare();
     let size = game.size();
     let fail = |msg: String| Error::Spec {
         spec: game.spec(),
         msg,
     };
-    if game.max_children() > u32::MAX as u64 {
-        return Err(fail(format!(
-            "positions with up to {} moves: the labelling counts at most {} a position",
-            game.max_children(),
-            u32::MAX
-        )));
-    }
-    let states: Vec<AtomicU32> = cells::zeroed_atomics(size);
-    let count: Vec<AtomicU32> = cells::zeroed_atomics(size);
-    let stage_count: Vec<AtomicU32> = cells::zeroed_atomics(size);
+    let kind_words = cells::zeroed_words(cells::words_for(size));
+    let kinds = Cells::new(&kind_words, size);
+    let stage_words = cells::zeroed_words(cells::words_for(size));
+    let stage_cells = Cells::new(&stage_words, size);
+    // The finite values, written once by the task that labels a position.
+    let values: Vec<AtomicU32> = cells::zeroed_atomics(size);
+    let count: Vec<C> = cells::zeroed_atomics(size);
+    let stage_count: Vec<C> = cells::zeroed_atomics(size);
     let progress = opts.bar(size);
     progress.set_message("stage 0");
+    let mut became_infinite: Vec<(u64, u32)> = Vec::new();
+    let mut visits = 0u64;
+    let mut largest: Option<u32> = None;
 
-    // The open positions, with their moves counted; unused indices marked so.
+    // The open positions, with their moves counted; unused indices marked so. Given the solve,
+    // its losses are value 0, its draws infinite from stage 0 on, its wins open.
     let chunks = size.div_ceil(CHUNK as u64);
-    let pieces: Vec<Result<Vec<u64>>> = (0..chunks)
+    let pieces: Vec<Result<(Vec<u64>, Vec<u64>)>> = (0..chunks)
         .into_par_iter()
         .map(|k| {
             let start = k * CHUNK as u64;
             let end = (start + CHUNK as u64).min(size);
-            let mut open = Vec::with_capacity((end - start) as usize);
+            let (mut open, mut lost) = (Vec::new(), Vec::new());
             for pos in start..end {
                 match game.status(pos) {
                     Status::Unused => {
-                        states[pos as usize].store(state(0, UNUSED), Ordering::Relaxed);
-                        progress.inc(1);
+                        kinds.decide(pos, UNUSED);
                     }
                     Status::Open => {
-                        count[pos as usize].store(game.child_count(pos) as u32, Ordering::Relaxed);
-                        open.push(pos);
+                        count[pos as usize].set(game.child_count(pos));
+                        match solved.map(|c| c.get(pos)) {
+                            None | Some(cells::WIN) => open.push(pos),
+                            Some(cells::LOSS) => {
+                                kinds.decide(pos, FINITE);
+                                lost.push(pos);
+                            }
+                            Some(cells::DRAW) => {
+                                kinds.decide(pos, INFINITE);
+                            }
+                            Some(c) => {
+                                return Err(fail(format!(
+                                    "position {} is undecided ({c}) in the solve handed over",
+                                    game.position_text(pos)
+                                )));
+                            }
+                        }
                     }
                     Status::Over(v) => {
                         return Err(fail(format!(
@@ -163,40 +156,83 @@ pub fn label<G: Game>(game: &G, opts: &SolveOptions) -> Result<Labels> {
                     }
                 }
             }
-            Ok(open)
+            progress.inc(end - start - open.len() as u64);
+            Ok((open, lost))
         })
         .collect();
-    let mut open = concat(pieces.into_iter().collect::<Result<Vec<_>>>()?);
-
-    let mut became_infinite: Vec<(u64, u32)> = Vec::new();
-    let mut reached: Vec<(u64, u32)> = Vec::new();
-    let mut visits = 0u64;
+    let (open, lost): (Vec<Vec<u64>>, Vec<Vec<u64>>) = pieces
+        .into_iter()
+        .collect::<Result<Vec<_>>>()?
+        .into_iter()
+        .unzip();
+    let mut open = concat(open);
+    let lost = concat(lost);
     let mut stage = 0u32;
-    let mut largest: Option<u32> = None;
+    if solved.is_some() {
+        // Stage 0 from the solve: the lost positions' parents lose a follower without a value.
+        visits += lost
+            .par_chunks(CHUNK)
+            .map(|chunk| {
+                let mut v = 0u64;
+                for &x in chunk {
+                    game.for_each_parent(x, |q| {
+                        v += 1;
+                        if kinds.get(q) == OPEN {
+                            count[q as usize].decrement();
+                        }
+                    });
+                }
+                v
+            })
+            .sum::<u64>();
+        if !lost.is_empty() {
+            largest = Some(0);
+        }
+        let draws: Vec<Vec<(u64, u32)>> = (0..chunks)
+            .into_par_iter()
+            .map(|k| {
+                let start = k * CHUNK as u64;
+                let end = (start + CHUNK as u64).min(size);
+                (start..end)
+                    .filter(|&p| kinds.get(p) == INFINITE)
+                    .map(|p| (p, 0))
+                    .collect()
+            })
+            .collect();
+        became_infinite = concat(draws);
+        // Stage 0 ran, where there was a position to label.
+        if !(open.is_empty() && lost.is_empty() && became_infinite.is_empty()) {
+            stage = 1;
+        }
+    }
+    drop(lost);
+
+    let mut reached: Vec<(u64, u32)> = Vec::new();
     while !open.is_empty() {
         opts.stop.check()?;
         if stage > MAX_STAGE {
-            return Err(fail(format!(
-                "values beyond {MAX_STAGE} (the labelling's limit)"
-            )));
+            return Err(fail(format!("values beyond {MAX_STAGE}")));
         }
         let m = stage;
         progress.set_message(format!("stage {m}"));
+        stage_words
+            .par_chunks(1 << 14)
+            .for_each(|c| c.iter().for_each(|w| w.store(0, Ordering::Relaxed)));
         // Seeds: open positions whose every follower has a value (below m).
         let seeds: Vec<u64> = open
             .par_chunks(CHUNK)
             .flat_map_iter(|chunk| {
                 chunk.iter().copied().filter(|&u| {
-                    let n = count[u as usize].load(Ordering::Relaxed);
-                    stage_count[u as usize].store(n, Ordering::Relaxed);
-                    n == 0 && try_label(&states[u as usize], m)
+                    let n = count[u as usize].get();
+                    stage_count[u as usize].set(n);
+                    n == 0 && stage_cells.decide(u, LABELLED)
                 })
             })
             .collect();
-        if !seeds.is_empty() {
-            largest = Some(m);
+        for &u in &seeds {
+            values[u as usize].store(m, Ordering::Relaxed);
         }
-        progress.inc(seeds.len() as u64);
+        let mut labelled = seeds.len() as u64;
         let mut frontier = seeds;
         let mut next_open: Vec<Vec<u64>> = Vec::new();
         while !frontier.is_empty() {
@@ -208,23 +244,22 @@ pub fn label<G: Game>(game: &G, opts: &SolveOptions) -> Result<Labels> {
                 .map(|chunk| {
                     let mut p = Piece::default();
                     for &item in chunk {
-                        let x = item & !MARKED;
-                        if item & MARKED == 0 {
+                        let x = item & !MARK_FLAG;
+                        if item & MARK_FLAG == 0 {
                             // Labelled m: its parents can move to m.
                             game.for_each_parent(x, |q| {
                                 p.visits += 1;
-                                let word = &states[q as usize];
-                                match kind(word.load(Ordering::Relaxed)) {
+                                match kinds.get(q) {
                                     OPEN => {
-                                        count[q as usize].fetch_sub(1, Ordering::Relaxed);
-                                        if mark(word, m) {
-                                            p.next.push(q | MARKED);
+                                        count[q as usize].decrement();
+                                        if stage_cells.decide(q, MARKED) {
+                                            p.next.push(q | MARK_FLAG);
                                             p.marked_open.push(q);
                                         }
                                     }
                                     INFINITE => {
-                                        if mark(word, m) {
-                                            p.next.push(q | MARKED);
+                                        if stage_cells.decide(q, MARKED) {
+                                            p.next.push(q | MARK_FLAG);
                                             p.reached.push((q, m));
                                         }
                                     }
@@ -235,11 +270,12 @@ pub fn label<G: Game>(game: &G, opts: &SolveOptions) -> Result<Labels> {
                             // Marked: one more follower of its open parents answered.
                             game.for_each_parent(x, |q| {
                                 p.visits += 1;
-                                let word = &states[q as usize];
-                                if kind(word.load(Ordering::Relaxed)) == OPEN
-                                    && stage_count[q as usize].fetch_sub(1, Ordering::Relaxed) == 1
-                                    && try_label(word, m)
+                                if kinds.get(q) == OPEN
+                                    && stage_cells.get(q) == 0
+                                    && stage_count[q as usize].decrement() == 0
+                                    && stage_cells.decide(q, LABELLED)
                                 {
+                                    values[q as usize].store(m, Ordering::Relaxed);
                                     p.next.push(q);
                                 }
                             });
@@ -251,11 +287,7 @@ pub fn label<G: Game>(game: &G, opts: &SolveOptions) -> Result<Labels> {
             let mut next = Vec::with_capacity(pieces.iter().map(|p| p.next.len()).sum());
             for p in pieces {
                 visits += p.visits;
-                let labelled = p.next.iter().filter(|&&i| i & MARKED == 0).count();
-                progress.inc(labelled as u64);
-                if labelled > 0 {
-                    largest = Some(m);
-                }
+                labelled += p.next.iter().filter(|&&i| i & MARK_FLAG == 0).count() as u64;
                 next.extend_from_slice(&p.next);
                 next_open.push(p.marked_open);
                 reached.extend_from_slice(&p.reached);
@@ -263,22 +295,30 @@ pub fn label<G: Game>(game: &G, opts: &SolveOptions) -> Result<Labels> {
             frontier = next;
         }
         opts.stop.check()?;
-        // Open and not marked: no follower of value m, so no finite value.
+        if labelled > 0 {
+            largest = Some(m);
+        }
+        // Labelled: finite. Open and not marked: no follower of value m, so no finite value.
         let infinite: Vec<Vec<(u64, u32)>> = open
             .par_chunks(CHUNK)
             .map(|chunk| {
                 let mut out = Vec::new();
                 for &u in chunk {
-                    let word = &states[u as usize];
-                    let s = word.load(Ordering::Relaxed);
-                    if kind(s) == OPEN && high(s) != m + 1 {
-                        word.store(state(high(s), INFINITE), Ordering::Relaxed);
-                        out.push((u, m));
+                    match stage_cells.get(u) {
+                        LABELLED => {
+                            kinds.decide(u, FINITE);
+                        }
+                        MARKED => {}
+                        _ => {
+                            kinds.decide(u, INFINITE);
+                            out.push((u, m));
+                        }
                     }
                 }
                 out
             })
             .collect();
+        progress.inc(labelled);
         for piece in infinite {
             progress.inc(piece.len() as u64);
             became_infinite.extend_from_slice(&piece);
@@ -287,8 +327,8 @@ pub fn label<G: Game>(game: &G, opts: &SolveOptions) -> Result<Labels> {
         stage += 1;
     }
     let finite = largest.map_or(0, |l| l + 1);
-    let (codes, sets) =
-        codes_and_sets(&states, finite, became_infinite, reached).ok_or_else(|| {
+    let (codes, sets) = codes_and_sets(&kinds, values, finite, became_infinite, reached)
+        .ok_or_else(|| {
             fail(format!(
                 "{finite} finite values and more distinct reach sets than 32-bit codes hold"
             ))
@@ -307,46 +347,65 @@ pub fn label<G: Game>(game: &G, opts: &SolveOptions) -> Result<Labels> {
 /// that has each): an infinite position that became so in stage `m'` reaches `0..m'` and the
 /// stages of its later marks. `None` when the codes do not fit 32 bits.
 fn codes_and_sets(
-    states: &[AtomicU32],
+    kinds: &Cells<'_>,
+    values: Vec<AtomicU32>,
     finite: u32,
     mut became: Vec<(u64, u32)>,
     mut reached: Vec<(u64, u32)>,
 ) -> Option<(Vec<u32>, Vec<u64>)> {
-    let mut codes: Vec<u32> = states
-        .par_iter()
-        .map(|w| {
-            let s = w.load(Ordering::Relaxed);
-            match kind(s) {
-                FINITE => high(s),
-                _ => Labels::UNUSED,
+    let mut codes = cells::into_plain(values);
+    codes
+        .par_chunks_mut(CHUNK)
+        .enumerate()
+        .for_each(|(k, chunk)| {
+            for (i, c) in chunk.iter_mut().enumerate() {
+                if kinds.get((k * CHUNK + i) as u64) != FINITE {
+                    *c = Labels::UNUSED;
+                }
             }
-        })
-        .collect();
+        });
     became.par_sort_unstable();
     reached.par_sort_unstable();
     let words = crate::grundy::words_per_set(finite);
     let mut ids: HashMap<Vec<u64>, u32> = HashMap::new();
+    // Most infinite positions reach just the values below the stage they became infinite in:
+    // their set's id by that stage, without hashing.
+    let mut prefix_ids: Vec<Option<u32>> = vec![None; finite as usize + 1];
     let mut sets: Vec<u64> = Vec::new();
     let mut set = vec![0u64; words];
     let mut r = 0usize;
     for &(pos, since) in &became {
-        set.iter_mut().for_each(|w| *w = 0);
-        for j in 0..since {
-            set[(j / 64) as usize] |= 1 << (j % 64);
-        }
         while r < reached.len() && reached[r].0 < pos {
             r += 1;
         }
-        while r < reached.len() && reached[r].0 == pos {
-            let j = reached[r].1;
-            set[(j / 64) as usize] |= 1 << (j % 64);
-            r += 1;
-        }
-        let next = ids.len() as u32;
-        let id = *ids.entry(set.clone()).or_insert_with(|| {
-            sets.extend_from_slice(&set);
-            next
-        });
+        let later = r < reached.len() && reached[r].0 == pos;
+        let id = match prefix_ids[since as usize] {
+            Some(id) if !later => id,
+            _ => {
+                set.iter_mut().for_each(|w| *w = 0);
+                for j in 0..since {
+                    set[(j / 64) as usize] |= 1 << (j % 64);
+                }
+                while r < reached.len() && reached[r].0 == pos {
+                    let j = reached[r].1;
+                    set[(j / 64) as usize] |= 1 << (j % 64);
+                    r += 1;
+                }
+                let id = match ids.get(&set) {
+                    Some(&id) => id,
+                    None => {
+                        let id = ids.len() as u32;
+                        ids.insert(set.clone(), id);
+                        sets.extend_from_slice(&set);
+                        id
+                    }
+                };
+                if !later {
+                    prefix_ids[since as usize] = Some(id);
+                }
+                id
+            }
+        };
         let code = finite.checked_add(id).filter(|&c| c != Labels::UNUSED)?;
         codes[pos as usize] = code;
     }
@@ -405,7 +464,7 @@ mod tests {
     }
 
     fn label_of(g: &Digraph) -> Labels {
-        label(g, &SolveOptions::default()).unwrap()
+        label(g, &SolveOptions::default(), None).unwrap()
     }
 
     /// The counter engine's values of every position of `g` (`None`: unused).
@@ -714,6 +773,31 @@ mod tests {
         }
     }
 
+    /// Stage 0 handed over from the counter engine's solve gives the same labels as stage 0 run
+    /// by the labelling itself.
+    #[test]
+    fn a_solve_handed_over_is_stage_zero() {
+        for seed in 0..400u64 {
+            let g = if seed % 4 == 0 {
+                crate::games::digraph::random(2000, 5000 + seed * 20, seed % 3 * 150, seed)
+            } else {
+                let (n, edges) = small_graph(seed, 9);
+                digraph(n, &edges)
+            };
+            let words = cells::zeroed_words(cells::words_for(g.size()));
+            let c = Cells::new(&words, g.size());
+            super::super::counter::solve(&g, &c, &SolveOptions::default());
+            let seeded = label(&g, &SolveOptions::default(), Some(&c)).unwrap();
+            let fresh = label_of(&g);
+            assert_eq!(
+                (&seeded.codes, seeded.finite, &seeded.sets, seeded.stages),
+                (&fresh.codes, fresh.finite, &fresh.sets, fresh.stages),
+                "seed {seed}"
+            );
+            assert!(seeded.parent_visits <= fresh.parent_visits);
+        }
+    }
+
     #[test]
     fn hand_checked_examples() {
         // A 2-cycle: a token there moves back and forth for ever.
@@ -742,7 +826,9 @@ mod tests {
         let crate::games::AnyGame::Cell(g) = g else {
             unreachable!()
         };
-        let e = label(&g, &SolveOptions::default()).unwrap_err().to_string();
+        let e = label(&g, &SolveOptions::default(), None)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("is over"), "{e}");
     }
 }

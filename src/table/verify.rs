@@ -71,20 +71,24 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
 
     /// Checks every block's or frame's checksum.
     fn verify_blocks(&self) -> Result<()> {
+        self.verify_grundy_blocks()?;
         match self.payload() {
             Payload::Raw(_) => {
                 let block = self.header().block as u64;
                 let cells_blocks = self.header().cells.blocks(block);
-                let bad = (0..self.sums().len() as u64)
-                    .into_par_iter()
-                    .find_first(|&k| {
-                        let (sec, first) = if k < cells_blocks {
-                            (self.header().cells, 0)
-                        } else {
-                            (self.header().remoteness, cells_blocks)
-                        };
-                        self.check_block(sec, first, (k - first) * block).is_err()
-                    });
+                // The Sprague-Grundy sections' blocks, which come after, were checked above.
+                let end = match self.header().grundy {
+                    Some(_) => self.header().grundy_sums().0,
+                    None => self.sums().len() as u64,
+                };
+                let bad = (0..end).into_par_iter().find_first(|&k| {
+                    let (sec, first) = if k < cells_blocks {
+                        (self.header().cells, 0)
+                    } else {
+                        (self.header().remoteness, cells_blocks)
+                    };
+                    self.check_block(sec, first, (k - first) * block).is_err()
+                });
                 match bad {
                     None => Ok(()),
                     Some(k) => Err(self.fail(TableErrorKind::Checksum {
@@ -94,12 +98,18 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
                 }
             }
             Payload::Zstd(ZstdFrames {
-                cells, remoteness, ..
+                cells,
+                remoteness,
+                grundy,
+                ..
             }) => {
                 let frames = self.frame_count();
                 let mut streams = vec![(cells, 0)];
                 if let Some(r) = remoteness {
                     streams.push((r, frames + 1));
+                }
+                if let Some(g) = grundy {
+                    streams.push((g, self.header().grundy_sums().0 as usize));
                 }
                 for (stream, first) in streams {
                     (0..frames)
@@ -123,8 +133,22 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
         }
     }
 
+    /// Checks the raw blocks of the generalized Sprague-Grundy sections: a raw table's codes and
+    /// the reach sets (a compressed table's codes are a stream, checked with the others).
+    fn verify_grundy_blocks(&self) -> Result<()> {
+        if !self.has_grundy() {
+            return Ok(());
+        }
+        if !self.is_compressed() {
+            self.raw_grundy_codes(0, self.header().size)?;
+        }
+        self.grundy_sets_bytes().map(|_| ())
+    }
+
     /// Checks every position against the rules and its children's values (and remoteness when
-    /// stored). Returns the number of indices checked.
+    /// stored; and where the table holds generalized Sprague-Grundy values, the value against
+    /// its followers' by [`crate::grundy::check_local`] and against the position's own
+    /// outcome). Returns the number of indices checked.
     pub fn verify_positions(&self, progress: &ProgressBar) -> Result<u64> {
         const CHUNK: u64 = 1 << 14;
         let size = self.header().size;
@@ -228,6 +252,36 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
                 return Err(describe(format!(
                     "stored remoteness {rem:?} but its children give {expect_rem:?}"
                 )));
+            }
+            if self.has_grundy() {
+                let value = self.grundy(pos)?;
+                match (&value, stored) {
+                    (None, None) => {}
+                    (Some(x), Some(v)) if x.value() == v => {
+                        let mut followers = Vec::new();
+                        let mut failure = None;
+                        g.for_each_child(pos, |c| match self.grundy(c) {
+                            Ok(Some(y)) => followers.push(y),
+                            Ok(None) => {
+                                failure = Some(describe(format!("child index {c} has no value")))
+                            }
+                            Err(e) => failure = Some(e),
+                        });
+                        if let Some(e) = failure {
+                            return Err(e);
+                        }
+                        crate::grundy::check_local(x, &followers).map_err(|m| {
+                            describe(format!("generalized Sprague-Grundy {m}"))
+                        })?;
+                    }
+                    _ => {
+                        return Err(describe(format!(
+                            "stored {} with the generalized Sprague-Grundy value {}",
+                            stored.map_or("unused", Value::as_str),
+                            value.map_or("none".to_string(), |x| x.to_string())
+                        )));
+                    }
+                }
             }
             Ok(())
         })
