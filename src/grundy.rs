@@ -148,14 +148,12 @@ pub fn winning_moves<E>(
     // Which token may move, and the finite value its follower must have.
     let mut wanted: Vec<(usize, u32)> = Vec::new();
     match infinite[..] {
-        [] => {
-            // Any token may move to the others' XOR: down to it (there is always such a
-            // follower when it is smaller, by the mex) or up to it (where a follower has it).
-            if xor_except(usize::MAX) != 0 {
-                for i in 0..values.len() {
-                    if !tokens[..i].contains(&tokens[i]) {
-                        wanted.push((i, xor_except(i)));
-                    }
+        // Any token may move to the others' XOR: down to it (there is always such a follower
+        // when it is smaller, by the mex) or up to it (where a follower has it).
+        [] if xor_except(usize::MAX) != 0 => {
+            for i in 0..values.len() {
+                if !tokens[..i].contains(&tokens[i]) {
+                    wanted.push((i, xor_except(i)));
                 }
             }
         }

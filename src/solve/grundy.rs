@@ -257,11 +257,9 @@ fn run<G: Game, C: Counter>(
                                             p.marked_open.push(q);
                                         }
                                     }
-                                    INFINITE => {
-                                        if stage_cells.decide(q, MARKED) {
-                                            p.next.push(q | MARK_FLAG);
-                                            p.reached.push((q, m));
-                                        }
+                                    INFINITE if stage_cells.decide(q, MARKED) => {
+                                        p.next.push(q | MARK_FLAG);
+                                        p.reached.push((q, m));
                                     }
                                     _ => {}
                                 }
@@ -451,7 +449,7 @@ mod tests {
                 continue;
             }
             // Some graphs without loops or repeated edges, so those cases come up both ways.
-            if seed % 3 == 0 && (u == v || edges.contains(&(u as u32, v as u32))) {
+            if seed.is_multiple_of(3) && (u == v || edges.contains(&(u as u32, v as u32))) {
                 continue;
             }
             edges.push((u as u32, v as u32));

@@ -739,4 +739,81 @@ mod tests {
         // One byte short of the checksum section: truncated.
         assert!(Header::decode(std::path::Path::new("t.rdb"), &bytes, PAGE + 39).is_err());
     }
+
+    /// A header with generalized Sprague-Grundy fields: version 6, 48 more bytes after the
+    /// spec, every field back as written; a bad code width is refused; without the fields the
+    /// same header is version 2 and byte for byte the shorter one.
+    #[test]
+    fn grundy_fields_round_trip() {
+        let g = GrundyFields {
+            values: Section {
+                offset: 2 * PAGE,
+                len: 100,
+            },
+            sets: Section {
+                offset: 2 * PAGE + 104,
+                len: 16,
+            },
+            finite: 5,
+            width: 1,
+            set_count: 2,
+        };
+        let spec = "digraph:g.txt";
+        let h = Header {
+            version: VERSION,
+            header_len: Header::len_for(spec, 0, true),
+            size: 100,
+            encoding: Encoding::Raw,
+            remoteness_width: 0,
+            block: BLOCK,
+            counts: [0, 40, 50, 10],
+            cells: Section {
+                offset: PAGE,
+                len: 32,
+            },
+            remoteness: Section::default(),
+            sums: Section {
+                offset: 2 * PAGE + 120,
+                len: 24,
+            },
+            sums_hash: 7,
+            rounds: None,
+            frame_positions: 0,
+            level: 0,
+            dictionary: Section::default(),
+            grundy: Some(g),
+            spec: spec.into(),
+            source: SourceRef::None,
+        };
+        let path = std::path::Path::new("t.rdb");
+        let file_len = 2 * PAGE + 144;
+        let bytes = h.encode(&[]);
+        assert_eq!(bytes.len() as u64, FIXED as u64 + 13 + GRUNDY_FIELDS + 8);
+        let back = Header::decode(path, &bytes, file_len).unwrap();
+        assert_eq!(
+            (back.version, back.grundy, back.spec.as_str()),
+            (6, Some(g), spec)
+        );
+        assert_eq!(back.grundy_sums(), (1, 2));
+        assert!(back.check_unused(&bytes).is_ok());
+        // A code width that is not 1, 2 or 4.
+        let mut bad = bytes.clone();
+        bad[FIXED + 13 + 36] = 3;
+        let n = bad.len();
+        let sum = xxhash_rust::xxh3::xxh3_64(&bad[..n - 8]);
+        bad[n - 8..].copy_from_slice(&sum.to_le_bytes());
+        let e = Header::decode(path, &bad, file_len)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("code width 3"), "{e}");
+        // Without the fields: version 2, 48 bytes shorter.
+        let plain = Header {
+            header_len: Header::len_for(spec, 0, false),
+            grundy: None,
+            ..h
+        };
+        let short = plain.encode(&[]);
+        assert_eq!(short.len() + GRUNDY_FIELDS as usize, bytes.len());
+        assert_eq!(u32::from_le_bytes(short[8..12].try_into().unwrap()), 2);
+    }
 }
