@@ -276,7 +276,8 @@ pub struct Labels {
     /// The reach sets, [`Labels::words`] 64-bit words each; bit `j` of word `j / 64` is set
     /// when `j` is in the set.
     pub sets: Vec<u64>,
-    /// Labelling stages run: one per finite value, and one that labels none.
+    /// Labelling stages run: one per finite value, and a last one that labels none where
+    /// positions were still open after the largest value.
     pub stages: u32,
     /// Parent edges walked by the labelling.
     pub parent_visits: u64,

@@ -149,7 +149,8 @@ pub struct GrundySummary {
     pub infinite: u64,
     /// Distinct reach sets among them.
     pub reach_sets: u64,
-    /// Stages run: one per finite value and one that labels none.
+    /// Stages run (stage 0 is the solve): one per finite value, and a last one that labels
+    /// none where positions were still open after the largest value.
     pub stages: u32,
     /// Parent edges walked by the labelling.
     pub parent_visits: u64,

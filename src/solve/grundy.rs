@@ -12,8 +12,8 @@
 //! have smaller values (`count`, the followers without a finite value, is zero). When the
 //! rounds stop, an open position that was not marked has no follower of value `m`, so it can
 //! have no finite value at all: it is infinite, with the finite values below `m` in reach and
-//! those of the later stages that mark it. Marked ones go on to stage `m + 1`. A stage that
-//! labels nothing ends the labelling.
+//! those of the later stages that mark it. Marked ones go on to stage `m + 1`. The labelling
+//! ends when no position is left open (at the latest after a stage that labels nothing).
 //!
 //! Stage 0 is the counter engine's solve itself (labelled 0: lost; marked: won; left over:
 //! drawn), so a build that has solved the game hands its cells over and the labelling starts
