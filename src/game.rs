@@ -177,6 +177,15 @@ pub trait Game: Sync {
         None
     }
 
+    /// Whether the game is impartial in the sense of sums of tokens: the moves do not depend on
+    /// who is to move, every position is open or unused, and a player who cannot move loses.
+    /// Such a game's positions have generalized Sprague-Grundy values ([`crate::grundy`]), and
+    /// a sum of its positions (several tokens, a move moving one) is answered from them. Games
+    /// say so; the default is no.
+    fn impartial(&self) -> bool {
+        false
+    }
+
     /// Facts about a position beyond its stored win/loss/draw, for probe output (Hackenbush:
     /// the outcome class and the exact game value). `stored` reads the table's value of any
     /// index, so a game can combine several cells (e.g. the same board with either player to

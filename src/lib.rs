@@ -27,6 +27,7 @@ pub mod cgt;
 pub mod error;
 pub mod game;
 pub mod games;
+pub mod grundy;
 pub mod memory;
 pub mod oracle;
 pub mod play;

@@ -28,9 +28,10 @@ const POLL: Duration = Duration::from_millis(100);
 /// disk estimates, and refusals (BuildError before any work when the estimate exceeds
 /// `max_memory` or the free disk). The interpreter is released while solving; Ctrl-C stops the
 /// build (KeyboardInterrupt; a tiered build's work files stay, so the same call resumes).
-/// Returns the build's summary as a dict.
+/// `grundy` also stores every vertex's generalized Sprague-Grundy value (digraph games), so
+/// that `Table.sum` answers sums of tokens. Returns the build's summary as a dict.
 #[pyfunction]
-#[pyo3(signature = (spec, path, remoteness=false, compress=false, threads=None, progress=true, max_memory=None))]
+#[pyo3(signature = (spec, path, remoteness=false, compress=false, threads=None, progress=true, max_memory=None, grundy=false))]
 #[allow(clippy::too_many_arguments)]
 pub fn build<'py>(
     py: Python<'py>,
@@ -41,6 +42,7 @@ pub fn build<'py>(
     threads: Option<usize>,
     progress: bool,
     max_memory: Option<u64>,
+    grundy: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let pool = match threads {
         None => None,
@@ -74,8 +76,10 @@ pub fn build<'py>(
         max_memory,
         compress: compress.then(retrodb::table::zstd::Params::default),
         compress_progress: Some(compressing.clone()),
+        grundy,
         ..BuildOptions::default()
     };
+    table_build::check_options(&game, &opts).map_err(error)?;
     let stderr = py.import("sys")?.getattr("stderr")?;
     let say = |text: &str| -> PyResult<()> {
         stderr.call_method1("write", (text,))?;

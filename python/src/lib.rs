@@ -163,6 +163,54 @@ impl Table {
         serialized(py, &p)
     }
 
+    /// A sum of tokens on a digraph table built with grundy=True: `tokens` is a text such as
+    /// "4+9+11" or a sequence of positions (texts or vertex ids). Everything `retrodb probe
+    /// --sum --json` prints: the sum, each token's generalized Sprague-Grundy value, the
+    /// outcome ("first player wins", "second player wins" or "draw"; `value` for the player
+    /// to move) and every winning move.
+    fn sum<'py>(&self, py: Python<'py>, tokens: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let text = if let Ok(s) = tokens.cast::<PyString>() {
+            s.to_str()?.to_owned()
+        } else {
+            let mut parts = Vec::new();
+            for item in tokens.try_iter().map_err(|_| {
+                PyTypeError::new_err(
+                    "sum() takes a text such as '4+9+11' or a sequence of positions",
+                )
+            })? {
+                let item = item?;
+                let part = if let Ok(s) = item.cast::<PyString>() {
+                    s.to_str()?.to_owned()
+                } else if let Ok(n) = item.extract::<u64>() {
+                    n.to_string()
+                } else {
+                    return Err(PyTypeError::new_err(format!(
+                        "sum() takes positions as texts or vertex ids, got {} at item {}",
+                        item.get_type().name().map_or("?".into(), |n| n.to_string()),
+                        parts.len()
+                    )));
+                };
+                parts.push(part);
+            }
+            parts.join("+")
+        };
+        let answer = py.detach(|| self.inner.probe_sum(&text)).map_err(error)?;
+        serialized(py, &answer)
+    }
+
+    /// The generalized Sprague-Grundy value of a position, on a table built with grundy=True:
+    /// {"grundy": n} for a finite value, {"grundy": "inf", "reach": [...]} for an infinite one
+    /// (the finite values of its followers).
+    fn grundy<'py>(&self, py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
+        let g = py
+            .detach(|| {
+                let (pos, _) = self.inner.locate(text)?;
+                self.inner.grundy(pos)
+            })
+            .map_err(error)?;
+        serialized(py, &g)
+    }
+
     /// The value of a position for the player to move: "win", "loss" or "draw".
     fn value<'py>(&self, py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyString>> {
         let (_, v) = py.detach(|| self.inner.locate(text)).map_err(error)?;

@@ -16,6 +16,7 @@ DATA = REPO / "data"
 # unused indices). Each: name -> (spec, build options).
 TABLES = {
     "digraph": (f"digraph:{DATA}/seed001.txt", dict(remoteness=True)),
+    "digraph-grundy": (f"digraph:{DATA}/seed001.txt", dict(grundy=True, compress=True)),
     "shannon": (f"shannon:{DATA}/shannon/k4.txt", dict(remoteness=True)),
     "shannon-square": (f"shannon:{DATA}/shannon/square.txt", dict(compress=True)),
     "shannon-vertex": (f"shannon-vertex:{DATA}/shannon/grid3x4.txt", dict(remoteness=True)),

@@ -172,7 +172,7 @@ pub fn build_digraph(
         sums.extend(tail);
         let game = game.expect("rank 0 has the header fields");
         let rounds = opts.remoteness.then_some(solved.rounds);
-        let header = raw_header(&game, n, counts, rounds, width, &sums);
+        let header = raw_header(&game, n, counts, rounds, width, None, &sums);
         tmp.write_at(&sums_bytes(&sums), header.sums.offset)?;
         tmp.write_at(&header.encode(&game.embedded), 0)?;
         tmp.commit()

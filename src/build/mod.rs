@@ -22,11 +22,12 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
+use crate::game::Game as _;
 use crate::games::AnyGame;
 use crate::solve::{self, SolveOptions, SolveStats};
 use crate::table::format::put_remoteness;
 use crate::table::workfiles::sibling;
-use crate::table::write::{GameFields, RawWriter, TempFile};
+use crate::table::write::{GameFields, GrundyBytes, RawWriter, TempFile};
 use crate::table::{OutputLock, raw_sibling, zstd::Params};
 use crate::with_game;
 
@@ -67,6 +68,10 @@ pub struct BuildOptions {
     /// Tiered engine: discard a checkpoint beside the output that this build may not resume
     /// (another game, input file or options) and start over, instead of refusing.
     pub restart: bool,
+    /// Also label every position with its generalized Sprague-Grundy value and store the
+    /// values in the table (impartial games: digraphs), so that sums of tokens can be answered
+    /// (docs/SUMS.md).
+    pub grundy: bool,
 }
 
 /// What [`BuildOptions::on_tier`] calls.
@@ -95,6 +100,7 @@ impl Default for BuildOptions {
             compress_progress: None,
             halt_after_tier: None,
             restart: false,
+            grundy: false,
         }
     }
 }
@@ -129,6 +135,27 @@ pub struct BuildSummary {
     pub file_bytes: u64,
     /// Seconds spent compressing, for a build written compressed.
     pub compress_seconds: Option<f64>,
+    /// The generalized Sprague-Grundy labelling, for a build asked for it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grundy: Option<GrundySummary>,
+}
+
+/// What the generalized Sprague-Grundy labelling of a build did.
+#[derive(Clone, Debug, Serialize)]
+pub struct GrundySummary {
+    /// The largest finite value (`None` when every position is infinite).
+    pub largest: Option<u32>,
+    /// Positions of infinite value.
+    pub infinite: u64,
+    /// Distinct reach sets among them.
+    pub reach_sets: u64,
+    /// Stages run (stage 0 is the solve): one per finite value, and a last one that labels
+    /// none where positions were still open after the largest value.
+    pub stages: u32,
+    /// Parent edges walked by the labelling.
+    pub parent_visits: u64,
+    /// Seconds of the labelling alone (it is part of `solve_seconds`).
+    pub seconds: f64,
 }
 
 /// What a build of `game` with `opts` is expected to take before it starts.
@@ -152,11 +179,25 @@ pub fn estimate(game: &AnyGame, opts: &BuildOptions) -> BuildEstimate {
     } else {
         0
     };
+    // The labelling runs after the solve, its cells kept: its arrays come on top.
+    let (grundy_memory, grundy_file) = if opts.grundy {
+        (
+            solve::grundy::memory_estimate(size, with_game!(game, g => g.max_children())),
+            size.saturating_mul(2),
+        )
+    } else {
+        (0, 0)
+    };
     BuildEstimate {
         engine,
         kernel: solve::plan::kernel(game, engine, opts.remoteness, true),
-        memory_bytes: engine.memory_estimate(game, opts.remoteness),
-        file_bytes: size.div_ceil(4).saturating_add(rem),
+        memory_bytes: engine
+            .memory_estimate(game, opts.remoteness)
+            .saturating_add(grundy_memory),
+        file_bytes: size
+            .div_ceil(4)
+            .saturating_add(rem)
+            .saturating_add(grundy_file),
     }
 }
 
@@ -176,9 +217,19 @@ pub fn solved_into(out: &Path, opts: &BuildOptions) -> PathBuf {
     }
 }
 
+/// Refuses options that do not apply to `game` before anything is done (a front end calls it
+/// before printing a plan; [`build`] calls it too).
+pub fn check_options(game: &AnyGame, opts: &BuildOptions) -> Result<()> {
+    if opts.grundy {
+        refuse_grundy(game, opts)?;
+    }
+    Ok(())
+}
+
 /// Solves `game` and writes its table to `out`, raw or compressed as `opts` asks.
 pub fn build(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<BuildSummary> {
     refuse_writing_the_input(game, out)?;
+    check_options(game, opts)?;
     let Some(params) = opts.compress else {
         return build_raw(game, out, opts);
     };
@@ -208,6 +259,26 @@ pub fn build(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<BuildSum
     });
     let _ = std::fs::remove_file(&raw);
     result
+}
+
+/// Refuses generalized Sprague-Grundy values where they do not apply: games that are not
+/// impartial, and the tiered engine (which digraphs never use anyway).
+fn refuse_grundy(game: &AnyGame, opts: &BuildOptions) -> Result<()> {
+    let spec = game.spec();
+    let why = if !with_game!(game, g => g.impartial()) {
+        "generalized Sprague-Grundy values are defined for impartial games, where a player who \
+         cannot move loses and both players have the same moves (digraph:FILE); this game is \
+         not one"
+    } else if engine_of(game, opts) != solve::Engine::Counter {
+        "the generalized Sprague-Grundy labelling follows the counter engine; leave out \
+         --engine tiered"
+    } else {
+        return Ok(());
+    };
+    Err(Error::Spec {
+        spec,
+        msg: format!("--grundy: {why}"),
+    })
 }
 
 /// Refuses a build whose output, or a work file it writes beside it, is the game's input file
@@ -297,21 +368,49 @@ fn build_raw(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<BuildSum
         opts.max_memory,
     )?;
     crate::memory::check_disk(what, out, estimate(game, opts).file_bytes)?;
-    let writer = RawWriter::create(out, GameFields::of(game), size)?;
+    let fields = if opts.grundy {
+        GameFields::of(game).with_grundy()
+    } else {
+        GameFields::of(game)
+    };
+    let mut writer = RawWriter::create(out, fields, size)?;
     let solve_start = Instant::now();
+    let sopts = SolveOptions {
+        remoteness: opts.remoteness,
+        progress: opts.progress.clone(),
+        stop: opts.stop.clone(),
+    };
     let (stats, width, rem_bytes) = {
         let cells = writer.cells(size);
-        let sopts = SolveOptions {
-            remoteness: opts.remoteness,
-            progress: opts.progress.clone(),
-            stop: opts.stop.clone(),
-        };
         let stats = with_game!(game, g => solve::counter::solve(g, &cells, &sopts));
         // A stopped solve's cells are incomplete; the temporary file goes with the writer.
         opts.stop.check().map_err(|_| interrupted(&spec, None))?;
         let (width, rem_bytes) = encode_remoteness(game, &stats, &cells)?;
         (stats, width, rem_bytes)
     };
+    let grundy =
+        if opts.grundy {
+            let started = Instant::now();
+            // The solve is the labelling's stage 0.
+            let cells = writer.cells(size);
+            let labels = with_game!(game, g => solve::grundy::label(g, &sopts, Some(&cells)))
+                .map_err(|e| match e {
+                    Error::Interrupted(_) => interrupted(&spec, None),
+                    e => e,
+                })?;
+            let summary = GrundySummary {
+                largest: labels.finite.checked_sub(1),
+                infinite: labels.infinite_count(),
+                reach_sets: labels.set_count(),
+                stages: labels.stages,
+                parent_visits: labels.parent_visits,
+                seconds: started.elapsed().as_secs_f64(),
+            };
+            writer.set_grundy(GrundyBytes::of(&labels));
+            Some(summary)
+        } else {
+            None
+        };
     let solve_seconds = solve_start.elapsed().as_secs_f64();
     // Rounds are recorded where the table has remoteness (a values-only tiered build does not
     // know them, and both engines write the same table).
@@ -334,6 +433,7 @@ fn build_raw(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<BuildSum
         total_seconds: started.elapsed().as_secs_f64(),
         file_bytes,
         compress_seconds: None,
+        grundy,
     })
 }
 

@@ -15,8 +15,14 @@ use crate::games::AnyGame;
 pub fn estimate_line(game: &AnyGame, opts: &BuildOptions, compress: bool) -> String {
     let e = super::estimate(game, opts);
     let kernel = e.kernel.map_or(String::new(), |k| format!(" ({k} kernel)"));
+    let grundy = if opts.grundy {
+        " and the generalized Sprague-Grundy labelling"
+    } else {
+        ""
+    };
     format!(
-        "{}: {} positions, {} engine{kernel}, estimated peak memory {} (limit {}), {}table {}{}",
+        "{}: {} positions, {} engine{kernel}{grundy}, estimated peak memory {} (limit {}), \
+         {}table {}{}",
         game.spec(),
         grouped(game.size()),
         e.engine.name(),

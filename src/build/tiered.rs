@@ -396,6 +396,7 @@ pub(super) fn build_with(
             total_seconds: started.elapsed().as_secs_f64(),
             file_bytes,
             compress_seconds: None,
+            grundy: None,
         };
     let Some(solved) = stats else {
         writer.flush()?;

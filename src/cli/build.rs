@@ -22,6 +22,10 @@ pub struct Args {
     /// Also store each position's remoteness (plies to the end under best play).
     #[arg(long)]
     remoteness: bool,
+    /// Also store each vertex's generalized Sprague-Grundy value (digraph: games), so that
+    /// `retrodb probe` answers sums of tokens such as 4+9+11 (docs/SUMS.md).
+    #[arg(long)]
+    grundy: bool,
     /// No progress bar and no estimate (the summary is still printed).
     #[arg(long, short)]
     quiet: bool,
@@ -88,6 +92,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
         halt_after_tier: crash_after_tier(),
         checkpoint_every: a.checkpoint_every,
         restart: a.restart,
+        grundy: a.grundy,
     };
     if let Some(option) = a.zstd.given().filter(|_| !a.compress) {
         anyhow::bail!("{option} applies to the compressed table: add --compress, or leave it out");
@@ -95,6 +100,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
     if a.tiers.is_some() && a.compress {
         anyhow::bail!("--tiers stops a build before its table exists; build, then compress");
     }
+    build::check_options(&game, &opts)?;
     if !a.quiet && !a.json {
         show_plan(&game, &out, &mut opts);
     }
@@ -181,6 +187,12 @@ fn run_mpi(_: Args) -> Result<ExitCode> {
 fn run_mpi(a: Args) -> Result<ExitCode> {
     use retrodb::solve::distributed::comm::Comm;
     let digraph = a.game.starts_with("digraph:");
+    if a.grundy {
+        anyhow::bail!(
+            "--grundy: a build across MPI ranks writes no generalized Sprague-Grundy values; \
+             build the table in one process"
+        );
+    }
     if a.compress || a.engine.is_some() || (digraph && a.tiers.is_some()) {
         anyhow::bail!(
             "--mpi writes a raw table with its own engine; --compress and --engine do not apply \
@@ -401,5 +413,17 @@ pub fn print_summary(s: &BuildSummary, peak: Option<u64>) -> Result<(), super::o
             human_bytes(p)
         ))
     )?;
+    if let Some(g) = &s.grundy {
+        outln!(
+            "generalized Sprague-Grundy values: largest finite {}, {} infinite ({} reach sets); \
+             {} stages, {} parent visits, {:.2} s (within the solve)",
+            g.largest.map_or("none".to_string(), |l| l.to_string()),
+            grouped(g.infinite),
+            grouped(g.reach_sets),
+            g.stages,
+            grouped(g.parent_visits),
+            g.seconds
+        )?;
+    }
     Ok(())
 }

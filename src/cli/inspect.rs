@@ -110,6 +110,16 @@ pub fn info(a: InfoArgs) -> Result<ExitCode> {
         Some(r) => outln!("rounds     {r}")?,
         None => outln!("rounds     not recorded (a values-only build)")?,
     }
+    if let Some(g) = &i.grundy {
+        outln!(
+            "grundy     generalized Sprague-Grundy values: largest finite {}, {} reach sets, {} \
+             byte(s) a position",
+            g.largest_finite
+                .map_or("none".to_string(), |l| l.to_string()),
+            grouped(g.reach_sets),
+            g.bytes_per_value
+        )?;
+    }
     outln!(
         "file       {} ({bits:.3} bits per position)",
         human_bytes(file_bytes)

@@ -43,12 +43,14 @@ pub struct Cli {
 enum Command {
     /// Solve a game and write its table.
     Build(build::Args),
-    /// Look positions up in a table: value, remoteness and every move's value.
+    /// Look positions up in a table: value, remoteness and every move's value; on a digraph
+    /// table built with --grundy, sums of tokens too (4+9+11).
     Probe(probe::Args),
     /// Describe a table: its game, size, value counts and layout.
     Info(inspect::InfoArgs),
     /// Print every used position of a table as "position<TAB>value", plus "<TAB>remoteness"
-    /// when the table has it ("-" for draws).
+    /// when the table has it ("-" for draws) and "<TAB>grundy" when it holds generalized
+    /// Sprague-Grundy values ("3", "inf{0,2}").
     Dump(inspect::DumpArgs),
     /// Check a table: every checksum, then every position against its children.
     Verify(inspect::VerifyArgs),

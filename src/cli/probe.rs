@@ -16,9 +16,14 @@ use retrodb::{Game, Value};
 pub struct Args {
     /// The table file.
     table: PathBuf,
-    /// Positions in the game's notation; '-' reads them from stdin, one a line.
+    /// Positions in the game's notation; '-' reads them from stdin, one a line. On a digraph
+    /// table built with --grundy, a sum of tokens too: vertices joined by '+' (4+9+11).
     #[arg(required = true)]
     positions: Vec<String>,
+    /// Read every position as a sum of tokens (a single vertex is a sum of one): its outcome
+    /// (first player wins, second player wins, draw) and every winning move (docs/SUMS.md).
+    #[arg(long)]
+    sum: bool,
     /// One JSON object a line.
     #[arg(long)]
     json: bool,
@@ -89,6 +94,20 @@ pub fn run(a: Args) -> Result<ExitCode> {
         batch.clear();
         Ok(failed)
     };
+    // A sum is answered on its own, after the positions before it.
+    let is_sum = |text: &str| a.sum || table.is_sum_text(text);
+    let answer_sum = |text: &str, out: &mut super::out::Stdout| -> Result<bool> {
+        match table.probe_sum(text) {
+            Ok(s) if a.json => writeln!(out, "{}", serde_json::to_string(&s)?)?,
+            Ok(s) => write_sum(out, &s)?,
+            Err(e) => {
+                out.flush()?;
+                errln!("retrodb: {e}");
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    };
     for pos in &a.positions {
         if pos == "-" {
             let mut input = std::io::stdin().lock();
@@ -108,13 +127,23 @@ pub fn run(a: Args) -> Result<ExitCode> {
                     failed = true;
                     continue;
                 };
-                if !line.trim().is_empty() {
-                    batch.push(line.trim().to_string());
-                    if batch.len() == BATCH {
-                        failed |= flush(&mut batch, &mut out)?;
-                    }
+                let line = line.trim();
+                if line.is_empty() {
+                    continue;
+                }
+                if is_sum(line) {
+                    failed |= flush(&mut batch, &mut out)?;
+                    failed |= answer_sum(line, &mut out)?;
+                    continue;
+                }
+                batch.push(line.to_string());
+                if batch.len() == BATCH {
+                    failed |= flush(&mut batch, &mut out)?;
                 }
             }
+        } else if is_sum(pos) {
+            failed |= flush(&mut batch, &mut out)?;
+            failed |= answer_sum(pos, &mut out)?;
         } else {
             batch.push(pos.clone());
         }
@@ -169,6 +198,31 @@ fn write_picture(out: &mut dyn Write, table: &Table, p: &Probe) -> Result<()> {
     Ok(())
 }
 
+/// `2+9  first player wins  grundy inf{2} + 2 = inf{0}`, then each winning move:
+/// `  * token 1: 2 -> 9  9+9` (the sum it leaves, lost for the opponent).
+fn write_sum(out: &mut dyn Write, s: &retrodb::table::SumProbe) -> std::io::Result<()> {
+    let parts: Vec<String> = s.tokens.iter().map(|t| t.grundy.to_string()).collect();
+    writeln!(
+        out,
+        "{}\t{}\tgrundy {} = {}",
+        s.sum,
+        s.outcome,
+        parts.join(" + "),
+        s.grundy
+    )?;
+    for m in &s.moves {
+        writeln!(
+            out,
+            "  * token {}: {} -> {}\t{}",
+            m.token + 1,
+            m.from,
+            m.to,
+            m.sum
+        )?;
+    }
+    Ok(())
+}
+
 /// `4  win in 1` and the moves, the ones that keep the value marked with `*`; a game's
 /// annotations follow as `key=text` pairs.
 fn write_probe(out: &mut dyn Write, p: &Probe) -> std::io::Result<()> {
@@ -178,13 +232,18 @@ fn write_probe(out: &mut dyn Write, p: &Probe) -> std::io::Result<()> {
             .map(|(k, v)| format!("\t{k}={v}"))
             .collect::<String>()
     };
+    let grundy = |g: &Option<retrodb::grundy::Grundy>| {
+        g.as_ref()
+            .map_or(String::new(), |g| format!("\tgrundy={g}"))
+    };
     writeln!(
         out,
-        "{}\t{}{}{}",
+        "{}\t{}{}{}{}",
         p.position,
         p.value,
         rem(p.remoteness),
-        extra(&p.extra)
+        extra(&p.extra),
+        grundy(&p.grundy)
     )?;
     if p.stored_image.is_some() {
         writeln!(
@@ -197,13 +256,14 @@ fn write_probe(out: &mut dyn Write, p: &Probe) -> std::io::Result<()> {
         let best = m.value == p.value.flip() || (p.value == Value::Loss);
         writeln!(
             out,
-            "  {} {} -> {}\t{} for the opponent{}{}",
+            "  {} {} -> {}\t{} for the opponent{}{}{}",
             if best { '*' } else { ' ' },
             m.name,
             m.position,
             m.value,
             rem(m.remoteness),
-            extra(&m.extra)
+            extra(&m.extra),
+            grundy(&m.grundy)
         )?;
     }
     Ok(())

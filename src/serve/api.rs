@@ -54,6 +54,7 @@ pub fn router(catalog: Catalog, limits: Limits) -> Router {
         .route("/api/v1/tables/{name}", get(probe))
         .route("/api/v1/tables/{name}/batch", post(batch))
         .route("/api/v1/tables/{name}/picture", get(picture))
+        .route("/api/v1/tables/{name}/sum", get(sum))
         .fallback(not_found)
         .with_state(app)
         .layer(RequestBodyLimitLayer::new(body_limit))
@@ -196,6 +197,8 @@ struct TableInfo<'a> {
     size: u64,
     encoding: &'static str,
     remoteness: bool,
+    /// Whether the table holds generalized Sprague-Grundy values (answers sums of tokens).
+    grundy: bool,
     win: u64,
     loss: u64,
     draw: u64,
@@ -217,6 +220,7 @@ fn info(t: &Served) -> TableInfo<'_> {
             "raw"
         },
         remoteness: t.table.has_remoteness(),
+        grundy: t.table.has_grundy(),
         win,
         loss,
         draw,
@@ -432,6 +436,34 @@ async fn picture(
         HeaderValue::from_static("image/svg+xml"),
     );
     Ok(r)
+}
+
+/// `GET /api/v1/tables/{name}/sum?tokens=4+9+11`: a sum of tokens (the tokens separated by `+`,
+/// which a query delivers as spaces, or by `%2B`), as `retrodb probe --sum --json` answers it.
+async fn sum(
+    State(app): State<Arc<App>>,
+    name: Result<Path<String>, PathRejection>,
+    RawQuery(query): RawQuery,
+) -> Result<Response, ApiError> {
+    let t = app.table(name)?;
+    let text = query_param(query.as_deref(), "tokens")?
+        .ok_or_else(|| ApiError::bad("bad_request", "parameter 'tokens' is missing"))?;
+    if text.len() > app.limits.max_position_bytes {
+        return Err(ApiError::bad(
+            "bad_position",
+            format!(
+                "the sum is {} bytes long; the limit is {}",
+                text.len(),
+                app.limits.max_position_bytes
+            ),
+        ));
+    }
+    match t.table.probe_sum(&text) {
+        Ok(answer) => Ok(json(&answer)),
+        Err(crate::Error::Position(e)) => Err(ApiError::bad("bad_position", e.to_string())),
+        Err(crate::Error::Usage(detail)) => Err(ApiError::bad("no_grundy", detail)),
+        Err(e) => Err(ApiError::damaged(e)),
+    }
 }
 
 /// Batches of at most this many lines are answered at once on the runtime's thread.

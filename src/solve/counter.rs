@@ -29,7 +29,7 @@ pub fn counter_width(max_children: u64) -> u64 {
 }
 
 /// An atomic counter of undecided children.
-trait Counter: Sync + Send + Sized + cells::ZeroedAtomic {
+pub(super) trait Counter: Sync + Send + Sized + cells::ZeroedAtomic {
     fn set(&self, v: u64);
     fn get(&self) -> u64;
     /// Decrements and returns the new value.

@@ -6,6 +6,8 @@
 //!   position exactly as the counter engine does (values, remoteness, rounds), with one of four
 //!   kernels: per position through the game's walk, or by the game's shape ([`bitplane`],
 //!   `plainrem`, [`sliced`]).
+//! - [`grundy`]: the generalized Sprague-Grundy labelling of an impartial game (values for sums
+//!   of tokens), in retrograde rounds like the counter engine's.
 //! - [`plan`]: which kernel solves a game, chosen once from its shape and the options, and the
 //!   memory that kernel needs.
 
@@ -13,6 +15,7 @@ pub mod bitplane;
 pub mod counter;
 pub mod digest;
 pub mod distributed;
+pub mod grundy;
 mod plainrem;
 pub mod plan;
 pub mod sliced;

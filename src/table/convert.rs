@@ -94,7 +94,8 @@ pub fn compress(input: &Table, out: &Path, params: Params, progress: &ProgressBa
         .as_ref()
         .map(|d| zstd::dict::EncoderDictionary::copy(d, params.level));
     let start = game.header_len() + dict_sec.len;
-    progress.set_length(frames as u64 * if width > 0 { 2 } else { 1 });
+    let streams = 1 + (width > 0) as u64 + h.grundy.is_some() as u64;
+    progress.set_length(frames as u64 * streams);
 
     let mut sums = Vec::new();
     // One seekable stream per section, its frames made by `frame` from the raw table.
@@ -116,13 +117,44 @@ pub fn compress(input: &Table, out: &Path, params: Params, progress: &ProgressBa
     } else {
         Section::default()
     };
+    let mut end = rem_sec.end().max(cells_sec.end());
+    // The generalized Sprague-Grundy codes: a stream of frames as stored (no don't-care), then
+    // the reach sets as they are, checksummed a block at a time.
+    let grundy = match h.grundy {
+        Some(g) => {
+            let values = write_stream(
+                &tmp,
+                end,
+                frames,
+                (params.level, None),
+                &mut sums,
+                progress,
+                |k| {
+                    let first = k as u64 * f;
+                    Ok(vec![
+                        input.raw_grundy_codes(first, f.min(size - first))?.to_vec(),
+                    ])
+                },
+            )?;
+            let set_bytes = input.grundy_sets_bytes()?;
+            let sets = Section {
+                offset: values.end(),
+                len: set_bytes.len() as u64,
+            };
+            tmp.write_at(set_bytes, sets.offset)?;
+            sums.extend(super::write::block_sums(set_bytes, format::BLOCK as u64));
+            end = sets.end();
+            Some(format::GrundyFields { values, sets, ..g })
+        }
+        None => None,
+    };
     // The dictionary's checksum comes last, so the streams' checksums keep their places.
     if let Some(d) = &dictionary {
         sums.push(xxhash_rust::xxh3::xxh3_64(d));
     }
     let sum_bytes: Vec<u8> = sums.iter().flat_map(|s| s.to_le_bytes()).collect();
     let sums_sec = Section {
-        offset: rem_sec.end().max(cells_sec.end()),
+        offset: end,
         len: sum_bytes.len() as u64,
     };
     tmp.write_at(&sum_bytes, sums_sec.offset)?;
@@ -146,6 +178,7 @@ pub fn compress(input: &Table, out: &Path, params: Params, progress: &ProgressBa
         frame_positions: f,
         level: params.level,
         dictionary: dict_sec,
+        grundy,
         spec: game.spec,
         source: game.source,
     };
@@ -401,7 +434,9 @@ pub fn decompress(input: &Table, out: &Path, progress: &ProgressBar) -> Result<u
     TempFile::check_destination(out)?;
     let _lock = OutputLock::acquire(out)?;
     // The raw file: header, sections (each page-aligned) and 8 bytes of checksum a block.
-    let data = crate::cells::words_for(size) * 8 + format::remoteness_len(size, h.remoteness_width);
+    let data = crate::cells::words_for(size) * 8
+        + format::remoteness_len(size, h.remoteness_width)
+        + h.grundy.map_or(0, |g| size * g.width as u64 + g.sets.len);
     let raw_bytes = game.header_len() + data + 2 * format::PAGE + (data / h.block as u64 + 2) * 8;
     crate::memory::check_disk(
         format!("decompressing {}", input.path().display()),
@@ -456,6 +491,28 @@ pub fn decompress(input: &Table, out: &Path, progress: &ProgressBar) -> Result<u
                 }
                 Ok::<(), Error>(())
             })?;
+    }
+    if let Some(g) = h.grundy {
+        let w = g.width as usize;
+        let mut values = vec![0u8; size as usize * w];
+        values
+            .par_chunks_mut(CHUNK as usize * w)
+            .enumerate()
+            .try_for_each(|(k, bytes)| {
+                let first = k as u64 * CHUNK;
+                for (i, d) in bytes.chunks_mut(w).enumerate() {
+                    // An unused index's all-ones code keeps its width's all-ones.
+                    d.copy_from_slice(&input.grundy_code(first + i as u64)?.to_le_bytes()[..w]);
+                }
+                Ok::<(), Error>(())
+            })?;
+        writer.set_grundy(super::write::GrundyBytes {
+            finite: g.finite,
+            width: g.width,
+            set_count: g.set_count,
+            values,
+            sets: input.grundy_sets_bytes()?.to_vec(),
+        });
     }
     writer.finish(h.counts, h.rounds, h.remoteness_width, &rem)
 }

@@ -14,8 +14,15 @@ pub const MAGIC: [u8; 8] = *b"RETRODB\0";
 /// sliced index's rows in increasing low configuration (docs/SLICES.md). A table is written in
 /// the oldest version that describes it ([`version_for`]), so tables of other games stay byte
 /// for byte what version 2 wrote; version 4 adds a compressed table's zstd dictionary
-/// ([`DICTIONARY_VERSION`]), version 5 remoteness in half a byte ([`NIBBLE_VERSION`]).
-pub const VERSION: u32 = 5;
+/// ([`DICTIONARY_VERSION`]), version 5 remoteness in half a byte ([`NIBBLE_VERSION`]),
+/// version 6 the generalized Sprague-Grundy values ([`GRUNDY_VERSION`]).
+pub const VERSION: u32 = 6;
+/// The first version whose tables may hold generalized Sprague-Grundy values: its header has
+/// [`GRUNDY_FIELDS`] more bytes, after the embedded input; only tables with the values are
+/// written in it, and every table of it has them.
+pub const GRUNDY_VERSION: u32 = 6;
+/// Bytes of the header's generalized Sprague-Grundy fields ([`GrundyFields`]).
+pub const GRUNDY_FIELDS: u64 = 48;
 /// The first version whose remoteness may be stored in half a byte a position
 /// ([`REM_NIBBLES`]); only tables with it are written in it.
 pub const NIBBLE_VERSION: u32 = 5;
@@ -88,6 +95,38 @@ impl Section {
     }
 }
 
+/// Where a table keeps its generalized Sprague-Grundy values, and their shape (docs/FORMAT.md,
+/// "Generalized Sprague-Grundy values").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GrundyFields {
+    /// One code of `width` bytes a position (raw), or a zstd stream of them (compressed).
+    pub values: Section,
+    /// The reach sets, `set_count` of [`crate::grundy::words_per_set`]`(finite)` 64-bit words
+    /// each, in both encodings.
+    pub sets: Section,
+    /// The number of finite values (the largest plus one; 0 when no position has one).
+    pub finite: u32,
+    /// Bytes of a code: 1, 2 or 4.
+    pub width: u8,
+    pub set_count: u64,
+}
+
+impl GrundyFields {
+    /// Bytes of the reach sets.
+    pub fn sets_len(finite: u32, set_count: u64) -> u64 {
+        set_count.saturating_mul(crate::grundy::words_per_set(finite) as u64 * 8)
+    }
+
+    /// The narrowest width whose all-ones code (an unused index) lies above every value's code.
+    pub fn width_for(finite: u32, set_count: u64) -> u8 {
+        match finite as u64 + set_count {
+            n if n < 0xFF => 1,
+            n if n < 0xFFFF => 2,
+            _ => 4,
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Header {
     /// The format version the file was written in (a header is always encoded in the version
@@ -114,6 +153,8 @@ pub struct Header {
     pub level: i32,
     /// A compressed table's zstd dictionary, right after the header (empty when none).
     pub dictionary: Section,
+    /// The generalized Sprague-Grundy values, in tables that have them (version 6).
+    pub grundy: Option<GrundyFields>,
     pub spec: String,
     pub source: SourceRef,
 }
@@ -133,16 +174,19 @@ pub fn align(x: u64, to: u64) -> u64 {
 }
 
 impl Header {
-    /// The header's length in bytes for a spec and an embedded input of these sizes.
-    pub fn len_for(spec: &str, embedded: u64) -> u64 {
-        FIXED as u64 + spec.len() as u64 + embedded + 8
+    /// The header's length in bytes for a spec and an embedded input of these sizes, with or
+    /// without the generalized Sprague-Grundy fields.
+    pub fn len_for(spec: &str, embedded: u64, grundy: bool) -> u64 {
+        FIXED as u64 + spec.len() as u64 + embedded + if grundy { GRUNDY_FIELDS } else { 0 } + 8
     }
 
     /// Encodes the header; `embedded` is the input file's bytes when the source is embedded.
     pub fn encode(&self, embedded: &[u8]) -> Vec<u8> {
         let mut b = Vec::with_capacity(self.header_len as usize);
         b.extend_from_slice(&MAGIC);
-        let version = if self.remoteness_width == REM_NIBBLES {
+        let version = if self.grundy.is_some() {
+            GRUNDY_VERSION
+        } else if self.remoteness_width == REM_NIBBLES {
             NIBBLE_VERSION
         } else if self.dictionary.len > 0 {
             DICTIONARY_VERSION
@@ -183,6 +227,15 @@ impl Header {
         b.extend_from_slice(self.spec.as_bytes());
         if kind == 1 {
             b.extend_from_slice(embedded);
+        }
+        if let Some(g) = &self.grundy {
+            for s in [g.values, g.sets] {
+                b.extend_from_slice(&s.offset.to_le_bytes());
+                b.extend_from_slice(&s.len.to_le_bytes());
+            }
+            b.extend_from_slice(&g.finite.to_le_bytes());
+            b.extend_from_slice(&[g.width, 0, 0, 0]);
+            b.extend_from_slice(&g.set_count.to_le_bytes());
         }
         let sum = xxhash_rust::xxh3::xxh3_64(&b);
         b.extend_from_slice(&sum.to_le_bytes());
@@ -266,13 +319,37 @@ impl Header {
         } else {
             0
         };
-        if (FIXED as u64 + 8)
+        let grundy_len = if version >= GRUNDY_VERSION {
+            GRUNDY_FIELDS
+        } else {
+            0
+        };
+        if (FIXED as u64 + 8 + grundy_len)
             .checked_add(spec_len)
             .and_then(|n| n.checked_add(embedded_len))
             != Some(header_len)
         {
             return Err(bad("header lengths disagree".into()));
         }
+        // The generalized Sprague-Grundy fields follow the embedded input.
+        let grundy = if grundy_len > 0 {
+            let g = (FIXED as u64 + spec_len + embedded_len) as usize;
+            let width = bytes[g + 36];
+            if ![1, 2, 4].contains(&width) {
+                return Err(bad(format!(
+                    "bad generalized Sprague-Grundy code width {width}"
+                )));
+            }
+            Some(GrundyFields {
+                values: section(g),
+                sets: section(g + 16),
+                finite: u32_at(g + 32),
+                width,
+                set_count: u64_at(g + 40),
+            })
+        } else {
+            None
+        };
         let spec = std::str::from_utf8(&bytes[FIXED..FIXED + spec_len as usize])
             .map_err(|_| bad("game spec is not UTF-8".into()))?
             .to_string();
@@ -318,6 +395,7 @@ impl Header {
                 offset: if dictionary_len > 0 { header_len } else { 0 },
                 len: dictionary_len,
             },
+            grundy,
             spec,
             source,
         };
@@ -360,6 +438,14 @@ impl Header {
             )),
             _ => {}
         }
+        if self.grundy.is_some() {
+            let g = self.header_len as usize - 8 - GRUNDY_FIELDS as usize;
+            unused.push((
+                "the reserved bytes after the Sprague-Grundy code width",
+                u32_at(g + 36) as u64 >> 8,
+                0,
+            ));
+        }
         match unused.iter().find(|(_, got, want)| got != want) {
             Some((what, got, want)) => Err(format!(
                 "{what} is {got}, not {want} (a field this table does not use)"
@@ -368,13 +454,40 @@ impl Header {
         }
     }
 
+    /// Where the generalized Sprague-Grundy sections' checksums start in the checksum list:
+    /// the values' (a raw table's first block, or a compressed table's first frame, its seek
+    /// table's after the last) and the reach sets' first block. They follow the cells' and the
+    /// remoteness' (and come before a dictionary's).
+    pub fn grundy_sums(&self) -> (u64, u64) {
+        let block = self.block as u64;
+        match (self.encoding, &self.grundy) {
+            (_, None) => (0, 0),
+            (Encoding::Raw, Some(g)) => {
+                let first = self.cells.blocks(block) + self.remoteness.blocks(block);
+                (first, first + g.values.blocks(block))
+            }
+            (_, Some(_)) => {
+                let frames = self.size.div_ceil(self.frame_positions.max(1));
+                let first = (frames + 1) * (1 + (self.remoteness_width > 0) as u64);
+                (first, first + frames + 1)
+            }
+        }
+    }
+
     /// Checks that the sections fit the file and agree with the size.
     fn check_layout(&self, file_len: u64) -> std::result::Result<(), TableErrorKind> {
         self.check_lengths().map_err(TableErrorKind::Damaged)?;
+        let (values, sets) = self
+            .grundy
+            .map_or((Section::default(), Section::default()), |g| {
+                (g.values, g.sets)
+            });
         for (name, s) in [
             ("dictionary", self.dictionary),
             ("cells", self.cells),
             ("remoteness", self.remoteness),
+            ("Sprague-Grundy values", values),
+            ("reach sets", sets),
             ("checksum", self.sums),
         ] {
             if s.len > 0
@@ -400,6 +513,34 @@ impl Header {
         if self.counts.iter().try_fold(0u64, |a, &c| a.checked_add(c)) != Some(self.size) {
             return Err("value counts do not add up to the size".into());
         }
+        let block = self.block as u64;
+        // The Sprague-Grundy sections' checksums: the values' (raw blocks; a stream's are
+        // counted with the streams) and the reach sets' blocks.
+        let mut grundy_sums = 0u64;
+        if let Some(g) = &self.grundy {
+            if g.width != GrundyFields::width_for(g.finite, g.set_count) {
+                return Err(format!(
+                    "{} finite values and {} reach sets take codes of {} bytes, not {}",
+                    g.finite,
+                    g.set_count,
+                    GrundyFields::width_for(g.finite, g.set_count),
+                    g.width
+                ));
+            }
+            if g.sets.len != GrundyFields::sets_len(g.finite, g.set_count) {
+                return Err("the reach sets section has the wrong length".into());
+            }
+            if g.set_count > self.size {
+                return Err("more reach sets than positions".into());
+            }
+            grundy_sums = g.sets.blocks(block);
+            if self.encoding == Encoding::Raw {
+                if g.values.len != self.size.saturating_mul(g.width as u64) {
+                    return Err("the Sprague-Grundy values section has the wrong length".into());
+                }
+                grundy_sums = grundy_sums.saturating_add(g.values.blocks(block));
+            }
+        }
         match self.encoding {
             Encoding::Raw => {
                 let cell_bytes = crate::cells::words_for(self.size) * 8;
@@ -413,9 +554,8 @@ impl Header {
                 if self.remoteness.len != rem_bytes {
                     return Err("remoteness section has the wrong length".into());
                 }
-                let block = self.block as u64;
                 let blocks = self.cells.blocks(block) + self.remoteness.blocks(block);
-                if self.sums.len != blocks.saturating_mul(8) {
+                if self.sums.len != blocks.saturating_add(grundy_sums).saturating_mul(8) {
                     return Err("checksum section has the wrong length".into());
                 }
             }
@@ -427,7 +567,7 @@ impl Header {
                 if f == 0 || !f.is_multiple_of(32) || f > 1 << 30 {
                     return Err(format!("bad frame size {f} positions"));
                 }
-                let streams = if self.remoteness_width > 0 { 2 } else { 1 };
+                let streams = 1 + (self.remoteness_width > 0) as u64 + self.grundy.is_some() as u64;
                 let dictionary = (self.dictionary.len > 0) as u64;
                 if (self.remoteness_width > 0) != (self.remoteness.len > 0) {
                     return Err("remoteness section disagrees with its width".into());
@@ -436,6 +576,7 @@ impl Header {
                     != (self.size.div_ceil(f) + 1)
                         .saturating_mul(streams)
                         .saturating_add(dictionary)
+                        .saturating_add(grundy_sums)
                         .saturating_mul(8)
                 {
                     return Err("checksum section has the wrong length".into());
@@ -561,7 +702,7 @@ mod tests {
     fn a_real_header_round_trips() {
         let h = Header {
             version: VERSION,
-            header_len: Header::len_for("hex:4", 0),
+            header_len: Header::len_for("hex:4", 0, false),
             size: 100,
             encoding: Encoding::Raw,
             remoteness_width: 0,
@@ -581,6 +722,7 @@ mod tests {
             frame_positions: 0,
             level: 0,
             dictionary: Section::default(),
+            grundy: None,
             spec: "hex:4".into(),
             source: SourceRef::None,
         };
@@ -596,5 +738,82 @@ mod tests {
         );
         // One byte short of the checksum section: truncated.
         assert!(Header::decode(std::path::Path::new("t.rdb"), &bytes, PAGE + 39).is_err());
+    }
+
+    /// A header with generalized Sprague-Grundy fields: version 6, 48 more bytes after the
+    /// spec, every field back as written; a bad code width is refused; without the fields the
+    /// same header is version 2 and byte for byte the shorter one.
+    #[test]
+    fn grundy_fields_round_trip() {
+        let g = GrundyFields {
+            values: Section {
+                offset: 2 * PAGE,
+                len: 100,
+            },
+            sets: Section {
+                offset: 2 * PAGE + 104,
+                len: 16,
+            },
+            finite: 5,
+            width: 1,
+            set_count: 2,
+        };
+        let spec = "digraph:g.txt";
+        let h = Header {
+            version: VERSION,
+            header_len: Header::len_for(spec, 0, true),
+            size: 100,
+            encoding: Encoding::Raw,
+            remoteness_width: 0,
+            block: BLOCK,
+            counts: [0, 40, 50, 10],
+            cells: Section {
+                offset: PAGE,
+                len: 32,
+            },
+            remoteness: Section::default(),
+            sums: Section {
+                offset: 2 * PAGE + 120,
+                len: 24,
+            },
+            sums_hash: 7,
+            rounds: None,
+            frame_positions: 0,
+            level: 0,
+            dictionary: Section::default(),
+            grundy: Some(g),
+            spec: spec.into(),
+            source: SourceRef::None,
+        };
+        let path = std::path::Path::new("t.rdb");
+        let file_len = 2 * PAGE + 144;
+        let bytes = h.encode(&[]);
+        assert_eq!(bytes.len() as u64, FIXED as u64 + 13 + GRUNDY_FIELDS + 8);
+        let back = Header::decode(path, &bytes, file_len).unwrap();
+        assert_eq!(
+            (back.version, back.grundy, back.spec.as_str()),
+            (6, Some(g), spec)
+        );
+        assert_eq!(back.grundy_sums(), (1, 2));
+        assert!(back.check_unused(&bytes).is_ok());
+        // A code width that is not 1, 2 or 4.
+        let mut bad = bytes.clone();
+        bad[FIXED + 13 + 36] = 3;
+        let n = bad.len();
+        let sum = xxhash_rust::xxh3::xxh3_64(&bad[..n - 8]);
+        bad[n - 8..].copy_from_slice(&sum.to_le_bytes());
+        let e = Header::decode(path, &bad, file_len)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("code width 3"), "{e}");
+        // Without the fields: version 2, 48 bytes shorter.
+        let plain = Header {
+            header_len: Header::len_for(spec, 0, false),
+            grundy: None,
+            ..h
+        };
+        let short = plain.encode(&[]);
+        assert_eq!(short.len() + GRUNDY_FIELDS as usize, bytes.len());
+        assert_eq!(u32::from_le_bytes(short[8..12].try_into().unwrap()), 2);
     }
 }

@@ -67,6 +67,8 @@ impl RawBlocks {
 pub(super) struct ZstdFrames {
     pub cells: Stream,
     pub remoteness: Option<Stream>,
+    /// The generalized Sprague-Grundy codes, where the table has them.
+    pub grundy: Option<Stream>,
     pub dictionary: Option<zstd::zstd_safe::DDict<'static>>,
     pub cache: FrameCache,
 }
@@ -100,6 +102,16 @@ impl ZstdFrames {
         } else {
             None
         };
+        let grundy = match &header.grundy {
+            Some(g) => {
+                let first = header.grundy_sums().0 as usize;
+                let w = g.width as u64;
+                Some(open_stream(bytes, sums, first, g.values, frames, |k| {
+                    positions(k) * w
+                })?)
+            }
+            None => None,
+        };
         // The dictionary's checksum is the list's last (docs/FORMAT.md), checked before zstd
         // reads a byte of it.
         let d = header.dictionary;
@@ -118,12 +130,19 @@ impl ZstdFrames {
         } else {
             None
         };
-        let frame_bytes = f / 4 + frame_remoteness_len(f, width);
+        let grundy_bytes = header.grundy.map_or(0, |g| f * g.width as u64);
+        let frame_bytes = f / 4 + frame_remoteness_len(f, width) + grundy_bytes;
         Ok(ZstdFrames {
             cells,
             remoteness,
+            grundy,
             dictionary,
-            cache: FrameCache::new(cache_bytes, frame_bytes, frames * 2),
+            // Keys: cells' frames, then the remoteness' and the codes' (`frames` apart).
+            cache: FrameCache::new(
+                cache_bytes,
+                frame_bytes,
+                frames * if header.grundy.is_some() { 3 } else { 2 },
+            ),
         })
     }
 
@@ -185,6 +204,9 @@ fn open_stream(
 pub(super) fn check_padding(h: &Header, bytes: &[u8]) -> Result<(), TableErrorKind> {
     let damaged = |what: String| Err(TableErrorKind::Damaged(what));
     let mut sections = vec![h.dictionary, h.cells, h.remoteness, h.sums];
+    if let Some(g) = &h.grundy {
+        sections.extend([g.values, g.sets]);
+    }
     sections.retain(|s| s.len > 0);
     sections.sort_by_key(|s| s.offset);
     let mut at = h.header_len;

@@ -8,7 +8,8 @@ use serde::Serialize;
 
 use super::Table;
 use crate::error::{Error, Result};
-use crate::game::{Annotations, Game, Value};
+use crate::game::{Annotations, Game, PositionError, Value};
+use crate::grundy::Grundy;
 use crate::with_game;
 
 /// The answer for one position.
@@ -27,6 +28,10 @@ pub struct Probe {
     /// moves are that image's (same value, same values of the moves up to the symmetry).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stored_image: Option<String>,
+    /// The generalized Sprague-Grundy value, where the table holds them (flattened: `grundy`,
+    /// and `reach` for an infinite one).
+    #[serde(flatten)]
+    pub grundy: Option<Grundy>,
 }
 
 /// One move from a probed position, with the child's value for the player who moves there.
@@ -42,6 +47,53 @@ pub struct ProbeMove {
     /// The game's annotations of the child position, flattened into the JSON.
     #[serde(flatten)]
     pub extra: Annotations,
+    /// The child's generalized Sprague-Grundy value, where the table holds them.
+    #[serde(flatten)]
+    pub grundy: Option<Grundy>,
+}
+
+/// The answer for a sum of tokens (`4+9+11`) on a table with generalized Sprague-Grundy values
+/// ([`Table::probe_sum`]; docs/SUMS.md).
+#[derive(Clone, Debug, Serialize)]
+pub struct SumProbe {
+    /// The tokens' positions joined by `+`, each in the game's canonical text.
+    pub sum: String,
+    pub tokens: Vec<SumToken>,
+    /// The outcome for the player to move: `win` (the first player wins), `loss` (the second
+    /// player wins) or `draw`.
+    pub value: Value,
+    /// The same in words: `first player wins`, `second player wins` or `draw`.
+    pub outcome: &'static str,
+    /// The sum's own value by the sum rule, flattened (`grundy`, and `reach` when infinite).
+    #[serde(flatten)]
+    pub grundy: Grundy,
+    /// Every winning move, when the sum is won (tokens on the same vertex move alike: the
+    /// first of them is named).
+    pub moves: Vec<SumMove>,
+}
+
+/// One token of a sum.
+#[derive(Clone, Debug, Serialize)]
+pub struct SumToken {
+    pub position: String,
+    pub index: u64,
+    #[serde(flatten)]
+    pub grundy: Grundy,
+}
+
+/// A winning move of a sum: which token moves, and where.
+#[derive(Clone, Debug, Serialize)]
+pub struct SumMove {
+    /// The token that moves: its place in `tokens`, from 0.
+    pub token: usize,
+    /// The move's name in the game's notation.
+    #[serde(rename = "move")]
+    pub name: String,
+    /// Where the token was and where it goes.
+    pub from: String,
+    pub to: String,
+    /// The sum after the move (lost for the opponent, who moves next).
+    pub sum: String,
 }
 
 impl Probe {
@@ -132,6 +184,7 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
                     value: v,
                     remoteness: self.remoteness(m.child)?,
                     extra: g.annotate(m.child, &stored)?,
+                    grundy: self.grundy_if_held(m.child)?,
                 });
             }
             Ok(Probe {
@@ -142,7 +195,108 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
                 extra: g.annotate(pos, &stored)?,
                 moves,
                 stored_image: None,
+                grundy: self.grundy_if_held(pos)?,
             })
+        })
+    }
+
+    /// The generalized Sprague-Grundy value of a position where the table holds them.
+    fn grundy_if_held(&self, pos: u64) -> Result<Option<Grundy>> {
+        if self.has_grundy() {
+            self.grundy(pos)
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// Whether `text` is to be read as a sum of tokens rather than one position: it holds a
+    /// `+` and the table's game is impartial (no other game's notation has a `+`).
+    pub fn is_sum_text(&self, text: &str) -> bool {
+        text.contains('+') && with_game!(self.game(), g => g.impartial())
+    }
+
+    /// Answers a sum of tokens (`4+9+11`: position texts joined by `+`) from the tokens'
+    /// generalized Sprague-Grundy values: its outcome for the player to move and every winning
+    /// move (docs/SUMS.md). A table without the values, a malformed sum and a token that is no
+    /// position are errors that say which.
+    pub fn probe_sum(&self, text: &str) -> Result<SumProbe> {
+        if !self.has_grundy() {
+            return Err(self.no_grundy());
+        }
+        let bad = |reason: String| Error::Position(PositionError::new(text, reason));
+        let pieces = crate::grundy::split_sum(text).map_err(|r| bad(format!("a sum: {r}")))?;
+        let mut tokens = Vec::with_capacity(pieces.len());
+        let mut values = Vec::with_capacity(pieces.len());
+        for (k, piece) in pieces.iter().enumerate() {
+            let token = |reason: &str| bad(format!("token {} of the sum: {reason}", k + 1));
+            let pos = with_game!(self.game(), g => g.parse_position(piece))
+                .map_err(|e| token(&format!("'{}': {}", crate::error::cut(piece), e.reason)))?;
+            let value = self.grundy(pos)?.ok_or_else(|| {
+                token(&format!(
+                    "'{}' is not a position of {}",
+                    crate::error::cut(piece),
+                    self.header().spec
+                ))
+            })?;
+            tokens.push(pos);
+            values.push(value);
+        }
+        let grundy = crate::grundy::sum(&values);
+        let text_of = |p: u64| with_game!(self.game(), g => g.position_text(p));
+        let texts: Vec<String> = tokens.iter().map(|&p| text_of(p)).collect();
+        let winning = crate::grundy::winning_moves(&tokens, &values, |v| {
+            let moves = with_game!(self.game(), g => g.moves(v));
+            moves
+                .into_iter()
+                .map(|m| {
+                    let value = self.grundy(m.child)?.ok_or_else(|| {
+                        Error::table(
+                            self.path(),
+                            format!("move {} leads to an unused index", m.name),
+                        )
+                    })?;
+                    Ok((m.child, value))
+                })
+                .collect::<Result<Vec<_>>>()
+        })?;
+        let moves = winning
+            .into_iter()
+            .map(|(i, child)| {
+                let name = with_game!(self.game(), g => g.moves(tokens[i]))
+                    .into_iter()
+                    .find(|m| m.child == child)
+                    .map_or_else(|| text_of(child), |m| m.name);
+                let mut after = texts.clone();
+                after[i] = text_of(child);
+                SumMove {
+                    token: i,
+                    name,
+                    from: texts[i].clone(),
+                    to: after[i].clone(),
+                    sum: after.join("+"),
+                }
+            })
+            .collect();
+        Ok(SumProbe {
+            sum: texts.join("+"),
+            tokens: tokens
+                .iter()
+                .zip(&values)
+                .zip(&texts)
+                .map(|((&index, g), t)| SumToken {
+                    position: t.clone(),
+                    index,
+                    grundy: g.clone(),
+                })
+                .collect(),
+            value: grundy.value(),
+            outcome: match grundy.value() {
+                Value::Win => "first player wins",
+                Value::Loss => "second player wins",
+                Value::Draw => "draw",
+            },
+            grundy,
+            moves,
         })
     }
 

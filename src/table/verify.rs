@@ -71,20 +71,24 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
 
     /// Checks every block's or frame's checksum.
     fn verify_blocks(&self) -> Result<()> {
+        self.verify_grundy_blocks()?;
         match self.payload() {
             Payload::Raw(_) => {
                 let block = self.header().block as u64;
                 let cells_blocks = self.header().cells.blocks(block);
-                let bad = (0..self.sums().len() as u64)
-                    .into_par_iter()
-                    .find_first(|&k| {
-                        let (sec, first) = if k < cells_blocks {
-                            (self.header().cells, 0)
-                        } else {
-                            (self.header().remoteness, cells_blocks)
-                        };
-                        self.check_block(sec, first, (k - first) * block).is_err()
-                    });
+                // The Sprague-Grundy sections' blocks, which come after, were checked above.
+                let end = match self.header().grundy {
+                    Some(_) => self.header().grundy_sums().0,
+                    None => self.sums().len() as u64,
+                };
+                let bad = (0..end).into_par_iter().find_first(|&k| {
+                    let (sec, first) = if k < cells_blocks {
+                        (self.header().cells, 0)
+                    } else {
+                        (self.header().remoteness, cells_blocks)
+                    };
+                    self.check_block(sec, first, (k - first) * block).is_err()
+                });
                 match bad {
                     None => Ok(()),
                     Some(k) => Err(self.fail(TableErrorKind::Checksum {
@@ -94,12 +98,18 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
                 }
             }
             Payload::Zstd(ZstdFrames {
-                cells, remoteness, ..
+                cells,
+                remoteness,
+                grundy,
+                ..
             }) => {
                 let frames = self.frame_count();
                 let mut streams = vec![(cells, 0)];
                 if let Some(r) = remoteness {
                     streams.push((r, frames + 1));
+                }
+                if let Some(g) = grundy {
+                    streams.push((g, self.header().grundy_sums().0 as usize));
                 }
                 for (stream, first) in streams {
                     (0..frames)
@@ -123,8 +133,22 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
         }
     }
 
+    /// Checks the raw blocks of the generalized Sprague-Grundy sections: a raw table's codes and
+    /// the reach sets (a compressed table's codes are a stream, checked with the others).
+    fn verify_grundy_blocks(&self) -> Result<()> {
+        if !self.has_grundy() {
+            return Ok(());
+        }
+        if !self.is_compressed() {
+            self.raw_grundy_codes(0, self.header().size)?;
+        }
+        self.grundy_sets_bytes().map(|_| ())
+    }
+
     /// Checks every position against the rules and its children's values (and remoteness when
-    /// stored). Returns the number of indices checked.
+    /// stored; and where the table holds generalized Sprague-Grundy values, the value against
+    /// its followers' by [`crate::grundy::check_local`] and against the position's own
+    /// outcome). Returns the number of indices checked.
     pub fn verify_positions(&self, progress: &ProgressBar) -> Result<u64> {
         const CHUNK: u64 = 1 << 14;
         let size = self.header().size;
@@ -229,7 +253,123 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
                     "stored remoteness {rem:?} but its children give {expect_rem:?}"
                 )));
             }
+            if self.has_grundy() {
+                let value = self.grundy(pos)?;
+                match (&value, stored) {
+                    (None, None) => {}
+                    (Some(x), Some(v)) if x.value() == v => {
+                        let mut followers = Vec::new();
+                        let mut failure = None;
+                        g.for_each_child(pos, |c| match self.grundy(c) {
+                            Ok(Some(y)) => followers.push(y),
+                            Ok(None) => {
+                                failure = Some(describe(format!("child index {c} has no value")))
+                            }
+                            Err(e) => failure = Some(e),
+                        });
+                        if let Some(e) = failure {
+                            return Err(e);
+                        }
+                        crate::grundy::check_local(x, &followers).map_err(|m| {
+                            describe(format!("generalized Sprague-Grundy {m}"))
+                        })?;
+                    }
+                    _ => {
+                        return Err(describe(format!(
+                            "stored {} with the generalized Sprague-Grundy value {}",
+                            stored.map_or("unused", Value::as_str),
+                            value.map_or("none".to_string(), |x| x.to_string())
+                        )));
+                    }
+                }
+            }
             Ok(())
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! A table whose generalized Sprague-Grundy codes are wrong though every checksum matches
+    //! (as a writer's mistake would leave it): verification names the position.
+
+    use crate::games::{AnyGame, Input};
+    use crate::grundy::{Grundy, Labels};
+    use crate::table::Table;
+    use crate::table::write::{GameFields, GrundyBytes, RawWriter};
+
+    /// The seed's graph (12 vertices, values worked out in docs/SUMS.md).
+    const SEED: &str = "0 1\n1 2\n2 0\n2 9\n3 1\n4 3\n5 3\n4 6\n5 7\n8 4\n8 5\n11 8\n9 11\n9 10\n";
+
+    /// The seed's labels: sets `{}`, `{2}` and `{0}` as ids 0, 1 and 2 after 3 finite values.
+    fn labels() -> Labels {
+        Labels {
+            codes: vec![3, 3, 4, 3, 5, 5, 0, 0, 0, 2, 0, 1],
+            finite: 3,
+            sets: vec![0, 0b100, 0b1],
+            stages: 4,
+            parent_visits: 0,
+        }
+    }
+
+    /// Writes the seed's table with `labels` (the cells the true ones', which the checks of
+    /// values alone pass) and verifies every position.
+    fn verify_with(labels: &Labels) -> crate::Result<u64> {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("t.rdb");
+        let game = AnyGame::load(
+            "digraph:seed.txt",
+            Input::Embedded(SEED.as_bytes()),
+            u64::MAX,
+        )
+        .unwrap();
+        let mut w = RawWriter::create(&out, GameFields::of(&game).with_grundy(), 12).unwrap();
+        let cells = w.cells(12);
+        for v in 0..12 {
+            cells.decide(
+                v,
+                crate::cells::code(self::labels().get(v).unwrap().value()),
+            );
+        }
+        let counts = cells.counts();
+        w.set_grundy(GrundyBytes::of(labels));
+        w.finish(counts, None, 0, &[]).unwrap();
+        let t = Table::open(&out).unwrap();
+        t.verify_checksums()?;
+        t.verify_positions(&indicatif::ProgressBar::hidden())
+    }
+
+    #[test]
+    fn wrong_values_are_found() {
+        assert_eq!(verify_with(&labels()).unwrap(), 12, "the true labels pass");
+        // 11 as 2 (still a win): then 9's followers have values 2 and 0, and 9 is not 2.
+        let mut l = labels();
+        l.codes[11] = 2;
+        let e = verify_with(&l).unwrap_err().to_string();
+        assert!(
+            e.contains("position 9") && e.contains("generalized Sprague-Grundy value 2"),
+            "{e}"
+        );
+        // 9 as 1: then 2, which reaches only 9's value, does not reach 2.
+        let mut l = labels();
+        l.codes[9] = 1;
+        let e = verify_with(&l).unwrap_err().to_string();
+        assert!(e.contains("position 2") && e.contains("[1]"), "{e}");
+        // 4 reaches 0 (its follower 6): inf{} would make it a draw, which its cell is not.
+        let mut l = labels();
+        l.codes[4] = 3;
+        let e = verify_with(&l).unwrap_err().to_string();
+        assert!(
+            e.contains("position 4")
+                && e.contains("stored win with the generalized")
+                && e.contains("inf{}"),
+            "{e}"
+        );
+        // 2 as inf{} (a draw, as its cell): but its follower 9 has value 2.
+        let mut l = labels();
+        l.codes[2] = 3;
+        let e = verify_with(&l).unwrap_err().to_string();
+        assert!(e.contains("position 2") && e.contains("[2]"), "{e}");
+        assert_eq!(labels().get(2), Some(Grundy::Infinite(vec![2])));
     }
 }

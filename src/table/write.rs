@@ -143,11 +143,13 @@ impl Drop for TempFile {
     }
 }
 
-/// The header's description of the game: its spec, and its input embedded or referred to.
+/// The header's description of the game: its spec, and its input embedded or referred to; and
+/// whether the header has the generalized Sprague-Grundy fields (which change its length).
 pub(crate) struct GameFields {
     pub spec: String,
     pub source: SourceRef,
     pub embedded: Vec<u8>,
+    pub grundy: bool,
 }
 
 impl GameFields {
@@ -174,6 +176,15 @@ impl GameFields {
             spec,
             source,
             embedded,
+            grundy: false,
+        }
+    }
+
+    /// These fields for a table with generalized Sprague-Grundy values.
+    pub fn with_grundy(self) -> GameFields {
+        GameFields {
+            grundy: true,
+            ..self
         }
     }
 
@@ -189,6 +200,7 @@ impl GameFields {
             spec: h.spec.clone(),
             source: h.source.clone(),
             embedded,
+            grundy: h.grundy.is_some(),
         }
     }
 
@@ -198,7 +210,7 @@ impl GameFields {
         } else {
             0
         };
-        Header::len_for(&self.spec, embedded)
+        Header::len_for(&self.spec, embedded, self.grundy)
     }
 }
 
@@ -252,24 +264,93 @@ pub(crate) fn raw_sections(header_len: u64, size: u64, rem_width: u8) -> (Sectio
     (cells_sec, rem_sec)
 }
 
+/// A table's generalized Sprague-Grundy values as its sections hold them: the codes, `width`
+/// bytes a position, and the reach sets' words (docs/FORMAT.md).
+pub(crate) struct GrundyBytes {
+    pub finite: u32,
+    pub width: u8,
+    pub set_count: u64,
+    pub values: Vec<u8>,
+    pub sets: Vec<u8>,
+}
+
+impl GrundyBytes {
+    /// The sections of a labelling (codes past the width's reach are refused by the
+    /// labelling, which keeps them below `u32::MAX`).
+    pub fn of(labels: &crate::grundy::Labels) -> GrundyBytes {
+        let set_count = labels.set_count();
+        let width = format::GrundyFields::width_for(labels.finite, set_count);
+        let w = width as usize;
+        let mut values = vec![0u8; labels.codes.len() * w];
+        values
+            .par_chunks_mut(w * 4096)
+            .zip(labels.codes.par_chunks(4096))
+            .for_each(|(dst, src)| {
+                for (d, &c) in dst.chunks_mut(w).zip(src) {
+                    d.copy_from_slice(&c.to_le_bytes()[..w]);
+                }
+            });
+        GrundyBytes {
+            finite: labels.finite,
+            width,
+            set_count,
+            values,
+            sets: labels.sets.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        }
+    }
+}
+
+/// The sections of a raw table with generalized Sprague-Grundy values after the cells and
+/// remoteness ending at `end`: the codes (`size` of `width` bytes) on the next page, the reach
+/// sets (`sets_len` bytes) on the next multiple of 8.
+pub(crate) fn raw_grundy_sections(
+    end: u64,
+    size: u64,
+    width: u8,
+    sets_len: u64,
+) -> (Section, Section) {
+    let values = Section {
+        offset: align(end, PAGE),
+        len: size * width as u64,
+    };
+    let sets = Section {
+        offset: align(values.end(), 8),
+        len: sets_len,
+    };
+    (values, sets)
+}
+
 /// The checksums section's bytes.
 pub(crate) fn sums_bytes(sums: &[u64]) -> Vec<u8> {
     sums.iter().flat_map(|s| s.to_le_bytes()).collect()
 }
 
-/// The header of a raw table of `game` whose blocks (cells', then remoteness') have the
-/// checksums `sums`.
+/// The header of a raw table of `game` whose blocks (cells', then remoteness', then the
+/// Sprague-Grundy values' and reach sets' when `grundy` has them) have the checksums `sums`.
 pub(crate) fn raw_header(
     game: &GameFields,
     size: u64,
     counts: [u64; 4],
     rounds: Option<u32>,
     rem_width: u8,
+    grundy: Option<&GrundyBytes>,
     sums: &[u64],
 ) -> Header {
     let (cells_sec, rem_sec) = raw_sections(game.header_len(), size, rem_width);
+    let mut end = rem_sec.end().max(cells_sec.end());
+    let grundy = grundy.map(|g| {
+        let (values, sets) = raw_grundy_sections(end, size, g.width, g.sets.len() as u64);
+        end = sets.end().max(values.end());
+        format::GrundyFields {
+            values,
+            sets,
+            finite: g.finite,
+            width: g.width,
+            set_count: g.set_count,
+        }
+    });
     let sums_sec = Section {
-        offset: align(rem_sec.end().max(cells_sec.end()), 8),
+        offset: align(end, 8),
         len: sums.len() as u64 * 8,
     };
     Header {
@@ -288,6 +369,7 @@ pub(crate) fn raw_header(
         frame_positions: 0,
         level: 0,
         dictionary: Section::default(),
+        grundy,
         spec: game.spec.clone(),
         source: game.source.clone(),
     }
@@ -309,6 +391,8 @@ pub(crate) struct RawWriter {
     /// The checksums of the mapped remoteness section's blocks, where
     /// [`RawWriter::fill_nibbles`] took them as it wrote.
     rem_sums: Option<Vec<u64>>,
+    /// The generalized Sprague-Grundy values to write after the remoteness.
+    grundy: Option<GrundyBytes>,
 }
 
 impl RawWriter {
@@ -478,7 +562,19 @@ impl RawWriter {
             map,
             rem_map: None,
             rem_sums: None,
+            grundy: None,
         })
+    }
+
+    /// Gives the table generalized Sprague-Grundy values, written by [`RawWriter::finish`];
+    /// the writer must have been made with [`GameFields::with_grundy`] (the header is longer).
+    pub fn set_grundy(&mut self, grundy: GrundyBytes) {
+        assert!(
+            self.game.grundy,
+            "a table with Sprague-Grundy values has their header fields"
+        );
+        assert_eq!(grundy.values.len() as u64, self.size * grundy.width as u64);
+        self.grundy = Some(grundy);
     }
 
     /// The work file's path.
@@ -548,7 +644,13 @@ impl RawWriter {
             map,
             rem_map,
             rem_sums,
+            grundy,
         } = self;
+        assert_eq!(
+            game.grundy,
+            grundy.is_some(),
+            "the header's Sprague-Grundy fields go with the values"
+        );
         // No msync of the cells here: the fsync in `commit` writes a shared mapping's dirty
         // pages too (Linux keeps them in the page cache), and syncing twice cost 23 ms of
         // hex:4's build.
@@ -581,9 +683,27 @@ impl RawWriter {
             }
             sums.extend(block_sums(rem_bytes, block));
         }
+        if let Some(g) = &grundy {
+            let end = rem_sec
+                .end()
+                .max(raw_sections(game.header_len(), size, 0).0.end());
+            let (values, sets) = raw_grundy_sections(end, size, g.width, g.sets.len() as u64);
+            tmp.write_at_parallel(&g.values, values.offset)?;
+            tmp.write_at(&g.sets, sets.offset)?;
+            sums.extend(block_sums(&g.values, block));
+            sums.extend(block_sums(&g.sets, block));
+        }
         drop(map);
         drop(rem_map);
-        let header = raw_header(&game, size, counts, rounds, rem_width, &sums);
+        let header = raw_header(
+            &game,
+            size,
+            counts,
+            rounds,
+            rem_width,
+            grundy.as_ref(),
+            &sums,
+        );
         // The file ends with the checksums: a resumed work file longer than this table (it
         // cannot be, but a damaged one might) is cut to them.
         let end = header.sums.end();

@@ -33,6 +33,7 @@ mod serve;
 #[cfg(feature = "serve")]
 mod serve_browser;
 mod sliced;
+mod sums;
 mod sweep;
 mod tiered;
 mod values_cli;

@@ -32,6 +32,11 @@ const BUILDS: &[(&str, &str, &[&str])] = &[
         "hackenbush:data/hackenbush-house.txt",
         &["--remoteness"],
     ),
+    (
+        "seed001-sums",
+        "digraph:data/seed001.txt",
+        &["--grundy", "--compress"],
+    ),
 ];
 
 fn tables() -> &'static Tables {
@@ -396,4 +401,99 @@ fn sigterm_stops_the_server_gracefully() {
     assert!(status.success(), "{status:?}");
     assert!(started.elapsed() < Duration::from_secs(10));
     assert!(TcpStream::connect(server.addr).is_err());
+}
+
+/// `retrodb probe TABLE - --sum --json` on `sums`, one JSON value each.
+fn probe_sums_cli(name: &str, sums: &[String]) -> Vec<Json> {
+    let o = retrodb_stdin(
+        &[
+            "probe",
+            table(name).to_str().unwrap(),
+            "-",
+            "--sum",
+            "--json",
+        ],
+        sums.join("\n"),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Sums of tokens: the server's `/sum` answers what `probe --sum --json` answers, for every
+/// pair and a spread of the triples of the seed's vertices; the tokens may be joined by `+`
+/// as the query delivers it (spaces) or percent-encoded; the errors name what is wrong.
+#[test]
+fn sums_of_tokens_equal_probe_sum_json() {
+    let server = serve_all(&[]);
+    let vertices: Vec<u64> = (0..12).collect();
+    let mut sums: Vec<String> = Vec::new();
+    for &a in &vertices {
+        for &b in &vertices {
+            sums.push(format!("{a}+{b}"));
+            for &c in vertices.iter().skip(((a + b) % 5) as usize).step_by(5) {
+                sums.push(format!("{a}+{b}+{c}"));
+            }
+        }
+    }
+    let want = probe_sums_cli("seed001-sums", &sums);
+    assert_eq!(want.len(), sums.len());
+    let mut outcomes = std::collections::HashSet::new();
+    for (k, (text, w)) in sums.iter().zip(&want).enumerate() {
+        // Alternately '+' as a query sends it (a space) and encoded.
+        let query = if k % 2 == 0 {
+            text.clone()
+        } else {
+            encode(text)
+        };
+        let r = server.get(&format!("/api/v1/tables/seed001-sums/sum?tokens={query}"));
+        assert_eq!(r.status, 200, "{text}: {}", r.text());
+        assert_eq!(&r.json(), w, "{text}");
+        outcomes.insert(w["outcome"].as_str().unwrap().to_string());
+        // A winning move is given exactly when the first player wins.
+        assert_eq!(
+            w["value"] == "win",
+            !w["moves"].as_array().unwrap().is_empty(),
+            "{text}: {w}"
+        );
+    }
+    assert_eq!(outcomes.len(), 3, "every outcome came up: {outcomes:?}");
+
+    let expect = |target: &str, status: u16, code: &str| {
+        let r = server.get(target);
+        assert_eq!(r.status, status, "{target}: {}", r.text());
+        assert_eq!(r.error(), code, "{target}");
+        r.json()["detail"].as_str().unwrap().to_string()
+    };
+    let d = expect(
+        "/api/v1/tables/seed001-sums/sum?tokens=4%2B%2B9",
+        400,
+        "bad_position",
+    );
+    assert!(d.contains("token 2 is empty"), "{d}");
+    let d = expect(
+        "/api/v1/tables/seed001-sums/sum?tokens=4%2B99",
+        400,
+        "bad_position",
+    );
+    assert!(d.contains("token 2") && d.contains("99"), "{d}");
+    expect("/api/v1/tables/seed001-sums/sum", 400, "bad_request");
+    let d = expect("/api/v1/tables/seed001/sum?tokens=4%2B9", 400, "no_grundy");
+    assert!(d.contains("--grundy"), "{d}");
+    let d = expect("/api/v1/tables/hex-3/sum?tokens=1", 400, "no_grundy");
+    assert!(d.contains("impartial"), "{d}");
+    let long = "1+".repeat(3000);
+    let d = expect(
+        &format!("/api/v1/tables/seed001-sums/sum?tokens={long}1"),
+        400,
+        "bad_position",
+    );
+    assert!(d.contains("limit"), "{d}");
+    // The list says which tables answer sums.
+    let list = server.get("/api/v1/tables").json();
+    for t in list["tables"].as_array().unwrap() {
+        assert_eq!(t["grundy"], t["name"] == "seed001-sums", "{t}");
+    }
 }

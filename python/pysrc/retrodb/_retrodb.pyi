@@ -23,14 +23,18 @@ def build(
     threads: Optional[int] = None,
     progress: bool = True,
     max_memory: Optional[int] = None,
+    grundy: bool = False,
 ) -> dict[str, Any]:
     """Builds a game's table into `path` as `retrodb build` does, with the same estimates and
     refusals; returns the build's summary (the keys of `retrodb build --json`, among them
     `engine` and `kernel`, the kernel that decided the positions).
 
+    `grundy` also stores every vertex's generalized Sprague-Grundy value (digraph games), so
+    that Table.sum answers sums of tokens.
+
     The interpreter is released while solving; Ctrl-C stops the build (KeyboardInterrupt).
-    Raises SpecError for a bad spec, BuildError when the build is refused (memory, disk),
-    ValueError for a bad thread count."""
+    Raises SpecError for a bad spec or grundy=True on a game that is not impartial, BuildError
+    when the build is refused (memory, disk), ValueError for a bad thread count."""
 
 class Table:
     """A table opened for lookups. Values are for the player to move."""
@@ -45,6 +49,18 @@ class Table:
         """Exactly the fields `retrodb probe --json` prints: position, index, value,
         remoteness (where stored), the game's annotations, and moves (each with "move",
         "position", "value" for the child's mover, and remoteness where stored)."""
+    def sum(self, tokens: Union[str, Iterable[PositionLike]]) -> dict[str, Any]:
+        """A sum of tokens ("4+9+11", or a sequence of positions) on a digraph table built with
+        grundy=True: exactly the fields `retrodb probe --sum --json` prints: sum, tokens (each
+        with its "grundy" value, and "reach" when infinite), value for the player to move,
+        outcome ("first player wins", "second player wins" or "draw"), the sum's own "grundy"
+        and "reach", and moves: every winning move ("token", "move", "from", "to", "sum").
+
+        Raises PositionError for a malformed sum or a token that is no position, RetrodbError
+        for a table without the values."""
+    def grundy(self, text: str) -> dict[str, Any]:
+        """The generalized Sprague-Grundy value of a position: {"grundy": n}, or {"grundy":
+        "inf", "reach": [...]} (the finite values of its followers)."""
     def value(self, text: str) -> Value:
         """The value of one position."""
     def values(self, texts: Iterable[str]) -> list[Value]:

@@ -216,6 +216,10 @@ impl Game for Digraph {
         pos.to_string()
     }
 
+    fn impartial(&self) -> bool {
+        true
+    }
+
     fn moves(&self, pos: u64) -> Vec<Move> {
         self.out_edges(pos)
             .iter()
