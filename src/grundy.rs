@@ -267,7 +267,7 @@ pub fn check_local(value: &Grundy, followers: &[Grundy]) -> Result<(), String> {
 /// `finite + s` for `∞(K)` with `K` the reach set `s`, [`Labels::UNUSED`] for an index that is
 /// no position — and the distinct reach sets as bitsets of [`Labels::words`] words each, in the
 /// order of the first position that has each.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Labels {
     pub codes: Vec<u32>,
     /// The number of finite values, 0 to the largest: the largest finite value plus one, or 0
@@ -281,6 +281,22 @@ pub struct Labels {
     pub stages: u32,
     /// Parent edges walked by the labelling.
     pub parent_visits: u64,
+    /// What each stage run by the labelling did (not stage 0 when it came from a solve).
+    pub stage_reports: Vec<StageReport>,
+}
+
+/// One stage of the labelling: the positions it found open, labelled with its value, and the
+/// parent edges it walked, in how long.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct StageReport {
+    /// The value the stage labels.
+    pub value: u32,
+    pub open: u64,
+    pub labelled: u64,
+    /// Positions it found infinite (open and unmarked at its end).
+    pub infinite: u64,
+    pub parent_visits: u64,
+    pub seconds: f64,
 }
 
 impl Labels {
@@ -480,6 +496,7 @@ mod tests {
             sets: vec![0b01, 0b11],
             stages: 3,
             parent_visits: 0,
+            stage_reports: Vec::new(),
         };
         assert_eq!(l.words(), 1);
         assert_eq!(l.set_count(), 2);

@@ -156,6 +156,9 @@ pub struct GrundySummary {
     pub parent_visits: u64,
     /// Seconds of the labelling alone (it is part of `solve_seconds`).
     pub seconds: f64,
+    /// Each stage after the solve: its value, the positions open at its start, those it
+    /// labelled and found infinite, its parent visits and seconds.
+    pub per_stage: Vec<crate::grundy::StageReport>,
 }
 
 /// What a build of `game` with `opts` is expected to take before it starts.
@@ -405,6 +408,7 @@ fn build_raw(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<BuildSum
                 stages: labels.stages,
                 parent_visits: labels.parent_visits,
                 seconds: started.elapsed().as_secs_f64(),
+                per_stage: labels.stage_reports.clone(),
             };
             writer.set_grundy(GrundyBytes::of(&labels));
             Some(summary)

@@ -33,7 +33,7 @@ use super::counter::{Counter, counter_width};
 use crate::cells::{self, Cells};
 use crate::error::{Error, Result};
 use crate::game::{Game, Status};
-use crate::grundy::Labels;
+use crate::grundy::{Labels, StageReport};
 
 /// Positions handed to one task at a time.
 const CHUNK: usize = 4096;
@@ -208,12 +208,15 @@ fn run<G: Game, C: Counter>(
     drop(lost);
 
     let mut reached: Vec<(u64, u32)> = Vec::new();
+    let mut reports = Vec::new();
     while !open.is_empty() {
         opts.stop.check()?;
         if stage > MAX_STAGE {
             return Err(fail(format!("values beyond {MAX_STAGE}")));
         }
         let m = stage;
+        let started = std::time::Instant::now();
+        let (open_count, visits_before) = (open.len() as u64, visits);
         progress.set_message(format!("stage {m}"));
         stage_words
             .par_chunks(1 << 14)
@@ -317,10 +320,20 @@ fn run<G: Game, C: Counter>(
             })
             .collect();
         progress.inc(labelled);
+        let mut found_infinite = 0u64;
         for piece in infinite {
             progress.inc(piece.len() as u64);
+            found_infinite += piece.len() as u64;
             became_infinite.extend_from_slice(&piece);
         }
+        reports.push(StageReport {
+            value: m,
+            open: open_count,
+            labelled,
+            infinite: found_infinite,
+            parent_visits: visits - visits_before,
+            seconds: started.elapsed().as_secs_f64(),
+        });
         open = concat(next_open);
         stage += 1;
     }
@@ -338,6 +351,7 @@ fn run<G: Game, C: Counter>(
         sets,
         stages: stage,
         parent_visits: visits,
+        stage_reports: reports,
     })
 }
 
@@ -765,7 +779,23 @@ mod tests {
             };
             let one = pool(1).install(|| label_of(&g));
             let three = pool(3).install(|| label_of(&g));
-            assert_eq!(one, three, "seed {seed}");
+            assert_eq!(
+                (
+                    &one.codes,
+                    one.finite,
+                    &one.sets,
+                    one.stages,
+                    one.parent_visits
+                ),
+                (
+                    &three.codes,
+                    three.finite,
+                    &three.sets,
+                    three.stages,
+                    three.parent_visits
+                ),
+                "seed {seed}"
+            );
             let mut seen = Seen::default();
             check_graph(&g, &one, &mut seen).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
         }

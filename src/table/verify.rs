@@ -309,6 +309,7 @@ mod tests {
             sets: vec![0, 0b100, 0b1],
             stages: 4,
             parent_visits: 0,
+            stage_reports: Vec::new(),
         }
     }
 
