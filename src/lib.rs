@@ -28,6 +28,7 @@ pub mod error;
 pub mod game;
 pub mod games;
 pub mod grundy;
+pub mod lookup;
 pub mod memory;
 pub mod oracle;
 pub mod play;

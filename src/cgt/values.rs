@@ -306,20 +306,43 @@ pub fn tier_census(board: &PlainBoard<'_>, v: &BoardValues) -> Vec<TierCensus> {
         .collect()
 }
 
+/// Positions visited at most for one position's value by default (`show`, `probe --value`, the
+/// HTTP API's `value=true`, Python's `game_value`): the whole of Bridg-It 3 (1,594,323
+/// configurations) fits, an early position of Hex 4 does not.
+pub const POSITION_LIMIT: usize = 2_000_000;
+
 /// The value of single positions of a game, computed on demand from their options, with a
-/// bound on the positions visited (an early position of a large board stands for most of its
-/// table). Cell games' full tables (both movers of every configuration) and Hackenbush have
-/// values; a finished cell board is worth `free_moves` to its winner.
+/// bound on the positions visited for one value (an early position of a large board stands for
+/// most of its table). Cell games' full tables (both movers of every configuration) and
+/// Hackenbush have values; a finished cell board is worth `free_moves` to its winner.
+///
+/// What a position's value costs is the memo's: every position below is looked up once per
+/// move into it (Bridg-It 3's empty board: 1.6M configurations, 40M lookups). `perf` on `show
+/// bridgit:3 .............` found 80-90% of the time waiting on those lookups in a hash map of
+/// 1.6M entries (SipHash, random places in 40 MB), so games of at most [`DENSE_MEMO`]
+/// configurations keep their values in an array by configuration instead (zeroed pages are
+/// committed only when touched). As in [`board_values`], each configuration's sorted option
+/// lists are looked up in a map of the lists already made, so [`Games::make`] runs once per
+/// distinct pair of lists, not once per position.
 pub struct PositionValues<'a> {
     game: &'a crate::games::AnyGame,
     pub games: Games,
-    memo: HashMap<u64, Game>,
+    /// Values by configuration (position index without its mover).
+    memo: Memo,
+    /// Option lists already made: Left's ids, [`SEPARATOR`], Right's ids.
+    made: HashMap<Box<[u32]>, Game, FxBuild>,
     left_won: Game,
+    right_won: Game,
     limit: usize,
+    /// Where the memo stood when the current top-level [`PositionValues::value`] began.
+    visited_from: usize,
+    /// Children of the positions being valued, one run a level (reused).
+    scratch: Vec<Vec<u64>>,
 }
 
 impl<'a> PositionValues<'a> {
     /// `None` for games without values (digraphs, cell games indexed for one first mover).
+    /// `limit` bounds the positions one call of [`PositionValues::value`] visits anew.
     pub fn new(
         game: &'a crate::games::AnyGame,
         free_moves: u32,
@@ -333,25 +356,54 @@ impl<'a> PositionValues<'a> {
         }
         let mut games = Games::new();
         let left_won = games.number(Dyadic::int(free_moves.max(1) as i64));
+        let right_won = games.neg(left_won);
+        let configurations = game.size().div_ceil(2);
+        let memo = if configurations <= DENSE_MEMO {
+            Memo::Dense {
+                ids: vec![0; configurations as usize],
+                len: 0,
+            }
+        } else {
+            Memo::Sparse(HashMap::default())
+        };
         Some(PositionValues {
             game,
             games,
-            memo: HashMap::new(),
+            memo,
+            made: HashMap::default(),
             left_won,
+            right_won,
             limit,
+            visited_from: 0,
+            scratch: Vec::new(),
         })
     }
 
     /// The value of the configuration or edge set of position `pos` (either mover), or `None`
-    /// when it would take more than the limit's positions.
+    /// when it would visit more than the limit's positions not valued before.
     pub fn value(&mut self, pos: u64) -> Option<Game> {
+        // A hash map memo is a cache: past a few limits' worth it is dropped (the arena stays).
+        // An array's size is the game's whatever it holds.
+        if matches!(self.memo, Memo::Sparse(_)) && self.memo.len() > self.limit.saturating_mul(4) {
+            self.memo.clear();
+        }
+        self.visited_from = self.memo.len();
+        self.value_at(pos, 0)
+    }
+
+    /// Distinct option lists made into canonical games so far.
+    pub fn option_lists(&self) -> usize {
+        self.made.len()
+    }
+
+    fn value_at(&mut self, pos: u64, depth: usize) -> Option<Game> {
         use crate::Game as _;
         use crate::games::AnyGame;
         let key = pos >> 1;
-        if let Some(&g) = self.memo.get(&key) {
+        if let Some(g) = self.memo.get(key) {
             return Some(g);
         }
-        if self.memo.len() >= self.limit {
+        if self.memo.len() - self.visited_from >= self.limit {
             return None;
         }
         let at = key << 1;
@@ -362,28 +414,134 @@ impl<'a> PositionValues<'a> {
                     return Some(self.remember(key, self.left_won));
                 }
                 Some(crate::games::cell::Player::Right) => {
-                    let v = self.games.neg(self.left_won);
-                    return Some(self.remember(key, v));
+                    return Some(self.remember(key, self.right_won));
                 }
                 None => {}
             }
         }
-        let mut sides = [Vec::new(), Vec::new()];
-        for (mover, side) in sides.iter_mut().enumerate() {
-            let mut children = Vec::new();
-            crate::with_game!(self.game, g => g.for_each_child(at + mover as u64, |c| children.push(c)));
-            for c in children {
-                side.push(self.value(c)?);
+        // This level's children: Left's moves, then Right's, `split` between them.
+        if self.scratch.len() <= depth {
+            self.scratch.resize_with(depth + 1, Vec::new);
+        }
+        let mut children = std::mem::take(&mut self.scratch[depth]);
+        children.clear();
+        crate::with_game!(self.game, g => g.for_each_child(at, |c| children.push(c)));
+        let split = children.len();
+        crate::with_game!(self.game, g => g.for_each_child(at + 1, |c| children.push(c)));
+        let mut key_ids: Vec<u32> = Vec::with_capacity(children.len() + 1);
+        let mut failed = false;
+        for (i, &c) in children.iter().enumerate() {
+            if i == split {
+                key_ids.push(SEPARATOR);
+            }
+            match self.value_at(c, depth + 1) {
+                Some(v) => key_ids.push(v.0),
+                None => {
+                    failed = true;
+                    break;
+                }
             }
         }
-        let [l, r] = sides;
-        let v = self.games.make(l, r);
+        self.scratch[depth] = children;
+        if failed {
+            return None;
+        }
+        if split == key_ids.len() {
+            key_ids.push(SEPARATOR);
+        }
+        let sep = key_ids
+            .iter()
+            .position(|&x| x == SEPARATOR)
+            .expect("a separator");
+        key_ids[..sep].sort_unstable();
+        key_ids[sep + 1..].sort_unstable();
+        let mut list: Vec<u32> = Vec::with_capacity(key_ids.len());
+        for (i, &x) in key_ids.iter().enumerate() {
+            // Each side deduplicated; the separator kept.
+            if i == 0 || i == sep + 1 || x != key_ids[i - 1] || x == SEPARATOR {
+                list.push(x);
+            }
+        }
+        let v = match self.made.get(&list[..]) {
+            Some(&g) => g,
+            None => {
+                let sep = list
+                    .iter()
+                    .position(|&x| x == SEPARATOR)
+                    .expect("a separator");
+                let l = list[..sep].iter().map(|&x| Game(x)).collect();
+                let r = list[sep + 1..].iter().map(|&x| Game(x)).collect();
+                let g = self.games.make(l, r);
+                self.made.insert(list.into_boxed_slice(), g);
+                g
+            }
+        };
         Some(self.remember(key, v))
     }
 
     fn remember(&mut self, key: u64, g: Game) -> Game {
         self.memo.insert(key, g);
         g
+    }
+}
+
+/// Games with at most this many configurations keep [`PositionValues`]' memo in an array (4
+/// bytes a configuration: 64 MiB at most, committed as it is touched); larger ones in a hash
+/// map.
+pub const DENSE_MEMO: u64 = 1 << 24;
+
+/// Values known so far, by configuration.
+enum Memo {
+    /// `ids[key]` is the value's id + 1, 0 while unknown; `len` counts the known ones.
+    Dense {
+        ids: Vec<u32>,
+        len: usize,
+    },
+    Sparse(HashMap<u64, Game, FxBuild>),
+}
+
+impl Memo {
+    #[inline]
+    fn get(&self, key: u64) -> Option<Game> {
+        match self {
+            Memo::Dense { ids, .. } => match ids[key as usize] {
+                0 => None,
+                id => Some(Game(id - 1)),
+            },
+            Memo::Sparse(map) => map.get(&key).copied(),
+        }
+    }
+
+    fn insert(&mut self, key: u64, g: Game) {
+        match self {
+            Memo::Dense { ids, len } => {
+                let slot = &mut ids[key as usize];
+                if *slot == 0 {
+                    *len += 1;
+                }
+                *slot = g.0.checked_add(1).expect("fewer than 2^32 - 1 games");
+            }
+            Memo::Sparse(map) => {
+                map.insert(key, g);
+            }
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Memo::Dense { len, .. } => *len,
+            Memo::Sparse(map) => map.len(),
+        }
+    }
+
+    fn clear(&mut self) {
+        match self {
+            Memo::Dense { ids, len } => {
+                ids.fill(0);
+                *len = 0;
+            }
+            Memo::Sparse(map) => map.clear(),
+        }
     }
 }
 

@@ -5,12 +5,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use retrodb::cgt::values::PositionValues;
+use retrodb::Value;
 use retrodb::error::Error;
 use retrodb::game::Annotations;
 use retrodb::games::PictureStyle;
-use retrodb::table::{Probe, Table};
-use retrodb::{Game, Value};
+use retrodb::lookup::{Ask, Lookups};
+use retrodb::table::{LineStep, Probe, ProbeMove, Table};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -24,9 +24,18 @@ pub struct Args {
     /// (first player wins, second player wins, draw) and every winning move (docs/SUMS.md).
     #[arg(long)]
     sum: bool,
-    /// One JSON object a line.
+    /// One JSON object a line. The moves are best first (docs/NOTATION.md, "Moves, best
+    /// first"), `best` is the best move.
     #[arg(long)]
     json: bool,
+    /// Give the best move only (and its value and remoteness), not every move.
+    #[arg(long, conflicts_with = "sum")]
+    best: bool,
+    /// Also give the principal line: the best move ply after ply to the end of the game (the
+    /// winner quickest, the loser slowest), each with its position and remoteness. Needs a
+    /// table with remoteness; a draw has none.
+    #[arg(long, conflicts_with = "sum")]
+    line: bool,
     /// Also give each position's and move's value as a game (its canonical form in CGSuite's
     /// notation, `game_value`): cell games' full tables (a finished board is worth
     /// --free-moves to its winner) and Hackenbush. Off by default: an early position's value
@@ -51,30 +60,26 @@ pub fn run(a: Args) -> Result<ExitCode> {
     const BATCH: usize = 1 << 14;
     let mut batch: Vec<String> = Vec::new();
     let mut reported = std::collections::HashSet::new();
-    let mut values = if a.value {
-        let v = retrodb::cgt::values::PositionValues::new(table.game(), a.free_moves, VALUE_LIMIT);
-        if v.is_none() {
-            anyhow::bail!(
-                "{} has no game values (they are defined for cell games' full tables and \
-                 Hackenbush)",
-                table.game().spec()
-            );
-        }
-        v
-    } else {
-        None
+    let ask = Ask {
+        line: a.line,
+        game_values: a.value.then_some(a.free_moves),
     };
+    let mut lookups = Lookups::new(&table, &ask)?;
     // Answers a batch; true when a position failed.
     let mut flush = |batch: &mut Vec<String>, out: &mut super::out::Stdout| -> Result<bool> {
         let mut failed = false;
-        for mut r in table.probe_batch(batch) {
-            if let (Ok(p), Some(v)) = (&mut r, values.as_mut()) {
-                add_values(p, table.game(), v);
-            }
+        for r in lookups.probe_batch(batch) {
             match r {
-                Ok(p) if a.json => writeln!(out, "{}", serde_json::to_string(&p)?)?,
+                Ok(mut p) if a.json => {
+                    if a.best {
+                        p.moves.clear();
+                        writeln!(out, "{}", best_json(&p)?)?;
+                    } else {
+                        writeln!(out, "{}", serde_json::to_string(&p)?)?;
+                    }
+                }
                 Ok(p) => {
-                    write_probe(out, &p)?;
+                    write_probe(out, &p, a.best)?;
                     if a.show {
                         write_picture(out, &table, &p)?;
                     }
@@ -157,35 +162,24 @@ pub fn run(a: Args) -> Result<ExitCode> {
     })
 }
 
-/// Positions visited at most for one `--value` answer.
-const VALUE_LIMIT: usize = 2_000_000;
-
-/// Sets `game_value` of the position and of each move (where it is within the limit).
-fn add_values(p: &mut Probe, game: &retrodb::games::AnyGame, v: &mut PositionValues<'_>) {
-    let set = |extra: &mut Annotations, text: Option<String>| {
-        extra.0.retain(|(k, _)| k != "game_value");
-        if let Some(t) = text {
-            extra.push("game_value", t);
-        }
-    };
-    let mut text = |pos: u64| v.value(pos).map(|g| v.games.show(g));
-    set(&mut p.extra, text(p.index));
-    let children: Vec<u64> =
-        retrodb::with_game!(game, g => g.moves(p.index).into_iter().map(|m| m.child).collect());
-    for (m, c) in p.moves.iter_mut().zip(children) {
-        set(&mut m.extra, text(c));
+/// The answer of `--best --json`: the probe's object without `moves` (`best` holds the one).
+fn best_json(p: &Probe) -> Result<String> {
+    let mut j = serde_json::to_value(p)?;
+    if let Some(o) = j.as_object_mut() {
+        o.remove("moves");
+        o.entry("best").or_insert(serde_json::Value::Null);
     }
+    Ok(serde_json::to_string(&j)?)
 }
 
 /// The game's picture of the probed position, its winning moves (children lost for their
 /// mover) marked; nothing for games without pictures.
 fn write_picture(out: &mut dyn Write, table: &Table, p: &Probe) -> Result<()> {
-    let children: Vec<u64> = retrodb::with_game!(table.game(), g => g.moves(p.index).into_iter().map(|m| m.child).collect());
-    let winning: Vec<u64> = children
-        .into_iter()
-        .zip(&p.moves)
-        .filter(|(_, m)| m.value == Value::Loss)
-        .map(|(c, _)| c)
+    let winning: Vec<u64> = p
+        .moves
+        .iter()
+        .filter(|m| m.value == Value::Loss)
+        .map(|m| m.child)
         .collect();
     let style = if std::io::stdout().is_terminal() {
         PictureStyle::Colour
@@ -223,19 +217,11 @@ fn write_sum(out: &mut dyn Write, s: &retrodb::table::SumProbe) -> std::io::Resu
     Ok(())
 }
 
-/// `4  win in 1` and the moves, the ones that keep the value marked with `*`; a game's
-/// annotations follow as `key=text` pairs.
-fn write_probe(out: &mut dyn Write, p: &Probe) -> std::io::Result<()> {
-    let rem = |r: Option<u32>| r.map_or(String::new(), |r| format!(" in {r}"));
-    let extra = |a: &Annotations| {
-        a.0.iter()
-            .map(|(k, v)| format!("\t{k}={v}"))
-            .collect::<String>()
-    };
-    let grundy = |g: &Option<retrodb::grundy::Grundy>| {
-        g.as_ref()
-            .map_or(String::new(), |g| format!("\tgrundy={g}"))
-    };
+/// `4  win in 1` and the moves best first, the ones that keep the value marked with `*` (with
+/// `best`, only `  best: 6 -> 6  loss for the opponent in 0`); then the principal line where
+/// asked for, a ply a line (`  line 1. 6 -> 6  loss in 0`). A game's annotations follow as
+/// `key=text` pairs.
+fn write_probe(out: &mut dyn Write, p: &Probe, best_only: bool) -> std::io::Result<()> {
     writeln!(
         out,
         "{}\t{}{}{}{}",
@@ -251,20 +237,54 @@ fn write_probe(out: &mut dyn Write, p: &Probe) -> std::io::Result<()> {
             "  (the table holds the asked position as this symmetric image; its moves follow)"
         )?;
     }
-    for m in &p.moves {
-        // A move keeps the mover's value when the child's value for its own mover is the flip.
-        let best = m.value == p.value.flip() || (p.value == Value::Loss);
-        writeln!(
-            out,
-            "  {} {} -> {}\t{} for the opponent{}{}{}",
-            if best { '*' } else { ' ' },
-            m.name,
-            m.position,
-            m.value,
-            rem(m.remoteness),
-            extra(&m.extra),
-            grundy(&m.grundy)
-        )?;
+    if best_only {
+        if let Some(m) = &p.best {
+            writeln!(out, "  best: {}", move_text(m))?;
+        }
+    } else {
+        for m in &p.moves {
+            // A move keeps the mover's value when the child's value for its own mover is the flip.
+            let keeps = m.value == p.value.flip() || (p.value == Value::Loss);
+            writeln!(out, "  {} {}", if keeps { '*' } else { ' ' }, move_text(m))?;
+        }
+    }
+    for (k, step) in p.line.iter().flatten().enumerate() {
+        write_step(out, k + 1, step)?;
     }
     Ok(())
+}
+
+/// `6 -> 6  loss for the opponent in 0` and the child's annotations.
+fn move_text(m: &ProbeMove) -> String {
+    format!(
+        "{} -> {}\t{} for the opponent{}{}{}",
+        m.name,
+        m.position,
+        m.value,
+        rem(m.remoteness),
+        extra(&m.extra),
+        grundy(&m.grundy)
+    )
+}
+
+/// `  line 2. 4 -> 4  win in 1`: the ply, the move, and the position's value for its mover.
+fn write_step(out: &mut dyn Write, ply: usize, s: &LineStep) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "  line {ply}. {} -> {}\t{} in {}",
+        s.name, s.position, s.value, s.remoteness
+    )
+}
+
+fn rem(r: Option<u32>) -> String {
+    r.map_or(String::new(), |r| format!(" in {r}"))
+}
+
+fn extra(a: &Annotations) -> String {
+    a.0.iter().map(|(k, v)| format!("\t{k}={v}")).collect()
+}
+
+fn grundy(g: &Option<retrodb::grundy::Grundy>) -> String {
+    g.as_ref()
+        .map_or(String::new(), |g| format!("\tgrundy={g}"))
 }

@@ -28,7 +28,7 @@ pub struct Args {
 }
 
 /// Positions visited at most for the value.
-const VALUE_LIMIT: usize = 2_000_000;
+const VALUE_LIMIT: usize = retrodb::lookup::VALUE_LIMIT;
 
 pub fn run(a: Args) -> Result<ExitCode> {
     let style = if std::io::stdout().is_terminal() {

@@ -28,6 +28,6 @@ pub mod zstd;
 pub use convert::{compress, decompress};
 pub use cursor::Cursor;
 pub use error::{Checked, TableError, TableErrorKind};
-pub use probe::{Probe, ProbeMove, SumMove, SumProbe, SumToken};
+pub use probe::{LineStep, Probe, ProbeMove, SumMove, SumProbe, SumToken, move_rank};
 pub use read::{DEFAULT_CACHE, GrundyInfo, Info, Table};
 pub use workfiles::{OutputLock, raw_sibling};

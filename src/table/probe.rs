@@ -1,5 +1,6 @@
 //! Probing a table: a position's value and remoteness with those of every move, by index or by
-//! text, one at a time or in batches that decode each compressed frame once.
+//! text, one at a time or in batches that decode each compressed frame once; the order of moves
+//! from best to worst ([`move_rank`]), the best move, and the principal line ([`Table::line`]).
 //!
 //! Invariant: every value here comes through [`Table::value`], so from checked bytes only.
 
@@ -8,7 +9,7 @@ use serde::Serialize;
 
 use super::Table;
 use crate::error::{Error, Result};
-use crate::game::{Annotations, Game, PositionError, Value};
+use crate::game::{Annotations, Game, Move, PositionError, Value};
 use crate::grundy::Grundy;
 use crate::with_game;
 
@@ -23,7 +24,15 @@ pub struct Probe {
     /// What the game adds beyond the stored value ([`Game::annotate`]), flattened into the JSON.
     #[serde(flatten)]
     pub extra: Annotations,
+    /// Every move, in the game's order ([`Probe::sort_moves_best_first`] puts the best first).
     pub moves: Vec<ProbeMove>,
+    /// The best move for the player to move ([`move_rank`]; the first in the game's order among
+    /// equals), or none where the game is over.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub best: Option<ProbeMove>,
+    /// The principal line, where asked for ([`Table::line`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<Vec<LineStep>>,
     /// Set when the table holds the asked position as a symmetric image: `position` and the
     /// moves are that image's (same value, same values of the moves up to the symmetry).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -40,6 +49,9 @@ pub struct ProbeMove {
     #[serde(rename = "move")]
     pub name: String,
     pub position: String,
+    /// The child's index (not in the JSON: `position` names it).
+    #[serde(skip)]
+    pub child: u64,
     /// The child's value for its own mover (the opponent of the prober).
     pub value: Value,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -96,20 +108,51 @@ pub struct SumMove {
     pub sum: String,
 }
 
-impl Probe {
-    /// Orders the moves best first for the player to move: moves to a lost child (the quickest
-    /// win first), then to drawn children, then to won ones (the slowest loss first). Moves of
-    /// equal worth keep the game's order. Without remoteness, moves rank by value alone.
-    pub fn sort_moves_best_first(&mut self) {
-        self.moves.sort_by_key(|m| {
-            let r = i64::from(m.remoteness.unwrap_or(0));
-            match m.value {
-                Value::Loss => (0, r),
-                Value::Draw => (1, 0),
-                Value::Win => (2, -r),
-            }
-        });
+/// One ply of a principal line ([`Table::line`]): the move, the position it leads to, and that
+/// position's value and remoteness for its own mover.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LineStep {
+    #[serde(rename = "move")]
+    pub name: String,
+    pub position: String,
+    pub index: u64,
+    pub value: Value,
+    pub remoteness: u32,
+}
+
+/// How good a move is for the player making it, from the value and remoteness of the child for
+/// the child's own mover (the opponent): lower is better. Moves to a lost child come first, the
+/// quickest win first; then moves to drawn children; then moves to won children, the slowest
+/// loss first. Without remoteness, moves rank by value alone. This is the one definition of
+/// "best first" that `probe`, the HTTP API and the Python module use (docs/NOTATION.md, "Moves,
+/// best first"); a sort by it must be stable, so that equals keep the game's order.
+pub fn move_rank(child: Value, remoteness: Option<u32>) -> (u8, i64) {
+    let r = i64::from(remoteness.unwrap_or(0));
+    match child {
+        Value::Loss => (0, r),
+        Value::Draw => (1, 0),
+        Value::Win => (2, -r),
     }
+}
+
+impl ProbeMove {
+    /// [`move_rank`] of this move.
+    pub fn rank(&self) -> (u8, i64) {
+        move_rank(self.value, self.remoteness)
+    }
+}
+
+impl Probe {
+    /// Orders the moves best first for the player to move ([`move_rank`]); moves of equal worth
+    /// keep the game's order.
+    pub fn sort_moves_best_first(&mut self) {
+        self.moves.sort_by_key(ProbeMove::rank);
+    }
+}
+
+/// The best of `moves` by [`move_rank`], the first among equals.
+fn best_of(moves: &[ProbeMove]) -> Option<ProbeMove> {
+    moves.iter().min_by_key(|m| m.rank()).cloned()
 }
 
 impl<B: AsRef<[u8]> + Sync> Table<B> {
@@ -180,6 +223,7 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
                 })?;
                 moves.push(ProbeMove {
                     position: g.child_text(pos, &m),
+                    child: m.child,
                     name: m.name,
                     value: v,
                     remoteness: self.remoteness(m.child)?,
@@ -193,11 +237,98 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
                 value,
                 remoteness: self.remoteness(pos)?,
                 extra: g.annotate(pos, &stored)?,
+                best: best_of(&moves),
                 moves,
+                line: None,
                 stored_image: None,
                 grundy: self.grundy_if_held(pos)?,
             })
         })
+    }
+
+    /// The principal line from `pos`: the best move ([`move_rank`]) ply after ply to the end of
+    /// the game, the winner taking the quickest win and the loser the slowest loss, each step
+    /// with the position it reaches and that position's value and remoteness. Along it the
+    /// remoteness falls by one a ply to 0, a finished position; a position already finished
+    /// has an empty line. A table without remoteness, and a drawn position (best play never
+    /// ends), are [`Error::Usage`] errors that say so; a step whose remoteness does not fall by
+    /// one is a damaged table.
+    pub fn line(&self, pos: u64) -> Result<Vec<LineStep>> {
+        let text = |p: u64| with_game!(self.game(), g => g.position_text(p));
+        if !self.has_remoteness() {
+            return Err(Error::Usage(format!(
+                "{}: the table was built without remoteness, so it has no principal line of \
+                 '{}' (build it with --remoteness)",
+                self.path().display(),
+                crate::error::cut(&text(pos))
+            )));
+        }
+        let (value, remoteness) = self.value_and_remoteness(pos)?;
+        let value = value.ok_or_else(|| self.not_a_position(&text(pos)))?;
+        let Some(mut remoteness) = remoteness else {
+            if value == Value::Draw {
+                return Err(Error::Usage(format!(
+                    "'{}' is a draw: under best play the game never ends, so it has no \
+                     principal line",
+                    crate::error::cut(&text(pos))
+                )));
+            }
+            return Err(Error::table(
+                self.path(),
+                format!("position '{}' is decided but has no remoteness", text(pos)),
+            ));
+        };
+        let mut steps = Vec::with_capacity(remoteness as usize);
+        let mut at = pos;
+        let mut mover = value;
+        while remoteness > 0 {
+            // The best move so far: its rank, the move, the child's value and remoteness.
+            type Candidate = ((u8, i64), Move, Value, Option<u32>);
+            let mut best: Option<Candidate> = None;
+            for m in with_game!(self.game(), g => g.moves(at)) {
+                let (v, r) = self.value_and_remoteness(m.child)?;
+                let v = v.ok_or_else(|| {
+                    Error::table(
+                        self.path(),
+                        format!("move {} leads to an unused index", m.name),
+                    )
+                })?;
+                let rank = move_rank(v, r);
+                if best.as_ref().is_none_or(|b| rank < b.0) {
+                    best = Some((rank, m, v, r));
+                }
+            }
+            let damaged = |why: &str| {
+                Error::table(
+                    self.path(),
+                    format!(
+                        "along the principal line from '{}', at '{}' (remoteness {remoteness}): \
+                         {why}; the table is damaged",
+                        text(pos),
+                        text(at)
+                    ),
+                )
+            };
+            let Some((_, m, v, r)) = best else {
+                return Err(damaged("no move leads on"));
+            };
+            if r != Some(remoteness - 1) || v != mover.flip() {
+                return Err(damaged(
+                    "the best move does not lead to the other value with one less remoteness",
+                ));
+            }
+            steps.push(LineStep {
+                position: with_game!(self.game(), g => g.position_text(m.child)),
+                name: m.name,
+                index: m.child,
+                value: v,
+                remoteness: remoteness - 1,
+            });
+            at = m.child;
+            mover = v;
+            remoteness -= 1;
+        }
+        Ok(steps)
     }
 
     /// The generalized Sprague-Grundy value of a position where the table holds them.
@@ -327,5 +458,64 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
             .collect();
         answers.sort_unstable_by_key(|(i, _)| *i);
         answers.into_iter().map(|(_, r)| r).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mv(name: &str, value: Value, remoteness: Option<u32>) -> ProbeMove {
+        ProbeMove {
+            name: name.into(),
+            position: name.into(),
+            child: 0,
+            value,
+            remoteness,
+            extra: Annotations::default(),
+            grundy: None,
+        }
+    }
+
+    #[test]
+    fn moves_sort_best_first_and_equals_keep_the_game_order() {
+        use Value::*;
+        let moves = vec![
+            mv("lose-fast", Win, Some(1)),
+            mv("draw-a", Draw, None),
+            mv("win-slow", Loss, Some(6)),
+            mv("lose-slow", Win, Some(7)),
+            mv("win-fast", Loss, Some(2)),
+            mv("draw-b", Draw, None),
+            mv("win-fast-too", Loss, Some(2)),
+        ];
+        let mut sorted = moves.clone();
+        sorted.sort_by_key(ProbeMove::rank);
+        let names: Vec<&str> = sorted.iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "win-fast",
+                "win-fast-too",
+                "win-slow",
+                "draw-a",
+                "draw-b",
+                "lose-slow",
+                "lose-fast"
+            ]
+        );
+        assert_eq!(best_of(&moves).unwrap().name, "win-fast");
+        assert!(best_of(&[]).is_none());
+        // Without remoteness: by value alone, the game's order among equals.
+        let plain = [
+            mv("l1", Win, None),
+            mv("d1", Draw, None),
+            mv("w1", Loss, None),
+            mv("w2", Loss, None),
+        ];
+        let mut sorted = plain.to_vec();
+        sorted.sort_by_key(ProbeMove::rank);
+        let names: Vec<&str> = sorted.iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(names, ["w1", "w2", "d1", "l1"]);
     }
 }

@@ -137,8 +137,8 @@ fn hackenbush_values_agree_with_the_surreal_values() {
 }
 
 /// The tier-parallel `board_values` against `PositionValues`, which recurses through the game's
-/// own children one position at a time (no tiers, no option-list map), on every configuration;
-/// and the same canonical forms whatever the number of threads.
+/// own children one position at a time (no tiers; its own memo and map of option lists), on
+/// every configuration; and the same canonical forms whatever the number of threads.
 #[test]
 fn board_values_agree_with_values_computed_position_by_position() {
     let k4 = format!("shannon:{}/data/shannon/k4.txt", env!("CARGO_MANIFEST_DIR"));
@@ -162,6 +162,17 @@ fn board_values_agree_with_values_computed_position_by_position() {
                     "{spec} C = {c} config {config}"
                 );
             }
+            // Each distinct pair of option lists was made canonical once, as by board_values
+            // (every open configuration lies below the empty board, so both saw the same
+            // lists), not once per configuration.
+            let mut fresh =
+                retrodb::cgt::values::PositionValues::new(&game, c, usize::MAX).unwrap();
+            fresh.value(0).unwrap();
+            assert_eq!(fresh.option_lists(), v.option_lists, "{spec} C = {c}");
+            assert!(
+                v.option_lists * 4 < v.values.len(),
+                "{spec}: far fewer lists than boards"
+            );
             let one = rayon::ThreadPoolBuilder::new()
                 .num_threads(1)
                 .build()
@@ -312,4 +323,38 @@ fn hackenbush_hand_derived_values_hold_by_brute_force() {
         );
         assert!(mover_wins(&d, true) || mover_wins(&d, false), "{spec}");
     }
+}
+
+/// The limit bounds the positions one value visits anew, not the memo's size: many small values
+/// in a row are all computed, while one value needing more than the limit is not (and its
+/// refusal leaves the next values right).
+#[test]
+fn position_values_limit_each_value_not_the_memo() {
+    let game = AnyGame::open("hex:3", u64::MAX).unwrap();
+    let AnyGame::Cell(cell) = &game else {
+        unreachable!()
+    };
+    let board = cell.board_shape().and_then(|b| b.plain()).unwrap();
+    let all = board_values(&board, 1).unwrap();
+    let mut v = retrodb::cgt::values::PositionValues::new(&game, 1, 200).unwrap();
+    assert!(
+        v.value(0).is_none(),
+        "the empty board lies over 19,683 boards"
+    );
+    // Boards with 7 of 9 cells claimed: at most 3^2 boards below each.
+    let mut computed = 0;
+    for config in 0..3u64.pow(9) {
+        let (l, r) = retrodb::shape::digit_masks(config, 9);
+        if (l | r).count_ones() != 7 {
+            continue;
+        }
+        let g = v.value(2 * config + 1).expect("a small value is computed");
+        assert_eq!(v.games.show(g), all.games.show(all.values[config as usize]));
+        computed += 1;
+    }
+    assert!(
+        computed > 200 * 4,
+        "{computed}: far more boards than the limit, all computed"
+    );
+    assert!(v.value(0).is_none(), "still over the limit");
 }

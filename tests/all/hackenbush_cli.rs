@@ -196,8 +196,8 @@ fn games_without_annotations_probe_as_before() {
     build("digraph:data/seed001.txt", &t);
     let j = probe_json(&t, "4");
     let keys: Vec<&String> = j.as_object().unwrap().keys().collect();
-    assert_eq!(keys, ["index", "moves", "position", "value"], "{j}");
-    for m in j["moves"].as_array().unwrap() {
+    assert_eq!(keys, ["best", "index", "moves", "position", "value"], "{j}");
+    for m in j["moves"].as_array().unwrap().iter().chain([&j["best"]]) {
         let keys: Vec<&String> = m.as_object().unwrap().keys().collect();
         assert_eq!(keys, ["move", "position", "value"], "{m}");
     }

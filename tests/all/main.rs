@@ -24,6 +24,7 @@ mod fuzz_tables;
 mod golden;
 mod hackenbush_cli;
 mod hackenbush_props;
+mod lookups;
 mod messages;
 mod research;
 mod research_sample;
