@@ -28,7 +28,8 @@ use tower_http::timeout::TimeoutLayer;
 use super::body::ChannelBody;
 use super::{Catalog, Limits, Served, assets};
 use crate::game::{Game, Value};
-use crate::table::Probe;
+use crate::lookup::{Ask, Lookups};
+use crate::table::{LineStep, Probe};
 use crate::with_game;
 
 /// What every handler shares.
@@ -182,8 +183,14 @@ async fn not_found(uri: axum::http::Uri) -> ApiError {
     )
 }
 
-async fn health(State(app): State<Arc<App>>) -> Response {
-    json(&serde_json::json!({ "status": "ok", "tables": app.catalog.tables().len() }))
+async fn health(
+    State(app): State<Arc<App>>,
+    RawQuery(query): RawQuery,
+) -> Result<Response, ApiError> {
+    Query::parse(query.as_deref(), &[])?;
+    Ok(json(
+        &serde_json::json!({ "status": "ok", "tables": app.catalog.tables().len() }),
+    ))
 }
 
 /// A table as `/api/v1/tables` lists it.
@@ -228,9 +235,13 @@ fn info(t: &Served) -> TableInfo<'_> {
     }
 }
 
-async fn list(State(app): State<Arc<App>>) -> Response {
+async fn list(
+    State(app): State<Arc<App>>,
+    RawQuery(query): RawQuery,
+) -> Result<Response, ApiError> {
+    Query::parse(query.as_deref(), &[])?;
     let tables: Vec<TableInfo> = app.catalog.tables().iter().map(info).collect();
-    json(&serde_json::json!({ "tables": tables }))
+    Ok(json(&serde_json::json!({ "tables": tables })))
 }
 
 impl App {
@@ -260,9 +271,17 @@ impl App {
         })
     }
 
-    /// The index of a position text and its value, refused when too long, malformed, or not a
-    /// position of the game (an unused index).
-    fn position(&self, t: &Served, text: &str) -> Result<(u64, Value), ApiError> {
+    /// The place of a served table in the catalog (for work handed to another thread).
+    fn index_of(&self, t: &Served) -> usize {
+        self.catalog
+            .tables()
+            .iter()
+            .position(|s| std::ptr::eq(s, t))
+            .expect("the table is in the catalog")
+    }
+
+    /// A position text refused when it is longer than the limit.
+    fn check_length(&self, text: &str) -> Result<(), ApiError> {
         if text.len() > self.limits.max_position_bytes {
             return Err(ApiError::bad(
                 "bad_position",
@@ -273,46 +292,135 @@ impl App {
                 ),
             ));
         }
-        t.table.locate(text).map_err(|e| match e {
-            crate::Error::Position(e) => ApiError::bad("bad_position", e.to_string()),
-            e => ApiError::damaged(e),
-        })
+        Ok(())
     }
 
-    /// The answer `probe --json` gives, with the moves best first.
-    fn probe(&self, t: &Served, text: &str) -> Result<Probe, ApiError> {
-        let (pos, _) = self.position(t, text)?;
-        let mut p = t.table.probe(pos).map_err(ApiError::damaged)?;
-        p.stored_image = with_game!(t.table.game(), g => g.stored_image(text, pos));
-        p.sort_moves_best_first();
-        Ok(p)
+    /// The index of a position text and its value, refused when too long, malformed, or not a
+    /// position of the game (an unused index).
+    fn position(&self, t: &Served, text: &str) -> Result<(u64, Value), ApiError> {
+        self.check_length(text)?;
+        t.table.locate(text).map_err(lookup_error)
     }
 
-    /// One line of a batch answer, newline included: the probe (or, without `moves`, the
-    /// value alone), or the line's error.
-    fn answer_line(&self, t: &Served, text: &str, moves: bool, out: &mut Vec<u8>) {
-        let answer = if moves {
-            self.probe(t, text)
-                .and_then(|p| serde_json::to_writer(&mut *out, &p).map_err(internal))
-        } else {
-            self.value_line(t, text)
-                .and_then(|v| serde_json::to_writer(&mut *out, &v).map_err(internal))
-        };
-        if let Err(e) = answer {
-            let line = serde_json::json!({ "position": text, "error": e.code, "detail": e.detail });
-            let _ = serde_json::to_writer(&mut *out, &line);
+    /// One answer, as a single probe gives it and a batch line holds it: the lookup (moves
+    /// best first, `best`, and `line` and `game_value` when asked), or without moves the value
+    /// line.
+    fn answer(
+        &self,
+        t: &Served,
+        text: &str,
+        how: &Probing,
+        lookups: &mut Lookups<'_>,
+    ) -> Result<Vec<u8>, ApiError> {
+        if how.moves {
+            self.check_length(text)?;
+            let p: Probe = lookups.probe(text).map_err(lookup_error)?;
+            return serde_json::to_vec(&p).map_err(internal);
         }
-        out.push(b'\n');
-    }
-
-    fn value_line(&self, t: &Served, text: &str) -> Result<ValueLine, ApiError> {
         let (pos, value) = self.position(t, text)?;
-        Ok(ValueLine {
+        let line = if how.ask.line {
+            Some(lookups.line(pos).map_err(lookup_error)?)
+        } else {
+            None
+        };
+        let v = ValueLine {
             position: with_game!(t.table.game(), g => g.position_text(pos)),
             index: pos,
             value,
             remoteness: t.table.remoteness(pos).map_err(ApiError::damaged)?,
-        })
+            game_value: lookups.game_value(pos),
+            line,
+        };
+        serde_json::to_vec(&v).map_err(internal)
+    }
+
+    /// One line of a batch answer, newline included: the answer, or the line's error.
+    fn answer_line(
+        &self,
+        t: &Served,
+        text: &str,
+        how: &Probing,
+        lookups: &mut Lookups<'_>,
+        out: &mut Vec<u8>,
+    ) {
+        match self.answer(t, text, how, lookups) {
+            Ok(bytes) => out.extend_from_slice(&bytes),
+            Err(e) => {
+                let line =
+                    serde_json::json!({ "position": text, "error": e.code, "detail": e.detail });
+                let _ = serde_json::to_writer(&mut *out, &line);
+            }
+        }
+        out.push(b'\n');
+    }
+}
+
+/// A lookup's error as its answer: a bad position, a draw's line, a damaged table.
+fn lookup_error(e: crate::Error) -> ApiError {
+    match e {
+        crate::Error::Position(e) => ApiError::bad("bad_position", e.to_string()),
+        // The one refusal of a position that parsed: the line of a draw.
+        crate::Error::Usage(detail) => ApiError::bad("no_line", detail),
+        e => ApiError::damaged(e),
+    }
+}
+
+/// How a probe or a batch answers, from its query: with or without moves, and what the lookup
+/// adds ([`Ask`]).
+struct Probing {
+    moves: bool,
+    ask: Ask,
+}
+
+impl Probing {
+    /// `moves`, `line`, `value` and `free_moves` from a query, checked against the table.
+    fn from_query(q: &Query, t: &Served) -> Result<Probing, ApiError> {
+        let moves = q.flag("moves", true)?;
+        let line = q.flag("line", false)?;
+        let value = q.flag("value", false)?;
+        let free_moves = match q.get("free_moves") {
+            None => None,
+            Some(text) => match text.parse::<u32>() {
+                Ok(n) if (1..=64).contains(&n) => Some(n),
+                _ => {
+                    return Err(ApiError::bad(
+                        "bad_request",
+                        format!(
+                            "parameter 'free_moves' is '{}'; use a whole number from 1 to 64",
+                            crate::error::cut(text).escape_debug()
+                        ),
+                    ));
+                }
+            },
+        };
+        if free_moves.is_some() && !value {
+            return Err(ApiError::bad(
+                "bad_request",
+                "parameter 'free_moves' goes with value=true (the worth of a finished board in \
+                 game values)",
+            ));
+        }
+        if line && !t.table.has_remoteness() {
+            return Err(ApiError::bad(
+                "no_remoteness",
+                format!(
+                    "table '{}' was built without remoteness, so it has no principal lines \
+                     (build it with --remoteness)",
+                    t.name
+                ),
+            ));
+        }
+        let ask = Ask {
+            line,
+            game_values: value.then_some(free_moves.unwrap_or(1)),
+        };
+        // Refusals of the table as a whole come now, before any position.
+        Lookups::new(&t.table, &ask).map_err(|e| ApiError::bad("no_values", e.to_string()))?;
+        Ok(Probing { moves, ask })
+    }
+
+    fn lookups<'t>(&self, t: &'t Served) -> Lookups<'t> {
+        Lookups::new(&t.table, &self.ask).expect("checked by from_query")
     }
 }
 
@@ -320,7 +428,8 @@ fn internal(e: serde_json::Error) -> ApiError {
     ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string())
 }
 
-/// A batch answer without moves: what `probe --json` gives before its moves.
+/// An answer without moves: what `probe --json` gives before its moves, and the game value and
+/// the line when asked.
 #[derive(Serialize)]
 struct ValueLine {
     position: String,
@@ -328,6 +437,10 @@ struct ValueLine {
     value: Value,
     #[serde(skip_serializing_if = "Option::is_none")]
     remoteness: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    game_value: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line: Option<Vec<LineStep>>,
 }
 
 /// `%XX` escapes and `+` (a space) decoded; a malformed escape is an error.
@@ -361,59 +474,138 @@ fn percent_decode(s: &str) -> Result<Vec<u8>, String> {
     Ok(out)
 }
 
-/// The value of query parameter `key` (the first if repeated), decoded to text.
-fn query_param(query: Option<&str>, key: &str) -> Result<Option<String>, ApiError> {
-    let Some(query) = query else {
-        return Ok(None);
-    };
-    for pair in query.split('&') {
-        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-        if percent_decode(k).is_ok_and(|k| k == key.as_bytes()) {
-            let bytes = percent_decode(v)
-                .map_err(|e| ApiError::bad("bad_request", format!("parameter '{key}': {e}")))?;
-            let text = String::from_utf8(bytes).map_err(|e| {
+/// A request's query parameters, decoded, each known to its endpoint and given once.
+#[derive(Debug, Default)]
+struct Query {
+    params: Vec<(String, String)>,
+}
+
+impl Query {
+    /// Decodes `query`, refusing a parameter not in `allowed` (naming every such one, and what
+    /// the endpoint takes), one given twice, a malformed `%` escape and text that is not UTF-8.
+    fn parse(query: Option<&str>, allowed: &[&str]) -> Result<Query, ApiError> {
+        let mut params: Vec<(String, String)> = Vec::new();
+        let mut unknown: Vec<String> = Vec::new();
+        let text = |bytes: Vec<u8>, what: &str| {
+            String::from_utf8(bytes).map_err(|e| {
                 ApiError::bad(
                     "bad_request",
                     format!(
-                        "parameter '{key}' is not UTF-8 text (byte {} after decoding)",
+                        "{what} is not UTF-8 text (byte {} after decoding)",
                         e.utf8_error().valid_up_to()
                     ),
                 )
-            })?;
-            return Ok(Some(text));
+            })
+        };
+        for pair in query.unwrap_or("").split('&') {
+            if pair.is_empty() {
+                continue;
+            }
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            let key = percent_decode(k)
+                .map_err(|e| ApiError::bad("bad_request", format!("a parameter's name: {e}")))?;
+            let key = text(key, "a parameter's name")?;
+            if !allowed.contains(&key.as_str()) {
+                let shown = format!("'{}'", crate::error::cut(&key).escape_debug());
+                if !unknown.contains(&shown) {
+                    unknown.push(shown);
+                }
+                continue;
+            }
+            if params.iter().any(|(k, _)| *k == key) {
+                return Err(ApiError::bad(
+                    "bad_request",
+                    format!("parameter '{key}' is given more than once"),
+                ));
+            }
+            let value = percent_decode(v)
+                .map_err(|e| ApiError::bad("bad_request", format!("parameter '{key}': {e}")))?;
+            let value = text(value, &format!("parameter '{key}'"))?;
+            params.push((key, value));
+        }
+        if !unknown.is_empty() {
+            let takes = if allowed.is_empty() {
+                "this endpoint takes no parameters".to_string()
+            } else {
+                format!("this endpoint takes {}", allowed.join(", "))
+            };
+            return Err(ApiError::bad(
+                "bad_request",
+                format!(
+                    "unknown query parameter{} {}; {takes}",
+                    if unknown.len() == 1 { "" } else { "s" },
+                    unknown.join(", ")
+                ),
+            ));
+        }
+        Ok(Query { params })
+    }
+
+    fn get(&self, key: &str) -> Option<&str> {
+        self.params
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// A flag: `true`/`1`/`yes`/empty or `false`/`0`/`no`; `default` when absent.
+    fn flag(&self, key: &str, default: bool) -> Result<bool, ApiError> {
+        match self.get(key) {
+            None => Ok(default),
+            Some("true" | "1" | "yes" | "") => Ok(true),
+            Some("false" | "0" | "no") => Ok(false),
+            Some(other) => Err(ApiError::bad(
+                "bad_request",
+                format!(
+                    "parameter '{key}' is '{}'; use true or false",
+                    crate::error::cut(other).escape_debug()
+                ),
+            )),
         }
     }
-    Ok(None)
 }
 
-/// `true` unless the parameter says `false`/`0`/`no`.
-fn flag(query: Option<&str>, key: &str, default: bool) -> Result<bool, ApiError> {
-    match query_param(query, key)?.as_deref() {
-        None => Ok(default),
-        Some("true" | "1" | "yes" | "") => Ok(true),
-        Some("false" | "0" | "no") => Ok(false),
-        Some(other) => Err(ApiError::bad(
-            "bad_request",
-            format!(
-                "parameter '{key}' is '{}'; use true or false",
-                other.escape_debug()
-            ),
-        )),
-    }
-}
+/// The parameters of a probe and of a batch.
+const PROBE_PARAMS: &[&str] = &["position", "moves", "line", "value", "free_moves"];
+const BATCH_PARAMS: &[&str] = &["moves", "line", "value", "free_moves"];
 
-/// `GET /api/v1/tables/{name}?position=TEXT`: the probe; without a position, the table's
-/// description.
+/// `GET /api/v1/tables/{name}?position=TEXT[&moves=false][&line=true][&value=true]
+/// [&free_moves=C]`: the lookup; without any parameter, the table's description.
 async fn probe(
     State(app): State<Arc<App>>,
     name: Result<Path<String>, PathRejection>,
     RawQuery(query): RawQuery,
 ) -> Result<Response, ApiError> {
     let t = app.table(name)?;
-    match query_param(query.as_deref(), "position")? {
-        None => Ok(json(&info(t))),
-        Some(text) => Ok(json(&app.probe(t, &text)?)),
+    let q = Query::parse(query.as_deref(), PROBE_PARAMS)?;
+    let Some(text) = q.get("position") else {
+        if let Some((k, _)) = q.params.first() {
+            return Err(ApiError::bad(
+                "bad_request",
+                format!(
+                    "parameter '{k}' needs a position (parameter 'position'); without one the \
+                     answer is the table's description, which takes no parameters"
+                ),
+            ));
+        }
+        return Ok(json(&info(t)));
+    };
+    let how = Probing::from_query(&q, t)?;
+    if how.ask.game_values.is_none() {
+        let bytes = app.answer(t, text, &how, &mut how.lookups(t))?;
+        return Ok(json_response(StatusCode::OK, bytes));
     }
+    // Game values may visit up to VALUE_LIMIT positions: off the runtime's threads.
+    let index = app.index_of(t);
+    let text = text.to_string();
+    let app = Arc::clone(&app);
+    let bytes = tokio::task::spawn_blocking(move || {
+        let t = &app.catalog.tables()[index];
+        app.answer(t, &text, &how, &mut how.lookups(t))
+    })
+    .await
+    .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))??;
+    Ok(json_response(StatusCode::OK, bytes))
 }
 
 /// `GET /api/v1/tables/{name}/picture?position=TEXT`: the web board's SVG of the position.
@@ -423,7 +615,10 @@ async fn picture(
     RawQuery(query): RawQuery,
 ) -> Result<Response, ApiError> {
     let t = app.table(name)?;
-    let text = query_param(query.as_deref(), "position")?
+    let q = Query::parse(query.as_deref(), &["position"])?;
+    let text = q
+        .get("position")
+        .map(str::to_string)
         .or_else(|| t.start.clone())
         .ok_or_else(|| ApiError::bad("bad_request", "parameter 'position' is missing"))?;
     let (pos, _) = app.position(t, &text)?;
@@ -446,7 +641,9 @@ async fn sum(
     RawQuery(query): RawQuery,
 ) -> Result<Response, ApiError> {
     let t = app.table(name)?;
-    let text = query_param(query.as_deref(), "tokens")?
+    let q = Query::parse(query.as_deref(), &["tokens"])?;
+    let text = q
+        .get("tokens")
         .ok_or_else(|| ApiError::bad("bad_request", "parameter 'tokens' is missing"))?;
     if text.len() > app.limits.max_position_bytes {
         return Err(ApiError::bad(
@@ -458,7 +655,7 @@ async fn sum(
             ),
         ));
     }
-    match t.table.probe_sum(&text) {
+    match t.table.probe_sum(text) {
         Ok(answer) => Ok(json(&answer)),
         Err(crate::Error::Position(e)) => Err(ApiError::bad("bad_position", e.to_string())),
         Err(crate::Error::Usage(detail)) => Err(ApiError::bad("no_grundy", detail)),
@@ -471,8 +668,8 @@ const INLINE_LINES: usize = 64;
 /// Lines a blocking worker answers between two chunks it streams out.
 const CHUNK_LINES: usize = 1 << 14;
 
-/// `POST /api/v1/tables/{name}/batch[?moves=false]`: position texts one a line (blank lines
-/// skipped), an answer line for each, in order.
+/// `POST /api/v1/tables/{name}/batch[?moves=false][&line=true][&value=true][&free_moves=C]`:
+/// position texts one a line (blank lines skipped), an answer line for each, in order.
 async fn batch(
     State(app): State<Arc<App>>,
     name: Result<Path<String>, PathRejection>,
@@ -480,15 +677,11 @@ async fn batch(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let index = {
+    let (index, how) = {
         let t = app.table(name)?;
-        app.catalog
-            .tables()
-            .iter()
-            .position(|s| std::ptr::eq(s, t))
-            .expect("the table is in the catalog")
+        let q = Query::parse(query.as_deref(), BATCH_PARAMS)?;
+        (app.index_of(t), Probing::from_query(&q, t)?)
     };
-    let moves = flag(query.as_deref(), "moves", true)?;
     let limit = app.limits.max_batch_bytes;
     let too_large = || {
         ApiError::new(
@@ -553,11 +746,12 @@ async fn batch(
         );
         r
     };
-    if lines.len() <= INLINE_LINES {
+    if lines.len() <= INLINE_LINES && how.ask.game_values.is_none() {
         let t = &app.catalog.tables()[index];
+        let mut lookups = how.lookups(t);
         let mut out = Vec::new();
         for &(a, b) in &lines {
-            app.answer_line(t, &text[a..b], moves, &mut out);
+            app.answer_line(t, &text[a..b], &how, &mut lookups, &mut out);
         }
         return Ok(ndjson(Body::from(out)));
     }
@@ -570,9 +764,10 @@ async fn batch(
             let parts: Vec<Vec<u8>> = chunk
                 .par_chunks(512)
                 .map(|part| {
-                    let mut out = Vec::with_capacity(part.len() * if moves { 512 } else { 64 });
+                    let mut out = Vec::with_capacity(part.len() * if how.moves { 512 } else { 64 });
+                    let mut lookups = how.lookups(t);
                     for &(a, b) in part {
-                        app.answer_line(t, &text[a..b], moves, &mut out);
+                        app.answer_line(t, &text[a..b], &how, &mut lookups, &mut out);
                     }
                     out
                 })
@@ -600,14 +795,34 @@ mod tests {
 
     #[test]
     fn query_parameters() {
-        let q = Some("x=1&position=..L%2FR&position=other");
-        assert_eq!(query_param(q, "position").unwrap().unwrap(), "..L/R");
-        assert_eq!(query_param(q, "missing").unwrap(), None);
-        let bad = query_param(Some("position=%FF%FE"), "position").unwrap_err();
+        let q = Query::parse(Some("moves=0&position=..L%2FR"), PROBE_PARAMS).unwrap();
+        assert_eq!(q.get("position"), Some("..L/R"));
+        assert_eq!(q.get("line"), None);
+        assert!(!q.flag("moves", true).unwrap());
+        assert!(q.flag("line", true).unwrap());
+        let bad = Query::parse(Some("position=%FF%FE"), PROBE_PARAMS).unwrap_err();
         assert_eq!(bad.status, StatusCode::BAD_REQUEST);
         assert!(bad.detail.contains("not UTF-8"), "{}", bad.detail);
-        assert!(!flag(Some("moves=false"), "moves", true).unwrap());
-        assert!(flag(None, "moves", true).unwrap());
-        assert!(flag(Some("moves=maybe"), "moves", true).is_err());
+        let q = Query::parse(Some("moves=maybe"), BATCH_PARAMS).unwrap();
+        let bad = q.flag("moves", true).unwrap_err();
+        assert!(bad.detail.contains("'moves' is 'maybe'"), "{}", bad.detail);
+        // Unknown parameters are named, all of them, with what the endpoint takes.
+        let bad = Query::parse(Some("pos=4&x=1&pos=5"), PROBE_PARAMS).unwrap_err();
+        assert_eq!(bad.code, "bad_request");
+        assert!(
+            bad.detail
+                .starts_with("unknown query parameters 'pos', 'x';"),
+            "{}",
+            bad.detail
+        );
+        assert!(bad.detail.contains("position, moves"), "{}", bad.detail);
+        let bad = Query::parse(Some("t=1"), &[]).unwrap_err();
+        assert!(bad.detail.contains("takes no parameters"), "{}", bad.detail);
+        // A parameter given twice is refused rather than one of them silently winning.
+        let bad = Query::parse(Some("position=4&position=5"), PROBE_PARAMS).unwrap_err();
+        assert!(bad.detail.contains("more than once"), "{}", bad.detail);
+        // Empty pieces (a trailing '&') are nothing.
+        assert!(Query::parse(Some("position=4&"), PROBE_PARAMS).is_ok());
+        assert!(Query::parse(Some(""), &[]).is_ok());
     }
 }

@@ -104,8 +104,8 @@ fn rank(m: &Json) -> (u8, i64) {
     }
 }
 
-/// The server's answer equals the CLI's: every field the same, the moves the same multiset,
-/// and the server's moves best first.
+/// The server's answer equals the CLI's, field for field and move for move (both list the moves
+/// best first), and the moves are best first by the order the API promises.
 fn assert_same(server: &Json, cli: &Json, what: &str) {
     let moves = server["moves"].as_array().expect("moves");
     let ranks: Vec<(u8, i64)> = moves.iter().map(rank).collect();
@@ -113,18 +113,12 @@ fn assert_same(server: &Json, cli: &Json, what: &str) {
         ranks.windows(2).all(|w| w[0] <= w[1]),
         "{what}: moves not best first: {server}"
     );
-    let key = |m: &Json| m.to_string();
-    let mut a: Vec<String> = moves.iter().map(key).collect();
-    let mut b: Vec<String> = cli["moves"].as_array().unwrap().iter().map(key).collect();
-    a.sort();
-    b.sort();
-    assert_eq!(a, b, "{what}: moves differ");
-    let strip = |j: &Json| {
-        let mut j = j.clone();
-        j.as_object_mut().unwrap().remove("moves");
-        j
-    };
-    assert_eq!(strip(server), strip(cli), "{what}");
+    assert_eq!(server, cli, "{what}");
+    assert_eq!(
+        server.get("best"),
+        moves.first(),
+        "{what}: best is the first move"
+    );
 }
 
 #[test]
@@ -496,4 +490,237 @@ fn sums_of_tokens_equal_probe_sum_json() {
     for t in list["tables"].as_array().unwrap() {
         assert_eq!(t["grundy"], t["name"] == "seed001-sums", "{t}");
     }
+}
+
+/// Every endpoint refuses query parameters it does not take (naming each) and bad flag values,
+/// with a JSON 400; single probes and batches take the same parameters and judge them alike.
+#[test]
+fn unknown_parameters_and_bad_flags_are_refused_on_every_endpoint() {
+    let server = serve_all(&[]);
+    let refused = |target: &str, names: &[&str]| {
+        let r = server.get(target);
+        assert_eq!(r.status, 400, "{target}: {}", r.text());
+        assert_eq!(r.error(), "bad_request", "{target}");
+        let d = r.json()["detail"].as_str().unwrap().to_string();
+        for n in names {
+            assert!(d.contains(n), "{target}: {d}");
+        }
+        d
+    };
+    // The table's description takes no parameter: a typo of `position` is not the metadata.
+    let d = refused("/api/v1/tables/seed001?pos=4", &["'pos'", "position"]);
+    assert!(d.starts_with("unknown query parameter 'pos'"), "{d}");
+    refused(
+        "/api/v1/tables/seed001?line=true",
+        &["'line'", "needs a position"],
+    );
+    refused(
+        "/api/v1/tables/seed001?position=4&postion=8&x=1",
+        &["'postion'", "'x'", "parameters"],
+    );
+    refused(
+        "/api/v1/tables/seed001?position=4&position=8",
+        &["more than once"],
+    );
+    refused("/api/v1/tables?verbose=1", &["'verbose'", "no parameters"]);
+    refused("/health?probe=1", &["'probe'"]);
+    refused(
+        "/api/v1/tables/seed001/picture?position=4&moves=false",
+        &["'moves'"],
+    );
+    refused(
+        "/api/v1/tables/seed001-sums/sum?tokens=2+9&token=4",
+        &["'token'"],
+    );
+    // The same parameters and flag values for one position and for a batch.
+    for (query, name) in [
+        ("moves=maybe", "'moves' is 'maybe'"),
+        ("line=sure", "'line' is 'sure'"),
+        ("value=2", "'value' is '2'"),
+        ("value=true&free_moves=0", "'free_moves' is '0'"),
+        ("value=true&free_moves=65", "'free_moves' is '65'"),
+        ("free_moves=2", "goes with value=true"),
+        ("pos=4", "'pos'"),
+    ] {
+        refused(
+            &format!("/api/v1/tables/hex-3?position=.........&{query}"),
+            &[name],
+        );
+        let r = server.post(
+            &format!("/api/v1/tables/hex-3/batch?{query}"),
+            b".........\n",
+        );
+        assert_eq!(r.status, 400, "batch {query}: {}", r.text());
+        assert_eq!(r.error(), "bad_request");
+        let d = r.json()["detail"].as_str().unwrap().to_string();
+        assert!(d.contains(name), "batch {query}: {d}");
+    }
+    // `position` is a probe's, not a batch's.
+    let r = server.post("/api/v1/tables/hex-3/batch?position=4", b"4\n");
+    assert_eq!(r.status, 400);
+    assert!(r.text().contains("'position'"));
+    // What the endpoints take still works, flags spelled every accepted way.
+    for target in [
+        "/health",
+        "/api/v1/tables",
+        "/api/v1/tables/seed001",
+        "/api/v1/tables/seed001?position=4&moves=1&line=yes&value=0",
+        "/api/v1/tables/seed001/picture?position=4",
+        "/api/v1/tables/seed001-sums/sum?tokens=2+9",
+    ] {
+        assert_eq!(server.get(target).status, 200, "{target}");
+    }
+    // Tables that cannot answer what is asked say so.
+    let r = server.get("/api/v1/tables/bridgit-3?position=.............&line=true");
+    assert_eq!(
+        (r.status, r.error().as_str()),
+        (400, "no_remoteness"),
+        "{}",
+        r.text()
+    );
+    let r = server.post(
+        "/api/v1/tables/bridgit-3/batch?line=true",
+        b".............\n",
+    );
+    assert_eq!((r.status, r.error().as_str()), (400, "no_remoteness"));
+    let r = server.get("/api/v1/tables/seed001?position=4&value=true");
+    assert_eq!(
+        (r.status, r.error().as_str()),
+        (400, "no_values"),
+        "{}",
+        r.text()
+    );
+    assert!(r.text().contains("no game values"));
+    let r = server.get("/api/v1/tables/seed001?position=0&line=true");
+    assert_eq!(
+        (r.status, r.error().as_str()),
+        (400, "no_line"),
+        "{}",
+        r.text()
+    );
+    assert!(
+        r.json()["detail"]
+            .as_str()
+            .unwrap()
+            .contains("'0' is a draw")
+    );
+}
+
+/// `best`, `line=true`, `value=true` and `moves=false` on single probes and batches: the same as
+/// `retrodb probe --json --line` / `--value` answers, line for line.
+#[test]
+fn best_move_line_and_game_values_equal_the_command_line() {
+    let server = serve_all(&[]);
+    for (name, args) in [
+        ("hex-3", &["--line"][..]),
+        ("house", &["--line"][..]),
+        ("k4", &["--value"][..]),
+        ("hex-3", &["--value", "--free-moves", "2"][..]),
+        ("house", &["--value", "--line"][..]),
+        ("bridgit-3", &["--value"][..]),
+    ] {
+        let positions = sample(name, 60);
+        // Drawn positions have no line (these tables hold none: the draw is tested below).
+        assert!(
+            probe_cli(name, &positions)
+                .iter()
+                .all(|p| p["value"] != "draw")
+        );
+        let path = table(name);
+        let mut cli = vec!["probe", path.to_str().unwrap(), "-", "--json"];
+        cli.extend_from_slice(args);
+        let o = retrodb_stdin(&cli, positions.join("\n"));
+        assert!(o.status.success(), "{}", stderr(&o));
+        let want: Vec<Json> = stdout(&o)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let mut query = Vec::new();
+        if args.contains(&"--line") {
+            query.push("line=true".to_string());
+        }
+        if args.contains(&"--value") {
+            query.push("value=true".to_string());
+        }
+        if let Some(k) = args.iter().position(|a| *a == "--free-moves") {
+            query.push(format!("free_moves={}", args[k + 1]));
+        }
+        let query = query.join("&");
+        let r = server.post(
+            &format!("/api/v1/tables/{name}/batch?{query}"),
+            positions.join("\n").as_bytes(),
+        );
+        assert_eq!(r.status, 200, "{}", r.text());
+        let got: Vec<Json> = r
+            .text()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(got.len(), want.len());
+        for ((p, g), w) in positions.iter().zip(&got).zip(&want) {
+            assert_same(g, w, &format!("{name} {p} {query}"));
+            if args.contains(&"--line") {
+                assert!(g["line"].is_array(), "{g}");
+            }
+            if args.contains(&"--value") && name != "house" {
+                assert!(g["game_value"].is_string(), "{g}");
+            }
+        }
+        for (p, w) in positions.iter().zip(&want).step_by(9) {
+            let r = server.get(&format!(
+                "/api/v1/tables/{name}?position={}&{query}",
+                encode(p)
+            ));
+            assert_eq!(r.status, 200, "{p}: {}", r.text());
+            assert_same(&r.json(), w, &format!("{name} {p} {query}"));
+            // moves=false: the value line, with the line and game value asked for.
+            let r = server.get(&format!(
+                "/api/v1/tables/{name}?position={}&{query}&moves=false",
+                encode(p)
+            ));
+            assert_eq!(r.status, 200, "{p}: {}", r.text());
+            let v = r.json();
+            assert!(v.get("moves").is_none() && v.get("best").is_none(), "{v}");
+            for key in ["position", "index", "value", "remoteness", "line"] {
+                assert_eq!(v.get(key), w.get(key), "{name} {p} {key}");
+            }
+            // The game's own annotations (Hackenbush's exact value) come with the moves only;
+            // value=true gives the game value either way.
+            let value_asked = args.contains(&"--value");
+            assert_eq!(
+                v.get("game_value"),
+                w.get("game_value").filter(|_| value_asked),
+                "{name} {p}"
+            );
+        }
+    }
+    // A drawn position in a batch asking for lines: that line is an error, the rest answered.
+    let r = server.post("/api/v1/tables/seed001/batch?line=true", b"4\n0\n6\n");
+    assert_eq!(r.status, 200);
+    let lines: Vec<Json> = r
+        .text()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["line"][0]["position"], "6");
+    assert_eq!(lines[1]["error"], "no_line");
+    assert_eq!(lines[1]["position"], "0");
+    assert_eq!(lines[2]["line"], serde_json::json!([]));
+    // The seed's vertex 11: the best move and the whole line, as docs/SERVE.md shows them.
+    let j = server
+        .get("/api/v1/tables/seed001?position=11&line=true")
+        .json();
+    assert_eq!(j["best"]["position"], "8");
+    let plies: Vec<(&str, u64)> = j["line"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["position"].as_str().unwrap(),
+                s["remoteness"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(plies, [("8", 2), ("4", 1), ("6", 0)]);
 }
