@@ -43,8 +43,9 @@ pub struct Cli {
 enum Command {
     /// Solve a game and write its table.
     Build(build::Args),
-    /// Look positions up in a table: value, remoteness and every move's value; on a digraph
-    /// table built with --grundy, sums of tokens too (4+9+11).
+    /// Look positions up in a table: value, remoteness and every move's value, best first
+    /// (--best: the best move alone; --line: the principal line); on a digraph table built
+    /// with --grundy, sums of tokens too (4+9+11).
     Probe(probe::Args),
     /// Describe a table: its game, size, value counts and layout.
     Info(inspect::InfoArgs),
