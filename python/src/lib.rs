@@ -9,12 +9,13 @@
 //! it, and long work runs with the interpreter released.
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
-use pyo3::exceptions::PyTypeError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyList, PyString, PyTuple};
 use retrodb::games::{AnyGame, PictureStyle};
+use retrodb::lookup::{Ask, Lookups};
 use retrodb::table::Table as RawTable;
 use retrodb::{Game as _, Status, Value, with_game};
 
@@ -138,11 +139,14 @@ fn value_str(py: Python<'_>, v: Value) -> Bound<'_, PyString> {
     }
 }
 
-/// A table opened for lookups (`retrodb.open(path)`). Lookups take position texts in the
-/// game's notation and answer for the player to move: "win", "loss" or "draw".
+/// A table opened for lookups (`retrodb.open(path)`). Lookups take positions (texts in the
+/// game's notation, or `Position` objects of the table's game) and answer for the player to
+/// move: "win", "loss" or "draw". `close()` (or leaving a `with` block) lets the table go.
 #[pyclass(frozen, module = "retrodb", name = "Table")]
 struct Table {
-    inner: Arc<RawTable>,
+    /// `None` once closed.
+    inner: RwLock<Option<Arc<RawTable>>>,
+    path: PathBuf,
 }
 
 /// Opens a table file (raw or compressed) for lookups. Raises TableError when the file is not a
@@ -150,25 +154,156 @@ struct Table {
 #[pyfunction]
 fn open(py: Python<'_>, path: PathBuf) -> PyResult<Table> {
     let t = py.detach(|| RawTable::open(&path)).map_err(error)?;
-    Ok(Table { inner: Arc::new(t) })
+    Ok(Table {
+        inner: RwLock::new(Some(Arc::new(t))),
+        path,
+    })
+}
+
+/// The type name of a Python object, for messages.
+fn type_name(item: &Bound<'_, PyAny>) -> String {
+    item.get_type().name().map_or("?".into(), |n| n.to_string())
+}
+
+/// A position as a table's lookups take it: a text, or a `Position` of the table's game (whose
+/// text is used). A `Position` of another game is a PositionError; anything else a TypeError.
+fn position_text(table: &RawTable, what: &str, item: &Bound<'_, PyAny>) -> PyResult<String> {
+    if let Ok(s) = item.cast::<PyString>() {
+        return Ok(s.to_str()?.to_owned());
+    }
+    if let Ok(p) = item.cast::<Position>() {
+        let p = p.get();
+        let (mine, theirs) = (table.game().spec(), p.game.get().spec());
+        if mine != theirs {
+            return Err(raise(
+                "PositionError",
+                format!(
+                    "position '{}': a position of {theirs}, not of the table's game {mine} \
+                     (pass its text to have it read in {mine})",
+                    retrodb::error::cut(&with_game!(p.game.get(), g => g.position_text(p.index)))
+                ),
+            ));
+        }
+        return Ok(with_game!(p.game.get(), g => g.position_text(p.index)));
+    }
+    Err(PyTypeError::new_err(format!(
+        "{what} takes a position text (str) or a Position, got {}",
+        type_name(item)
+    )))
+}
+
+/// A position error in a batch's answer, as the HTTP batch reports one (docs/PYTHON.md):
+/// `{"position": text, "error": "bad_position", "detail": message}`.
+fn bad_item<'py>(py: Python<'py>, text: &str, detail: &str) -> PyResult<Bound<'py, PyAny>> {
+    let d = PyDict::new(py);
+    d.set_item("position", text)?;
+    d.set_item("error", "bad_position")?;
+    d.set_item("detail", detail)?;
+    Ok(d.into_any())
+}
+
+impl Table {
+    /// The open table, or ValueError once it is closed.
+    fn get(&self) -> PyResult<Arc<RawTable>> {
+        let inner = self
+            .inner
+            .read()
+            .map_err(|_| PyValueError::new_err("the table's lock is poisoned"))?;
+        inner.as_ref().map(Arc::clone).ok_or_else(|| {
+            PyValueError::new_err(format!("the table {} is closed", self.path.display()))
+        })
+    }
 }
 
 #[pymethods]
 impl Table {
     /// Everything `retrodb probe --json` prints for one position: position, index, value,
-    /// remoteness (where stored), the game's annotations, and every move with the child
-    /// position and its value for its own mover.
-    fn probe<'py>(&self, py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
-        let p = py.detach(|| self.inner.probe_text(text)).map_err(error)?;
+    /// remoteness (where stored), the game's annotations, every move best first (the child
+    /// position and its value for its own mover) and the best move.
+    fn probe<'py>(
+        &self,
+        py: Python<'py>,
+        position: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let t = self.get()?;
+        let text = position_text(&t, "probe()", position)?;
+        let p = py
+            .detach(|| Lookups::new(&t, &Ask::default())?.probe(&text))
+            .map_err(error)?;
         serialized(py, &p)
     }
 
+    /// The best move from a position (the first of `probe()`'s moves): a dict with "move",
+    /// "position", "value" (for the child's mover) and "remoteness" where stored; None where the
+    /// game is over.
+    fn best_move<'py>(
+        &self,
+        py: Python<'py>,
+        position: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let t = self.get()?;
+        let text = position_text(&t, "best_move()", position)?;
+        let p = py
+            .detach(|| Lookups::new(&t, &Ask::default())?.probe(&text))
+            .map_err(error)?;
+        serialized(py, &p.best)
+    }
+
+    /// The principal line from a position, on a table with remoteness: the best move ply after
+    /// ply to the end of the game (the winner quickest, the loser slowest), each a dict with
+    /// "move", "position", "index", "value" and "remoteness" (which falls by one a ply to 0).
+    /// Empty where the game is over. Raises RetrodbError for a table without remoteness and for
+    /// a draw (best play never ends).
+    fn line<'py>(
+        &self,
+        py: Python<'py>,
+        position: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let t = self.get()?;
+        let text = position_text(&t, "line()", position)?;
+        let steps = py
+            .detach(|| {
+                let lookups = Lookups::new(
+                    &t,
+                    &Ask {
+                        line: true,
+                        ..Ask::default()
+                    },
+                )?;
+                let (pos, _) = t.locate(&text)?;
+                lookups.line(pos)
+            })
+            .map_err(error)?;
+        serialized(py, &steps)
+    }
+
+    /// The value of a position as a game, in CGSuite's notation (`{1|+-1}`, `^*`), as `retrodb
+    /// probe --value` gives it: cell games' full tables (a finished board worth `free_moves`, 1
+    /// to 64, to its winner) and Hackenbush. None when it would visit more than 2,000,000
+    /// positions; RetrodbError for a game without values.
+    #[pyo3(signature = (position, free_moves=1))]
+    fn game_value(
+        &self,
+        py: Python<'_>,
+        position: &Bound<'_, PyAny>,
+        free_moves: u32,
+    ) -> PyResult<Option<String>> {
+        let t = self.get()?;
+        let text = position_text(&t, "game_value()", position)?;
+        py.detach(|| {
+            let (pos, _) = t.locate(&text)?;
+            retrodb::lookup::game_value(t.game(), pos, free_moves)
+        })
+        .map_err(error)
+    }
+
     /// A sum of tokens on a digraph table built with grundy=True: `tokens` is a text such as
-    /// "4+9+11" or a sequence of positions (texts or vertex ids). Everything `retrodb probe
-    /// --sum --json` prints: the sum, each token's generalized Sprague-Grundy value, the
-    /// outcome ("first player wins", "second player wins" or "draw"; `value` for the player
-    /// to move) and every winning move.
+    /// "4+9+11" or a sequence of positions (texts, vertex ids or Positions). Everything
+    /// `retrodb probe --sum --json` prints: the sum, each token's generalized Sprague-Grundy
+    /// value, the outcome ("first player wins", "second player wins" or "draw"; `value` for
+    /// the player to move) and every winning move.
     fn sum<'py>(&self, py: Python<'py>, tokens: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let t = self.get()?;
         let text = if let Ok(s) = tokens.cast::<PyString>() {
             s.to_str()?.to_owned()
         } else {
@@ -179,14 +314,14 @@ impl Table {
                 )
             })? {
                 let item = item?;
-                let part = if let Ok(s) = item.cast::<PyString>() {
-                    s.to_str()?.to_owned()
-                } else if let Ok(n) = item.extract::<u64>() {
+                let part = if let Ok(n) = item.extract::<u64>() {
                     n.to_string()
+                } else if item.is_instance_of::<PyString>() || item.cast::<Position>().is_ok() {
+                    position_text(&t, "sum()", &item)?
                 } else {
                     return Err(PyTypeError::new_err(format!(
-                        "sum() takes positions as texts or vertex ids, got {} at item {}",
-                        item.get_type().name().map_or("?".into(), |n| n.to_string()),
+                        "sum() takes positions as texts, vertex ids or Positions, got {} at item {}",
+                        type_name(&item),
                         parts.len()
                     )));
                 };
@@ -194,143 +329,240 @@ impl Table {
             }
             parts.join("+")
         };
-        let answer = py.detach(|| self.inner.probe_sum(&text)).map_err(error)?;
+        let answer = py.detach(|| t.probe_sum(&text)).map_err(error)?;
         serialized(py, &answer)
     }
 
     /// The generalized Sprague-Grundy value of a position, on a table built with grundy=True:
     /// {"grundy": n} for a finite value, {"grundy": "inf", "reach": [...]} for an infinite one
     /// (the finite values of its followers).
-    fn grundy<'py>(&self, py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
+    fn grundy<'py>(
+        &self,
+        py: Python<'py>,
+        position: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let t = self.get()?;
+        let text = position_text(&t, "grundy()", position)?;
         let g = py
             .detach(|| {
-                let (pos, _) = self.inner.locate(text)?;
-                self.inner.grundy(pos)
+                let (pos, _) = t.locate(&text)?;
+                t.grundy(pos)
             })
             .map_err(error)?;
         serialized(py, &g)
     }
 
     /// The value of a position for the player to move: "win", "loss" or "draw".
-    fn value<'py>(&self, py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyString>> {
-        let (_, v) = py.detach(|| self.inner.locate(text)).map_err(error)?;
+    fn value<'py>(
+        &self,
+        py: Python<'py>,
+        position: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyString>> {
+        let t = self.get()?;
+        let text = position_text(&t, "value()", position)?;
+        let (_, v) = py.detach(|| t.locate(&text)).map_err(error)?;
         Ok(value_str(py, v))
     }
 
+    /// `t[position]`: the value, as `value()` (PositionError when it is not a position).
+    fn __getitem__<'py>(
+        &self,
+        py: Python<'py>,
+        position: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyString>> {
+        self.value(py, position)
+    }
+
+    /// `position in t`: whether the table answers for it (a text that does not parse, or a
+    /// board that can never arise, is not in it).
+    fn __contains__(&self, py: Python<'_>, position: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let t = self.get()?;
+        let text = match position_text(&t, "in", position) {
+            Ok(text) => text,
+            Err(e) if e.is_instance_of::<PyTypeError>(py) => return Err(e),
+            // A Position of another game.
+            Err(_) => return Ok(false),
+        };
+        match py.detach(|| t.locate(&text)) {
+            Ok(_) => Ok(true),
+            Err(retrodb::Error::Position(_)) => Ok(false),
+            Err(e) => Err(error(e)),
+        }
+    }
+
     /// The values of many positions, in their order, looked up in parallel with the interpreter
-    /// released. A text that is not a position of the game raises PositionError for the whole
-    /// batch (naming the first such text).
+    /// released. A position that is not one of the game's does not stop the batch: its place
+    /// holds {"position": text, "error": "bad_position", "detail": message}, as the HTTP
+    /// batch answers it. A damaged table raises TableError.
     fn values<'py>(
         &self,
         py: Python<'py>,
-        texts: &Bound<'py, PyAny>,
+        positions: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
-        if texts.is_instance_of::<PyString>() {
+        let t = self.get()?;
+        if positions.is_instance_of::<PyString>() {
             return Err(PyTypeError::new_err(
-                "values() takes a sequence of position texts, not one text (use value())",
+                "values() takes a sequence of positions, not one text (use value())",
             ));
         }
-        // The texts are copied into one buffer, so the lookup runs without the interpreter.
+        // The texts are copied into one buffer, so the lookup runs without the interpreter. A
+        // Position of another game is answered as a bad position in its place.
         let mut bytes: Vec<u8> = Vec::new();
         let mut ends: Vec<usize> = Vec::new();
+        // Positions of another game: (place, their own text, why).
+        let mut refused: Vec<(usize, String, String)> = Vec::new();
         let mut push = |item: &Bound<'py, PyAny>| -> PyResult<()> {
-            let s = item.cast::<PyString>().map_err(|_| {
-                PyTypeError::new_err(format!(
-                    "values() takes position texts (str), got {} at item {}",
-                    item.get_type().name().map_or("?".into(), |n| n.to_string()),
-                    ends.len()
-                ))
-            })?;
-            bytes.extend_from_slice(s.to_str()?.as_bytes());
+            let at = ends.len();
+            match position_text(&t, "values()", item) {
+                Ok(text) => bytes.extend_from_slice(text.as_bytes()),
+                Err(e) if e.is_instance_of::<PyTypeError>(py) => {
+                    return Err(PyTypeError::new_err(format!("{} (item {at})", e.value(py))));
+                }
+                Err(e) => {
+                    let own = item
+                        .cast::<Position>()
+                        .map(|p| p.get().text())
+                        .unwrap_or_default();
+                    refused.push((at, own, e.value(py).to_string()));
+                }
+            }
             ends.push(bytes.len());
             Ok(())
         };
-        if let Ok(list) = texts.cast::<PyList>() {
+        if let Ok(list) = positions.cast::<PyList>() {
             for item in list.iter() {
                 push(&item)?;
             }
         } else {
-            for item in texts.try_iter()? {
+            for item in positions.try_iter()? {
                 push(&item?)?;
             }
         }
-        let answers = py.detach(|| {
-            let text = std::str::from_utf8(&bytes).expect("copied from str objects");
-            let mut start = 0;
-            let texts: Vec<&str> = ends
-                .iter()
-                .map(|&end| {
-                    let t = &text[start..end];
-                    start = end;
-                    t
-                })
-                .collect();
-            self.inner.values_of_texts(&texts)
-        });
-        let mut values = Vec::with_capacity(answers.len());
-        for a in answers {
-            values.push(value_str(py, a.map_err(error)?));
+        let text = std::str::from_utf8(&bytes).expect("copied from str objects");
+        let mut start = 0;
+        let texts: Vec<&str> = ends
+            .iter()
+            .map(|&end| {
+                let t = &text[start..end];
+                start = end;
+                t
+            })
+            .collect();
+        let answers = py.detach(|| t.values_of_texts(&texts));
+        let mut refused = refused.into_iter().peekable();
+        let mut values: Vec<Bound<'py, PyAny>> = Vec::with_capacity(answers.len());
+        for (k, (a, text)) in answers.into_iter().zip(&texts).enumerate() {
+            if refused.peek().is_some_and(|(at, _, _)| *at == k) {
+                let (_, own, message) = refused.next().expect("peeked");
+                values.push(bad_item(py, &own, &message)?);
+                continue;
+            }
+            match a {
+                Ok(v) => values.push(value_str(py, v).into_any()),
+                Err(retrodb::Error::Position(e)) => {
+                    values.push(bad_item(py, text, &e.to_string())?)
+                }
+                Err(e) => return Err(error(e)),
+            }
         }
         PyList::new(py, values)
     }
 
     /// The remoteness of a position (plies to the end under best play), or None for a draw or
     /// a table built without remoteness.
-    fn remoteness(&self, py: Python<'_>, text: &str) -> PyResult<Option<u32>> {
+    fn remoteness(&self, py: Python<'_>, position: &Bound<'_, PyAny>) -> PyResult<Option<u32>> {
+        let t = self.get()?;
+        let text = position_text(&t, "remoteness()", position)?;
         py.detach(|| {
-            let (pos, _) = self.inner.locate(text)?;
-            self.inner.remoteness(pos)
+            let (pos, _) = t.locate(&text)?;
+            t.remoteness(pos)
         })
         .map_err(error)
     }
 
     /// What `retrodb info --json` prints: the game, format, encoding, value counts and sizes.
     fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        serialized(py, &self.inner.info())
+        serialized(py, &self.get()?.info())
     }
 
     /// Every position of the table with its value, as (text, value) pairs in index order, read
     /// a block at a time (nothing is held beyond the block being read).
-    fn positions(&self) -> Positions {
-        Positions {
-            table: Arc::clone(&self.inner),
+    fn positions(&self) -> PyResult<Positions> {
+        Ok(Positions {
+            table: self.get()?,
             next: 0,
             buffer: std::collections::VecDeque::new(),
-        }
+        })
     }
 
     /// The table's game (the same rules and notation the table answers in).
     #[getter]
-    fn game(&self) -> Game {
-        Game {
-            game: GameRef::Table(Arc::clone(&self.inner)),
-        }
+    fn game(&self) -> PyResult<Game> {
+        Ok(Game {
+            game: GameRef::Table(self.get()?),
+        })
     }
 
     /// The game spec the table was built for, e.g. "hex:4".
     #[getter]
-    fn spec(&self) -> String {
-        self.inner.header().spec.clone()
+    fn spec(&self) -> PyResult<String> {
+        Ok(self.get()?.header().spec.clone())
     }
 
     /// The table file's path.
     #[getter]
     fn path(&self) -> PathBuf {
-        self.inner.path().to_path_buf()
+        self.path.clone()
+    }
+
+    /// Whether `close()` was called.
+    #[getter]
+    fn closed(&self) -> bool {
+        self.inner.read().map_or(true, |t| t.is_none())
+    }
+
+    /// Lets the table go: its memory map is unmapped once nothing made from it (an iterator of
+    /// `positions()`, its `game` and their Positions) holds it any more. Lookups afterwards raise
+    /// ValueError. Closing twice is allowed.
+    fn close(&self) {
+        if let Ok(mut t) = self.inner.write() {
+            t.take();
+        }
+    }
+
+    fn __enter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    /// Closes the table at the end of a `with` block; exceptions go on.
+    fn __exit__(
+        &self,
+        _kind: &Bound<'_, PyAny>,
+        _value: &Bound<'_, PyAny>,
+        _traceback: &Bound<'_, PyAny>,
+    ) -> bool {
+        self.close();
+        false
     }
 
     /// The number of positions (used indices) the table answers for.
-    fn __len__(&self) -> usize {
-        let h = self.inner.header();
-        h.size.saturating_sub(h.counts[0]) as usize
+    fn __len__(&self) -> PyResult<usize> {
+        let t = self.get()?;
+        let h = t.header();
+        Ok(h.size.saturating_sub(h.counts[0]) as usize)
     }
 
     fn __repr__(&self) -> String {
-        let i = self.inner.info();
-        format!(
-            "<retrodb.Table {} ({} positions, {}) at {}>",
-            i.game, i.positions, i.encoding, i.file
-        )
+        match self.get() {
+            Ok(t) => {
+                let i = t.info();
+                format!(
+                    "<retrodb.Table {} ({} positions, {}) at {}>",
+                    i.game, i.positions, i.encoding, i.file
+                )
+            }
+            Err(_) => format!("<retrodb.Table closed at {}>", self.path.display()),
+        }
     }
 }
 
@@ -405,18 +637,34 @@ struct Game {
     game: GameRef,
 }
 
-/// A position given either as its text or as its index.
+/// A position given as its text, its index, or a `Position` of the same game.
 #[derive(FromPyObject)]
-enum PositionArg {
+enum PositionArg<'py> {
     Index(u64),
     Text(String),
+    Position(Bound<'py, Position>),
 }
 
 impl Game {
-    fn index(&self, at: PositionArg) -> PyResult<u64> {
+    fn index(&self, at: PositionArg<'_>) -> PyResult<u64> {
         match at {
             PositionArg::Index(i) => check_index(self.game.get(), i),
             PositionArg::Text(t) => parse(self.game.get(), &t),
+            PositionArg::Position(p) => {
+                let p = p.get();
+                let (mine, theirs) = (self.game.get().spec(), p.game.get().spec());
+                if mine != theirs {
+                    return Err(raise(
+                        "PositionError",
+                        format!(
+                            "position '{}': a position of {theirs}, not of {mine} (pass its \
+                             text to have it read in {mine})",
+                            retrodb::error::cut(&p.text())
+                        ),
+                    ));
+                }
+                Ok(p.index)
+            }
         }
     }
 
@@ -463,20 +711,20 @@ impl Game {
 
     /// The position a text (or an index) names. Raises PositionError when it is malformed or
     /// can never arise.
-    fn parse(&self, text: PositionArg) -> PyResult<Position> {
+    fn parse(&self, text: PositionArg<'_>) -> PyResult<Position> {
         Ok(self.position(self.index(text)?))
     }
 
     /// The canonical text of a position given by its index (or by a text in any accepted
     /// form, e.g. without the mover's suffix).
-    fn text(&self, position: PositionArg) -> PyResult<String> {
+    fn text(&self, position: PositionArg<'_>) -> PyResult<String> {
         let pos = self.index(position)?;
         Ok(with_game!(self.game.get(), g => g.position_text(pos)))
     }
 
     /// The moves from a position, as (move name, child position text) pairs in the game's
     /// order; empty where the game is over.
-    fn moves(&self, position: PositionArg) -> PyResult<Vec<(String, String)>> {
+    fn moves(&self, position: PositionArg<'_>) -> PyResult<Vec<(String, String)>> {
         let pos = self.index(position)?;
         Ok(moves(self.game.get(), pos)
             .into_iter()
@@ -490,14 +738,14 @@ impl Game {
     }
 
     /// A text picture of a position (the board games and Hackenbush; None for a digraph).
-    fn render(&self, position: PositionArg) -> PyResult<Option<String>> {
+    fn render(&self, position: PositionArg<'_>) -> PyResult<Option<String>> {
         let pos = self.index(position)?;
         Ok(self.game.get().picture(pos, &[], PictureStyle::Plain))
     }
 
     /// An SVG picture of a position (every game), as `retrodb show --svg` and the web board
     /// draw it.
-    fn svg(&self, position: PositionArg) -> PyResult<String> {
+    fn svg(&self, position: PositionArg<'_>) -> PyResult<String> {
         let pos = self.index(position)?;
         Ok(self.game.get().svg(pos))
     }

@@ -63,8 +63,9 @@ def test_bad_positions(bad, tables, cli):
     assert str(e2.value) == message
     if bad:  # the command line skips blank lines
         assert message == cli_error(cli("probe", tables["bridgit3"], "-", input=bad + "\n"))
-    with pytest.raises(retrodb.PositionError):
-        t.values([".............", bad])
+    # A batch answers the good positions and reports the bad one in its place.
+    answers = t.values([".............", bad])
+    assert answers == ["win", {"position": bad, "error": "bad_position", "detail": message}]
     with pytest.raises(retrodb.PositionError):
         t.game.parse(bad)
 

@@ -63,11 +63,17 @@ impl OutputLock {
         let path = sibling(out, "lock");
         let dir = crate::memory::dir_of(out);
         if !dir.is_dir() {
-            return Err(Error::Usage(format!(
-                "cannot write {}: the directory {} does not exist",
-                out.display(),
-                dir.display()
-            )));
+            // A file error (Python's FileError, an OSError), as opening a file there would be.
+            return Err(Error::io(
+                out,
+                std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    format!(
+                        "cannot write it: the directory {} does not exist",
+                        dir.display()
+                    ),
+                ),
+            ));
         }
         loop {
             let file = OpenOptions::new()

@@ -2,10 +2,39 @@
 
 import os
 import pathlib
-from typing import Any, Iterable, Iterator, Literal, Optional, Union
+from types import TracebackType
+from typing import Any, Iterable, Iterator, Literal, Optional, Type, TypedDict, Union
 
 Value = Literal["win", "loss", "draw"]
-PositionLike = Union[str, int]
+PositionLike = Union[str, int, "Position"]
+# What a table's lookups take: a position text, or a Position of the table's game.
+TablePosition = Union[str, "Position"]
+
+class BadPosition(TypedDict):
+    """A batch's answer in the place of a position that is not one of the game's (as the HTTP
+    batch reports it)."""
+
+    position: str
+    error: Literal["bad_position"]
+    detail: str
+
+class Move(TypedDict, total=False):
+    """A move from a position: "move", "position" (the child), "value" and "remoteness" (for
+    the child's mover), and the game's annotations."""
+
+    move: str
+    position: str
+    value: Value
+    remoteness: int
+
+class LineStep(TypedDict):
+    """One ply of a principal line."""
+
+    move: str
+    position: str
+    index: int
+    value: Value
+    remoteness: int
 
 __version__: str
 
@@ -37,7 +66,9 @@ def build(
     when the build is refused (memory, disk), ValueError for a bad thread count."""
 
 class Table:
-    """A table opened for lookups. Values are for the player to move."""
+    """A table opened for lookups. Values are for the player to move. Positions are texts in the
+    game's notation or Position objects of the table's game. Use it in a `with` block, or
+    call close(), to let it go."""
 
     @property
     def spec(self) -> str: ...
@@ -45,10 +76,24 @@ class Table:
     def path(self) -> pathlib.Path: ...
     @property
     def game(self) -> Game: ...
-    def probe(self, text: str) -> dict[str, Any]:
+    @property
+    def closed(self) -> bool: ...
+    def probe(self, position: TablePosition) -> dict[str, Any]:
         """Exactly the fields `retrodb probe --json` prints: position, index, value,
-        remoteness (where stored), the game's annotations, and moves (each with "move",
-        "position", "value" for the child's mover, and remoteness where stored)."""
+        remoteness (where stored), the game's annotations, moves best first (each with "move",
+        "position", "value" for the child's mover, and remoteness where stored) and "best"
+        (the first of them; absent where the game is over)."""
+    def best_move(self, position: TablePosition) -> Optional[Move]:
+        """The best move (the first of probe()'s moves); None where the game is over."""
+    def line(self, position: TablePosition) -> list[LineStep]:
+        """The principal line: the best move ply after ply to the end of the game, the
+        remoteness falling by one a ply to 0. Empty where the game is over. Raises RetrodbError
+        for a table without remoteness and for a draw."""
+    def game_value(self, position: TablePosition, free_moves: int = 1) -> Optional[str]:
+        """The position's value as a game in CGSuite's notation (cell games' full tables, a
+        finished board worth `free_moves` to its winner; Hackenbush), as `probe --value` gives
+        it; None when more than 2,000,000 positions lie below. Raises RetrodbError for a game
+        without values or free_moves outside 1 to 64."""
     def sum(self, tokens: Union[str, Iterable[PositionLike]]) -> dict[str, Any]:
         """A sum of tokens ("4+9+11", or a sequence of positions) on a digraph table built with
         grundy=True: exactly the fields `retrodb probe --sum --json` prints: sum, tokens (each
@@ -58,19 +103,34 @@ class Table:
 
         Raises PositionError for a malformed sum or a token that is no position, RetrodbError
         for a table without the values."""
-    def grundy(self, text: str) -> dict[str, Any]:
+    def grundy(self, position: TablePosition) -> dict[str, Any]:
         """The generalized Sprague-Grundy value of a position: {"grundy": n}, or {"grundy":
         "inf", "reach": [...]} (the finite values of its followers)."""
-    def value(self, text: str) -> Value:
+    def value(self, position: TablePosition) -> Value:
         """The value of one position."""
-    def values(self, texts: Iterable[str]) -> list[Value]:
-        """The values of many positions, in order; parallel, with the interpreter released."""
-    def remoteness(self, text: str) -> Optional[int]:
+    def values(self, positions: Iterable[TablePosition]) -> list[Union[Value, BadPosition]]:
+        """The values of many positions, in order; parallel, with the interpreter released. A
+        position that is not one of the game's gets a BadPosition dict in its place; the rest
+        are answered. A damaged table raises TableError."""
+    def remoteness(self, position: TablePosition) -> Optional[int]:
         """Plies to the end under best play; None for a draw or a table without remoteness."""
     def info(self) -> dict[str, Any]:
         """What `retrodb info --json` prints."""
     def positions(self) -> Positions:
         """Every position with its value, as (text, value) pairs in index order."""
+    def close(self) -> None:
+        """Lets the table go; lookups afterwards raise ValueError. Closing twice is allowed."""
+    def __enter__(self) -> Table: ...
+    def __exit__(
+        self,
+        kind: Optional[Type[BaseException]],
+        value: Optional[BaseException],
+        traceback: Optional[TracebackType],
+    ) -> bool: ...
+    def __getitem__(self, position: TablePosition) -> Value:
+        """The value, as value(); PositionError when it is not a position of the table."""
+    def __contains__(self, position: TablePosition) -> bool:
+        """Whether the table answers for the position."""
     def __len__(self) -> int:
         """The number of positions the table answers for."""
 
