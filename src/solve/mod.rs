@@ -16,7 +16,7 @@ pub mod counter;
 pub mod digest;
 pub mod distributed;
 pub mod grundy;
-mod plainrem;
+pub(crate) mod plainrem;
 pub mod plan;
 pub mod sliced;
 pub mod slicedrem;

@@ -28,7 +28,7 @@ use super::plan::{self, Kernel};
 use super::{Engine, SolveOptions, SolveStats};
 use crate::cells::{self, Cells};
 use crate::game::{Status, TierPosition, TierVisitor, Tiered, Value};
-use crate::shape::BoardShape;
+use crate::shape::{BoardShape, PlainBoard};
 
 /// Remoteness as the engine keeps it while solving: one byte, `2 * (remoteness + 1) + lost`
 /// (lost: 1 when the player to move there loses), and 0 for none (draws, unused indices), so
@@ -168,7 +168,7 @@ pub struct AnonBytes {
 }
 
 impl AnonBytes {
-    fn new(len: u64) -> std::io::Result<AnonBytes> {
+    pub(crate) fn new(len: u64) -> std::io::Result<AnonBytes> {
         if len == 0 {
             return Ok(AnonBytes { map: None });
         }
@@ -184,12 +184,36 @@ impl AnonBytes {
         })
     }
 
+    /// How many bytes.
+    pub fn len(&self) -> usize {
+        self.map.as_ref().map_or(0, |m| m.len())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     pub fn bytes(&self) -> &[u8] {
         let Some(map) = &self.map else { return &[] };
         // SAFETY: the map is `map.len()` readable bytes, alive as long as `self`; writes go
         // through `atomics` (whose slices borrow `self` too, so they end before any `&mut self`)
         // and none happen while the solve reads plain bytes (after its last tier).
         unsafe { std::slice::from_raw_parts(map.as_ptr(), map.len()) }
+    }
+
+    /// The bytes of `range` as plain bytes while the solve goes on elsewhere.
+    ///
+    /// # Safety
+    ///
+    /// No thread may write a byte of `range` while the slice lives (the solve is done with
+    /// them: [`super::plainrem::final_tiers`]), and the writes made before must happen before
+    /// this call (a channel's message or a join orders them).
+    pub unsafe fn final_range(&self, range: std::ops::Range<usize>) -> &[u8] {
+        let Some(map) = &self.map else { return &[] };
+        assert!(range.start <= range.end && range.end <= map.len());
+        // SAFETY: inside the map (checked above), which lives as long as `self`; nobody writes
+        // these bytes while the slice lives (the caller's promise).
+        unsafe { std::slice::from_raw_parts(map.as_ptr().add(range.start), range.len()) }
     }
 
     pub fn bytes_mut(&mut self) -> &mut [u8] {
@@ -333,22 +357,11 @@ fn run<G: Tiered, const REM: bool>(
     })?;
     if kernel == Kernel::PlainRemoteness {
         let board = board.and_then(BoardShape::plain).expect("a plain board");
-        let progress = opts.bar(size);
-        let Some(counts) =
-            super::plainrem::solve(&board, cells, &rem, &progress, &opts.stop, after)?
-        else {
+        let Some(stats) = solve_plain_remoteness(&board, cells, &rem, opts, after)? else {
             return Ok(None);
         };
-        progress.set_position(size);
         return Ok(Some(Solved {
-            stats: SolveStats {
-                counts: cells.counts(),
-                rounds: Some(counts.rounds),
-                parent_visits: 0,
-                edges: Some(counts.edges),
-                child_probes: counts.edges,
-                remoteness: None,
-            },
+            stats,
             remoteness: Some(rem),
             rem_width: 1,
         }));
@@ -446,6 +459,34 @@ fn clear_tiers<G: Tiered>(game: &G, cells: &Cells<'_>, below: u32) {
             .into_par_iter()
             .for_each(|unit| game.visit_tier(t, unit, &mut Clear(*cells)));
     }
+}
+
+/// The plain board's kernel with remoteness ([`Kernel::PlainRemoteness`]), a fresh solve into
+/// `cells` (all undecided) and `rem` (zeroed, a byte per position) that the caller holds: a
+/// build reads the runs [`super::plainrem::final_tiers`] calls final while the solve goes on.
+/// `None` when `after` stopped the solve.
+pub(crate) fn solve_plain_remoteness(
+    board: &PlainBoard<'_>,
+    cells: &Cells<'_>,
+    rem: &AnonBytes,
+    opts: &SolveOptions,
+    after: &mut impl FnMut(TierDone<'_>) -> crate::Result<bool>,
+) -> crate::Result<Option<SolveStats>> {
+    let size = cells.len();
+    let progress = opts.bar(size);
+    let Some(counts) = super::plainrem::solve(board, cells, rem, &progress, &opts.stop, after)?
+    else {
+        return Ok(None);
+    };
+    progress.set_position(size);
+    Ok(Some(SolveStats {
+        counts: cells.counts(),
+        rounds: Some(counts.rounds),
+        parent_visits: 0,
+        edges: Some(counts.edges),
+        child_probes: counts.edges,
+        remoteness: None,
+    }))
 }
 
 /// From the engine's `2 * (remoteness + 1) + lost` (0 none) to the table's byte (all-ones

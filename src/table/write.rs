@@ -8,7 +8,7 @@
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use memmap2::{MmapOptions, MmapRaw};
 use rayon::prelude::*;
@@ -393,6 +393,15 @@ pub(crate) struct RawWriter {
     rem_sums: Option<Vec<u64>>,
     /// The generalized Sprague-Grundy values to write after the remoteness.
     grundy: Option<GrundyBytes>,
+    /// The remoteness section in nibbles, written a block at a time in any order
+    /// ([`RawWriter::stream_nibbles`]).
+    streamed: Option<Streamed>,
+}
+
+/// A streamed nibble section's blocks: each one's checksum, and whether it was written.
+struct Streamed {
+    sums: Vec<AtomicU64>,
+    written: Vec<std::sync::atomic::AtomicBool>,
 }
 
 impl RawWriter {
@@ -509,6 +518,87 @@ impl RawWriter {
         self.rem_sums = Some(sums);
     }
 
+    /// Prepares the remoteness section in nibbles ([`format::REM_NIBBLES`]) to be written a
+    /// checksum block at a time, in any order, from any thread and while the solve goes on
+    /// ([`RawWriter::write_nibble_block`]); every block must be written before
+    /// [`RawWriter::finish`]. The section is reserved on disk now and not mapped: a mapped
+    /// section written during the solve made the solver's threads wait on page faults and on
+    /// the write-back's TLB shootdowns (docs/BENCHMARKS.md).
+    pub fn stream_nibbles(mut self) -> Result<RawWriter> {
+        let (_, rem_sec) = raw_sections(self.game.header_len(), self.size, format::REM_NIBBLES);
+        let tmp = &self.tmp;
+        let len = tmp
+            .file
+            .metadata()
+            .map_err(|e| Error::io(&tmp.path, e))?
+            .len();
+        if len < rem_sec.end() {
+            tmp.file
+                .set_len(rem_sec.end())
+                .map_err(|e| Error::io(&tmp.path, e))?;
+        }
+        allocate(&tmp.file, &tmp.path, rem_sec.end())?;
+        let blocks = rem_sec.len.div_ceil(format::BLOCK as u64) as usize;
+        self.streamed = Some(Streamed {
+            sums: (0..blocks).map(|_| AtomicU64::new(0)).collect(),
+            written: (0..blocks)
+                .map(|_| std::sync::atomic::AtomicBool::new(false))
+                .collect(),
+        });
+        Ok(self)
+    }
+
+    /// Block `k`'s bytes of the streamed nibble section ([`RawWriter::stream_nibbles`]): their
+    /// offset in the section and their length (the last block may be shorter).
+    pub fn nibble_block(&self, k: usize) -> (u64, usize) {
+        let (_, rem_sec) = raw_sections(self.game.header_len(), self.size, format::REM_NIBBLES);
+        let at = k as u64 * format::BLOCK as u64;
+        (at, (format::BLOCK as u64).min(rem_sec.len - at) as usize)
+    }
+
+    /// Writes block `k` of the streamed nibble section (its bytes, as long as
+    /// [`RawWriter::nibble_block`] says) and keeps its checksum.
+    pub fn write_nibble_block(&self, k: usize, nibbles: &[u8]) -> Result<()> {
+        let streamed = self.streamed.as_ref().expect("stream_nibbles came first");
+        let (at, len) = self.nibble_block(k);
+        assert_eq!(nibbles.len(), len, "block {k} is {len} bytes");
+        let (_, rem_sec) = raw_sections(self.game.header_len(), self.size, format::REM_NIBBLES);
+        self.tmp.write_at(nibbles, rem_sec.offset + at)?;
+        streamed.sums[k].store(xxhash_rust::xxh3::xxh3_64(nibbles), Ordering::Relaxed);
+        streamed.written[k].store(true, Ordering::Release);
+        Ok(())
+    }
+
+    /// Starts the disk's writes of the streamed nibble blocks `blocks` (advice, as
+    /// [`TempFile::start_writeback`]).
+    pub fn start_nibble_writeback(&self, blocks: std::ops::Range<usize>) {
+        let (_, rem_sec) = raw_sections(self.game.header_len(), self.size, format::REM_NIBBLES);
+        let block = format::BLOCK as u64;
+        let at = blocks.start as u64 * block;
+        let end = (blocks.end as u64 * block).min(rem_sec.len);
+        self.tmp
+            .start_writeback(rem_sec.offset + at, end.saturating_sub(at));
+    }
+
+    /// Starts the disk's writes of the cells of `positions` (advice, as
+    /// [`TempFile::start_writeback`]): the pages that hold only those positions' cells, so that
+    /// a solve may go on writing the cells of the positions around them.
+    pub fn start_cells_writeback(&self, positions: std::ops::Range<u64>) {
+        let (cells_sec, _) = raw_sections(self.game.header_len(), self.size, 0);
+        let per_byte = cells::CELLS_PER_WORD / 8;
+        let first = (positions.start / per_byte).next_multiple_of(PAGE);
+        // The last position's page holds no other cells: the section ends there.
+        let end = if positions.end >= self.size {
+            cells_sec.len
+        } else {
+            positions.end / per_byte / PAGE * PAGE
+        };
+        if first < end {
+            self.tmp
+                .start_writeback(cells_sec.offset + first, end - first);
+        }
+    }
+
     /// The remoteness nibbles as atomic words (16 positions a word, lowest nibble first), for a
     /// solver to fill; empty unless [`RawWriter::with_nibbles`] mapped them.
     pub fn nibble_words(&self) -> &[AtomicU64] {
@@ -563,6 +653,7 @@ impl RawWriter {
             rem_map: None,
             rem_sums: None,
             grundy: None,
+            streamed: None,
         })
     }
 
@@ -645,6 +736,7 @@ impl RawWriter {
             rem_map,
             rem_sums,
             grundy,
+            streamed,
         } = self;
         assert_eq!(
             game.grundy,
@@ -677,6 +769,20 @@ impl RawWriter {
                 // SAFETY: the nibbles are the work file's shared mapping.
                 None => sums.extend(unsafe { mapped_block_sums(mapped(&rem_map), block) }),
             }
+        } else if let Some(streamed) = streamed {
+            assert!(
+                rem_bytes.is_empty() && rem_width == format::REM_NIBBLES,
+                "a streamed remoteness section is written already"
+            );
+            let missing = streamed
+                .written
+                .iter()
+                .position(|w| !w.load(Ordering::Acquire));
+            assert!(
+                missing.is_none(),
+                "block {missing:?} of the streamed nibbles was not written"
+            );
+            sums.extend(streamed.sums.iter().map(|s| s.load(Ordering::Relaxed)));
         } else {
             if rem_width > 0 {
                 tmp.write_at_parallel(rem_bytes, rem_sec.offset)?;
