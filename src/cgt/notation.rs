@@ -8,7 +8,7 @@
 //! its braces (so a side with bars at its own level is one option). [`parse`] reads all of it back.
 
 use super::{Game, Games, Kind};
-use crate::oracle::surreal::Dyadic;
+use super::numbers::Dyadic;
 
 pub fn show(games: &Games, g: Game) -> String {
     let (text, bars) = render(games, g);
