@@ -179,8 +179,8 @@ pub(super) type TierSolver<'s> = dyn FnMut(
         &Cells<'_>,
         u32,
         &SolveOptions,
-        &mut dyn FnMut(solve::tiered::TierDone<'_>) -> Result<bool>,
-    ) -> Result<Option<solve::tiered::Solved>>
+        &mut dyn FnMut(solve::tiers::TierDone<'_>) -> Result<bool>,
+    ) -> Result<Option<solve::tiers::Solved>>
     + 's;
 
 /// [`build`], its tiers solved by `solver` when one is given.
@@ -289,7 +289,7 @@ pub(super) fn build_with(
             .map_or((0, 0, 0.0), |m| (m.solved, m.timed, m.seconds));
         let mut solved = solved_before;
         let mut tier_start = Instant::now();
-        let mut checkpoint = |done: solve::tiered::TierDone<'_>| -> Result<bool> {
+        let mut checkpoint = |done: solve::tiers::TierDone<'_>| -> Result<bool> {
             let t = done.tier;
             let tier_seconds = tier_start.elapsed().as_secs_f64();
             solved += done.positions;
@@ -455,14 +455,14 @@ fn solve_streaming(
     writer: &RawWriter,
     cells: &Cells<'_>,
     opts: &SolveOptions,
-    after: &mut impl FnMut(solve::tiered::TierDone<'_>) -> Result<bool>,
-) -> Result<Option<solve::tiered::Solved>> {
+    after: &mut impl FnMut(solve::tiers::TierDone<'_>) -> Result<bool>,
+) -> Result<Option<solve::tiers::Solved>> {
     let shape = with_tiered_game!(game, g => g.board_shape(), _ => None);
     let board = shape
         .and_then(crate::shape::BoardShape::plain)
         .expect("the plain board's kernel was chosen for a plain board");
     let size = cells.len();
-    let rem = solve::tiered::AnonBytes::new(size).map_err(|source| Error::Io {
+    let rem = solve::tiers::AnonBytes::new(size).map_err(|source| Error::Io {
         path: format!("{size} bytes of anonymous memory for remoteness"),
         source,
     })?;
@@ -489,7 +489,7 @@ fn solve_streaming(
         // written.
         writer.start_cells_writeback(0..size);
         streamer.join().expect("the nibble writer does not panic")?;
-        Ok(solved?.map(|stats| solve::tiered::Solved {
+        Ok(solved?.map(|stats| solve::tiers::Solved {
             stats,
             remoteness: None,
             rem_width: crate::table::format::REM_NIBBLES,
@@ -503,7 +503,7 @@ fn solve_streaming(
 /// consecutive blocks at a time. Once tier 0 is reported, every block is written.
 fn stream_blocks(
     writer: &RawWriter,
-    rem: &solve::tiered::AnonBytes,
+    rem: &solve::tiers::AnonBytes,
     finals: &[u32],
     reported: std::sync::mpsc::Receiver<u32>,
 ) -> Result<()> {

@@ -21,6 +21,7 @@ pub mod plan;
 pub mod sliced;
 pub mod slicedrem;
 pub mod tiered;
+pub mod tiers;
 
 use crate::games::AnyGame;
 use crate::with_tiered_game;

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use super::bitplane::{Columns, LOW};
-use super::tiered::{AnonBytes, FinishedTiers, TierDone};
+use super::tiers::{AnonBytes, FinishedTiers, TierDone};
 use crate::cells::{self, Cells};
 use crate::shape::{PlainBoard, digit_masks};
 
@@ -292,7 +292,7 @@ mod tests {
     use super::*;
     use crate::game::Tiered;
     use crate::games::{AnyGame, Input};
-    use crate::solve::tiered::{AnonBytes, TierDone};
+    use crate::solve::tiers::{AnonBytes, TierDone};
 
     /// Every run [`final_tiers`] calls final when a tier is reported holds, from then on, the
     /// bytes and cells the finished solve has; and most runs are final before the last tier.

@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use super::bitplane::RowFacts;
-use super::tiered::{FinishedTiers, Solved, TierDone};
+use super::tiers::{FinishedTiers, Solved, TierDone};
 use super::{SolveOptions, SolveStats};
 use crate::cells::{CELLS_PER_WORD, Cells, LOSS, WIN};
 use crate::shape::SlicedBoard;
