@@ -11,6 +11,7 @@ use std::fmt;
 
 use serde::Serialize;
 
+pub use crate::error::PositionError;
 use crate::shape::{BoardShape, PlainBoard, digit_masks};
 
 /// The game-theoretic value of a position, for the player to move.
@@ -63,23 +64,6 @@ pub enum Status {
 pub struct Move {
     pub name: String,
     pub child: u64,
-}
-
-/// Why a position text was refused.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("position '{}': {reason}", crate::error::cut(.text))]
-pub struct PositionError {
-    pub text: String,
-    pub reason: String,
-}
-
-impl PositionError {
-    pub fn new(text: &str, reason: impl Into<String>) -> Self {
-        PositionError {
-            text: text.to_string(),
-            reason: reason.into(),
-        }
-    }
 }
 
 /// A finite two-player game in the shape the solvers need.

@@ -4,7 +4,7 @@
 //! trusts a field: every offset and length is checked against the file before use, so a damaged
 //! or foreign file is an error, never a panic or a wrong answer.
 
-use super::error::{Checked, TableErrorKind};
+use crate::error::table::{Checked, TableErrorKind};
 use crate::error::{Error, Result};
 use crate::games::Source;
 
@@ -354,7 +354,10 @@ impl Header {
             .map_err(|_| bad("game spec is not UTF-8".into()))?
             .to_string();
         if version < version_for(&spec) {
-            return Err(fail(TableErrorKind::RowOrder { got: version }));
+            return Err(fail(TableErrorKind::RowOrder {
+                got: version,
+                changed: ROW_ORDER_VERSION,
+            }));
         }
         let name = spec.split_once(':').map_or("", |(_, a)| a).to_string();
         let source = match bytes[26] {

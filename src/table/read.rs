@@ -14,12 +14,12 @@ use memmap2::Mmap;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::error::TableErrorKind;
 use super::format::{
     Encoding, Header, REM_NIBBLES, SourceRef, get_remoteness, remoteness_of_nibble,
 };
 use super::payload::{Payload, RawBlocks, ZstdFrames, check_padding};
 use crate::cells;
+use crate::error::table::TableErrorKind;
 use crate::error::{Error, Result};
 use crate::game::{Game, Rules, Value, by_rules};
 use crate::games::{AnyGame, Input};

@@ -9,9 +9,9 @@ use indicatif::ProgressBar;
 use rayon::prelude::*;
 
 use super::Table;
-use super::error::{Checked, TableErrorKind};
 use super::payload::{Payload, ZstdFrames, check_padding};
 use crate::cells;
+use crate::error::table::{Checked, TableErrorKind};
 use crate::error::{Error, Result};
 use crate::game::{Game, Status, Value};
 use crate::splitmix;
