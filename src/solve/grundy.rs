@@ -89,6 +89,26 @@ pub fn label<G: Game>(game: &G, opts: &SolveOptions, solved: Option<&Cells<'_>>)
     }
 }
 
+/// One labelling's state: per position its kind (open, finite, infinite, unused), its mark in
+/// the current stage, its finite value, and its followers not yet given a value (overall, and
+/// in the current stage).
+struct Labelling<'a, G, C> {
+    game: &'a G,
+    opts: &'a SolveOptions,
+    kinds: Cells<'a>,
+    stage_cells: Cells<'a>,
+    stage_words: &'a [AtomicU64],
+    values: Vec<AtomicU32>,
+    count: Vec<C>,
+    stage_count: Vec<C>,
+    progress: indicatif::ProgressBar,
+    /// Parent visits so far.
+    visits: u64,
+    /// Infinite positions with the stage they became so, and the marks they got later.
+    became_infinite: Vec<(u64, u32)>,
+    reached: Vec<(u64, u32)>,
+}
+
 fn run<G: Game, C: Counter>(
     game: &G,
     opts: &SolveOptions,
@@ -96,81 +116,151 @@ fn run<G: Game, C: Counter>(
 ) -> Result<Labels> {
     game.prepare();
     let size = game.size();
-    let fail = |msg: String| Error::Spec {
-        spec: game.spec(),
-        msg,
-    };
     let kind_words = cells::zeroed_words(cells::words_for(size));
-    let kinds = Cells::new(&kind_words, size);
     let stage_words = cells::zeroed_words(cells::words_for(size));
-    let stage_cells = Cells::new(&stage_words, size);
-    // The finite values, written once by the task that labels a position.
-    let values: Vec<AtomicU32> = cells::zeroed_atomics(size);
-    let count: Vec<C> = cells::zeroed_atomics(size);
-    let stage_count: Vec<C> = cells::zeroed_atomics(size);
-    let progress = opts.bar(size);
-    progress.set_message("stage 0");
-    let mut became_infinite: Vec<(u64, u32)> = Vec::new();
-    let mut visits = 0u64;
+    let mut l = Labelling {
+        game,
+        opts,
+        kinds: Cells::new(&kind_words, size),
+        stage_cells: Cells::new(&stage_words, size),
+        stage_words: &stage_words,
+        // The finite values, written once by the task that labels a position.
+        values: cells::zeroed_atomics(size),
+        count: cells::zeroed_atomics::<C>(size),
+        stage_count: cells::zeroed_atomics::<C>(size),
+        progress: opts.bar(size),
+        visits: 0,
+        became_infinite: Vec::new(),
+        reached: Vec::new(),
+    };
+    l.progress.set_message("stage 0");
+    let (mut open, lost) = l.start(solved)?;
     let mut largest: Option<u32> = None;
-
-    // The open positions, with their moves counted; unused indices marked so. Given the solve,
-    // its losses are value 0, its draws infinite from stage 0 on, its wins open.
-    let chunks = size.div_ceil(CHUNK as u64);
-    let pieces: Vec<Result<(Vec<u64>, Vec<u64>)>> = (0..chunks)
-        .into_par_iter()
-        .map(|k| {
-            let start = k * CHUNK as u64;
-            let end = (start + CHUNK as u64).min(size);
-            let (mut open, mut lost) = (Vec::new(), Vec::new());
-            for pos in start..end {
-                match game.status(pos) {
-                    Status::Unused => {
-                        kinds.decide(pos, UNUSED);
-                    }
-                    Status::Open => {
-                        count[pos as usize].set(game.child_count(pos));
-                        match solved.map(|c| c.get(pos)) {
-                            None | Some(cells::WIN) => open.push(pos),
-                            Some(cells::LOSS) => {
-                                kinds.decide(pos, FINITE);
-                                lost.push(pos);
-                            }
-                            Some(cells::DRAW) => {
-                                kinds.decide(pos, INFINITE);
-                            }
-                            Some(c) => {
-                                return Err(fail(format!(
-                                    "position {} is undecided ({c}) in the solve handed over",
-                                    game.position_text(pos)
-                                )));
-                            }
-                        }
-                    }
-                    Status::Over(v) => {
-                        return Err(fail(format!(
-                            "position {} is over ({v}): generalized Sprague-Grundy values are for \
-                             games where a player who cannot move loses",
-                            game.position_text(pos)
-                        )));
-                    }
-                }
-            }
-            progress.inc(end - start - open.len() as u64);
-            Ok((open, lost))
-        })
-        .collect();
-    let (open, lost): (Vec<Vec<u64>>, Vec<Vec<u64>>) = pieces
-        .into_iter()
-        .collect::<Result<Vec<_>>>()?
-        .into_iter()
-        .unzip();
-    let mut open = concat(open);
-    let lost = concat(lost);
     let mut stage = 0u32;
     if solved.is_some() {
-        // Stage 0 from the solve: the lost positions' parents lose a follower without a value.
-        visits += lost
+        l.stage_zero_from(&lost);
+        if !lost.is_empty() {
+            largest = Some(0);
+        }
+        // Stage 0 ran, where there was a position to label.
+        if !(open.is_empty() && lost.is_empty() && l.became_infinite.is_empty()) {
+            stage = 1;
+        }
+    }
+    drop(lost);
+    let mut reports = Vec::new();
+    while !open.is_empty() {
+        opts.stop.check()?;
+        if stage > MAX_STAGE {
+            return Err(l.fail(format!("values beyond {MAX_STAGE}")));
+        }
+        let (report, next_open) = l.stage(stage, &open)?;
+        if report.labelled > 0 {
+            largest = Some(stage);
+        }
+        reports.push(report);
+        open = next_open;
+        stage += 1;
+    }
+    let finite = largest.map_or(0, |l| l + 1);
+    let Labelling {
+        kinds,
+        values,
+        became_infinite,
+        reached,
+        progress,
+        visits,
+        ..
+    } = l;
+    let (codes, sets) = codes_and_sets(&kinds, values, finite, became_infinite, reached)
+        .ok_or_else(|| Error::Spec {
+            spec: game.spec(),
+            msg: format!(
+                "{finite} finite values and more distinct reach sets than 32-bit codes hold"
+            ),
+        })?;
+    progress.set_position(size);
+    Ok(Labels {
+        codes,
+        finite,
+        sets,
+        stages: stage,
+        parent_visits: visits,
+        stage_reports: reports,
+    })
+}
+
+impl<G: Game, C: Counter> Labelling<'_, G, C> {
+    fn fail(&self, msg: String) -> Error {
+        Error::Spec {
+            spec: self.game.spec(),
+            msg,
+        }
+    }
+
+    /// The open positions, with their moves counted; unused indices marked so. Given the
+    /// solve, its losses are value 0 (returned second), its draws infinite from stage 0 on,
+    /// its wins open.
+    fn start(&mut self, solved: Option<&Cells<'_>>) -> Result<(Vec<u64>, Vec<u64>)> {
+        let (game, kinds, count, progress) = (self.game, &self.kinds, &self.count, &self.progress);
+        let size = game.size();
+        let fail = |msg: String| self.fail(msg);
+        let pieces: Vec<Result<(Vec<u64>, Vec<u64>)>> = (0..size.div_ceil(CHUNK as u64))
+            .into_par_iter()
+            .map(|k| {
+                let start = k * CHUNK as u64;
+                let end = (start + CHUNK as u64).min(size);
+                let (mut open, mut lost) = (Vec::new(), Vec::new());
+                for pos in start..end {
+                    match game.status(pos) {
+                        Status::Unused => {
+                            kinds.decide(pos, UNUSED);
+                        }
+                        Status::Open => {
+                            count[pos as usize].set(game.child_count(pos));
+                            match solved.map(|c| c.get(pos)) {
+                                None | Some(cells::WIN) => open.push(pos),
+                                Some(cells::LOSS) => {
+                                    kinds.decide(pos, FINITE);
+                                    lost.push(pos);
+                                }
+                                Some(cells::DRAW) => {
+                                    kinds.decide(pos, INFINITE);
+                                }
+                                Some(c) => {
+                                    return Err(fail(format!(
+                                        "position {} is undecided ({c}) in the solve handed over",
+                                        game.position_text(pos)
+                                    )));
+                                }
+                            }
+                        }
+                        Status::Over(v) => {
+                            return Err(fail(format!(
+                                "position {} is over ({v}): generalized Sprague-Grundy values \
+                                 are for games where a player who cannot move loses",
+                                game.position_text(pos)
+                            )));
+                        }
+                    }
+                }
+                progress.inc(end - start - open.len() as u64);
+                Ok((open, lost))
+            })
+            .collect();
+        let (open, lost): (Vec<Vec<u64>>, Vec<Vec<u64>>) = pieces
+            .into_iter()
+            .collect::<Result<Vec<_>>>()?
+            .into_iter()
+            .unzip();
+        Ok((concat(open), concat(lost)))
+    }
+
+    /// Stage 0 from a solve: the lost positions' parents lose a follower without a value, and
+    /// the drawn positions are infinite from stage 0.
+    fn stage_zero_from(&mut self, lost: &[u64]) {
+        let (game, kinds, count) = (self.game, &self.kinds, &self.count);
+        self.visits += lost
             .par_chunks(CHUNK)
             .map(|chunk| {
                 let mut v = 0u64;
@@ -185,10 +275,8 @@ fn run<G: Game, C: Counter>(
                 v
             })
             .sum::<u64>();
-        if !lost.is_empty() {
-            largest = Some(0);
-        }
-        let draws: Vec<Vec<(u64, u32)>> = (0..chunks)
+        let size = game.size();
+        let draws: Vec<Vec<(u64, u32)>> = (0..size.div_ceil(CHUNK as u64))
             .into_par_iter()
             .map(|k| {
                 let start = k * CHUNK as u64;
@@ -199,29 +287,21 @@ fn run<G: Game, C: Counter>(
                     .collect()
             })
             .collect();
-        became_infinite = concat(draws);
-        // Stage 0 ran, where there was a position to label.
-        if !(open.is_empty() && lost.is_empty() && became_infinite.is_empty()) {
-            stage = 1;
-        }
+        self.became_infinite = concat(draws);
     }
-    drop(lost);
 
-    let mut reached: Vec<(u64, u32)> = Vec::new();
-    let mut reports = Vec::new();
-    while !open.is_empty() {
-        opts.stop.check()?;
-        if stage > MAX_STAGE {
-            return Err(fail(format!("values beyond {MAX_STAGE}")));
-        }
-        let m = stage;
+    /// Stage `m`: labels `m` the open positions all of whose followers have values below `m`
+    /// and none `m`, spreading from them; what stays open (reaches a position labelled `m`)
+    /// is returned for the next stage, and the rest becomes infinite.
+    fn stage(&mut self, m: u32, open: &[u64]) -> Result<(StageReport, Vec<u64>)> {
         let started = std::time::Instant::now();
-        let (open_count, visits_before) = (open.len() as u64, visits);
-        progress.set_message(format!("stage {m}"));
-        stage_words
+        let visits_before = self.visits;
+        self.progress.set_message(format!("stage {m}"));
+        self.stage_words
             .par_chunks(1 << 14)
             .for_each(|c| c.iter().for_each(|w| w.store(0, Ordering::Relaxed)));
         // Seeds: open positions whose every follower has a value (below m).
+        let (count, stage_count, stage_cells) = (&self.count, &self.stage_count, &self.stage_cells);
         let seeds: Vec<u64> = open
             .par_chunks(CHUNK)
             .flat_map_iter(|chunk| {
@@ -233,13 +313,36 @@ fn run<G: Game, C: Counter>(
             })
             .collect();
         for &u in &seeds {
-            values[u as usize].store(m, Ordering::Relaxed);
+            self.values[u as usize].store(m, Ordering::Relaxed);
         }
+        let (labelled, next_open) = self.spread(m, seeds);
+        self.opts.stop.check()?;
+        let found_infinite = self.close(m, open);
+        self.progress.inc(labelled + found_infinite);
+        let report = StageReport {
+            value: m,
+            open: open.len() as u64,
+            labelled,
+            infinite: found_infinite,
+            parent_visits: self.visits - visits_before,
+            seconds: started.elapsed().as_secs_f64(),
+        };
+        Ok((report, next_open))
+    }
+
+    /// Spreads stage `m` from the positions labelled `m` (`seeds`): their open parents are
+    /// marked (they reach `m`), and an open parent whose every follower is labelled below `m`
+    /// or marked is labelled `m` in turn. Returns the positions labelled and the open ones
+    /// marked.
+    fn spread(&mut self, m: u32, seeds: Vec<u64>) -> (u64, Vec<u64>) {
+        let (game, kinds, count) = (self.game, &self.kinds, &self.count);
+        let (stage_count, stage_cells, values) =
+            (&self.stage_count, &self.stage_cells, &self.values);
         let mut labelled = seeds.len() as u64;
         let mut frontier = seeds;
         let mut next_open: Vec<Vec<u64>> = Vec::new();
         while !frontier.is_empty() {
-            if opts.stop.requested() {
+            if self.opts.stop.requested() {
                 break;
             }
             let pieces: Vec<Piece> = frontier
@@ -287,19 +390,22 @@ fn run<G: Game, C: Counter>(
                 .collect();
             let mut next = Vec::with_capacity(pieces.iter().map(|p| p.next.len()).sum());
             for p in pieces {
-                visits += p.visits;
+                self.visits += p.visits;
                 labelled += p.next.iter().filter(|&&i| i & MARK_FLAG == 0).count() as u64;
                 next.extend_from_slice(&p.next);
                 next_open.push(p.marked_open);
-                reached.extend_from_slice(&p.reached);
+                self.reached.extend_from_slice(&p.reached);
             }
             frontier = next;
         }
-        opts.stop.check()?;
-        if labelled > 0 {
-            largest = Some(m);
-        }
-        // Labelled: finite. Open and not marked: no follower of value m, so no finite value.
+        (labelled, concat(next_open))
+    }
+
+    /// Ends stage `m` over its `open` positions: the labelled ones are finite; the ones neither
+    /// labelled nor marked have no follower of value `m`, so no finite value: infinite from
+    /// stage `m`. Returns how many became infinite.
+    fn close(&mut self, m: u32, open: &[u64]) -> u64 {
+        let (kinds, stage_cells) = (&self.kinds, &self.stage_cells);
         let infinite: Vec<Vec<(u64, u32)>> = open
             .par_chunks(CHUNK)
             .map(|chunk| {
@@ -319,40 +425,13 @@ fn run<G: Game, C: Counter>(
                 out
             })
             .collect();
-        progress.inc(labelled);
-        let mut found_infinite = 0u64;
+        let mut found = 0u64;
         for piece in infinite {
-            progress.inc(piece.len() as u64);
-            found_infinite += piece.len() as u64;
-            became_infinite.extend_from_slice(&piece);
+            found += piece.len() as u64;
+            self.became_infinite.extend_from_slice(&piece);
         }
-        reports.push(StageReport {
-            value: m,
-            open: open_count,
-            labelled,
-            infinite: found_infinite,
-            parent_visits: visits - visits_before,
-            seconds: started.elapsed().as_secs_f64(),
-        });
-        open = concat(next_open);
-        stage += 1;
+        found
     }
-    let finite = largest.map_or(0, |l| l + 1);
-    let (codes, sets) = codes_and_sets(&kinds, values, finite, became_infinite, reached)
-        .ok_or_else(|| {
-            fail(format!(
-                "{finite} finite values and more distinct reach sets than 32-bit codes hold"
-            ))
-        })?;
-    progress.set_position(size);
-    Ok(Labels {
-        codes,
-        finite,
-        sets,
-        stages: stage,
-        parent_visits: visits,
-        stage_reports: reports,
-    })
 }
 
 /// The table's codes and the distinct reach sets (numbered in the order of the first position
