@@ -130,11 +130,11 @@ fn run<G: Tiered, const REM: bool>(
     match kernel {
         Kernel::BitPlane => {
             let board = board.and_then(BoardShape::plain).expect("a plain board");
-            return super::bitplane::solve(&board, cells, opts, after);
+            super::bitplane::solve(&board, cells, opts, after)
         }
         Kernel::SlicedRows => {
             let board = board.and_then(BoardShape::sliced).expect("a sliced board");
-            return super::sliced::solve(&board, cells, done_from, opts, after);
+            super::sliced::solve(&board, cells, done_from, opts, after)
         }
         Kernel::SlicedRemoteness => {
             // In memory (a build keeps the nibbles in its work file instead): a fresh solve.
@@ -147,31 +147,52 @@ fn run<G: Tiered, const REM: bool>(
             })?;
             let nibbles = super::slicedrem::Nibbles::new(rem.words());
             let solved = super::slicedrem::solve(&board, cells, &nibbles, done_from, opts, after)?;
-            return Ok(solved.map(|s| Solved {
+            Ok(solved.map(|s| Solved {
                 remoteness: Some(rem),
                 rem_width: crate::table::format::REM_NIBBLES,
                 ..s
-            }));
+            }))
         }
-        Kernel::PlainRemoteness | Kernel::PerPosition => {}
+        Kernel::PlainRemoteness => {
+            let board = board.and_then(BoardShape::plain).expect("a plain board");
+            let rem = AnonBytes::new(size).map_err(|source| crate::Error::Io {
+                path: format!("{size} bytes of anonymous memory for remoteness"),
+                source,
+            })?;
+            let Some(stats) = solve_plain_remoteness(&board, cells, &rem, opts, after)? else {
+                return Ok(None);
+            };
+            Ok(Some(Solved {
+                stats,
+                remoteness: Some(rem),
+                rem_width: 1,
+            }))
+        }
+        Kernel::PerPosition => {
+            per_position::<G, REM>(game, cells, done_from, rounds_before, resume, opts, after)
+        }
         Kernel::Counter => unreachable!("the tiered engine's kernels only"),
     }
+}
+
+/// The per-position kernel's solve ([`Kernel::PerPosition`]): every tier below `done_from`,
+/// a position at a time through the game's walk; as [`solve_tiers`].
+fn per_position<G: Tiered, const REM: bool>(
+    game: &G,
+    cells: &Cells<'_>,
+    done_from: u32,
+    rounds_before: u32,
+    resume: Option<impl FnOnce(&mut [u8]) -> crate::Result<()>>,
+    opts: &SolveOptions,
+    after: &mut impl FnMut(TierDone<'_>) -> crate::Result<bool>,
+) -> crate::Result<Option<Solved>> {
+    let size = game.size();
+    let tiers = game.tier_count();
     let rem_len = if REM { size } else { 0 };
     let mut rem = AnonBytes::new(rem_len).map_err(|source| crate::Error::Io {
         path: format!("{rem_len} bytes of anonymous memory for remoteness"),
         source,
     })?;
-    if kernel == Kernel::PlainRemoteness {
-        let board = board.and_then(BoardShape::plain).expect("a plain board");
-        let Some(stats) = solve_plain_remoteness(&board, cells, &rem, opts, after)? else {
-            return Ok(None);
-        };
-        return Ok(Some(Solved {
-            stats,
-            remoteness: Some(rem),
-            rem_width: 1,
-        }));
-    }
     if let Some(fill) = resume {
         fill(rem.bytes_mut())?;
     }
