@@ -251,7 +251,6 @@ pub(super) fn build_with(
     };
     let cells_path = writer.path().to_path_buf();
     let solve_start = Instant::now();
-    let mut budget = opts.stop_after_tiers;
     let stats = {
         let cells = writer.cells(size);
         // SAFETY: the words are the writer's shared mapping of its work file (or empty).
@@ -281,76 +280,30 @@ pub(super) fn build_with(
             progress: opts.progress.clone(),
             stop: opts.stop.clone(),
         };
-        // When the last checkpoint was written (or this run started).
-        let mut checkpoint_at = Instant::now();
         // Positions of the finished tiers and the seconds spent on them, over all runs.
         let (solved_before, timed_before, seconds_before) = resumed
             .as_ref()
             .map_or((0, 0, 0.0), |m| (m.solved, m.timed, m.seconds));
-        let mut solved = solved_before;
-        let mut tier_start = Instant::now();
-        let mut checkpoint = |done: solve::tiers::TierDone<'_>| -> Result<bool> {
-            let t = done.tier;
-            let tier_seconds = tier_start.elapsed().as_secs_f64();
-            solved += done.positions;
-            let go_on = match budget.as_mut() {
-                Some(b) => {
-                    *b = b.saturating_sub(1);
-                    *b > 0
-                }
-                None => true,
-            };
-            // After tier 0 the table itself is written at once: no checkpoint is needed.
-            let checkpoint = t > 0 && (!go_on || checkpoint_at.elapsed() >= opts.checkpoint_every);
-            if checkpoint {
-                // The remoteness a resumed run needs goes to a file of its own, then the cells
-                // (a shared mapping) are synced, then the checkpoint names both; only then is
-                // the previous checkpoint's file deleted.
-                let (rem_bytes, rem_sum) =
-                    checkpoint::write_rem(&checkpoint::rem_path(out, t), done.remoteness)?;
-                writer.sync_cells()?;
-                cells_sum = cells_sum.wrapping_add(digest(t..cells_sum_from));
-                cells_sum_from = t;
-                let m = Checkpoint {
-                    tier: t,
-                    rounds: done.rounds.unwrap_or(0),
-                    solved,
-                    timed: timed_before + (solved - solved_before),
-                    seconds: seconds_before + solve_start.elapsed().as_secs_f64(),
-                    rem_bytes,
-                    rem_sum,
-                    cells_sum: Some(cells_sum),
-                };
-                checkpoint::write(out, &identity, &m)?;
-                checkpoint::remove_rem_files(out, Some(t));
-                checkpoint_at = Instant::now();
-            }
-            let run_solved = (solved - solved_before) as f64;
-            let left = size.saturating_sub(solved);
-            let report = TierReport {
-                tier: t,
-                tiers,
-                positions: done.positions,
-                seconds: tier_seconds,
-                solved,
-                left,
-                seconds_left: left as f64 * solve_start.elapsed().as_secs_f64()
-                    / run_solved.max(1.0),
-                checkpoint,
-            };
-            if let Some(on_tier) = &opts.on_tier {
-                on_tier(&report);
-            }
-            if opts
-                .halt_after_tier
-                .as_ref()
-                .is_some_and(|halt| halt(&report))
-            {
-                return Err(Error::Interrupted(format!("halted after tier {t}")));
-            }
-            tier_start = Instant::now();
-            Ok(go_on)
+        let mut tiers_done = TiersDone {
+            out,
+            opts,
+            writer: &writer,
+            identity: &identity,
+            digest: &digest,
+            size,
+            tiers,
+            budget: opts.stop_after_tiers,
+            cells_sum,
+            cells_sum_from,
+            checkpoint_at: Instant::now(),
+            tier_start: Instant::now(),
+            solve_start,
+            solved: solved_before,
+            solved_before,
+            timed_before,
+            seconds_before,
         };
+        let mut checkpoint = |done: solve::tiers::TierDone<'_>| tiers_done.tier_done(done);
         match solver {
             Some(solve) => solve(&cells, done_from, &sopts, &mut checkpoint),
             None if in_file_rem => {
@@ -442,6 +395,105 @@ pub(super) fn build_with(
     checkpoint::remove_rem_files(out, None);
     let _ = std::fs::remove_file(checkpoint::path(out));
     Ok(summary(&stats, out.display().to_string(), true, file_bytes))
+}
+
+/// What a tiered build does after each finished tier ([`build_with`]'s callback to the solve):
+/// counts it, makes it a checkpoint when it is time (the tier's remoteness to a file of its own,
+/// the cells synced, the checkpoint naming both, then the previous one's file deleted), reports
+/// it, and says whether to go on (`--stop-after-tiers`).
+struct TiersDone<'a> {
+    out: &'a Path,
+    opts: &'a BuildOptions,
+    writer: &'a RawWriter,
+    identity: &'a Identity,
+    /// The digest of the finished tiers' cells (and nibbles where the work file holds them).
+    digest: &'a dyn Fn(std::ops::Range<u32>) -> u64,
+    size: u64,
+    tiers: u32,
+    /// Tiers this run may still finish.
+    budget: Option<u32>,
+    /// The digest of the finished tiers from `cells_sum_from` up, as the last checkpoint has it.
+    cells_sum: u64,
+    cells_sum_from: u32,
+    /// When the last checkpoint was written (or this run started), and this tier started.
+    checkpoint_at: Instant,
+    tier_start: Instant,
+    solve_start: Instant,
+    /// Positions of the finished tiers, over all runs; and at this run's start, with the
+    /// positions and seconds the estimate of what is left is made from.
+    solved: u64,
+    solved_before: u64,
+    timed_before: u64,
+    seconds_before: f64,
+}
+
+impl TiersDone<'_> {
+    fn tier_done(&mut self, done: solve::tiers::TierDone<'_>) -> Result<bool> {
+        let t = done.tier;
+        let tier_seconds = self.tier_start.elapsed().as_secs_f64();
+        self.solved += done.positions;
+        let go_on = match self.budget.as_mut() {
+            Some(b) => {
+                *b = b.saturating_sub(1);
+                *b > 0
+            }
+            None => true,
+        };
+        // After tier 0 the table itself is written at once: no checkpoint is needed.
+        let checkpoint =
+            t > 0 && (!go_on || self.checkpoint_at.elapsed() >= self.opts.checkpoint_every);
+        if checkpoint {
+            // The remoteness a resumed run needs goes to a file of its own, then the cells
+            // (a shared mapping) are synced, then the checkpoint names both; only then is
+            // the previous checkpoint's file deleted.
+            let (rem_bytes, rem_sum) =
+                checkpoint::write_rem(&checkpoint::rem_path(self.out, t), done.remoteness)?;
+            self.writer.sync_cells()?;
+            self.cells_sum = self
+                .cells_sum
+                .wrapping_add((self.digest)(t..self.cells_sum_from));
+            self.cells_sum_from = t;
+            let m = Checkpoint {
+                tier: t,
+                rounds: done.rounds.unwrap_or(0),
+                solved: self.solved,
+                timed: self.timed_before + (self.solved - self.solved_before),
+                seconds: self.seconds_before + self.solve_start.elapsed().as_secs_f64(),
+                rem_bytes,
+                rem_sum,
+                cells_sum: Some(self.cells_sum),
+            };
+            checkpoint::write(self.out, self.identity, &m)?;
+            checkpoint::remove_rem_files(self.out, Some(t));
+            self.checkpoint_at = Instant::now();
+        }
+        let run_solved = (self.solved - self.solved_before) as f64;
+        let left = self.size.saturating_sub(self.solved);
+        let report = TierReport {
+            tier: t,
+            tiers: self.tiers,
+            positions: done.positions,
+            seconds: tier_seconds,
+            solved: self.solved,
+            left,
+            seconds_left: left as f64 * self.solve_start.elapsed().as_secs_f64()
+                / run_solved.max(1.0),
+            checkpoint,
+        };
+        if let Some(on_tier) = &self.opts.on_tier {
+            on_tier(&report);
+        }
+        if self
+            .opts
+            .halt_after_tier
+            .as_ref()
+            .is_some_and(|halt| halt(&report))
+        {
+            return Err(Error::Interrupted(format!("halted after tier {t}")));
+        }
+        self.tier_start = Instant::now();
+        Ok(go_on)
+    }
 }
 
 /// The plain board's kernel with remoteness ([`Kernel::PlainRemoteness`]), the table's nibbles
