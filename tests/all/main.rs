@@ -26,6 +26,7 @@ mod golden;
 mod hackenbush_cli;
 mod hackenbush_props;
 mod messages;
+mod progress;
 mod research;
 mod research_sample;
 mod research_tiers;
