@@ -117,6 +117,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
     if a.json {
         let mut v = serde_json::to_value(&summary)?;
         v["peak_rss_bytes"] = serde_json::json!(peak);
+        v["estimated_peak_bytes"] = serde_json::json!(build::estimate(&game, &opts).memory_bytes);
         v["threads"] = serde_json::json!(rayon::current_num_threads());
         v["load_seconds"] = serde_json::json!(load_seconds);
         outln!("{v}")?;

@@ -164,6 +164,29 @@ impl AnyGame {
         with_game!(self, g => g.spec())
     }
 
+    /// Bytes the game holds in memory beside what a solve allocates: a digraph's arrays. (The
+    /// cell games' and Hackenbush's tables are small, or counted by their kernels' estimates.)
+    /// The input file's bytes a game keeps to embed in its table are not counted here.
+    pub fn resident_bytes(&self) -> u64 {
+        match self {
+            AnyGame::Digraph(g) => g.resident_bytes(),
+            _ => 0,
+        }
+    }
+
+    /// Bytes the game took at its peak while it was being loaded: a digraph's edge list beside
+    /// the arrays made from it ([`digraph::Digraph::memory_estimate`]), plus, for an input small
+    /// enough to embed in the table, the mapped file's pages and the copy kept of them.
+    pub fn load_peak_bytes(&self) -> u64 {
+        match self {
+            AnyGame::Digraph(g) => {
+                let kept = g.source().bytes.as_ref().map_or(0, |b| b.len() as u64);
+                digraph::Digraph::memory_estimate(g.size(), g.edge_count()) + 2 * kept
+            }
+            _ => 0,
+        }
+    }
+
     pub fn size(&self) -> u64 {
         with_game!(self, g => g.size())
     }

@@ -372,6 +372,62 @@ fn demo_builds_and_probes_its_examples() {
     }
 }
 
+/// The memory estimate a digraph build prints (and refuses on with `--max-memory`) is within
+/// 1.5x of the peak resident memory the same build reports, on generated graphs of a million
+/// edges (their input embedded in the table), dense and sparse, with and without remoteness.
+#[test]
+fn digraph_memory_estimate_is_near_the_measured_peak() {
+    let dir = tempfile::tempdir().unwrap();
+    for (vertices, edges) in [("1000000", "1000000"), ("250000", "1000000")] {
+        let g = dir.path().join(format!("g{vertices}.txt"));
+        let o = retrodb(&[
+            "gen",
+            "digraph",
+            "--vertices",
+            vertices,
+            "--edges",
+            edges,
+            "--seed",
+            "3",
+            "-o",
+            g.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        for extra in [None, Some("--remoteness")] {
+            let spec = format!("digraph:{}", g.display());
+            let out = dir.path().join("g.rdb");
+            let mut args = vec!["build", &spec, "-o", out.to_str().unwrap(), "--json"];
+            args.extend(extra);
+            let o = retrodb(&args);
+            assert!(o.status.success(), "{}", stderr(&o));
+            let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+            let (Some(peak), Some(estimate)) = (
+                v["peak_rss_bytes"].as_f64(),
+                v["estimated_peak_bytes"].as_f64(),
+            ) else {
+                panic!("no peak or estimate in {v}");
+            };
+            let ratio = estimate / peak;
+            assert!(
+                (1.0 / 1.5..=1.5).contains(&ratio),
+                "{vertices} vertices, {edges} edges {extra:?}: estimate {estimate}, peak {peak}"
+            );
+            // The refusal uses the same estimate.
+            let limit = format!("{}", (estimate * 0.9) as u64);
+            let o = retrodb(&[
+                "build",
+                &spec,
+                "-o",
+                out.to_str().unwrap(),
+                "--max-memory",
+                &limit,
+                "--quiet",
+            ]);
+            fails_with(&o, "memory limit");
+        }
+    }
+}
+
 /// Plain `retrodb bench` takes the suite's options and runs it end to end: a read bound per
 /// thread count, and each case built with one thread and with two, in child processes.
 #[test]
