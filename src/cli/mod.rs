@@ -191,6 +191,18 @@ impl retrodb::progress::Progress for StageBar {
 pub use out::stdout_error;
 pub use retrodb::build::report::grouped;
 
+/// A duration for people: milliseconds under a second (`0.4 ms`, `38 ms`), else seconds
+/// (`2.41 s`).
+pub fn duration(seconds: f64) -> String {
+    if seconds < 0.01 {
+        format!("{:.1} ms", seconds * 1e3)
+    } else if seconds < 1.0 {
+        format!("{:.0} ms", seconds * 1e3)
+    } else {
+        format!("{seconds:.2} s")
+    }
+}
+
 /// A rate for people: `12.3M/s`.
 pub fn rate(n: f64, seconds: f64) -> String {
     let r = if seconds > 0.0 { n / seconds } else { 0.0 };
