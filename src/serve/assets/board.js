@@ -148,8 +148,9 @@ function render(view) {
   $('position-go').disabled = playing;
   $('play-mover').textContent = `play ${view.to_move}`;
   $('play-other').textContent = `play ${view.opponent}`;
-  $('play-mover').disabled = playing || view.moves.length === 0;
-  $('play-other').disabled = playing || view.moves.length === 0;
+  for (const id of ['play-prompt', 'play-mover', 'play-other']) $(id).hidden = playing;
+  $('play-mover').disabled = view.moves.length === 0;
+  $('play-other').disabled = view.moves.length === 0;
   $('play-stop').hidden = !playing;
   $('hints-label').hidden = !playing;
   $('play-status').hidden = !playing;
