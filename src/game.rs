@@ -66,6 +66,26 @@ pub struct Move {
     pub child: u64,
 }
 
+/// A board as asked where the index holds a symmetric image of it ([`Game::asked_board`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AskedBoard {
+    /// The asked board's text.
+    pub position: String,
+    /// The asked board's moves in the game's order (as [`Game::moves`] would list them on it).
+    pub moves: Vec<AskedMove>,
+}
+
+/// One move of an asked board ([`AskedBoard`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AskedMove {
+    /// The move's name on the asked board.
+    pub name: String,
+    /// The text of the position it makes.
+    pub position: String,
+    /// The name of the stored image's move that the symmetry maps this one onto.
+    pub stored: String,
+}
+
 /// A finite two-player game in the shape the solvers need.
 ///
 /// Generic closures keep the solvers' inner loops monomorphic; [`crate::games::AnyGame`] turns a
@@ -158,6 +178,14 @@ pub trait Game: Sync {
     /// Where the index holds the position `text` names as another board (a symmetric image of
     /// it), that board's text; `None` when it holds the board itself (always, for most games).
     fn stored_image(&self, _text: &str, _pos: u64) -> Option<String> {
+        None
+    }
+
+    /// Where the index holds the position `text` names as another board (a symmetric image of
+    /// it, stored at `pos`), the board as asked: its text and its moves, each paired with the
+    /// image's move that the symmetry maps it onto (same value, same remoteness). `None` when
+    /// the index holds the board itself (always, for most games).
+    fn asked_board(&self, _text: &str, _pos: u64) -> Option<AskedBoard> {
         None
     }
 

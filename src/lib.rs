@@ -31,6 +31,7 @@ pub mod grundy;
 pub mod memory;
 pub mod oracle;
 pub mod play;
+pub mod progress;
 pub mod research;
 #[cfg(feature = "serve")]
 pub mod serve;

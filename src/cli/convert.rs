@@ -118,9 +118,9 @@ pub fn compress(a: CompressArgs) -> Result<ExitCode> {
     let t = Table::open(&a.input)?;
     // Taken before writing: the output may replace the input (a conversion in place).
     let raw = std::fs::metadata(&a.input)?.len();
-    let bar = super::progress_bar(a.quiet, "compressing");
+    let bar = super::StageBar::new(a.quiet);
     let bytes = table::compress(&t, &a.output, a.zstd.params(), &bar)?;
-    bar.finish_and_clear();
+    drop(bar);
     let used = t.header().size - t.header().counts[0];
     outln!(
         "wrote {}: {} ({:.1}% of {}), {:.3} bits per position",
@@ -135,9 +135,9 @@ pub fn compress(a: CompressArgs) -> Result<ExitCode> {
 
 pub fn decompress(a: DecompressArgs) -> Result<ExitCode> {
     let t = Table::open(&a.input)?;
-    let bar = super::progress_bar(a.quiet, "decompressing");
+    let bar = super::StageBar::new(a.quiet);
     let bytes = table::decompress(&t, &a.output, &bar)?;
-    bar.finish_and_clear();
+    drop(bar);
     outln!("wrote {}: {}", a.output.display(), human_bytes(bytes))?;
     Ok(ExitCode::SUCCESS)
 }
