@@ -11,6 +11,7 @@ use std::fmt;
 
 use serde::Serialize;
 
+pub use crate::error::PositionError;
 use crate::shape::{BoardShape, PlainBoard, digit_masks};
 
 /// The game-theoretic value of a position, for the player to move.
@@ -65,21 +66,24 @@ pub struct Move {
     pub child: u64,
 }
 
-/// Why a position text was refused.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("position '{}': {reason}", crate::error::cut(.text))]
-pub struct PositionError {
-    pub text: String,
-    pub reason: String,
+/// A board as asked where the index holds a symmetric image of it ([`Game::asked_board`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AskedBoard {
+    /// The asked board's text.
+    pub position: String,
+    /// The asked board's moves in the game's order (as [`Game::moves`] would list them on it).
+    pub moves: Vec<AskedMove>,
 }
 
-impl PositionError {
-    pub fn new(text: &str, reason: impl Into<String>) -> Self {
-        PositionError {
-            text: text.to_string(),
-            reason: reason.into(),
-        }
-    }
+/// One move of an asked board ([`AskedBoard`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AskedMove {
+    /// The move's name on the asked board.
+    pub name: String,
+    /// The text of the position it makes.
+    pub position: String,
+    /// The name of the stored image's move that the symmetry maps this one onto.
+    pub stored: String,
 }
 
 /// A finite two-player game in the shape the solvers need.
@@ -174,6 +178,14 @@ pub trait Game: Sync {
     /// Where the index holds the position `text` names as another board (a symmetric image of
     /// it), that board's text; `None` when it holds the board itself (always, for most games).
     fn stored_image(&self, _text: &str, _pos: u64) -> Option<String> {
+        None
+    }
+
+    /// Where the index holds the position `text` names as another board (a symmetric image of
+    /// it, stored at `pos`), the board as asked: its text and its moves, each paired with the
+    /// image's move that the symmetry maps it onto (same value, same remoteness). `None` when
+    /// the index holds the board itself (always, for most games).
+    fn asked_board(&self, _text: &str, _pos: u64) -> Option<AskedBoard> {
         None
     }
 

@@ -32,6 +32,7 @@ pub mod lookup;
 pub mod memory;
 pub mod oracle;
 pub mod play;
+pub mod progress;
 pub mod research;
 #[cfg(feature = "serve")]
 pub mod serve;

@@ -179,8 +179,8 @@ pub(super) type TierSolver<'s> = dyn FnMut(
         &Cells<'_>,
         u32,
         &SolveOptions,
-        &mut dyn FnMut(solve::tiered::TierDone<'_>) -> Result<bool>,
-    ) -> Result<Option<solve::tiered::Solved>>
+        &mut dyn FnMut(solve::tiers::TierDone<'_>) -> Result<bool>,
+    ) -> Result<Option<solve::tiers::Solved>>
     + 's;
 
 /// [`build`], its tiers solved by `solver` when one is given.
@@ -240,14 +240,17 @@ pub(super) fn build_with(
     let writer = RawWriter::resumable(out, lock, GameFields::of(game), size, resumed.is_none())?;
     // The row kernel with remoteness writes its nibbles in the work file, beside the cells.
     let in_file_rem = kernel == Kernel::SlicedRemoteness;
+    // The plain board's kernel with remoteness has its nibbles written while it solves.
+    let streamed_rem = kernel == Kernel::PlainRemoteness && solver.is_none();
     let writer = if in_file_rem {
         writer.with_nibbles()?
+    } else if streamed_rem {
+        writer.stream_nibbles()?
     } else {
         writer
     };
     let cells_path = writer.path().to_path_buf();
     let solve_start = Instant::now();
-    let mut budget = opts.stop_after_tiers;
     let stats = {
         let cells = writer.cells(size);
         // SAFETY: the words are the writer's shared mapping of its work file (or empty).
@@ -277,76 +280,30 @@ pub(super) fn build_with(
             progress: opts.progress.clone(),
             stop: opts.stop.clone(),
         };
-        // When the last checkpoint was written (or this run started).
-        let mut checkpoint_at = Instant::now();
         // Positions of the finished tiers and the seconds spent on them, over all runs.
         let (solved_before, timed_before, seconds_before) = resumed
             .as_ref()
             .map_or((0, 0, 0.0), |m| (m.solved, m.timed, m.seconds));
-        let mut solved = solved_before;
-        let mut tier_start = Instant::now();
-        let mut checkpoint = |done: solve::tiered::TierDone<'_>| -> Result<bool> {
-            let t = done.tier;
-            let tier_seconds = tier_start.elapsed().as_secs_f64();
-            solved += done.positions;
-            let go_on = match budget.as_mut() {
-                Some(b) => {
-                    *b = b.saturating_sub(1);
-                    *b > 0
-                }
-                None => true,
-            };
-            // After tier 0 the table itself is written at once: no checkpoint is needed.
-            let checkpoint = t > 0 && (!go_on || checkpoint_at.elapsed() >= opts.checkpoint_every);
-            if checkpoint {
-                // The remoteness a resumed run needs goes to a file of its own, then the cells
-                // (a shared mapping) are synced, then the checkpoint names both; only then is
-                // the previous checkpoint's file deleted.
-                let (rem_bytes, rem_sum) =
-                    checkpoint::write_rem(&checkpoint::rem_path(out, t), done.remoteness)?;
-                writer.sync_cells()?;
-                cells_sum = cells_sum.wrapping_add(digest(t..cells_sum_from));
-                cells_sum_from = t;
-                let m = Checkpoint {
-                    tier: t,
-                    rounds: done.rounds.unwrap_or(0),
-                    solved,
-                    timed: timed_before + (solved - solved_before),
-                    seconds: seconds_before + solve_start.elapsed().as_secs_f64(),
-                    rem_bytes,
-                    rem_sum,
-                    cells_sum: Some(cells_sum),
-                };
-                checkpoint::write(out, &identity, &m)?;
-                checkpoint::remove_rem_files(out, Some(t));
-                checkpoint_at = Instant::now();
-            }
-            let run_solved = (solved - solved_before) as f64;
-            let left = size.saturating_sub(solved);
-            let report = TierReport {
-                tier: t,
-                tiers,
-                positions: done.positions,
-                seconds: tier_seconds,
-                solved,
-                left,
-                seconds_left: left as f64 * solve_start.elapsed().as_secs_f64()
-                    / run_solved.max(1.0),
-                checkpoint,
-            };
-            if let Some(on_tier) = &opts.on_tier {
-                on_tier(&report);
-            }
-            if opts
-                .halt_after_tier
-                .as_ref()
-                .is_some_and(|halt| halt(&report))
-            {
-                return Err(Error::Interrupted(format!("halted after tier {t}")));
-            }
-            tier_start = Instant::now();
-            Ok(go_on)
+        let mut tiers_done = TiersDone {
+            out,
+            opts,
+            writer: &writer,
+            identity: &identity,
+            digest: &digest,
+            size,
+            tiers,
+            budget: opts.stop_after_tiers,
+            cells_sum,
+            cells_sum_from,
+            checkpoint_at: Instant::now(),
+            tier_start: Instant::now(),
+            solve_start,
+            solved: solved_before,
+            solved_before,
+            timed_before,
+            seconds_before,
         };
+        let mut checkpoint = |done: solve::tiers::TierDone<'_>| tiers_done.tier_done(done);
         match solver {
             Some(solve) => solve(&cells, done_from, &sopts, &mut checkpoint),
             None if in_file_rem => {
@@ -362,6 +319,7 @@ pub(super) fn build_with(
                     &mut checkpoint,
                 )
             }
+            None if streamed_rem => solve_streaming(game, &writer, &cells, &sopts, &mut checkpoint),
             None => with_tiered_game!(game, g => solve::tiered::solve_tiers(
                 g,
                 &cells,
@@ -413,7 +371,7 @@ pub(super) fn build_with(
     let mut rem = solved.remoteness;
     let (writer, width, rem_bytes) = match &mut rem {
         // In the work file already.
-        _ if in_file_rem => (writer, nibbles, &[][..]),
+        _ if in_file_rem || streamed_rem => (writer, nibbles, &[][..]),
         // A board's bytes go into the table's nibbles in the work file, a block at a time, each
         // hashed while in the cache: one pass over the engine's bytes, half of them for the
         // disk.
@@ -437,4 +395,208 @@ pub(super) fn build_with(
     checkpoint::remove_rem_files(out, None);
     let _ = std::fs::remove_file(checkpoint::path(out));
     Ok(summary(&stats, out.display().to_string(), true, file_bytes))
+}
+
+/// What a tiered build does after each finished tier ([`build_with`]'s callback to the solve):
+/// counts it, makes it a checkpoint when it is time (the tier's remoteness to a file of its own,
+/// the cells synced, the checkpoint naming both, then the previous one's file deleted), reports
+/// it, and says whether to go on (`--stop-after-tiers`).
+struct TiersDone<'a> {
+    out: &'a Path,
+    opts: &'a BuildOptions,
+    writer: &'a RawWriter,
+    identity: &'a Identity,
+    /// The digest of the finished tiers' cells (and nibbles where the work file holds them).
+    digest: &'a dyn Fn(std::ops::Range<u32>) -> u64,
+    size: u64,
+    tiers: u32,
+    /// Tiers this run may still finish.
+    budget: Option<u32>,
+    /// The digest of the finished tiers from `cells_sum_from` up, as the last checkpoint has it.
+    cells_sum: u64,
+    cells_sum_from: u32,
+    /// When the last checkpoint was written (or this run started), and this tier started.
+    checkpoint_at: Instant,
+    tier_start: Instant,
+    solve_start: Instant,
+    /// Positions of the finished tiers, over all runs; and at this run's start, with the
+    /// positions and seconds the estimate of what is left is made from.
+    solved: u64,
+    solved_before: u64,
+    timed_before: u64,
+    seconds_before: f64,
+}
+
+impl TiersDone<'_> {
+    fn tier_done(&mut self, done: solve::tiers::TierDone<'_>) -> Result<bool> {
+        let t = done.tier;
+        let tier_seconds = self.tier_start.elapsed().as_secs_f64();
+        self.solved += done.positions;
+        let go_on = match self.budget.as_mut() {
+            Some(b) => {
+                *b = b.saturating_sub(1);
+                *b > 0
+            }
+            None => true,
+        };
+        // After tier 0 the table itself is written at once: no checkpoint is needed.
+        let checkpoint =
+            t > 0 && (!go_on || self.checkpoint_at.elapsed() >= self.opts.checkpoint_every);
+        if checkpoint {
+            // The remoteness a resumed run needs goes to a file of its own, then the cells
+            // (a shared mapping) are synced, then the checkpoint names both; only then is
+            // the previous checkpoint's file deleted.
+            let (rem_bytes, rem_sum) =
+                checkpoint::write_rem(&checkpoint::rem_path(self.out, t), done.remoteness)?;
+            self.writer.sync_cells()?;
+            self.cells_sum = self
+                .cells_sum
+                .wrapping_add((self.digest)(t..self.cells_sum_from));
+            self.cells_sum_from = t;
+            let m = Checkpoint {
+                tier: t,
+                rounds: done.rounds.unwrap_or(0),
+                solved: self.solved,
+                timed: self.timed_before + (self.solved - self.solved_before),
+                seconds: self.seconds_before + self.solve_start.elapsed().as_secs_f64(),
+                rem_bytes,
+                rem_sum,
+                cells_sum: Some(self.cells_sum),
+            };
+            checkpoint::write(self.out, self.identity, &m)?;
+            checkpoint::remove_rem_files(self.out, Some(t));
+            self.checkpoint_at = Instant::now();
+        }
+        let run_solved = (self.solved - self.solved_before) as f64;
+        let left = self.size.saturating_sub(self.solved);
+        let report = TierReport {
+            tier: t,
+            tiers: self.tiers,
+            positions: done.positions,
+            seconds: tier_seconds,
+            solved: self.solved,
+            left,
+            seconds_left: left as f64 * self.solve_start.elapsed().as_secs_f64()
+                / run_solved.max(1.0),
+            checkpoint,
+        };
+        if let Some(on_tier) = &self.opts.on_tier {
+            on_tier(&report);
+        }
+        if self
+            .opts
+            .halt_after_tier
+            .as_ref()
+            .is_some_and(|halt| halt(&report))
+        {
+            return Err(Error::Interrupted(format!("halted after tier {t}")));
+        }
+        self.tier_start = Instant::now();
+        Ok(go_on)
+    }
+}
+
+/// The plain board's kernel with remoteness ([`Kernel::PlainRemoteness`]), the table's nibbles
+/// written while it solves: a thread of its own packs each block of the nibble section as soon
+/// as the solve is done with its positions ([`solve::plainrem::final_tiers`]), hashes it,
+/// writes it to `writer` and starts the disk's writes, so that after the solve only the last
+/// levels' blocks, the cells and the sync are left. The engine's bytes stay in memory (they
+/// are what the kernel reads), so nothing the solve touches is mapped from the file.
+fn solve_streaming(
+    game: &AnyGame,
+    writer: &RawWriter,
+    cells: &Cells<'_>,
+    opts: &SolveOptions,
+    after: &mut impl FnMut(solve::tiers::TierDone<'_>) -> Result<bool>,
+) -> Result<Option<solve::tiers::Solved>> {
+    let shape = with_tiered_game!(game, g => g.board_shape(), _ => None);
+    let board = shape
+        .and_then(crate::shape::BoardShape::plain)
+        .expect("the plain board's kernel was chosen for a plain board");
+    let size = cells.len();
+    let rem = solve::tiers::AnonBytes::new(size).map_err(|source| Error::Io {
+        path: format!("{size} bytes of anonymous memory for remoteness"),
+        source,
+    })?;
+    // A nibble block holds as many configurations as it has bytes.
+    let finals = solve::plainrem::final_tiers(&board, crate::table::format::BLOCK as u64);
+    let (reports, reported) = std::sync::mpsc::channel::<u32>();
+    std::thread::scope(|scope| {
+        let streamer = scope.spawn(|| {
+            let written = stream_blocks(writer, &rem, &finals, reported);
+            if written.is_err() {
+                // No table can come of this solve: stop it.
+                opts.stop.request();
+            }
+            written
+        });
+        let solved =
+            solve::tiered::solve_plain_remoteness(&board, cells, &rem, opts, &mut |done| {
+                // The writer may go on with the blocks this tier leaves final.
+                let _ = reports.send(done.tier);
+                after(done)
+            });
+        drop(reports);
+        // The solve is over: the rest of the cells go to the disk while the last blocks are
+        // written.
+        writer.start_cells_writeback(0..size);
+        streamer.join().expect("the nibble writer does not panic")?;
+        Ok(solved?.map(|stats| solve::tiers::Solved {
+            stats,
+            remoteness: None,
+            rem_width: crate::table::format::REM_NIBBLES,
+        }))
+    })
+}
+
+/// [`solve_streaming`]'s writer: for each tier the solve reports (highest first), the nibble
+/// blocks that tier leaves final (`finals[k]`: the tier that makes block `k` so), in file
+/// order, packed from the engine's bytes `rem`, written and sent to the disk a run of
+/// consecutive blocks at a time. Once tier 0 is reported, every block is written.
+fn stream_blocks(
+    writer: &RawWriter,
+    rem: &solve::tiers::AnonBytes,
+    finals: &[u32],
+    reported: std::sync::mpsc::Receiver<u32>,
+) -> Result<()> {
+    let positions = rem.len();
+    // The blocks in the order they become final, highest tier first.
+    let mut order: Vec<usize> = (0..finals.len()).collect();
+    order.sort_by_key(|&k| (std::cmp::Reverse(finals[k]), k));
+    let (mut next, mut fresh, mut out) = (0, Vec::new(), Vec::new());
+    // The file system's journal may carry other programs' data that the commit's sync would
+    // wait for (ext4 writes a file's data before the metadata that names it, other files'
+    // too): a sync now, while the solve works and this file holds almost nothing, takes that
+    // wait off the end.
+    writer.sync_cells()?;
+    for tier in reported {
+        fresh.clear();
+        while next < order.len() && finals[order[next]] >= tier {
+            fresh.push(order[next]);
+            next += 1;
+        }
+        fresh.sort_unstable();
+        let mut run_start = 0;
+        for (i, &k) in fresh.iter().enumerate() {
+            let (at, len) = writer.nibble_block(k);
+            let from = 2 * at as usize;
+            let to = (from + 2 * len).min(positions);
+            // SAFETY: the solve reported a tier that leaves block `k`'s positions final (their
+            // bytes are written no more), and the channel's message orders their writes
+            // before this read.
+            let bytes = unsafe { rem.final_range(from..to) };
+            out.resize(len, 0);
+            solve::tiered::engine_nibbles(bytes, &mut out);
+            writer.write_nibble_block(k, &out)?;
+            if i == 0 || fresh[i - 1] + 1 != k {
+                run_start = k;
+            }
+            // The run's cells are final too, but their pages stay with the solve (mapped):
+            // starting their write-back here slowed it (TLB shootdowns), docs/BENCHMARKS.md.
+            if fresh.get(i + 1) != Some(&(k + 1)) {
+                writer.start_nibble_writeback(run_start..k + 1);
+            }
+        }
+    }
+    Ok(())
 }

@@ -15,11 +15,12 @@
 //! `v*`, `^^`, `+-1`, `{2|0||-1}`) and [`Games::parse`] reads it back.
 
 mod notation;
+pub mod numbers;
 pub mod values;
 
 use std::collections::HashMap;
 
-use crate::oracle::surreal::{Dyadic, simplest_between};
+use numbers::{Dyadic, simplest_between};
 
 /// A game in a [`Games`] arena.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

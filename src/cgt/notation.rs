@@ -7,8 +7,8 @@
 //! option written with bars stands bare only when it is alone on its side; among others it keeps
 //! its braces (so a side with bars at its own level is one option). [`parse`] reads all of it back.
 
+use super::numbers::Dyadic;
 use super::{Game, Games, Kind};
-use crate::oracle::surreal::Dyadic;
 
 pub fn show(games: &Games, g: Game) -> String {
     let (text, bars) = render(games, g);

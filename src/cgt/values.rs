@@ -20,8 +20,8 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
+use super::numbers::Dyadic;
 use super::{Game, Games};
-use crate::oracle::surreal::Dyadic;
 use crate::shape::{PlainBoard, digit_masks};
 
 /// Every configuration's value (indexed by configuration, `0..3^cells`), in `games`.

@@ -117,6 +117,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
     if a.json {
         let mut v = serde_json::to_value(&summary)?;
         v["peak_rss_bytes"] = serde_json::json!(peak);
+        v["estimated_peak_bytes"] = serde_json::json!(build::estimate(&game, &opts).memory_bytes);
         v["threads"] = serde_json::json!(rayon::current_num_threads());
         v["load_seconds"] = serde_json::json!(load_seconds);
         outln!("{v}")?;
@@ -124,8 +125,9 @@ pub fn run(a: Args) -> Result<ExitCode> {
         print_summary(&summary, peak)?;
         if let Some(c) = summary.compress_seconds {
             outln!(
-                "compressed in {c:.2} s; the whole command took {:.2} s",
-                summary.total_seconds
+                "compressed in {}; the whole command took {}",
+                super::duration(c),
+                super::duration(summary.total_seconds)
             )?;
         }
     }
@@ -365,14 +367,14 @@ pub fn default_name(spec: &str) -> PathBuf {
 }
 
 pub fn print_summary(s: &BuildSummary, peak: Option<u64>) -> Result<(), super::out::StdoutError> {
-    use super::{grouped, rate};
+    use super::{duration, grouped, rate};
     if let Some(t) = s.resumed_from_tier {
         outln!("resumed the interrupted build below tier {t}")?;
     }
     if !s.complete {
         outln!(
-            "stopped as asked after {:.2} s; work file {} (rerun the same build to resume)",
-            s.solve_seconds,
+            "stopped as asked after {}; work file {} (rerun the same build to resume)",
+            duration(s.solve_seconds),
             s.path
         )?;
         return Ok(());
@@ -396,8 +398,8 @@ pub fn print_summary(s: &BuildSummary, peak: Option<u64>) -> Result<(), super::o
         (_, p) => format!(", {} child probes", rate(p as f64, s.solve_seconds)),
     };
     outln!(
-        "solved in {:.2} s by the {} engine with {} threads: {}{} positions{}{}; file {}{}",
-        s.solve_seconds,
+        "solved in {} by the {} engine with {} threads: {}{} positions{}{}; file {}{}",
+        duration(s.solve_seconds),
         s.engine.name(),
         rayon::current_num_threads(),
         s.rounds.map_or(String::new(), |r| format!("{r} rounds, ")),
@@ -416,13 +418,13 @@ pub fn print_summary(s: &BuildSummary, peak: Option<u64>) -> Result<(), super::o
     if let Some(g) = &s.grundy {
         outln!(
             "generalized Sprague-Grundy values: largest finite {}, {} infinite ({} reach sets); \
-             {} stages, {} parent visits, {:.2} s (within the solve)",
+             {} stages, {} parent visits, {} (within the solve)",
             g.largest.map_or("none".to_string(), |l| l.to_string()),
             grouped(g.infinite),
             grouped(g.reach_sets),
             g.stages,
             grouped(g.parent_visits),
-            g.seconds
+            duration(g.seconds)
         )?;
     }
     Ok(())

@@ -21,7 +21,7 @@ pub struct ZstdArgs {
     /// What to store for positions the rules decide alone; only the file size depends on it
     /// [default: best] (for build: only with --compress).
     #[arg(long, value_enum)]
-    fill: Option<DontCareFill>,
+    fill: Option<Fill>,
     /// Store only the positions with Left to move (cell games, values only); a position with
     /// Right to move is answered by a one-move search over its children, all stored. About
     /// half the size; a lookup of such a position reads up to one frame per move.
@@ -34,13 +34,41 @@ pub struct ZstdArgs {
     no_dictionary: bool,
 }
 
+/// `--fill`: the table layer's [`DontCareFill`], as the command line names it.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum Fill {
+    /// Per frame, whichever of `stored`, `previous` and `second` compresses smallest.
+    Best,
+    /// The code of the cell before, so runs grow longer.
+    Previous,
+    /// Zero.
+    Zero,
+    /// The code two cells before (in layouts that alternate the mover, the same mover's
+    /// neighbour).
+    Second,
+    /// The true value, as a raw table has it (no don't-care at all).
+    Stored,
+}
+
+impl From<Fill> for DontCareFill {
+    fn from(f: Fill) -> DontCareFill {
+        match f {
+            Fill::Best => DontCareFill::Best,
+            Fill::Previous => DontCareFill::Previous,
+            Fill::Zero => DontCareFill::Zero,
+            Fill::Second => DontCareFill::Second,
+            Fill::Stored => DontCareFill::Stored,
+        }
+    }
+}
+
 impl ZstdArgs {
     pub fn params(&self) -> Params {
         let d = Params::default();
         Params {
             frame_positions: self.frame_positions.unwrap_or(d.frame_positions),
             level: self.level.unwrap_or(d.level),
-            fill: self.fill.unwrap_or(d.fill),
+            fill: self.fill.map_or(d.fill, DontCareFill::from),
             one_mover: self.one_mover,
             dictionary: !self.no_dictionary,
         }
@@ -90,9 +118,9 @@ pub fn compress(a: CompressArgs) -> Result<ExitCode> {
     let t = Table::open(&a.input)?;
     // Taken before writing: the output may replace the input (a conversion in place).
     let raw = std::fs::metadata(&a.input)?.len();
-    let bar = super::progress_bar(a.quiet, "compressing");
+    let bar = super::StageBar::new(a.quiet);
     let bytes = table::compress(&t, &a.output, a.zstd.params(), &bar)?;
-    bar.finish_and_clear();
+    drop(bar);
     let used = t.header().size - t.header().counts[0];
     outln!(
         "wrote {}: {} ({:.1}% of {}), {:.3} bits per position",
@@ -107,9 +135,9 @@ pub fn compress(a: CompressArgs) -> Result<ExitCode> {
 
 pub fn decompress(a: DecompressArgs) -> Result<ExitCode> {
     let t = Table::open(&a.input)?;
-    let bar = super::progress_bar(a.quiet, "decompressing");
+    let bar = super::StageBar::new(a.quiet);
     let bytes = table::decompress(&t, &a.output, &bar)?;
-    bar.finish_and_clear();
+    drop(bar);
     outln!("wrote {}: {}", a.output.display(), human_bytes(bytes))?;
     Ok(ExitCode::SUCCESS)
 }

@@ -9,7 +9,7 @@ use anyhow::Result;
 use retrodb::Value;
 use retrodb::build::{self, BuildOptions};
 use retrodb::games::{AnyGame, Input, PictureStyle};
-use retrodb::table::{self, Table, zstd::Params};
+use retrodb::table::{self, ProbeMove, Table, zstd::Params};
 
 /// Seed 001's worked example: 12 vertices, 14 edges, a cycle through 0, 1 and 2.
 const SEED001: &[u8] = include_bytes!("../../data/seed001.txt");
@@ -32,6 +32,25 @@ pub fn run(a: Args) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// A value for the player it belongs to, with the plies to the end where the table has them:
+/// `wins in 3`, `loses in 2`, `draws`.
+fn value_text(v: Value, remoteness: Option<u32>) -> String {
+    let word = match v {
+        Value::Win => "wins",
+        Value::Loss => "loses",
+        Value::Draw => "draws",
+    };
+    match remoteness {
+        Some(r) if v != Value::Draw => format!("{word} in {r}"),
+        _ => word.to_string(),
+    }
+}
+
+/// A move's value for the player making it: the flip of its child's value, one ply more.
+fn move_text(m: &ProbeMove) -> String {
+    value_text(m.value.flip(), m.remoteness.map(|r| r + 1))
+}
+
 /// The token game on seed 001's digraph: every vertex's value, remoteness and moves.
 fn digraph(a: &Args) -> Result<()> {
     let out = a.dir.join("seed001.rdb");
@@ -49,29 +68,38 @@ fn digraph(a: &Args) -> Result<()> {
     super::build::print_summary(&summary, None)?;
     let t = Table::open(&out)?;
     t.verify_checksums()?;
-    outln!("\nvertex  value  remoteness  moves (value for the opponent)")?;
+    outln!(
+        "\nEach value is for the player who moves the token; \"in N\" counts the moves (plies) to \
+         the end with best play."
+    )?;
+    outln!("{:>6}  {:<12}  its moves, best first", "vertex", "to move")?;
     for v in 0..t.header().size {
         if t.value(v)?.is_none() {
             continue;
         }
-        let p = t.probe(v)?;
+        let mut p = t.probe(v)?;
+        p.sort_moves_best_first();
         let moves: Vec<String> = p
             .moves
             .iter()
-            .map(|m| format!("{}:{}", m.name, m.value))
+            .map(|m| format!("to {} {}", m.name, move_text(m)))
             .collect();
         outln!(
-            "{:>6}  {:<5}  {:>10}  {}",
+            "{:>6}  {:<12}  {}",
             p.position,
-            p.value.as_str(),
-            p.remoteness.map_or("-".to_string(), |r| r.to_string()),
-            moves.join(" ")
+            value_text(p.value, p.remoteness),
+            if moves.is_empty() {
+                "none: the player to move is stuck".to_string()
+            } else {
+                moves.join(", ")
+            }
         )?;
     }
     Ok(())
 }
 
-/// Bridg-It on the size-3 board: every position solved, compressed, and the empty board probed.
+/// Bridg-It on the size-3 board: every position solved with remoteness, compressed, and the
+/// empty board probed.
 fn bridgit(a: &Args) -> Result<()> {
     let out = a.dir.join("bridgit-3.rdb");
     let raw = a.dir.join(".bridgit-3.raw.rdb");
@@ -79,18 +107,26 @@ fn bridgit(a: &Args) -> Result<()> {
         "\n2. Bridg-It on the size-3 board (13 bridge sites, both players to move: 3,188,646 positions)"
     )?;
     let game = AnyGame::open("bridgit:3", retrodb::memory::default_limit())?;
-    let summary = build::build(&game, &raw, &BuildOptions::default())?;
+    let opts = BuildOptions {
+        remoteness: true,
+        ..BuildOptions::default()
+    };
+    let summary = build::build(&game, &raw, &opts)?;
     let [_, win, loss, _] = summary.counts;
     outln!(
-        "solved in {:.2} s with {} threads: {} win, {} loss, raw table {}",
-        summary.solve_seconds,
+        "solved with remoteness in {} with {} threads: {} win, {} loss, raw table {}",
+        super::duration(summary.solve_seconds),
         rayon::current_num_threads(),
         super::grouped(win),
         super::grouped(loss),
         retrodb::error::human_bytes(summary.file_bytes)
     )?;
-    let hidden = indicatif::ProgressBar::hidden();
-    let bytes = table::compress(&Table::open(&raw)?, &out, Params::default(), &hidden)?;
+    let bytes = table::compress(
+        &Table::open(&raw)?,
+        &out,
+        Params::default(),
+        &retrodb::progress::Silent,
+    )?;
     std::fs::remove_file(&raw)?;
     outln!(
         "compressed to {} ({:.3} bits per position): {}",
@@ -99,7 +135,7 @@ fn bridgit(a: &Args) -> Result<()> {
         out.display()
     )?;
     let t = Table::open(&out)?;
-    let p = t.probe_text(".............")?;
+    let mut p = t.probe_text(".............")?;
     let winning: Vec<u64> = retrodb::with_game!(t.game(), g => retrodb::Game::moves(g, p.index))
         .into_iter()
         .zip(&p.moves)
@@ -107,8 +143,8 @@ fn bridgit(a: &Args) -> Result<()> {
         .map(|(m, _)| m.child)
         .collect();
     outln!(
-        "\nthe empty board, Left (blue) to move: {} — {} of {} first moves win (marked):",
-        p.value,
+        "\nthe empty board: Left (blue), to move, {} — {} of {} first moves win (marked):",
+        value_text(p.value, p.remoteness),
         winning.len(),
         p.moves.len()
     )?;
@@ -120,5 +156,21 @@ fn bridgit(a: &Args) -> Result<()> {
     if let Some(pic) = t.game().picture(p.index, &winning, style) {
         outln!("{pic}")?;
     }
+    p.sort_moves_best_first();
+    let best: Vec<String> = p
+        .moves
+        .iter()
+        .take(4)
+        .map(|m| format!("{} {}", m.name, move_text(m)))
+        .collect();
+    outln!(
+        "best first moves for Left: {}{}",
+        best.join(", "),
+        if p.moves.len() > best.len() {
+            ", ..."
+        } else {
+            ""
+        }
+    )?;
     Ok(())
 }

@@ -142,8 +142,8 @@ pub fn dump(a: DumpArgs) -> Result<ExitCode> {
 
 pub fn verify(a: VerifyArgs) -> Result<ExitCode> {
     let t = Table::open(&a.table)?;
-    t.verify_checksums()?;
-    let bar = super::progress_bar(a.quiet, "verifying");
+    let bar = super::StageBar::new(a.quiet);
+    t.verify_checksums_with(&bar)?;
     let checked = match a.sample {
         Some(n) => {
             // Random indices and their children: no read-ahead (the checksums above read it
@@ -153,7 +153,7 @@ pub fn verify(a: VerifyArgs) -> Result<ExitCode> {
         }
         None => t.verify_positions(&bar)?,
     };
-    bar.finish_and_clear();
+    drop(bar);
     let what = match a.sample {
         Some(_) => format!(
             "{} indices drawn at random (seed {}) agree",

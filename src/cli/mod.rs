@@ -142,8 +142,67 @@ pub fn progress_bar(quiet: bool, what: &str) -> ProgressBar {
     bar
 }
 
+/// The progress of `compress`, `decompress` and `verify` on stderr, a stage at a time: a bar
+/// for a stage of known length, a spinner with the time spent for one of unknown length (a
+/// dictionary being trained). Hidden as [`progress_bar`] is (`--quiet`, or stderr not a
+/// terminal). It is cleared when dropped.
+pub struct StageBar(ProgressBar);
+
+impl StageBar {
+    pub fn new(quiet: bool) -> StageBar {
+        if quiet || !std::io::stderr().is_terminal() {
+            return StageBar(ProgressBar::hidden());
+        }
+        let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
+        // Redrawn on a timer too, so the elapsed time moves while a stage's units are slow.
+        bar.enable_steady_tick(std::time::Duration::from_millis(200));
+        StageBar(bar)
+    }
+}
+
+/// Cleared when done, or when the command fails (its message then stands alone).
+impl Drop for StageBar {
+    fn drop(&mut self) {
+        self.0.finish_and_clear();
+    }
+}
+
+impl retrodb::progress::Progress for StageBar {
+    fn stage(&self, what: &str, total: u64) {
+        let template = if total == 0 {
+            "{spinner} {msg} [{elapsed_precise}]"
+        } else {
+            "{msg} [{elapsed_precise}] {bar:30} {human_pos}/{human_len} ({eta} left)"
+        };
+        self.0
+            .set_style(ProgressStyle::with_template(template).expect("valid template"));
+        self.0.set_length(total);
+        self.0.set_position(0);
+        self.0.reset_elapsed();
+        self.0.set_message(what.to_string());
+        // Past the redraw rate's limit: every stage is shown, a short one too.
+        self.0.force_draw();
+    }
+
+    fn advance(&self, n: u64) {
+        self.0.inc(n);
+    }
+}
+
 pub use out::stdout_error;
 pub use retrodb::build::report::grouped;
+
+/// A duration for people: milliseconds under a second (`0.4 ms`, `38 ms`), else seconds
+/// (`2.41 s`).
+pub fn duration(seconds: f64) -> String {
+    if seconds < 0.01 {
+        format!("{:.1} ms", seconds * 1e3)
+    } else if seconds < 1.0 {
+        format!("{:.0} ms", seconds * 1e3)
+    } else {
+        format!("{seconds:.2} s")
+    }
+}
 
 /// A rate for people: `12.3M/s`.
 pub fn rate(n: f64, seconds: f64) -> String {

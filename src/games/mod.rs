@@ -14,6 +14,20 @@ use crate::error::{Error, Result};
 use crate::game::Game;
 pub use source::{InputBytes, Source};
 
+/// Who is to move at a position and, where the game is over, who has won: in words, for people
+/// (the web board's line under its picture, its sides to play).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Turn {
+    /// The player to move: `Left (L, blue)` on a board, `the player to move` on a digraph.
+    pub to_move: String,
+    /// The other player.
+    pub opponent: String,
+    /// Where the game is over: who has won and how (`Left (L, blue) has won: its sides are
+    /// joined`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<String>,
+}
+
 /// Every game retrodb knows, as one concrete type per family.
 pub enum AnyGame {
     Digraph(digraph::Digraph),
@@ -150,6 +164,29 @@ impl AnyGame {
         with_game!(self, g => g.spec())
     }
 
+    /// Bytes the game holds in memory beside what a solve allocates: a digraph's arrays. (The
+    /// cell games' and Hackenbush's tables are small, or counted by their kernels' estimates.)
+    /// The input file's bytes a game keeps to embed in its table are not counted here.
+    pub fn resident_bytes(&self) -> u64 {
+        match self {
+            AnyGame::Digraph(g) => g.resident_bytes(),
+            _ => 0,
+        }
+    }
+
+    /// Bytes the game took at its peak while it was being loaded: a digraph's edge list beside
+    /// the arrays made from it ([`digraph::Digraph::memory_estimate`]), plus, for an input small
+    /// enough to embed in the table, the mapped file's pages and the copy kept of them.
+    pub fn load_peak_bytes(&self) -> u64 {
+        match self {
+            AnyGame::Digraph(g) => {
+                let kept = g.source().bytes.as_ref().map_or(0, |b| b.len() as u64);
+                digraph::Digraph::memory_estimate(g.size(), g.edge_count()) + 2 * kept
+            }
+            _ => 0,
+        }
+    }
+
     pub fn size(&self) -> u64 {
         with_game!(self, g => g.size())
     }
@@ -211,6 +248,56 @@ impl AnyGame {
     pub fn svg(&self, pos: u64) -> String {
         if let AnyGame::Cell(g) = self
             && let Some(svg) = g.picture(pos, &[], PictureStyle::Svg)
+        {
+            return svg;
+        }
+        self.board_svg(pos, &with_game!(self, g => g.moves(pos)))
+    }
+
+    /// Who is to move at `pos` and, where the game is over, who has won.
+    pub fn turn(&self, pos: u64) -> Turn {
+        match self {
+            AnyGame::Cell(g) => {
+                use cell::picture::{player_name, won_text};
+                let mover = g.mover(pos);
+                let (l, r) = g.masks(pos);
+                Turn {
+                    to_move: player_name(mover).into(),
+                    opponent: player_name(mover.other()).into(),
+                    outcome: g.winner(l, r).map(|w| won_text(w).into()),
+                }
+            }
+            AnyGame::Hackenbush(g) => {
+                let (me, other) = if hackenbush::Hackenbush::right_to_move(pos) {
+                    ("Right (red)", "Left (blue)")
+                } else {
+                    ("Left (blue)", "Right (red)")
+                };
+                Turn {
+                    to_move: me.into(),
+                    opponent: other.into(),
+                    outcome: g
+                        .moves(pos)
+                        .is_empty()
+                        .then(|| format!("{me} has no edge left to cut: {other} has won")),
+                }
+            }
+            AnyGame::Digraph(g) => Turn {
+                to_move: "the player to move".into(),
+                opponent: "the other player".into(),
+                outcome: g.moves(pos).is_empty().then(|| {
+                    format!("the token on {pos} cannot move: the player to move has lost")
+                }),
+            },
+        }
+    }
+
+    /// [`AnyGame::board_svg`] of the position `text` names, stored at `pos`, drawn as asked: in
+    /// an index of one board per symmetry class (`,sym`), the asked board with its own moves'
+    /// names ([`crate::game::Game::asked_board`]), else the stored position.
+    pub fn board_svg_as_asked(&self, text: &str, pos: u64) -> String {
+        if let AnyGame::Cell(g) = self
+            && let Some(svg) = g.asked_svg(text, pos)
         {
             return svg;
         }

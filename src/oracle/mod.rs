@@ -13,8 +13,6 @@
 //! - [`vertex`]: the Shannon game on vertices by memoised minimax;
 //! - [`vertex_sweep`]: solves the vertex game on many graphs and compares every table with the
 //!   minimax (and the edge game's class by Lehman beside it);
-//! - [`surreal`]: exact dyadic rationals, the simplicity rule and nimbers — the values of
-//!   Hackenbush positions, from which outcome classes follow without any table.
 //!
 //! The invariant: nothing here calls a solver to reach its own answer — an oracle that consulted
 //! the tables could not catch their mistakes. (The sweep calls the solver only for the tables it
@@ -25,7 +23,6 @@ pub mod forests;
 pub mod graphs;
 pub mod lehman;
 pub mod orbits;
-pub mod surreal;
 pub mod sweep;
 pub mod vertex;
 pub mod vertex_sweep;

@@ -3,8 +3,10 @@
 //! into the binary ([`assets`]).
 //!
 //! The pieces: a [`Catalog`] opens the tables given at start and names each by its file stem;
-//! [`api::router`] answers requests from it; [`run`] and [`serve_on`] accept connections (hyper
-//! with a header-read timeout, so a client that connects and sends nothing is dropped) and stop
+//! [`api::router`] answers requests from it, and [`board::router`] the web board's view of a
+//! position (the position as asked, its moves best first, who is to move or has won, and the
+//! picture, in one answer); [`run`] and [`serve_on`] accept connections (hyper with a
+//! header-read timeout, so a client that connects and sends nothing is dropped) and stop
 //! gracefully on SIGINT or SIGTERM.
 //!
 //! The invariant: a request reaches a table only through a name that is a key of the catalog,
@@ -13,12 +15,14 @@
 
 pub mod api;
 pub mod assets;
+mod board;
 mod body;
 
 use std::collections::HashMap;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use hyper_util::rt::{TokioIo, TokioTimer};
@@ -64,10 +68,12 @@ pub struct Served {
     pub start: Option<String>,
 }
 
-/// The tables being served, by name.
+/// The tables being served, by name. Cloning shares them (the API's and the board's routes
+/// read the same tables).
+#[derive(Clone)]
 pub struct Catalog {
-    tables: Vec<Served>,
-    by_name: HashMap<String, usize>,
+    tables: Arc<[Served]>,
+    by_name: Arc<HashMap<String, usize>>,
 }
 
 /// The table files a directory holds: its `*.rdb` files, hidden ones (a build's work files)
@@ -106,10 +112,8 @@ impl Catalog {
                 files.push(p.clone());
             }
         }
-        let mut catalog = Catalog {
-            tables: Vec::new(),
-            by_name: HashMap::new(),
-        };
+        let mut tables: Vec<Served> = Vec::new();
+        let mut by_name: HashMap<String, usize> = HashMap::new();
         for file in files {
             let name = file
                 .file_stem()
@@ -122,10 +126,10 @@ impl Catalog {
                     ))
                 })?
                 .to_string();
-            if let Some(&other) = catalog.by_name.get(&name) {
+            if let Some(&other) = by_name.get(&name) {
                 return Err(Error::Usage(format!(
                     "two tables would be named '{name}': {} and {} (rename one)",
-                    catalog.tables[other].table.path().display(),
+                    tables[other].table.path().display(),
                     file.display()
                 )));
             }
@@ -136,13 +140,16 @@ impl Catalog {
             let start = table.game().start().map(
                 |p| crate::with_game!(table.game(), g => crate::game::Game::position_text(g, p)),
             );
-            catalog.by_name.insert(name.clone(), catalog.tables.len());
-            catalog.tables.push(Served { name, table, start });
+            by_name.insert(name.clone(), tables.len());
+            tables.push(Served { name, table, start });
         }
-        if catalog.tables.is_empty() {
+        if tables.is_empty() {
             return Err(Error::Usage("no table to serve".into()));
         }
-        Ok(catalog)
+        Ok(Catalog {
+            tables: tables.into(),
+            by_name: Arc::new(by_name),
+        })
     }
 
     /// A table by its name; `None` for anything else (a name is never read as a path).
@@ -220,7 +227,7 @@ pub async fn serve_on(
     http.timer(TokioTimer::new())
         .header_read_timeout(limits.header_timeout)
         .keep_alive(true);
-    let app = api::router(catalog, limits);
+    let app = api::router(catalog.clone(), limits.clone()).merge(board::router(catalog, &limits));
     let graceful = GracefulShutdown::new();
     tokio::pin!(shutdown);
     loop {

@@ -27,7 +27,7 @@ use std::sync::atomic::Ordering;
 
 use rayon::prelude::*;
 
-use super::tiered::{FinishedTiers, Solved, TierDone};
+use super::tiers::{FinishedTiers, Solved, TierDone};
 use super::{SolveOptions, SolveStats};
 use crate::cells::{self, Cells};
 use crate::shape::{PlainBoard, digit_masks};

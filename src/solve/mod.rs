@@ -16,11 +16,12 @@ pub mod counter;
 pub mod digest;
 pub mod distributed;
 pub mod grundy;
-mod plainrem;
+pub(crate) mod plainrem;
 pub mod plan;
 pub mod sliced;
 pub mod slicedrem;
 pub mod tiered;
+pub mod tiers;
 
 use crate::games::AnyGame;
 use crate::with_tiered_game;

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use super::bitplane::{Columns, LOW};
-use super::tiered::{AnonBytes, FinishedTiers, TierDone};
+use super::tiers::{AnonBytes, FinishedTiers, TierDone};
 use crate::cells::{self, Cells};
 use crate::shape::{PlainBoard, digit_masks};
 
@@ -141,6 +141,33 @@ pub fn solve(
     }))
 }
 
+/// For each run of `configs` configurations (the board's configurations cut into runs from the
+/// first, the last run shorter), the tier whose report to [`solve`]'s `after` callback leaves
+/// every position of the run final: no later work writes its bytes or cells. Rows are decided
+/// by levels, most high claims first, and a level's rows are final once it is done: a row with
+/// `h > 0` claims among its high cells when tier `h + low` is reported, the row with none when
+/// tier 0 is. Reported tiers fall one at a time, so a run is final once a tier at most its
+/// figure has been reported.
+pub fn final_tiers(board: &PlainBoard<'_>, configs: u64) -> Vec<u32> {
+    let e = board.cells;
+    let low = e.min(LOW);
+    let high = e - low;
+    let row_configs = 3u64.pow(low);
+    let runs = 3u64.pow(e).div_ceil(configs);
+    let mut tiers = vec![u32::MAX; runs as usize];
+    for row in 0..3u64.pow(high) {
+        let (l, r) = digit_masks(row, high);
+        let h = (l | r).count_ones();
+        let tier = if h == 0 { 0 } else { h + low };
+        let first = row * row_configs / configs;
+        let last = ((row + 1) * row_configs - 1) / configs;
+        for t in &mut tiers[first as usize..=last as usize] {
+            *t = (*t).min(tier);
+        }
+    }
+    tiers
+}
+
 /// One task's view: the bytes it reads and writes, and its tallies.
 struct Task<'a> {
     board: &'a PlainBoard<'a>,
@@ -258,4 +285,90 @@ fn spread2(x: u64) -> u64 {
     x = (x | x << 4) & 0x0F0F_0F0F_0F0F_0F0F;
     x = (x | x << 2) & 0x3333_3333_3333_3333;
     (x | x << 1) & 0x5555_5555_5555_5555
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Tiered;
+    use crate::games::{AnyGame, Input};
+    use crate::solve::tiers::{AnonBytes, TierDone};
+
+    /// Every run [`final_tiers`] calls final when a tier is reported holds, from then on, the
+    /// bytes and cells the finished solve has; and most runs are final before the last tier.
+    #[test]
+    fn runs_are_final_once_their_tier_is_reported() {
+        // The 3 x 3 grid of vertices, corner to corner: 12 edges, 4 high cells of 12.
+        let text = "terminals 0 8\n0 1\n1 2\n3 4\n4 5\n6 7\n7 8\n0 3\n3 6\n1 4\n4 7\n2 5\n5 8\n";
+        let game = AnyGame::load(
+            "shannon:grid3x3.txt",
+            Input::Embedded(text.as_bytes()),
+            u64::MAX,
+        )
+        .unwrap();
+        let shape = crate::with_tiered_game!(&game, g => g.board_shape(), _ => None);
+        let board = shape.and_then(crate::shape::BoardShape::plain).unwrap();
+        let size = game.size();
+        let words = cells::zeroed_words(cells::words_for(size));
+        let table = Cells::new(&words, size);
+        let rem = AnonBytes::new(size).unwrap();
+        // Runs that cut rows, runs of whole rows, and one run.
+        for configs in [1000, 3u64.pow(LOW), 1 << 20] {
+            words.iter().for_each(|w| w.store(0, Ordering::Relaxed));
+            rem.atomics()
+                .iter()
+                .for_each(|b| b.store(0, Ordering::Relaxed));
+            let finals = final_tiers(&board, configs);
+            assert_eq!(finals.len() as u64, 3u64.pow(board.cells).div_ceil(configs));
+            let positions =
+                |k: usize| 2 * k as u64 * configs..(2 * (k as u64 + 1) * configs).min(size);
+            let mut seen: Vec<Option<(Vec<u8>, Vec<u8>)>> = vec![None; finals.len()];
+            let mut early = 0;
+            let mut after = |done: TierDone<'_>| {
+                for (k, s) in seen.iter_mut().enumerate() {
+                    if s.is_none() && finals[k] >= done.tier {
+                        early += usize::from(done.tier > 0);
+                        let p = positions(k);
+                        let bytes = p
+                            .clone()
+                            .map(|i| done.remoteness[i as usize].load(Ordering::Relaxed));
+                        *s = Some((bytes.collect(), p.map(|i| table.get(i)).collect()));
+                    }
+                }
+                Ok(true)
+            };
+            let progress = indicatif::ProgressBar::hidden();
+            solve(
+                &board,
+                &table,
+                &rem,
+                &progress,
+                &crate::solve::Stop::new(),
+                &mut after,
+            )
+            .unwrap()
+            .unwrap();
+            for (k, s) in seen.iter().enumerate() {
+                let p = positions(k);
+                let bytes: Vec<u8> = p.clone().map(|i| rem.bytes()[i as usize]).collect();
+                let got: Vec<u8> = p.map(|i| table.get(i)).collect();
+                let (then_bytes, then_cells) = s.as_ref().expect("every run is final at the end");
+                let changed = (0..bytes.len())
+                    .find(|&i| then_bytes[i] != bytes[i] || then_cells[i] != got[i]);
+                assert!(
+                    changed.is_none(),
+                    "run {k} of {configs} configurations: position {} changed after tier {}",
+                    2 * k as u64 * configs + changed.unwrap_or(0) as u64,
+                    finals[k]
+                );
+            }
+            if finals.len() > 1 {
+                assert!(
+                    2 * early > finals.len(),
+                    "{early} of {} runs final early",
+                    finals.len()
+                );
+            }
+        }
+    }
 }

@@ -36,7 +36,7 @@ pub enum Shape {
 impl Shape {
     /// The shape of a game with tiers.
     pub fn of_tiered<G: Tiered>(game: &G) -> Shape {
-        if super::tiered::unsupported(game).is_some() {
+        if unsupported(game).is_some() {
             return Shape::Graph;
         }
         match game.board_shape() {
@@ -141,7 +141,7 @@ pub fn kernel(game: &AnyGame, engine: Engine, remoteness: bool, fresh: bool) -> 
 }
 
 /// Bytes a kernel of the tiered engine keeps resident while it solves the tiers `solving` of
-/// `game`: the cells ([`super::tiered::resident_cells`]) and what the kernel keeps besides —
+/// `game`: the cells ([`resident_cells`]) and what the kernel keeps besides —
 /// a remoteness byte per index (per-position with remoteness, plain remoteness), the loss
 /// planes (bitplane), nothing (per-position values only; the row kernel's tables are counted
 /// with its cells), two key tiers' nibbles and the merged columns (the row kernel with
@@ -174,7 +174,7 @@ pub fn tiered_memory<G: Tiered>(
             .and_then(BoardShape::plain)
             .map_or(0, |b| super::bitplane::memory_estimate(b.cells)),
     };
-    super::tiered::resident_cells(game, solving).saturating_add(working)
+    resident_cells(game, solving).saturating_add(working)
 }
 
 /// Bytes `kernel` needs for a whole build of `game` from scratch (without the process's own,
@@ -190,6 +190,48 @@ pub fn memory_estimate(kernel: Kernel, game: &AnyGame, remoteness: bool) -> u64 
             _ => unreachable!("a kernel of the tiered engine was chosen for a game without tiers")
         ),
     }
+}
+
+/// The most tiers the engine's remoteness byte can follow (remoteness is below the number of
+/// tiers, and `2 * (remoteness + 1) + 1` must fit a byte).
+pub const MAX_TIERS: u32 = 127;
+
+/// Why the tiered engine cannot solve a game, or `None` when it can.
+pub fn unsupported<G: Tiered>(game: &G) -> Option<String> {
+    match game.tier_count() {
+        0 if game.size() > 0 => Some(format!("{} lists no tiers", game.spec())),
+        n if n > MAX_TIERS => Some(format!(
+            "{} has {n} tiers, more than the tiered engine follows ({MAX_TIERS})",
+            game.spec()
+        )),
+        _ => None,
+    }
+}
+
+/// The number of positions of tier `t` where tiers are index ranges (0 past the last tier).
+fn range_len<G: Tiered>(game: &G, t: u32) -> Option<u64> {
+    if t >= game.tier_count() {
+        return Some(0);
+    }
+    game.tier_range(t).map(|r| r.end - r.start)
+}
+
+/// Bytes of cells a solve of the tiers `solving` keeps resident: where tiers are index ranges,
+/// those of a solved tier and its child tier at most (finished tiers live in the table's file,
+/// which the kernel may write out); for a sliced board, the row kernel's two key tiers and its
+/// tables ([`super::sliced::resident_bytes`]); otherwise all of them.
+pub fn resident_cells<G: Tiered>(game: &G, solving: Range<u32>) -> u64 {
+    if let Some(board) = game.board_shape().and_then(BoardShape::sliced) {
+        return super::sliced::resident_bytes(board.index);
+    }
+    if game.tier_range(0).is_none() {
+        return game.size().div_ceil(4);
+    }
+    solving
+        .map(|t| range_len(game, t).unwrap_or(0) + range_len(game, t + 1).unwrap_or(0))
+        .max()
+        .unwrap_or(0)
+        .div_ceil(4)
 }
 
 #[cfg(test)]

@@ -29,7 +29,7 @@ use super::sliced::{
     Ends, Facts, KeyChild, KeyTiers, ROWS_PER_UNIT, key_children, key_tier_cells, or_words,
     row_ends,
 };
-use super::tiered::{Solved, TierDone};
+use super::tiers::{Solved, TierDone};
 use super::{SolveOptions, SolveStats};
 use crate::cells::{CELLS_PER_WORD, Cells, LOSS, WIN};
 use crate::shape::SlicedBoard;

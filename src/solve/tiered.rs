@@ -25,58 +25,18 @@ use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use super::plan::{self, Kernel};
+pub use super::plan::{MAX_TIERS, unsupported};
+use super::tiers::{AnonBytes, FinishedTiers, Solved, TierDone};
 use super::{Engine, SolveOptions, SolveStats};
 use crate::cells::{self, Cells};
 use crate::game::{Status, TierPosition, TierVisitor, Tiered, Value};
-use crate::shape::BoardShape;
+use crate::shape::{BoardShape, PlainBoard};
 
 /// Remoteness as the engine keeps it while solving: one byte, `2 * (remoteness + 1) + lost`
 /// (lost: 1 when the player to move there loses), and 0 for none (draws, unused indices), so
 /// zeroed memory and fresh files start as "none" and a child is read with one load. Halving
 /// and subtracting one (wrapping) gives the table's one-byte encoding, where all-ones is none.
 const NONE: u8 = 0;
-
-/// The most tiers the engine's remoteness byte can follow (remoteness is below the number of
-/// tiers, and `2 * (remoteness + 1) + 1` must fit a byte).
-pub const MAX_TIERS: u32 = 127;
-
-/// Why the tiered engine cannot solve a game, or `None` when it can.
-pub fn unsupported<G: Tiered>(game: &G) -> Option<String> {
-    match game.tier_count() {
-        0 if game.size() > 0 => Some(format!("{} lists no tiers", game.spec())),
-        n if n > MAX_TIERS => Some(format!(
-            "{} has {n} tiers, more than the tiered engine follows ({MAX_TIERS})",
-            game.spec()
-        )),
-        _ => None,
-    }
-}
-
-/// The number of positions of tier `t` where tiers are index ranges (0 past the last tier).
-fn range_len<G: Tiered>(game: &G, t: u32) -> Option<u64> {
-    if t >= game.tier_count() {
-        return Some(0);
-    }
-    game.tier_range(t).map(|r| r.end - r.start)
-}
-
-/// Bytes of cells a solve of the tiers `solving` keeps resident: where tiers are index ranges,
-/// those of a solved tier and its child tier at most (finished tiers live in the table's file,
-/// which the kernel may write out); for a sliced board, the row kernel's two key tiers and its
-/// tables ([`super::sliced::resident_bytes`]); otherwise all of them.
-pub fn resident_cells<G: Tiered>(game: &G, solving: std::ops::Range<u32>) -> u64 {
-    if let Some(board) = game.board_shape().and_then(BoardShape::sliced) {
-        return super::sliced::resident_bytes(board.index);
-    }
-    if game.tier_range(0).is_none() {
-        return game.size().div_ceil(4);
-    }
-    solving
-        .map(|t| range_len(game, t).unwrap_or(0) + range_len(game, t + 1).unwrap_or(0))
-        .max()
-        .unwrap_or(0)
-        .div_ceil(4)
-}
 
 /// Solves `game` into `cells` (all undecided, `game.size()` of them). Fails only for a game
 /// whose walk lists no position at all.
@@ -98,136 +58,6 @@ pub fn solve<G: Tiered>(game: &G, cells: &Cells<'_>, opts: &SolveOptions) -> cra
 
 /// A filler of a resumed solve's remoteness, in its simplest type (for solves with none).
 type ReadResumed = fn(&mut [u8]) -> crate::Result<()>;
-
-/// A finished tier, as [`solve_tiers`] reports it.
-pub struct TierDone<'a> {
-    pub tier: u32,
-    /// The rounds figure of the tiers finished so far (solves with remoteness only).
-    pub rounds: Option<u32>,
-    /// Positions the tier listed.
-    pub positions: u64,
-    /// What a later call needs to resume below this tier: every index's remoteness byte as the
-    /// engine keeps it ([`NONE`]); empty for a values-only solve.
-    pub remoteness: &'a [AtomicU8],
-}
-
-/// The tiers a solve has finished, reported to its `after` callback highest first, each once:
-/// the one place where every kernel reports them. A kernel says, as its work allows (a tier, a
-/// level of rows, a key tier at a time), that every tier from some tier up is complete.
-pub(crate) struct FinishedTiers {
-    /// The next tier to report (-1 once tier 0 is).
-    next: i64,
-}
-
-impl FinishedTiers {
-    /// For a solve of the tiers below `done_from` (the tier count for a fresh solve).
-    pub fn below(done_from: u32) -> FinishedTiers {
-        FinishedTiers {
-            next: i64::from(done_from) - 1,
-        }
-    }
-
-    /// Every tier from `from` up is complete: reports those not reported yet, highest first,
-    /// tier `t` with `positions(t)` positions and the `rounds` and `remoteness` given. `false`
-    /// when `after` stopped the solve after a tier above 0 (the tiers below it stay to report
-    /// on the next call).
-    pub fn complete_from(
-        &mut self,
-        from: u32,
-        mut positions: impl FnMut(u32) -> u64,
-        rounds: Option<u32>,
-        remoteness: &[AtomicU8],
-        after: &mut impl FnMut(TierDone<'_>) -> crate::Result<bool>,
-    ) -> crate::Result<bool> {
-        while self.next >= i64::from(from) {
-            let tier = self.next as u32;
-            self.next -= 1;
-            let go_on = after(TierDone {
-                tier,
-                rounds,
-                positions: positions(tier),
-                remoteness,
-            })?;
-            if !go_on && tier > 0 {
-                return Ok(false);
-            }
-        }
-        Ok(true)
-    }
-}
-
-/// Zeroed anonymous memory for remoteness bytes: reserved, not committed (pages appear when
-/// first written), with huge pages advised. Page faults on a file mapping serialised the two
-/// threads in the first tiers, which touch every page.
-///
-/// The map is held as an [`memmap2::MmapRaw`]: the solver's threads write through atomics made
-/// from its raw pointer while only `&self` is shared, which a `&[u8]` from an `MmapMut` would
-/// not allow.
-pub struct AnonBytes {
-    map: Option<memmap2::MmapRaw>,
-}
-
-impl AnonBytes {
-    fn new(len: u64) -> std::io::Result<AnonBytes> {
-        if len == 0 {
-            return Ok(AnonBytes { map: None });
-        }
-        let len = usize::try_from(len).map_err(std::io::Error::other)?;
-        let map = memmap2::MmapOptions::new()
-            .len(len)
-            .no_reserve_swap()
-            .map_anon()?;
-        // Advice only: without transparent huge pages the map works the same.
-        let _ = map.advise(memmap2::Advice::HugePage);
-        Ok(AnonBytes {
-            map: Some(map.into()),
-        })
-    }
-
-    pub fn bytes(&self) -> &[u8] {
-        let Some(map) = &self.map else { return &[] };
-        // SAFETY: the map is `map.len()` readable bytes, alive as long as `self`; writes go
-        // through `atomics` (whose slices borrow `self` too, so they end before any `&mut self`)
-        // and none happen while the solve reads plain bytes (after its last tier).
-        unsafe { std::slice::from_raw_parts(map.as_ptr(), map.len()) }
-    }
-
-    pub fn bytes_mut(&mut self) -> &mut [u8] {
-        let Some(map) = &self.map else {
-            return &mut [];
-        };
-        // SAFETY: as in `bytes`, and `&mut self` rules out every other slice of the map.
-        unsafe { std::slice::from_raw_parts_mut(map.as_mut_ptr(), map.len()) }
-    }
-
-    /// The bytes as atomic words (the map is page-aligned; its length a multiple of 8).
-    pub(super) fn words(&self) -> &[std::sync::atomic::AtomicU64] {
-        let Some(map) = &self.map else { return &[] };
-        // SAFETY: as in `atomics`.
-        unsafe { crate::cells::mapped_atomics(map) }
-    }
-
-    /// The bytes as atomics, for the solver's threads.
-    pub(super) fn atomics(&self) -> &[AtomicU8] {
-        let Some(map) = &self.map else { return &[] };
-        // SAFETY: the map is anonymous (no file, no other process), writable and lives as long
-        // as `self`; a plain slice (`bytes`, `bytes_mut`) is only made where no atomic slice is
-        // in use.
-        unsafe { crate::cells::mapped_atomics(map) }
-    }
-}
-
-/// What a finished tiered solve hands the table writer: the stats, and with remoteness every
-/// index's byte in the table's one-byte encoding (all-ones for none).
-pub struct Solved {
-    pub stats: SolveStats,
-    pub remoteness: Option<AnonBytes>,
-    /// How the remoteness is held: 1 for a byte a position as the engine keeps it
-    /// (`2 * (remoteness + 1) + lost`, 0 for none; [`table_bytes`] and [`engine_nibbles`] give
-    /// the table's encodings), [`crate::table::format::REM_NIBBLES`] for the row kernel's
-    /// nibbles as the table holds them; 0 without remoteness.
-    pub rem_width: u8,
-}
 
 /// Solves the tiers below `done_from`; the tiers from `done_from` up must already be decided in
 /// `cells`, and `resume` must fill the buffer it is given with what [`TierDone::remoteness`]
@@ -300,11 +130,11 @@ fn run<G: Tiered, const REM: bool>(
     match kernel {
         Kernel::BitPlane => {
             let board = board.and_then(BoardShape::plain).expect("a plain board");
-            return super::bitplane::solve(&board, cells, opts, after);
+            super::bitplane::solve(&board, cells, opts, after)
         }
         Kernel::SlicedRows => {
             let board = board.and_then(BoardShape::sliced).expect("a sliced board");
-            return super::sliced::solve(&board, cells, done_from, opts, after);
+            super::sliced::solve(&board, cells, done_from, opts, after)
         }
         Kernel::SlicedRemoteness => {
             // In memory (a build keeps the nibbles in its work file instead): a fresh solve.
@@ -317,42 +147,52 @@ fn run<G: Tiered, const REM: bool>(
             })?;
             let nibbles = super::slicedrem::Nibbles::new(rem.words());
             let solved = super::slicedrem::solve(&board, cells, &nibbles, done_from, opts, after)?;
-            return Ok(solved.map(|s| Solved {
+            Ok(solved.map(|s| Solved {
                 remoteness: Some(rem),
                 rem_width: crate::table::format::REM_NIBBLES,
                 ..s
-            }));
+            }))
         }
-        Kernel::PlainRemoteness | Kernel::PerPosition => {}
+        Kernel::PlainRemoteness => {
+            let board = board.and_then(BoardShape::plain).expect("a plain board");
+            let rem = AnonBytes::new(size).map_err(|source| crate::Error::Io {
+                path: format!("{size} bytes of anonymous memory for remoteness"),
+                source,
+            })?;
+            let Some(stats) = solve_plain_remoteness(&board, cells, &rem, opts, after)? else {
+                return Ok(None);
+            };
+            Ok(Some(Solved {
+                stats,
+                remoteness: Some(rem),
+                rem_width: 1,
+            }))
+        }
+        Kernel::PerPosition => {
+            per_position::<G, REM>(game, cells, done_from, rounds_before, resume, opts, after)
+        }
         Kernel::Counter => unreachable!("the tiered engine's kernels only"),
     }
+}
+
+/// The per-position kernel's solve ([`Kernel::PerPosition`]): every tier below `done_from`,
+/// a position at a time through the game's walk; as [`solve_tiers`].
+fn per_position<G: Tiered, const REM: bool>(
+    game: &G,
+    cells: &Cells<'_>,
+    done_from: u32,
+    rounds_before: u32,
+    resume: Option<impl FnOnce(&mut [u8]) -> crate::Result<()>>,
+    opts: &SolveOptions,
+    after: &mut impl FnMut(TierDone<'_>) -> crate::Result<bool>,
+) -> crate::Result<Option<Solved>> {
+    let size = game.size();
+    let tiers = game.tier_count();
     let rem_len = if REM { size } else { 0 };
     let mut rem = AnonBytes::new(rem_len).map_err(|source| crate::Error::Io {
         path: format!("{rem_len} bytes of anonymous memory for remoteness"),
         source,
     })?;
-    if kernel == Kernel::PlainRemoteness {
-        let board = board.and_then(BoardShape::plain).expect("a plain board");
-        let progress = opts.bar(size);
-        let Some(counts) =
-            super::plainrem::solve(&board, cells, &rem, &progress, &opts.stop, after)?
-        else {
-            return Ok(None);
-        };
-        progress.set_position(size);
-        return Ok(Some(Solved {
-            stats: SolveStats {
-                counts: cells.counts(),
-                rounds: Some(counts.rounds),
-                parent_visits: 0,
-                edges: Some(counts.edges),
-                child_probes: counts.edges,
-                remoteness: None,
-            },
-            remoteness: Some(rem),
-            rem_width: 1,
-        }));
-    }
     if let Some(fill) = resume {
         fill(rem.bytes_mut())?;
     }
@@ -446,6 +286,34 @@ fn clear_tiers<G: Tiered>(game: &G, cells: &Cells<'_>, below: u32) {
             .into_par_iter()
             .for_each(|unit| game.visit_tier(t, unit, &mut Clear(*cells)));
     }
+}
+
+/// The plain board's kernel with remoteness ([`Kernel::PlainRemoteness`]), a fresh solve into
+/// `cells` (all undecided) and `rem` (zeroed, a byte per position) that the caller holds: a
+/// build reads the runs [`super::plainrem::final_tiers`] calls final while the solve goes on.
+/// `None` when `after` stopped the solve.
+pub(crate) fn solve_plain_remoteness(
+    board: &PlainBoard<'_>,
+    cells: &Cells<'_>,
+    rem: &AnonBytes,
+    opts: &SolveOptions,
+    after: &mut impl FnMut(TierDone<'_>) -> crate::Result<bool>,
+) -> crate::Result<Option<SolveStats>> {
+    let size = cells.len();
+    let progress = opts.bar(size);
+    let Some(counts) = super::plainrem::solve(board, cells, rem, &progress, &opts.stop, after)?
+    else {
+        return Ok(None);
+    };
+    progress.set_position(size);
+    Ok(Some(SolveStats {
+        counts: cells.counts(),
+        rounds: Some(counts.rounds),
+        parent_visits: 0,
+        edges: Some(counts.edges),
+        child_probes: counts.edges,
+        remoteness: None,
+    }))
 }
 
 /// From the engine's `2 * (remoteness + 1) + lost` (0 none) to the table's byte (all-ones

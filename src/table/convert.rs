@@ -8,7 +8,6 @@
 
 use std::path::Path;
 
-use indicatif::ProgressBar;
 use rayon::prelude::*;
 
 use super::format::put_remoteness;
@@ -20,13 +19,16 @@ use super::zstd::{DontCareFill, Entry, Params, compress_frame, seek_table};
 use crate::cells;
 use crate::error::{Error, Result};
 use crate::game::{Game, Rules, by_rules};
+use crate::progress::Progress;
 use crate::with_game;
 
 /// Frames compressed together before they are written (per thread).
 const BATCH_PER_THREAD: usize = 4;
 
-/// Writes a compressed copy of the raw table `input` to `out`; returns the file's size.
-pub fn compress(input: &Table, out: &Path, params: Params, progress: &ProgressBar) -> Result<u64> {
+/// Writes a compressed copy of the raw table `input` to `out`; returns the file's size. Its
+/// stages (checking the checksums, choosing a dictionary, compressing each section) are told to
+/// `progress`.
+pub fn compress(input: &Table, out: &Path, params: Params, progress: &dyn Progress) -> Result<u64> {
     let h = input.header();
     if input.is_compressed() {
         return Err(Error::Usage(format!(
@@ -64,7 +66,7 @@ pub fn compress(input: &Table, out: &Path, params: Params, progress: &ProgressBa
         }
     }
     // Every byte that goes into a frame is checked first.
-    input.verify_checksums()?;
+    input.verify_checksums_with(progress)?;
     let game = GameFields::from_header(h, input.bytes());
     let size = h.size;
     let frames = size.div_ceil(f) as usize;
@@ -75,7 +77,7 @@ pub fn compress(input: &Table, out: &Path, params: Params, progress: &ProgressBa
     // The dictionary, if one pays, goes right after the header; compressed files have no
     // padding: every byte is covered by a checksum.
     let dictionary = if params.dictionary {
-        choose_dictionary(input, params, frames)?
+        choose_dictionary(input, params, frames, progress)?
     } else {
         None
     };
@@ -94,14 +96,13 @@ pub fn compress(input: &Table, out: &Path, params: Params, progress: &ProgressBa
         .as_ref()
         .map(|d| zstd::dict::EncoderDictionary::copy(d, params.level));
     let start = game.header_len() + dict_sec.len;
-    let streams = 1 + (width > 0) as u64 + h.grundy.is_some() as u64;
-    progress.set_length(frames as u64 * streams);
 
     let mut sums = Vec::new();
     // One seekable stream per section, its frames made by `frame` from the raw table.
     type Frame = fn(&Table, u64, u64, DontCareFill, bool) -> Result<Vec<u8>>;
     type Dictionary<'a> = Option<&'a zstd::dict::EncoderDictionary<'a>>;
-    let mut stream = |at: u64, frame: Frame, dictionary: Dictionary<'_>| {
+    let mut stream = |what: &str, at: u64, frame: Frame, dictionary: Dictionary<'_>| {
+        progress.stage(what, frames as u64);
         let codec = (params.level, dictionary);
         write_stream(&tmp, at, frames, codec, &mut sums, progress, |k| {
             let first = k as u64 * f;
@@ -111,9 +112,14 @@ pub fn compress(input: &Table, out: &Path, params: Params, progress: &ProgressBa
         })
     };
     // The dictionary was made for the cells' frames; the remoteness' are compressed without.
-    let cells_sec = stream(start, cell_frame, prepared.as_ref())?;
+    let cells_sec = stream("compressing cells", start, cell_frame, prepared.as_ref())?;
     let rem_sec = if width > 0 {
-        stream(cells_sec.end(), remoteness_frame, None)?
+        stream(
+            "compressing remoteness",
+            cells_sec.end(),
+            remoteness_frame,
+            None,
+        )?
     } else {
         Section::default()
     };
@@ -122,6 +128,7 @@ pub fn compress(input: &Table, out: &Path, params: Params, progress: &ProgressBa
     // the reach sets as they are, checksummed a block at a time.
     let grundy = match h.grundy {
         Some(g) => {
+            progress.stage("compressing grundy values", frames as u64);
             let values = write_stream(
                 &tmp,
                 end,
@@ -194,7 +201,7 @@ fn write_stream(
     frames: usize,
     (level, dictionary): (i32, Option<&zstd::dict::EncoderDictionary<'_>>),
     sums: &mut Vec<u64>,
-    progress: &ProgressBar,
+    progress: &dyn Progress,
     make: impl Fn(usize) -> Result<Vec<Vec<u8>>> + Sync,
 ) -> Result<Section> {
     let batch = rayon::current_num_threads() * BATCH_PER_THREAD;
@@ -223,7 +230,7 @@ fn write_stream(
             pos += bytes.len() as u64;
             sums.push(xxhash_rust::xxh3::xxh3_64(&bytes));
             entries.push(entry);
-            progress.inc(1);
+            progress.advance(1);
         }
     }
     let table = seek_table(&entries);
@@ -243,7 +250,12 @@ const DICTIONARY_SAMPLES: usize = 1024;
 /// ([`super::zstd::train_dictionaries`]); of the dictionaries and none, the one with which those
 /// frames, compressed and scaled to the whole table, plus the dictionary's own bytes, come to
 /// the least. `None` for tables of a few frames.
-fn choose_dictionary(input: &Table, params: Params, frames: usize) -> Result<Option<Vec<u8>>> {
+fn choose_dictionary(
+    input: &Table,
+    params: Params,
+    frames: usize,
+    progress: &dyn Progress,
+) -> Result<Option<Vec<u8>>> {
     let (f, size) = (params.frame_positions, input.header().size);
     let n = frames.min(DICTIONARY_SAMPLES);
     if n < 16 {
@@ -254,27 +266,38 @@ fn choose_dictionary(input: &Table, params: Params, frames: usize) -> Result<Opt
         DontCareFill::Best => DontCareFill::Stored,
         fill => fill,
     };
+    progress.stage("sampling frames for a dictionary", n as u64);
     let samples: Vec<Vec<u8>> = (0..n)
         .into_par_iter()
         .map(|i| {
             let first = (i * frames / n) as u64 * f;
-            cell_frame(input, first, f.min(size - first), fill, params.one_mover)
+            let frame = cell_frame(input, first, f.min(size - first), fill, params.one_mover);
+            progress.advance(1);
+            frame
         })
         .collect::<Result<_>>()?;
     let sizes = |d: Option<&zstd::dict::EncoderDictionary<'_>>| -> Result<u64> {
         samples
             .par_iter()
             .map(|s| {
-                compress_frame(s, params.level, d)
+                let bytes = compress_frame(s, params.level, d)
                     .map(|(c, _)| c.len() as u64)
-                    .map_err(|e| Error::io(input.path(), e))
+                    .map_err(|e| Error::io(input.path(), e));
+                progress.advance(1);
+                bytes
             })
             .sum()
     };
     // The samples' bytes scaled to the table, plus the dictionary's own.
     let scale = |bytes: u64| bytes as f64 * frames as f64 / n as f64;
+    progress.stage("training dictionaries", 0);
+    let dictionaries = super::zstd::train_dictionaries(&samples, params.level);
+    progress.stage(
+        "judging the dictionaries",
+        (n * (1 + dictionaries.len())) as u64,
+    );
     let mut best = (scale(sizes(None)?), None);
-    for dict in super::zstd::train_dictionaries(&samples, params.level) {
+    for dict in dictionaries {
         let prepared = zstd::dict::EncoderDictionary::copy(&dict, params.level);
         let bytes = scale(sizes(Some(&prepared))?) + dict.len() as f64;
         if bytes < best.0 {
@@ -420,8 +443,9 @@ fn nibble_frame(input: &Table, first: u64, n: u64, fill: DontCareFill) -> Result
     Ok(out)
 }
 
-/// Writes the raw table a compressed table stands for (byte for byte what `build` wrote).
-pub fn decompress(input: &Table, out: &Path, progress: &ProgressBar) -> Result<u64> {
+/// Writes the raw table a compressed table stands for (byte for byte what `build` wrote); its
+/// stages (each section decompressed, the table written) are told to `progress`.
+pub fn decompress(input: &Table, out: &Path, progress: &dyn Progress) -> Result<u64> {
     let h = input.header();
     if !input.is_compressed() {
         return Err(Error::Usage(format!(
@@ -445,7 +469,7 @@ pub fn decompress(input: &Table, out: &Path, progress: &ProgressBar) -> Result<u
     )?;
     let mut writer = RawWriter::create(out, game, size)?;
     const CHUNK: u64 = 1 << 16;
-    progress.set_length(size);
+    progress.stage("decompressing cells", size);
     writer
         .bytes_mut()
         .par_chunks_mut((CHUNK / 4) as usize)
@@ -455,11 +479,14 @@ pub fn decompress(input: &Table, out: &Path, progress: &ProgressBar) -> Result<u
             for i in 0..CHUNK.min(size - first) {
                 bytes[(i / 4) as usize] |= input.code(first + i)? << ((i % 4) * 2);
             }
-            progress.inc(CHUNK.min(size - first));
+            progress.advance(CHUNK.min(size - first));
             Ok::<(), Error>(())
         })?;
     let width = h.remoteness_width;
     let mut rem = vec![0u8; format::remoteness_len(size, width) as usize];
+    if width > 0 {
+        progress.stage("decompressing remoteness", size);
+    }
     if width == format::REM_NIBBLES {
         // Two positions a byte; the value decides how a nibble reads.
         rem.par_chunks_mut((CHUNK / 2) as usize)
@@ -477,6 +504,7 @@ pub fn decompress(input: &Table, out: &Path, progress: &ProgressBar) -> Result<u
                     })?;
                     bytes[(i / 2) as usize] |= n << (4 * (i % 2));
                 }
+                progress.advance(CHUNK.min(size.saturating_sub(first)));
                 Ok::<(), Error>(())
             })?;
     } else if width > 0 {
@@ -489,11 +517,13 @@ pub fn decompress(input: &Table, out: &Path, progress: &ProgressBar) -> Result<u
                     let pos = first + i as u64;
                     put_remoteness(d, input.remoteness(pos)?.unwrap_or(u32::MAX));
                 }
+                progress.advance((bytes.len() / w) as u64);
                 Ok::<(), Error>(())
             })?;
     }
     if let Some(g) = h.grundy {
         let w = g.width as usize;
+        progress.stage("decompressing grundy values", size);
         let mut values = vec![0u8; size as usize * w];
         values
             .par_chunks_mut(CHUNK as usize * w)
@@ -504,6 +534,7 @@ pub fn decompress(input: &Table, out: &Path, progress: &ProgressBar) -> Result<u
                     // An unused index's all-ones code keeps its width's all-ones.
                     d.copy_from_slice(&input.grundy_code(first + i as u64)?.to_le_bytes()[..w]);
                 }
+                progress.advance((bytes.len() / w) as u64);
                 Ok::<(), Error>(())
             })?;
         writer.set_grundy(super::write::GrundyBytes {
@@ -514,5 +545,6 @@ pub fn decompress(input: &Table, out: &Path, progress: &ProgressBar) -> Result<u
             sets: input.grundy_sets_bytes()?.to_vec(),
         });
     }
+    progress.stage("writing the raw table", 0);
     writer.finish(h.counts, h.rounds, h.remoteness_width, &rem)
 }

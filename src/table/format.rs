@@ -4,7 +4,7 @@
 //! trusts a field: every offset and length is checked against the file before use, so a damaged
 //! or foreign file is an error, never a panic or a wrong answer.
 
-use super::error::{Checked, TableErrorKind};
+use crate::error::table::{Checked, TableErrorKind};
 use crate::error::{Error, Result};
 use crate::games::Source;
 
@@ -354,7 +354,10 @@ impl Header {
             .map_err(|_| bad("game spec is not UTF-8".into()))?
             .to_string();
         if version < version_for(&spec) {
-            return Err(fail(TableErrorKind::RowOrder { got: version }));
+            return Err(fail(TableErrorKind::RowOrder {
+                got: version,
+                changed: ROW_ORDER_VERSION,
+            }));
         }
         let name = spec.split_once(':').map_or("", |(_, a)| a).to_string();
         let source = match bytes[26] {
@@ -651,169 +654,4 @@ pub fn get_remoteness(b: &[u8]) -> Option<u32> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use proptest::prelude::*;
-
-    /// A header-sized run of bytes with the magic, the version, its own length and a valid
-    /// checksum, everything else arbitrary: what a damaged or hostile file can look like once it
-    /// gets past the first checks.
-    fn checksummed(mut body: Vec<u8>) -> Vec<u8> {
-        body[..8].copy_from_slice(&MAGIC);
-        body[8..12].copy_from_slice(&VERSION.to_le_bytes());
-        let len = body.len() as u32 + 8;
-        body[12..16].copy_from_slice(&len.to_le_bytes());
-        // Lengths that agree, so decoding goes on to the layout checks.
-        let spec_len = (body.len() - FIXED) as u32;
-        body[124..128].copy_from_slice(&spec_len.to_le_bytes());
-        body[128..136].copy_from_slice(&0u64.to_le_bytes());
-        for b in &mut body[FIXED..] {
-            *b = b'a' + *b % 26;
-        }
-        // Small section fields half the time, so some layouts are almost valid.
-        if body[0x40].is_multiple_of(2) {
-            for f in (64..112).step_by(8) {
-                let v = u64::from_le_bytes(body[f..f + 8].try_into().unwrap()) % 5000;
-                body[f..f + 8].copy_from_slice(&v.to_le_bytes());
-            }
-        }
-        let sum = xxhash_rust::xxh3::xxh3_64(&body);
-        body.extend_from_slice(&sum.to_le_bytes());
-        body
-    }
-
-    proptest! {
-        #[test]
-        fn decoding_arbitrary_headers_never_panics(
-            body in prop::collection::vec(any::<u8>(), FIXED..FIXED + 64),
-            extra in 0u64..1 << 20,
-        ) {
-            let bytes = checksummed(body);
-            let _ = Header::decode(std::path::Path::new("t.rdb"), &bytes, bytes.len() as u64 + extra);
-        }
-
-        #[test]
-        fn decoding_arbitrary_bytes_never_panics(bytes in prop::collection::vec(any::<u8>(), 0..400)) {
-            let _ = Header::decode(std::path::Path::new("t.rdb"), &bytes, bytes.len() as u64);
-        }
-    }
-
-    #[test]
-    fn a_real_header_round_trips() {
-        let h = Header {
-            version: VERSION,
-            header_len: Header::len_for("hex:4", 0, false),
-            size: 100,
-            encoding: Encoding::Raw,
-            remoteness_width: 0,
-            block: BLOCK,
-            counts: [10, 40, 50, 0],
-            cells: Section {
-                offset: PAGE,
-                len: 32,
-            },
-            remoteness: Section::default(),
-            sums: Section {
-                offset: PAGE + 32,
-                len: 8,
-            },
-            sums_hash: 7,
-            rounds: Some(3),
-            frame_positions: 0,
-            level: 0,
-            dictionary: Section::default(),
-            grundy: None,
-            spec: "hex:4".into(),
-            source: SourceRef::None,
-        };
-        let bytes = h.encode(&[]);
-        let back = Header::decode(std::path::Path::new("t.rdb"), &bytes, PAGE + 40).unwrap();
-        assert_eq!(
-            (back.size, back.counts, back.spec.as_str()),
-            (100, [10, 40, 50, 0], "hex:4")
-        );
-        assert_eq!(
-            (back.cells, back.sums, back.rounds),
-            (h.cells, h.sums, Some(3))
-        );
-        // One byte short of the checksum section: truncated.
-        assert!(Header::decode(std::path::Path::new("t.rdb"), &bytes, PAGE + 39).is_err());
-    }
-
-    /// A header with generalized Sprague-Grundy fields: version 6, 48 more bytes after the
-    /// spec, every field back as written; a bad code width is refused; without the fields the
-    /// same header is version 2 and byte for byte the shorter one.
-    #[test]
-    fn grundy_fields_round_trip() {
-        let g = GrundyFields {
-            values: Section {
-                offset: 2 * PAGE,
-                len: 100,
-            },
-            sets: Section {
-                offset: 2 * PAGE + 104,
-                len: 16,
-            },
-            finite: 5,
-            width: 1,
-            set_count: 2,
-        };
-        let spec = "digraph:g.txt";
-        let h = Header {
-            version: VERSION,
-            header_len: Header::len_for(spec, 0, true),
-            size: 100,
-            encoding: Encoding::Raw,
-            remoteness_width: 0,
-            block: BLOCK,
-            counts: [0, 40, 50, 10],
-            cells: Section {
-                offset: PAGE,
-                len: 32,
-            },
-            remoteness: Section::default(),
-            sums: Section {
-                offset: 2 * PAGE + 120,
-                len: 24,
-            },
-            sums_hash: 7,
-            rounds: None,
-            frame_positions: 0,
-            level: 0,
-            dictionary: Section::default(),
-            grundy: Some(g),
-            spec: spec.into(),
-            source: SourceRef::None,
-        };
-        let path = std::path::Path::new("t.rdb");
-        let file_len = 2 * PAGE + 144;
-        let bytes = h.encode(&[]);
-        assert_eq!(bytes.len() as u64, FIXED as u64 + 13 + GRUNDY_FIELDS + 8);
-        let back = Header::decode(path, &bytes, file_len).unwrap();
-        assert_eq!(
-            (back.version, back.grundy, back.spec.as_str()),
-            (6, Some(g), spec)
-        );
-        assert_eq!(back.grundy_sums(), (1, 2));
-        assert!(back.check_unused(&bytes).is_ok());
-        // A code width that is not 1, 2 or 4.
-        let mut bad = bytes.clone();
-        bad[FIXED + 13 + 36] = 3;
-        let n = bad.len();
-        let sum = xxhash_rust::xxh3::xxh3_64(&bad[..n - 8]);
-        bad[n - 8..].copy_from_slice(&sum.to_le_bytes());
-        let e = Header::decode(path, &bad, file_len)
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("code width 3"), "{e}");
-        // Without the fields: version 2, 48 bytes shorter.
-        let plain = Header {
-            header_len: Header::len_for(spec, 0, false),
-            grundy: None,
-            ..h
-        };
-        let short = plain.encode(&[]);
-        assert_eq!(short.len() + GRUNDY_FIELDS as usize, bytes.len());
-        assert_eq!(u32::from_le_bytes(short[8..12].try_into().unwrap()), 2);
-    }
-}
+mod tests;

@@ -15,7 +15,6 @@
 pub use crate::cells;
 mod convert;
 mod cursor;
-mod error;
 pub mod format;
 mod payload;
 mod probe;
@@ -25,9 +24,9 @@ pub(crate) mod workfiles;
 pub(crate) mod write;
 pub mod zstd;
 
+pub use crate::error::table::{Checked, TableError, TableErrorKind};
 pub use convert::{compress, decompress};
 pub use cursor::Cursor;
-pub use error::{Checked, TableError, TableErrorKind};
 pub use probe::{LineStep, Probe, ProbeMove, SumMove, SumProbe, SumToken, move_rank};
 pub use read::{DEFAULT_CACHE, GrundyInfo, Info, Table};
 pub use workfiles::{OutputLock, raw_sibling};

@@ -7,9 +7,9 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::error::{Checked, TableErrorKind};
 use super::format::{Header, Section, frame_remoteness_len};
 use super::zstd::{FrameCache, Stream, decompress_frame};
+use crate::error::table::{Checked, TableErrorKind};
 
 /// How the cells and remoteness are stored.
 pub(super) enum Payload {

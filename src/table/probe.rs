@@ -164,6 +164,41 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
         Ok(p)
     }
 
+    /// [`Table::probe_text`] answered on the board as asked. Where the index holds a symmetric
+    /// image of it (a `,sym` table holds one board of each symmetry class), the position, every
+    /// move's name and the position it makes are the asked board's, in its own move order
+    /// ([`Game::asked_board`]); the values and remoteness are the image's, which the symmetry
+    /// keeps, and `stored_image` names the image. Elsewhere the same as `probe_text`.
+    pub fn probe_as_asked(&self, text: &str) -> Result<Probe> {
+        let (pos, _) = self.locate(text)?;
+        let mut p = self.probe(pos)?;
+        let Some(asked) = with_game!(self.game(), g => g.asked_board(text, pos)) else {
+            return Ok(p);
+        };
+        let mut stored: std::collections::HashMap<String, ProbeMove> =
+            p.moves.drain(..).map(|m| (m.name.clone(), m)).collect();
+        for a in asked.moves {
+            let m = stored.remove(&a.stored).ok_or_else(|| {
+                Error::table(
+                    self.path(),
+                    format!(
+                        "the stored image of '{}' has no move {} (the symmetry maps move {} onto it)",
+                        crate::error::cut(text),
+                        a.stored,
+                        a.name
+                    ),
+                )
+            })?;
+            p.moves.push(ProbeMove {
+                name: a.name,
+                position: a.position,
+                ..m
+            });
+        }
+        p.stored_image = Some(std::mem::replace(&mut p.position, asked.position));
+        Ok(p)
+    }
+
     /// The index and value of a position text. A text that does not parse, or names an index
     /// the game never uses (a board that can never arise), is a [`Error::Position`].
     pub fn locate(&self, text: &str) -> Result<(u64, Value)> {

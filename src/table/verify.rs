@@ -5,15 +5,15 @@
 //! Invariant: verification reads through the same checked paths as lookups, so it can only
 //! pass a table whose every byte matched its checksum.
 
-use indicatif::ProgressBar;
 use rayon::prelude::*;
 
 use super::Table;
-use super::error::{Checked, TableErrorKind};
 use super::payload::{Payload, ZstdFrames, check_padding};
 use crate::cells;
+use crate::error::table::{Checked, TableErrorKind};
 use crate::error::{Error, Result};
 use crate::game::{Game, Status, Value};
+use crate::progress::{Progress, Silent};
 use crate::splitmix;
 use crate::with_game;
 
@@ -26,11 +26,16 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
     /// Checks every checksum: raw blocks, or compressed frames (their bytes, their zstd content
     /// checksum and the seek table's checksum of the decoded bytes), and the padding.
     pub fn verify_checksums(&self) -> Result<()> {
+        self.verify_checksums_with(&Silent)
+    }
+
+    /// [`Table::verify_checksums`], telling `progress` how many blocks or frames are checked.
+    pub fn verify_checksums_with(&self, progress: &dyn Progress) -> Result<()> {
         self.verify_padding()?;
         let h = self.header();
         h.check_unused(&self.bytes()[..h.header_len as usize])
             .map_err(|m| self.fail(TableErrorKind::Damaged(m)))?;
-        self.verify_blocks()?;
+        self.verify_blocks(progress)?;
         self.verify_tail()
     }
 
@@ -70,7 +75,7 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
     }
 
     /// Checks every block's or frame's checksum.
-    fn verify_blocks(&self) -> Result<()> {
+    fn verify_blocks(&self, progress: &dyn Progress) -> Result<()> {
         self.verify_grundy_blocks()?;
         match self.payload() {
             Payload::Raw(_) => {
@@ -81,13 +86,16 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
                     Some(_) => self.header().grundy_sums().0,
                     None => self.sums().len() as u64,
                 };
+                progress.stage("checking checksums", end);
                 let bad = (0..end).into_par_iter().find_first(|&k| {
                     let (sec, first) = if k < cells_blocks {
                         (self.header().cells, 0)
                     } else {
                         (self.header().remoteness, cells_blocks)
                     };
-                    self.check_block(sec, first, (k - first) * block).is_err()
+                    let bad = self.check_block(sec, first, (k - first) * block).is_err();
+                    progress.advance(1);
+                    bad
                 });
                 match bad {
                     None => Ok(()),
@@ -111,6 +119,7 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
                 if let Some(g) = grundy {
                     streams.push((g, self.header().grundy_sums().0 as usize));
                 }
+                progress.stage("checking checksums", (frames * streams.len()) as u64);
                 for (stream, first) in streams {
                     (0..frames)
                         .into_par_iter()
@@ -124,6 +133,7 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
                                     block: Some(k as u64),
                                 });
                             }
+                            progress.advance(1);
                             Ok(())
                         })
                         .map_err(|k| self.fail(k))?;
@@ -149,17 +159,17 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
     /// stored; and where the table holds generalized Sprague-Grundy values, the value against
     /// its followers' by [`crate::grundy::check_local`] and against the position's own
     /// outcome). Returns the number of indices checked.
-    pub fn verify_positions(&self, progress: &ProgressBar) -> Result<u64> {
+    pub fn verify_positions(&self, progress: &dyn Progress) -> Result<u64> {
         const CHUNK: u64 = 1 << 14;
         let size = self.header().size;
-        progress.set_length(size);
+        progress.stage("checking every position against its children", size);
         let err = (0..size.div_ceil(CHUNK))
             .into_par_iter()
             .find_map_first(|k| {
                 let start = k * CHUNK;
                 let end = (start + CHUNK).min(size);
                 let r = (start..end).find_map(|pos| self.check_position(pos).err());
-                progress.inc(end - start);
+                progress.advance(end - start);
                 r
             });
         match err {
@@ -170,17 +180,17 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
 
     /// Like [`Table::verify_positions`] on `count` indices drawn at random (the same ones for
     /// the same `seed`), for tables too large to check whole; returns how many were checked.
-    pub fn verify_sample(&self, count: u64, seed: u64, progress: &ProgressBar) -> Result<u64> {
+    pub fn verify_sample(&self, count: u64, seed: u64, progress: &dyn Progress) -> Result<u64> {
         let size = self.header().size;
         if size == 0 {
             return Ok(0);
         }
-        progress.set_length(count);
+        progress.stage("checking sampled positions against their children", count);
         let err = (0..count).into_par_iter().find_map_any(|k| {
             // SplitMix64 of the draw number, mixed with the seed.
             let pos = splitmix::hash(seed ^ k.wrapping_mul(0xD6E8_FEB8_6659_FD93)) % size;
             let r = self.check_position(pos).err();
-            progress.inc(1);
+            progress.advance(1);
             r
         });
         match err {

@@ -1,6 +1,7 @@
 //! The files a writer keeps beside its output: who is writing it (a lock), which work files a
 //! dead process left (removed by the next writer), and disk blocks reserved before a file is
-//! mapped (so a full disk is an error, never a SIGBUS).
+//! mapped (so a full disk is an error, never a SIGBUS); and the temporary file a table is
+//! written through ([`TempFile`]: renamed into place only when complete, removed otherwise).
 //!
 //! Every command that writes a table `NAME` first takes `.NAME.lock` beside it with `flock`
 //! (exclusive, not waiting): a second writer of the same output is refused with a message. The
@@ -14,8 +15,10 @@
 use std::fs::{File, OpenOptions};
 use std::io::Write as _;
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::MetadataExt;
+use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 
@@ -195,6 +198,130 @@ pub(crate) fn allocate(file: &File, path: &Path, len: u64) -> Result<()> {
             Ok(())
         }
         e => Err(Error::io(path, std::io::Error::from_raw_os_error(e))),
+    }
+}
+
+/// A file being written under a temporary name beside its destination; removed on drop unless
+/// [`TempFile::commit`] renamed it into place.
+pub(crate) struct TempFile {
+    pub path: PathBuf,
+    pub file: File,
+    out: PathBuf,
+    done: bool,
+    /// Kept on drop too: a resumable build's work file.
+    keep: bool,
+}
+
+impl TempFile {
+    /// Renaming over a device or a directory would replace it (`-o /dev/null` would turn the
+    /// device into a plain file), so only plain files or new names are written.
+    pub(crate) fn check_destination(out: &Path) -> Result<()> {
+        if let Ok(meta) = std::fs::metadata(out)
+            && !meta.is_file()
+        {
+            return Err(Error::io(
+                out,
+                std::io::Error::new(
+                    std::io::ErrorKind::AlreadyExists,
+                    "exists and is not a regular file; refusing to replace it",
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// `.NAME.tmp-PID` beside `out` (the caller holds `out`'s [`OutputLock`], which is what
+    /// lets a later writer remove it if this process dies).
+    pub fn create(out: &Path) -> Result<TempFile> {
+        Self::open(
+            out,
+            sibling(out, &format!("tmp-{}", std::process::id())),
+            false,
+        )
+    }
+
+    /// The work file of a resumable build of `out` (`.NAME.partial` beside it), opened without
+    /// truncation and kept when dropped, so an interrupted build can continue from it.
+    pub fn resumable(out: &Path) -> Result<TempFile> {
+        Self::open(out, sibling(out, "partial"), true)
+    }
+
+    /// Opens `path` as the file that will become `out`; a resumable file keeps its contents and
+    /// survives a failed build, a temporary one starts empty and is removed.
+    fn open(out: &Path, path: PathBuf, resumable: bool) -> Result<TempFile> {
+        Self::check_destination(out)?;
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(!resumable)
+            .open(&path)
+            .map_err(|e| Error::io(&path, e))?;
+        Ok(TempFile {
+            path,
+            file,
+            out: out.to_path_buf(),
+            done: false,
+            keep: resumable,
+        })
+    }
+
+    pub fn write_at(&self, bytes: &[u8], at: u64) -> Result<()> {
+        self.file
+            .write_all_at(bytes, at)
+            .map_err(|e| Error::io(&self.path, e))
+    }
+
+    /// [`TempFile::write_at`] for large buffers, 8 MiB pieces written by the thread pool: the
+    /// kernel's page-cache work for an 86 MB remoteness section took 0.17 s from one thread.
+    pub fn write_at_parallel(&self, bytes: &[u8], at: u64) -> Result<()> {
+        const PIECE: usize = 8 << 20;
+        bytes
+            .par_chunks(PIECE)
+            .enumerate()
+            .try_for_each(|(k, piece)| self.write_at(piece, at + (k * PIECE) as u64))
+    }
+
+    /// Starts writing the bytes `at..at + len` of the file to the disk without waiting for them
+    /// (`sync_file_range`), so that the sync that commits the file waits for less. Advice: an
+    /// error is left to that sync, which reports it.
+    pub fn start_writeback(&self, at: u64, len: u64) {
+        use std::os::fd::AsRawFd;
+        // SAFETY: a plain system call on this file's open descriptor.
+        unsafe {
+            libc::sync_file_range(
+                self.file.as_raw_fd(),
+                at as libc::off64_t,
+                len as libc::off64_t,
+                libc::SYNC_FILE_RANGE_WRITE,
+            );
+        }
+    }
+
+    /// Syncs and renames into place; returns the file's length.
+    /// Waits for the bytes written so far to reach the disk.
+    pub fn sync(&self) -> Result<()> {
+        self.file.sync_data().map_err(|e| Error::io(&self.path, e))
+    }
+
+    pub fn commit(mut self) -> Result<u64> {
+        self.file.sync_all().map_err(|e| Error::io(&self.path, e))?;
+        let len = self
+            .file
+            .metadata()
+            .map_err(|e| Error::io(&self.path, e))?
+            .len();
+        std::fs::rename(&self.path, &self.out).map_err(|e| Error::io(&self.out, e))?;
+        self.done = true;
+        Ok(len)
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        if !self.done && !self.keep {
+            let _ = std::fs::remove_file(&self.path);
+        }
     }
 }
 

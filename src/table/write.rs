@@ -5,143 +5,18 @@
 //! Invariant: a file appears under its final name only complete — written, checksummed, synced
 //! and renamed; on any error the temporary file is removed (a resumable work file is kept).
 
-use std::fs::{File, OpenOptions};
-use std::os::unix::fs::FileExt;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicU64;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use memmap2::{MmapOptions, MmapRaw};
 use rayon::prelude::*;
 
 use super::format::{self, Encoding, Header, PAGE, Section, SourceRef, align};
-use super::workfiles::{OutputLock, allocate, sibling};
+pub(crate) use super::workfiles::TempFile;
+use super::workfiles::{OutputLock, allocate};
 use crate::cells;
 use crate::error::{Error, Result};
 use crate::games::{AnyGame, Source};
-
-/// A file being written under a temporary name beside its destination; removed on drop unless
-/// [`TempFile::commit`] renamed it into place.
-pub(crate) struct TempFile {
-    pub path: PathBuf,
-    pub file: File,
-    out: PathBuf,
-    done: bool,
-    /// Kept on drop too: a resumable build's work file.
-    keep: bool,
-}
-
-impl TempFile {
-    /// Renaming over a device or a directory would replace it (`-o /dev/null` would turn the
-    /// device into a plain file), so only plain files or new names are written.
-    pub(crate) fn check_destination(out: &Path) -> Result<()> {
-        if let Ok(meta) = std::fs::metadata(out)
-            && !meta.is_file()
-        {
-            return Err(Error::io(
-                out,
-                std::io::Error::new(
-                    std::io::ErrorKind::AlreadyExists,
-                    "exists and is not a regular file; refusing to replace it",
-                ),
-            ));
-        }
-        Ok(())
-    }
-
-    /// `.NAME.tmp-PID` beside `out` (the caller holds `out`'s [`OutputLock`], which is what
-    /// lets a later writer remove it if this process dies).
-    pub fn create(out: &Path) -> Result<TempFile> {
-        Self::open(
-            out,
-            sibling(out, &format!("tmp-{}", std::process::id())),
-            false,
-        )
-    }
-
-    /// The work file of a resumable build of `out` (`.NAME.partial` beside it), opened without
-    /// truncation and kept when dropped, so an interrupted build can continue from it.
-    pub fn resumable(out: &Path) -> Result<TempFile> {
-        Self::open(out, sibling(out, "partial"), true)
-    }
-
-    /// Opens `path` as the file that will become `out`; a resumable file keeps its contents and
-    /// survives a failed build, a temporary one starts empty and is removed.
-    fn open(out: &Path, path: PathBuf, resumable: bool) -> Result<TempFile> {
-        Self::check_destination(out)?;
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(!resumable)
-            .open(&path)
-            .map_err(|e| Error::io(&path, e))?;
-        Ok(TempFile {
-            path,
-            file,
-            out: out.to_path_buf(),
-            done: false,
-            keep: resumable,
-        })
-    }
-
-    pub fn write_at(&self, bytes: &[u8], at: u64) -> Result<()> {
-        self.file
-            .write_all_at(bytes, at)
-            .map_err(|e| Error::io(&self.path, e))
-    }
-
-    /// [`TempFile::write_at`] for large buffers, 8 MiB pieces written by the thread pool: the
-    /// kernel's page-cache work for an 86 MB remoteness section took 0.17 s from one thread.
-    pub fn write_at_parallel(&self, bytes: &[u8], at: u64) -> Result<()> {
-        const PIECE: usize = 8 << 20;
-        bytes
-            .par_chunks(PIECE)
-            .enumerate()
-            .try_for_each(|(k, piece)| self.write_at(piece, at + (k * PIECE) as u64))
-    }
-
-    /// Starts writing the bytes `at..at + len` of the file to the disk without waiting for them
-    /// (`sync_file_range`), so that the sync that commits the file waits for less. Advice: an
-    /// error is left to that sync, which reports it.
-    pub fn start_writeback(&self, at: u64, len: u64) {
-        use std::os::fd::AsRawFd;
-        // SAFETY: a plain system call on this file's open descriptor.
-        unsafe {
-            libc::sync_file_range(
-                self.file.as_raw_fd(),
-                at as libc::off64_t,
-                len as libc::off64_t,
-                libc::SYNC_FILE_RANGE_WRITE,
-            );
-        }
-    }
-
-    /// Syncs and renames into place; returns the file's length.
-    /// Waits for the bytes written so far to reach the disk.
-    pub fn sync(&self) -> Result<()> {
-        self.file.sync_data().map_err(|e| Error::io(&self.path, e))
-    }
-
-    pub fn commit(mut self) -> Result<u64> {
-        self.file.sync_all().map_err(|e| Error::io(&self.path, e))?;
-        let len = self
-            .file
-            .metadata()
-            .map_err(|e| Error::io(&self.path, e))?
-            .len();
-        std::fs::rename(&self.path, &self.out).map_err(|e| Error::io(&self.out, e))?;
-        self.done = true;
-        Ok(len)
-    }
-}
-
-impl Drop for TempFile {
-    fn drop(&mut self) {
-        if !self.done && !self.keep {
-            let _ = std::fs::remove_file(&self.path);
-        }
-    }
-}
 
 /// The header's description of the game: its spec, and its input embedded or referred to; and
 /// whether the header has the generalized Sprague-Grundy fields (which change its length).
@@ -393,6 +268,15 @@ pub(crate) struct RawWriter {
     rem_sums: Option<Vec<u64>>,
     /// The generalized Sprague-Grundy values to write after the remoteness.
     grundy: Option<GrundyBytes>,
+    /// The remoteness section in nibbles, written a block at a time in any order
+    /// ([`RawWriter::stream_nibbles`]).
+    streamed: Option<Streamed>,
+}
+
+/// A streamed nibble section's blocks: each one's checksum, and whether it was written.
+struct Streamed {
+    sums: Vec<AtomicU64>,
+    written: Vec<std::sync::atomic::AtomicBool>,
 }
 
 impl RawWriter {
@@ -509,6 +393,87 @@ impl RawWriter {
         self.rem_sums = Some(sums);
     }
 
+    /// Prepares the remoteness section in nibbles ([`format::REM_NIBBLES`]) to be written a
+    /// checksum block at a time, in any order, from any thread and while the solve goes on
+    /// ([`RawWriter::write_nibble_block`]); every block must be written before
+    /// [`RawWriter::finish`]. The section is reserved on disk now and not mapped: a mapped
+    /// section written during the solve made the solver's threads wait on page faults and on
+    /// the write-back's TLB shootdowns (docs/BENCHMARKS.md).
+    pub fn stream_nibbles(mut self) -> Result<RawWriter> {
+        let (_, rem_sec) = raw_sections(self.game.header_len(), self.size, format::REM_NIBBLES);
+        let tmp = &self.tmp;
+        let len = tmp
+            .file
+            .metadata()
+            .map_err(|e| Error::io(&tmp.path, e))?
+            .len();
+        if len < rem_sec.end() {
+            tmp.file
+                .set_len(rem_sec.end())
+                .map_err(|e| Error::io(&tmp.path, e))?;
+        }
+        allocate(&tmp.file, &tmp.path, rem_sec.end())?;
+        let blocks = rem_sec.len.div_ceil(format::BLOCK as u64) as usize;
+        self.streamed = Some(Streamed {
+            sums: (0..blocks).map(|_| AtomicU64::new(0)).collect(),
+            written: (0..blocks)
+                .map(|_| std::sync::atomic::AtomicBool::new(false))
+                .collect(),
+        });
+        Ok(self)
+    }
+
+    /// Block `k`'s bytes of the streamed nibble section ([`RawWriter::stream_nibbles`]): their
+    /// offset in the section and their length (the last block may be shorter).
+    pub fn nibble_block(&self, k: usize) -> (u64, usize) {
+        let (_, rem_sec) = raw_sections(self.game.header_len(), self.size, format::REM_NIBBLES);
+        let at = k as u64 * format::BLOCK as u64;
+        (at, (format::BLOCK as u64).min(rem_sec.len - at) as usize)
+    }
+
+    /// Writes block `k` of the streamed nibble section (its bytes, as long as
+    /// [`RawWriter::nibble_block`] says) and keeps its checksum.
+    pub fn write_nibble_block(&self, k: usize, nibbles: &[u8]) -> Result<()> {
+        let streamed = self.streamed.as_ref().expect("stream_nibbles came first");
+        let (at, len) = self.nibble_block(k);
+        assert_eq!(nibbles.len(), len, "block {k} is {len} bytes");
+        let (_, rem_sec) = raw_sections(self.game.header_len(), self.size, format::REM_NIBBLES);
+        self.tmp.write_at(nibbles, rem_sec.offset + at)?;
+        streamed.sums[k].store(xxhash_rust::xxh3::xxh3_64(nibbles), Ordering::Relaxed);
+        streamed.written[k].store(true, Ordering::Release);
+        Ok(())
+    }
+
+    /// Starts the disk's writes of the streamed nibble blocks `blocks` (advice, as
+    /// [`TempFile::start_writeback`]).
+    pub fn start_nibble_writeback(&self, blocks: std::ops::Range<usize>) {
+        let (_, rem_sec) = raw_sections(self.game.header_len(), self.size, format::REM_NIBBLES);
+        let block = format::BLOCK as u64;
+        let at = blocks.start as u64 * block;
+        let end = (blocks.end as u64 * block).min(rem_sec.len);
+        self.tmp
+            .start_writeback(rem_sec.offset + at, end.saturating_sub(at));
+    }
+
+    /// Starts the disk's writes of the cells of `positions` (advice, as
+    /// [`TempFile::start_writeback`]): the pages that hold only those positions' cells, so that
+    /// a solve may go on writing the cells of the positions around them.
+    pub fn start_cells_writeback(&self, positions: std::ops::Range<u64>) {
+        let (cells_sec, _) = raw_sections(self.game.header_len(), self.size, 0);
+        let per_byte = cells::CELLS_PER_WORD / 8;
+        let first = (positions.start / per_byte).next_multiple_of(PAGE);
+        // The last position's page holds no other cells: the section ends there.
+        let end = if positions.end >= self.size {
+            cells_sec.len
+        } else {
+            positions.end / per_byte / PAGE * PAGE
+        };
+        if first < end {
+            self.tmp
+                .start_writeback(cells_sec.offset + first, end - first);
+        }
+    }
+
     /// The remoteness nibbles as atomic words (16 positions a word, lowest nibble first), for a
     /// solver to fill; empty unless [`RawWriter::with_nibbles`] mapped them.
     pub fn nibble_words(&self) -> &[AtomicU64] {
@@ -563,6 +528,7 @@ impl RawWriter {
             rem_map: None,
             rem_sums: None,
             grundy: None,
+            streamed: None,
         })
     }
 
@@ -645,6 +611,7 @@ impl RawWriter {
             rem_map,
             rem_sums,
             grundy,
+            streamed,
         } = self;
         assert_eq!(
             game.grundy,
@@ -677,6 +644,20 @@ impl RawWriter {
                 // SAFETY: the nibbles are the work file's shared mapping.
                 None => sums.extend(unsafe { mapped_block_sums(mapped(&rem_map), block) }),
             }
+        } else if let Some(streamed) = streamed {
+            assert!(
+                rem_bytes.is_empty() && rem_width == format::REM_NIBBLES,
+                "a streamed remoteness section is written already"
+            );
+            let missing = streamed
+                .written
+                .iter()
+                .position(|w| !w.load(Ordering::Acquire));
+            assert!(
+                missing.is_none(),
+                "block {missing:?} of the streamed nibbles was not written"
+            );
+            sums.extend(streamed.sums.iter().map(|s| s.load(Ordering::Relaxed)));
         } else {
             if rem_width > 0 {
                 tmp.write_at_parallel(rem_bytes, rem_sec.offset)?;

@@ -38,7 +38,7 @@ pub struct Params {
 
 /// The content of "don't care" cells (positions the rules decide alone). Only the size of the
 /// file depends on it; readers never look at those cells.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DontCareFill {
     /// Per frame, whichever of `stored`, `previous` and `second` compresses smallest.
     Best,

@@ -6,8 +6,8 @@ use std::collections::HashMap;
 
 use retrodb::Game;
 use retrodb::Value;
+use retrodb::cgt::numbers::Dyadic;
 use retrodb::games::hackenbush::{Colour, Hackenbush, outcome_class, random_text};
-use retrodb::oracle::surreal::Dyadic;
 use retrodb::solve::{SolveOptions, counter};
 use retrodb::splitmix::SplitMix64;
 use retrodb::table::cells::{self, Cells};

@@ -13,6 +13,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod asked;
 mod build_files;
 mod cell_games;
 mod cgt;
@@ -26,11 +27,14 @@ mod hackenbush_cli;
 mod hackenbush_props;
 mod lookups;
 mod messages;
+mod progress;
 mod research;
 mod research_sample;
 mod research_tiers;
 #[cfg(feature = "serve")]
 mod serve;
+#[cfg(feature = "serve")]
+mod serve_board;
 #[cfg(feature = "serve")]
 mod serve_browser;
 mod sliced;

@@ -1,12 +1,15 @@
 //! The web board as a person uses it, in headless Chromium driven over WebDriver: load the page,
 //! pick a table, click two moves (one on the picture, one in the move list), read the values the
-//! page shows and compare them with `retrodb probe --json`; then go back.
+//! page shows and compare them with `retrodb probe --json`; then go back. Then a whole game of
+//! Bridg-It 3 against the table, from the side the table says loses: it must lose, in as many
+//! moves as the table's remoteness says. And a `,sym` table shows the board as it was asked.
 //!
 //! Needs `chromedriver` and `chromium` (Debian: `apt-get install chromium chromium-driver`;
 //! `.ci/run` installs them). Without chromedriver the test prints that it was skipped and passes,
 //! so `cargo test` works on a machine without a browser — unless `RETRODB_REQUIRE_BROWSER` is
 //! set (as `.ci/run` does), when it fails instead. `RETRODB_SCREENSHOT=FILE` also saves
-//! the page as a PNG there (docs/board.png is made so).
+//! the page as a PNG there (docs/board.png is made so), `RETRODB_PLAY_SCREENSHOT=FILE` the
+//! page in the middle of the game against the table (docs/board-play.png).
 
 use std::io::Write;
 use std::net::TcpListener;
@@ -156,11 +159,15 @@ async fn the_board_plays_two_moves_and_shows_the_tables_values() {
     let dir = tempfile::tempdir().unwrap();
     let bridgit = dir.path().join("bridgit-3.rdb");
     let seed = dir.path().join("seed001.rdb");
+    let sym = dir.path().join("bridgit-3-sym.rdb");
     for (spec, out, extra) in [
-        ("bridgit:3", &bridgit, "--compress"),
-        ("digraph:data/seed001.txt", &seed, "--remoteness"),
+        ("bridgit:3", &bridgit, &["--remoteness", "--compress"][..]),
+        ("digraph:data/seed001.txt", &seed, &["--remoteness"][..]),
+        ("bridgit:3,start=L,sym", &sym, &["--remoteness"][..]),
     ] {
-        let o = retrodb(&["build", spec, "-o", out.to_str().unwrap(), "--quiet", extra]);
+        let mut args = vec!["build", spec, "-o", out.to_str().unwrap(), "--quiet"];
+        args.extend_from_slice(extra);
+        let o = retrodb(&args);
         assert!(o.status.success(), "{}", stderr(&o));
     }
     let server = Server::start(&[dir.path().to_str().unwrap()]);
@@ -282,5 +289,203 @@ async fn the_board_plays_two_moves_and_shows_the_tables_values() {
     wait_for_position(&c, &second).await;
     check_against_probe(&c, &bridgit, &second).await;
 
+    play_a_lost_game(&c, &server, &start_bridgit).await;
+    symmetric_board_as_asked(&c, &server).await;
+
     c.close().await.unwrap();
+}
+
+/// The board's view of a position, from the server (what the page draws).
+fn view(server: &Server, table: &str, position: &str) -> Json {
+    let r = server.get(&format!(
+        "/api/v1/tables/{table}/board?position={}",
+        crate::common::server::encode(position)
+    ));
+    assert_eq!(r.status, 200, "{}", r.text());
+    r.json()
+}
+
+async fn attr(c: &Client, css: &str, name: &str) -> String {
+    let el = c.find(Locator::Css(css)).await.unwrap();
+    el.attr(name).await.unwrap().unwrap_or_default()
+}
+
+/// Waits until the game against the table is at the user's turn or over, `plies` moves after
+/// play began; returns the turn.
+async fn wait_for_turn(c: &Client, plies: u64) -> String {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let turn = attr(c, "#play-status", "data-turn").await;
+        let at = attr(c, "#play-status", "data-plies").await;
+        if (turn == "user" || turn == "over") && at == plies.to_string() {
+            return turn;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "waiting for ply {plies}: turn {turn:?} at ply {at:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// A whole game of Bridg-It 3 against the table, from the empty board, on the side the table
+/// says loses; the user resists as long as the table says anyone can (the first of the API's
+/// moves, best first, which for a lost position is the slowest loss). The table must win, and
+/// in exactly as many moves as the remoteness of the empty board; every answer it gives claims
+/// the win in the moves that are left.
+async fn play_a_lost_game(c: &Client, server: &Server, start: &str) {
+    c.goto(&server.url("/?table=bridgit-3")).await.unwrap();
+    wait_for_position(c, start).await;
+    let first = view(server, "bridgit-3", start);
+    let total = first["remoteness"]
+        .as_u64()
+        .expect("the table has remoteness");
+    // The side that loses from here: the other player when the player to move wins.
+    let (button, user_side) = match first["value"].as_str().unwrap() {
+        "win" => ("#play-other", first["opponent"].as_str().unwrap()),
+        "loss" => ("#play-mover", first["to_move"].as_str().unwrap()),
+        v => panic!("the empty board is a {v}: no side loses"),
+    };
+    let b = c.find(Locator::Css(button)).await.unwrap();
+    assert_eq!(b.text().await.unwrap(), format!("play {user_side}"));
+    b.click().await.unwrap();
+    let table_first = button == "#play-other";
+    let mut plies = u64::from(table_first);
+    loop {
+        let turn = wait_for_turn(c, plies).await;
+        let status = c.find(Locator::Css("#play-status")).await.unwrap();
+        let text = status.text().await.unwrap();
+        if plies > 0 && (plies % 2 == 1) == table_first {
+            // The table has just moved: it claims the win in the moves left before its move.
+            let left = total - (plies - 1);
+            assert_eq!(attr(c, "#play-status", "data-table-value").await, "win");
+            assert_eq!(
+                attr(c, "#play-status", "data-table-remoteness").await,
+                left.to_string(),
+                "{text}"
+            );
+            assert!(text.contains(&format!("it wins in {left}")), "{text}");
+        }
+        if turn == "over" {
+            break;
+        }
+        // The user's turn: the page says the user loses in the moves left, and shows no values
+        // of the user's moves (they were not asked for).
+        let position = c
+            .find(Locator::Css("#position"))
+            .await
+            .unwrap()
+            .prop("value")
+            .await
+            .unwrap()
+            .unwrap();
+        let v = view(server, "bridgit-3", &position);
+        assert_eq!(v["value"], "loss", "{position}");
+        assert_eq!(v["remoteness"].as_u64(), Some(total - plies), "{position}");
+        assert!(
+            text.contains(&format!("you lose in {}", total - plies)),
+            "{text}"
+        );
+        assert!(
+            c.find_all(Locator::Css("#picture g.move.win, #picture g.move.loss"))
+                .await
+                .unwrap()
+                .is_empty()
+        );
+        if plies == 3
+            && let Ok(path) = std::env::var("RETRODB_PLAY_SCREENSHOT")
+        {
+            std::fs::write(&path, c.screenshot().await.unwrap()).unwrap();
+            println!("screenshot: {path}");
+        }
+        let best = v["moves"][0]["move"].as_str().unwrap().to_string();
+        let sel = format!("#picture g.move[data-move=\"{best}\"] circle.mark");
+        c.find(Locator::Css(&sel))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        // The user's move, then the table's answer.
+        plies += 2;
+    }
+    assert_eq!(plies, total, "the game lasted {plies} moves, not {total}");
+    assert_eq!(attr(c, "#play-status", "data-winner").await, "table");
+    let verdict = c.find(Locator::Css("#verdict")).await.unwrap();
+    let said = verdict.text().await.unwrap();
+    assert!(said.contains("has won"), "{said}");
+    assert!(!said.contains("no move left"), "{said}");
+    // The finished board is the one the table's last move made: over, and lost for the user.
+    let position = c
+        .find(Locator::Css("#position"))
+        .await
+        .unwrap()
+        .prop("value")
+        .await
+        .unwrap()
+        .unwrap();
+    let end = view(server, "bridgit-3", &position);
+    assert!(end["moves"].as_array().unwrap().is_empty(), "{end}");
+    assert_eq!(end["outcome"].as_str(), Some(said.as_str()));
+}
+
+/// On a `,sym` table the page shows the board it was given, not the table's symmetric image
+/// of it: the text box, the moves on the picture and their names are the asked board's.
+async fn symmetric_board_as_asked(c: &Client, server: &Server) {
+    // A board the table holds as another image: after Left's first move into the corner cell
+    // whose image is another corner.
+    let start = view(server, "bridgit-3-sym", ".............");
+    let asked = start["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["position"].as_str().unwrap().to_string())
+        .find(|p| {
+            view(server, "bridgit-3-sym", p)
+                .get("stored_image")
+                .is_some()
+        })
+        .expect("some first move makes a board held as another image");
+    let want = view(server, "bridgit-3-sym", &asked);
+    let image = want["stored_image"].as_str().unwrap().to_string();
+    assert_ne!(image, asked);
+    c.goto(&server.url(&format!(
+        "/?table=bridgit-3-sym&position={}",
+        crate::common::server::encode(&asked)
+    )))
+    .await
+    .unwrap();
+    wait_for_position(c, &asked).await;
+    let note = c.find(Locator::Css("#stored")).await.unwrap();
+    assert!(note.text().await.unwrap().contains(&image));
+    let (_, rows) = shown(c).await;
+    let mut names: Vec<String> = rows.iter().map(|r| r.0.clone()).collect();
+    let mut children: Vec<String> = rows.iter().map(|r| r.2.clone()).collect();
+    let mut want_names: Vec<String> = want["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["move"].as_str().unwrap().to_string())
+        .collect();
+    // Every child is the asked board with one more cell claimed.
+    for child in &children {
+        let differ = child
+            .chars()
+            .zip(asked.chars())
+            .filter(|(a, b)| a != b)
+            .count();
+        assert_eq!(differ, 2, "{child} is not one move from {asked}"); // a cell and the mover
+    }
+    let mut drawn = Vec::new();
+    for g in c.find_all(Locator::Css("#picture g.move")).await.unwrap() {
+        drawn.push(g.attr("data-move").await.unwrap().unwrap());
+    }
+    names.sort();
+    want_names.sort();
+    drawn.sort();
+    children.sort();
+    children.dedup();
+    assert_eq!(names, want_names);
+    assert_eq!(drawn, want_names);
+    assert_eq!(children.len(), names.len());
 }

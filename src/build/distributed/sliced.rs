@@ -30,7 +30,7 @@ use crate::games::AnyGame;
 use crate::solve::SolveOptions;
 use crate::solve::distributed::comm::{Comm, agree, all_gather};
 use crate::solve::distributed::sliced::{JobSink, solve};
-use crate::solve::tiered::{Solved, TierDone};
+use crate::solve::tiers::{Solved, TierDone};
 use crate::table::OutputLock;
 use crate::table::format::Section;
 use crate::table::workfiles::sibling;

@@ -331,6 +331,29 @@ impl CellGame {
         (l | r).count_ones()
     }
 
+    /// The web board's SVG of the board `text` names, stored at `pos`, in an index of one board
+    /// per symmetry class (`None` for other indices): the asked board, each move marked under
+    /// its name on that board. (A stored board's moves lead to canonical images, which
+    /// [`crate::games::AnyGame::board_svg`] cannot place on the board.)
+    pub fn asked_svg(&self, text: &str, pos: u64) -> Option<String> {
+        self.sliced().filter(|s| s.symmetric)?;
+        let (l, r) = self
+            .asked_cells(text, pos)
+            .map_or_else(|| self.masks(pos), |(l, r, _)| (l, r));
+        let mut targets = Vec::new();
+        if self.winner(l, r).is_none() {
+            for_each_cell(self.full & !(l | r), |c| {
+                targets.push((c, self.move_name(c)))
+            });
+        }
+        Some(picture::board_svg(
+            &self.layout,
+            &self.states_of_masks(l, r),
+            self.mover(pos),
+            &targets,
+        ))
+    }
+
     /// A picture of the position, with the cells of `marked` moves highlighted.
     pub fn picture(&self, pos: u64, marked: &[u32], style: picture::Style) -> Option<String> {
         picture::draw(
@@ -476,6 +499,11 @@ impl Game for CellGame {
         self.stored_image_text(text, pos)
     }
 
+    /// With symmetry, the asked board when the stored one is another image of it.
+    fn asked_board(&self, text: &str, pos: u64) -> Option<crate::game::AskedBoard> {
+        self.asked_board_of(text, pos)
+    }
+
     /// One move per empty cell of the board stored at `pos`, in cell order (with symmetry, the
     /// child is the index of the board's canonical image).
     fn moves(&self, pos: u64) -> Vec<Move> {
@@ -491,7 +519,7 @@ impl Game for CellGame {
                 .try_index(l2, r2, mover.other())
                 .expect("a move leads to a position of the game");
             out.push(Move {
-                name: format!("{cell}{}", self.labels[cell as usize]),
+                name: self.move_name(cell),
                 child,
             });
         });

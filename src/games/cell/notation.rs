@@ -9,7 +9,7 @@
 
 use super::{CellGame, EMPTY, LEFT, Player, RIGHT};
 use crate::error::{Error, Result};
-use crate::game::{Move, PositionError};
+use crate::game::{AskedBoard, AskedMove, Game, Move, PositionError};
 
 /// Reads a position's cells and player to move, for a game of `cells` cells. Whitespace between
 /// cells is ignored, so boards may be written row by row.
@@ -227,13 +227,8 @@ impl CellGame {
     /// The board after the move: the stored board with the move's cell claimed (the child index
     /// may hold a symmetric image of it).
     pub(super) fn text_after_move(&self, pos: u64, m: &Move) -> String {
-        let cell: Option<u32> = m
-            .name
-            .split(|c: char| !c.is_ascii_digit())
-            .next()
-            .and_then(|d| d.parse().ok());
-        match (self.sliced(), cell) {
-            (Some(s), Some(cell)) if s.symmetric && cell < self.cells => {
+        match (self.sliced(), self.cell_of_move(&m.name)) {
+            (Some(s), Some(cell)) if s.symmetric => {
                 let (l, r) = self.masks(pos);
                 let mover = self.mover(pos);
                 let (l, r) = mover.claim(l, r, cell);
@@ -248,5 +243,74 @@ impl CellGame {
         self.sliced().filter(|s| s.symmetric)?;
         let (l, r, _) = self.read_board(text).ok()?;
         (self.masks(pos) != (l, r)).then(|| self.text_of_position(pos))
+    }
+
+    /// With symmetry, where the board stored at `pos` is not the one `text` names: the asked
+    /// board (Left's cells, Right's cells) and, for each stored cell, the asked cell it stands
+    /// for (the inverse of the colour-keeping symmetry that takes the asked board to the stored
+    /// one).
+    pub(super) fn asked_cells(&self, text: &str, pos: u64) -> Option<(u64, u64, Vec<u32>)> {
+        self.sliced().filter(|s| s.symmetric)?;
+        let (l, r, _) = self.read_board(text).ok()?;
+        let stored = self.masks(pos);
+        if stored == (l, r) {
+            return None;
+        }
+        let image = |perm: &[u32], m: u64| {
+            (0..self.cells)
+                .filter(|&i| m >> i & 1 == 1)
+                .fold(0u64, |acc, i| acc | 1 << perm[i as usize])
+        };
+        let sym = self
+            .symmetries()
+            .into_iter()
+            .find(|s| !s.swaps_colours && (image(&s.perm, l), image(&s.perm, r)) == stored)?;
+        let mut to_asked = vec![0u32; self.cells as usize];
+        for (asked, &to) in sym.perm.iter().enumerate() {
+            to_asked[to as usize] = asked as u32;
+        }
+        Some((l, r, to_asked))
+    }
+
+    /// [`crate::game::Game::asked_board`]: the asked board's text and moves, in cell order,
+    /// each with the stored image's move it maps onto.
+    pub(super) fn asked_board_of(&self, text: &str, pos: u64) -> Option<AskedBoard> {
+        let (l, r, to_asked) = self.asked_cells(text, pos)?;
+        let mover = self.mover(pos);
+        let mut moves: Vec<(u32, AskedMove)> = self
+            .moves(pos)
+            .into_iter()
+            .filter_map(|m| {
+                let cell = self.cell_of_move(&m.name)?;
+                let asked = *to_asked.get(cell as usize)?;
+                let (l2, r2) = mover.claim(l, r, asked);
+                Some((
+                    asked,
+                    AskedMove {
+                        name: self.move_name(asked),
+                        position: self.text_of_masks(l2, r2, mover.other()),
+                        stored: m.name,
+                    },
+                ))
+            })
+            .collect();
+        moves.sort_by_key(|(cell, _)| *cell);
+        Some(AskedBoard {
+            position: self.text_of_masks(l, r, mover),
+            moves: moves.into_iter().map(|(_, m)| m).collect(),
+        })
+    }
+
+    /// The name of the move that claims `cell`: its number and the board's label for it.
+    pub(super) fn move_name(&self, cell: u32) -> String {
+        format!("{cell}{}", self.labels[cell as usize])
+    }
+
+    /// The cell a move's name claims (the number it starts with), if it names one.
+    fn cell_of_move(&self, name: &str) -> Option<u32> {
+        name.split(|c: char| !c.is_ascii_digit())
+            .next()
+            .and_then(|d| d.parse().ok())
+            .filter(|&c| c < self.cells)
     }
 }

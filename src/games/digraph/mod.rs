@@ -96,6 +96,12 @@ impl Digraph {
         edges * 8 + (vertices + 1) * 8 + edges * 4 + vertices * 4
     }
 
+    /// Bytes the graph keeps once built, while a table of it is solved: the out-degrees and the
+    /// reverse rows (the forward rows are made only when something asks for children).
+    pub fn resident_bytes(&self) -> u64 {
+        self.n * 4 + (self.n + 1) * 8 + self.edge_count() * 4
+    }
+
     /// Builds the graph from an edge list; every id must be below `n`.
     pub fn from_edges(source: Source, n: u64, edges: &[(u32, u32)]) -> Digraph {
         Self::from_edge_vec(source, n, edges.to_vec())

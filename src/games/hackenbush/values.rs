@@ -9,8 +9,8 @@
 use std::collections::HashMap;
 
 use super::{Hackenbush, bits};
+use crate::cgt::numbers::{self, Dyadic, GameValue};
 use crate::game::Value;
-use crate::oracle::surreal::{self, Dyadic, GameValue};
 
 /// The outcome class from the values of the same position with Left and with Right to move:
 /// `L` Left wins whoever starts, `R` Right does, `N` the mover wins, `P` the mover loses.
@@ -117,7 +117,7 @@ impl Hackenbush {
                     }
                 }
             }
-            match known.then(|| surreal::simplest_between(lo, hi)).flatten() {
+            match known.then(|| numbers::simplest_between(lo, hi)).flatten() {
                 Some(x) => ComponentValue::Number(x),
                 None => ComponentValue::Unknown,
             }
@@ -133,7 +133,7 @@ impl Hackenbush {
                     }
                 }
             }
-            ComponentValue::Nimber(surreal::mex(options))
+            ComponentValue::Nimber(numbers::mex(options))
         } else {
             ComponentValue::Unknown
         };

@@ -7,7 +7,6 @@
 use serde::Serialize;
 
 use super::super::order::OrderFigures;
-use super::sample::SampleFigures;
 use crate::game::Value;
 
 /// One move named in a counterexample, with the table's answer for the position it leads to.
@@ -298,4 +297,59 @@ impl Population {
             a.add(&b);
         }
     }
+}
+
+/// How a sampled report was drawn, what it found, and what it leaves out.
+#[derive(Clone, Debug, Serialize)]
+pub struct SampleFigures {
+    pub method: String,
+    pub seed: u64,
+    /// Open positions in the sample (each a board of the play population).
+    pub positions: u64,
+    /// Boards drawn, finished ones (drawn again) included.
+    pub draws: u64,
+    /// Boards with Left-first counts, open or finished: what a draw chooses from.
+    pub boards: u64,
+    /// Whether the table holds remoteness, so that the figures against the table's order of
+    /// options are given.
+    pub remoteness: bool,
+    /// The confidence of every interval.
+    pub confidence: f64,
+    /// The size of the play population (open boards), estimated from the share of open draws.
+    pub population: Estimate,
+    pub proportions: Vec<Proportion>,
+    /// The complete report's figures this one does not give, and why.
+    pub left_out: Vec<LeftOut>,
+}
+
+/// A number estimated from the sample, with its interval.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Estimate {
+    pub value: f64,
+    pub low: f64,
+    pub high: f64,
+}
+
+/// One proportion of the sample, `count` of `of`.
+#[derive(Clone, Debug, Serialize)]
+pub struct Proportion {
+    /// A stable name, e.g. `optional.neither` or `ranking.stated.left.top_has_win`.
+    pub name: String,
+    /// What is counted, of what.
+    pub what: String,
+    pub count: u64,
+    pub of: u64,
+    /// `count / of`, with its interval (`None` when `of` is 0).
+    pub share: Option<Estimate>,
+    /// `wilson` for a share of sampled positions (independent draws); `ratio` for a share of
+    /// pairs or moves, which come in clusters per position: the ratio estimator's interval by
+    /// the delta method over positions.
+    pub interval: &'static str,
+}
+
+/// Figures of the complete report a sampled one leaves out.
+#[derive(Clone, Debug, Serialize)]
+pub struct LeftOut {
+    pub figures: &'static str,
+    pub needs: &'static str,
 }

@@ -13,6 +13,7 @@
 //! has it) on a uniform random sample of the play population (for boards too large to scan
 //! whole), and `text` renders a report for the terminal.
 
+mod boards;
 mod figures;
 mod sample;
 mod scan;
@@ -27,14 +28,14 @@ use rayon::prelude::*;
 use super::order::GameOrder;
 use crate::error::{Error, Result};
 use crate::game::Game;
-use crate::games::AnyGame;
-use crate::games::cell::{Board, Layout, picture};
 use crate::table::Table;
+use boards::{bridgit_game, draw_counterexamples};
 pub use figures::{
-    Counterexample, NamedMove, OptionalFigures, OutcomeClassFigures, Population, RankingFigures,
-    Report, SpanningTreeFigures, TableOrderFigures, ValuesSummary,
+    Counterexample, Estimate, LeftOut, NamedMove, OptionalFigures, OutcomeClassFigures, Population,
+    Proportion, RankingFigures, Report, SampleFigures, SpanningTreeFigures, TableOrderFigures,
+    ValuesSummary,
 };
-pub use sample::{Estimate, LeftOut, Proportion, SampleFigures, research_sample};
+pub use sample::research_sample;
 use scan::{ClaimChecker, Detail, Findings, RANKINGS};
 use spanning::spanning_tree_lines;
 pub use text::render_text;
@@ -146,48 +147,6 @@ pub fn research_with_progress(
         sample: None,
         counterexamples,
     })
-}
-
-/// The cell game of `table`, which must be Bridg-It of size `n` (any index: every
-/// configuration, or those alternation reaches with Left first, sliced or symmetric).
-fn bridgit_game(n: u32, table: &Table) -> Result<&crate::games::cell::CellGame> {
-    let AnyGame::Cell(game) = table.game() else {
-        return Err(Error::Usage("research needs a Bridg-It table".into()));
-    };
-    if game.layout() != &Layout::Board(Board::Bridgit(n)) {
-        return Err(Error::Usage(format!(
-            "table {} holds {}, not bridgit:{n}",
-            table.path().display(),
-            game.spec()
-        )));
-    }
-    Ok(game)
-}
-
-/// Draws each counterexample from its own position text (so a symmetric table's stored image
-/// never stands in for it), as text and, with `svg_dir`, as an SVG file
-/// `bridgit-N-CLAIM.svg` there.
-fn draw_counterexamples(
-    game: &crate::games::cell::CellGame,
-    n: u32,
-    counterexamples: &mut [Counterexample],
-    svg_dir: Option<&Path>,
-) -> Result<()> {
-    for c in counterexamples {
-        let (states, mover) =
-            crate::games::cell::notation::parse_cells(&c.position, game.cells() as u64)?;
-        let draw = |style| picture::draw(game.layout(), &states, mover, &c.cells, style);
-        c.picture = draw(picture::Style::Plain).unwrap_or_default();
-        if let Some(dir) = svg_dir {
-            std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-            let file = format!("bridgit-{n}-{}.svg", c.claim.replace('.', "-"));
-            let svg = draw(picture::Style::Svg).unwrap_or_default();
-            let path = dir.join(&file);
-            std::fs::write(&path, svg).map_err(|e| Error::io(&path, e))?;
-            c.svg = Some(file);
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! Tests of the research report: its figures for size 2 against recounts made without the table.
 
 use super::*;
+use crate::games::AnyGame;
 use std::cmp::Ordering;
 
 use super::super::geometry::PlayerGraph;

@@ -3,8 +3,7 @@
 //!
 //! The invariant: the text reads the [`Report`] only; every number it prints is in the JSON.
 
-use super::figures::{Population, Report, SpanningTreeFigures};
-use super::sample::SampleFigures;
+use super::figures::{Population, Report, SampleFigures, SpanningTreeFigures};
 use super::scan::RANKINGS;
 
 /// The game-order table of one population: one row per variant and mover, under the first

@@ -34,7 +34,7 @@ use crate::error::{Error, Result};
 use crate::shape::SlicedBoard;
 use crate::shape::sliced::Sliced;
 use crate::solve::sliced::{KeyTiers, ROWS_PER_UNIT, RowKernel, clear_from, or_words};
-use crate::solve::tiered::{Solved, TierDone};
+use crate::solve::tiers::{Solved, TierDone};
 use crate::solve::{SolveOptions, SolveStats};
 
 /// Where the ranks' decided rows go: the table being written, which `solve/` does not open.

@@ -96,11 +96,28 @@ pub fn board_svg(layout: &Layout, states: &[u8], mover: Player, moves: &[(u32, S
 
 /// Who is to move, or who has won when the board is finished.
 fn to_move_text(layout: &Layout, states: &[u8], mover: Player) -> &'static str {
-    match (winner(layout, states), mover) {
-        (Some(Player::Left), _) => "Left (L, blue) has won: its sides are joined",
-        (Some(Player::Right), _) => "Right (R, red) has won: Left's sides can no longer be joined",
-        (None, Player::Left) => "Left (L, blue) to move",
-        (None, Player::Right) => "Right (R, red) to move",
+    match winner(layout, states) {
+        Some(w) => won_text(w),
+        None => match mover {
+            Player::Left => "Left (L, blue) to move",
+            Player::Right => "Right (R, red) to move",
+        },
+    }
+}
+
+/// A player's name in pictures and on the web board.
+pub fn player_name(p: Player) -> &'static str {
+    match p {
+        Player::Left => "Left (L, blue)",
+        Player::Right => "Right (R, red)",
+    }
+}
+
+/// Who has won a finished board, and how.
+pub fn won_text(winner: Player) -> &'static str {
+    match winner {
+        Player::Left => "Left (L, blue) has won: its sides are joined",
+        Player::Right => "Right (R, red) has won: Left's sides can no longer be joined",
     }
 }
 

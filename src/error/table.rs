@@ -28,10 +28,12 @@ pub enum TableErrorKind {
         oldest: u32,
         got: u32,
     },
-    /// A table of the sliced index (`,sliced`, `,sym`) written in a version before
-    /// [`super::format::ROW_ORDER_VERSION`], whose rows hold their positions in another order.
+    /// A table of the sliced index (`,sliced`, `,sym`) written in version `got`, before
+    /// version `changed` (`table::format::ROW_ORDER_VERSION`), whose rows hold their positions
+    /// in another order.
     RowOrder {
         got: u32,
+        changed: u32,
     },
     /// The file ends before its header says it does (the text says where).
     Truncated(String),
@@ -116,11 +118,10 @@ impl fmt::Display for TableErrorKind {
                     ""
                 }
             ),
-            RowOrder { got } => write!(
+            RowOrder { got, changed } => write!(
                 f,
                 "format version {got} orders the rows of sliced and symmetric tables in a way this \
-                 retrodb no longer reads (version {} changed it): build the table again",
-                super::format::ROW_ORDER_VERSION
+                 retrodb no longer reads (version {changed} changed it): build the table again"
             ),
             Truncated(what) => write!(f, "file is truncated: {what}"),
             Checksum { section, block } => {

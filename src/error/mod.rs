@@ -4,7 +4,7 @@
 use std::io;
 use std::path::Path;
 
-use crate::game::PositionError;
+pub mod table;
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -34,7 +34,7 @@ pub enum Error {
 
     /// A table file that is not a table, has another format version, or is damaged.
     #[error(transparent)]
-    Table(#[from] crate::table::TableError),
+    Table(#[from] table::TableError),
 
     /// Work that would need more memory than allowed, refused before allocating.
     #[error(
@@ -79,18 +79,35 @@ impl Error {
         }
     }
 
-    /// A table error of kind [`TableErrorKind::Other`](crate::table::TableErrorKind::Other).
+    /// A table error of kind [`TableErrorKind::Other`](table::TableErrorKind::Other).
     pub fn table(path: impl AsRef<Path>, msg: impl Into<String>) -> Self {
-        Self::table_kind(path, crate::table::TableErrorKind::Other(msg.into()))
+        Self::table_kind(path, table::TableErrorKind::Other(msg.into()))
     }
 
-    pub fn table_kind(path: impl AsRef<Path>, kind: crate::table::TableErrorKind) -> Self {
-        Error::Table(crate::table::TableError::new(path, kind))
+    pub fn table_kind(path: impl AsRef<Path>, kind: table::TableErrorKind) -> Self {
+        Error::Table(table::TableError::new(path, kind))
     }
 }
 
 /// Characters of an input word a message echoes; longer words are cut to this many.
 const KEEP: usize = 60;
+
+/// Why a position text was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("position '{}': {reason}", cut(.text))]
+pub struct PositionError {
+    pub text: String,
+    pub reason: String,
+}
+
+impl PositionError {
+    pub fn new(text: &str, reason: impl Into<String>) -> Self {
+        PositionError {
+            text: text.to_string(),
+            reason: reason.into(),
+        }
+    }
+}
 
 /// `text` for a message: whole when short, else its first 60 characters and its length (a
 /// megabyte-long input line is not echoed back whole). Reads no further than it keeps.
