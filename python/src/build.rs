@@ -5,18 +5,18 @@
 //! written under the table's name (a tiered build's work files stay for the same call to resume).
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use retrodb::build::threads::{self, ThreadsError};
 use retrodb::build::{self as table_build, BuildOptions};
 use retrodb::games::AnyGame;
+use retrodb::progress::Progress;
 
 use crate::{error, raise, serialized};
-
-/// The most threads a build takes, per core (as the command line's `--threads`).
-const MAX_THREADS_PER_CORE: usize = 8;
 
 /// The width a progress line is padded to, so a shorter line covers a longer one.
 const LINE: usize = 79;
@@ -46,29 +46,18 @@ pub fn build<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let pool = match threads {
         None => None,
-        Some(0) => return Err(PyValueError::new_err("threads must be at least 1")),
-        Some(n) => {
-            let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
-            let cap = MAX_THREADS_PER_CORE * cores;
-            if n > cap {
-                return Err(PyValueError::new_err(format!(
-                    "threads={n}: at most {cap} on this machine ({MAX_THREADS_PER_CORE} per core, {cores} cores)"
-                )));
-            }
-            Some(
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(n)
-                    .build()
-                    .map_err(|e| raise("BuildError", format!("cannot start {n} threads: {e}")))?,
-            )
-        }
+        Some(n) => Some(threads::pool(n).map_err(|e| match e {
+            ThreadsError::Zero => PyValueError::new_err(format!("threads {e}")),
+            ThreadsError::TooMany { .. } => PyValueError::new_err(format!("threads={n}: {e}")),
+            ThreadsError::Start { .. } => raise("BuildError", e.to_string()),
+        })?),
     };
     let max_memory = max_memory.unwrap_or_else(retrodb::memory::default_limit);
+    let solving = Arc::new(Kept::default());
+    let compressing = Arc::new(Kept::default());
     let game = py
-        .detach(|| AnyGame::open(spec, max_memory))
+        .detach(|| AnyGame::open_with(spec, max_memory, &*solving))
         .map_err(error)?;
-    let solving = indicatif::ProgressBar::hidden();
-    let compressing = indicatif::ProgressBar::hidden();
     let tier_lines: Arc<Mutex<Vec<String>>> = Arc::default();
     let mut opts = BuildOptions {
         remoteness,
@@ -92,13 +81,9 @@ pub fn build<'py>(
             say(&format!("{line}\n"))?;
         }
         let sink = Arc::clone(&tier_lines);
-        let first = std::sync::atomic::AtomicBool::new(true);
-        opts.on_tier = Some(Arc::new(move |r: &table_build::TierReport| {
-            let first = first.swap(false, std::sync::atomic::Ordering::Relaxed);
-            if table_build::report::tier_worth_a_line(r, first)
-                && let Ok(mut lines) = sink.lock()
-            {
-                lines.push(table_build::report::tier_line(r));
+        opts.on_tier = Some(table_build::report::tier_lines(move |line| {
+            if let Ok(mut lines) = sink.lock() {
+                lines.push(line);
             }
         }));
     }
@@ -153,17 +138,17 @@ pub fn build<'py>(
                 for l in lines {
                     text.push_str(&format!("\r{l:<LINE$}\n"));
                 }
-                let (bar, what) = if compressing.length().unwrap_or(0) > 0 {
+                let (kept, what) = if compressing.total.load(Ordering::Relaxed) > 0 {
                     (&compressing, "compressing")
                 } else {
                     (&solving, "solving")
                 };
-                let len = bar.length().unwrap_or(0).max(1);
+                let len = kept.total.load(Ordering::Relaxed).max(1);
                 let line = format!(
                     "{what} {:.0}% ({:.0} s) {}",
-                    100.0 * bar.position() as f64 / len as f64,
+                    100.0 * kept.done.load(Ordering::Relaxed) as f64 / len as f64,
                     started.elapsed().as_secs_f64(),
-                    bar.message()
+                    kept.words()
                 );
                 text.push_str(&format!("\r{line:<LINE$}"));
                 if say(&text).is_err() {
@@ -188,4 +173,50 @@ pub fn build<'py>(
         }
     };
     serialized(py, &summary)
+}
+
+/// What a build tells its progress, kept for the progress line the interpreter's thread draws
+/// (the stage's length, the work done, the words of its step); a note is written to stderr at
+/// once, as `retrodb: LINE` (the command line's way), progress line or not.
+#[derive(Default)]
+struct Kept {
+    total: AtomicU64,
+    done: AtomicU64,
+    words: Mutex<String>,
+}
+
+impl Kept {
+    fn words(&self) -> String {
+        self.words.lock().map(|w| w.clone()).unwrap_or_default()
+    }
+
+    fn say(&self, what: &str) {
+        if let Ok(mut w) = self.words.lock() {
+            what.clone_into(&mut w);
+        }
+    }
+}
+
+impl Progress for Kept {
+    fn stage(&self, what: &str, total: u64) {
+        self.say(what);
+        self.total.store(total, Ordering::Relaxed);
+        self.done.store(0, Ordering::Relaxed);
+    }
+
+    fn advance(&self, n: u64) {
+        self.done.fetch_add(n, Ordering::Relaxed);
+    }
+
+    fn step(&self, what: &str) {
+        self.say(what);
+    }
+
+    fn reach(&self, done: u64) {
+        self.done.store(done, Ordering::Relaxed);
+    }
+
+    fn note(&self, line: &str) {
+        crate::note(line);
+    }
 }

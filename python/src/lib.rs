@@ -36,6 +36,27 @@ fn error(e: retrodb::Error) -> PyErr {
     raise(class, e.to_string())
 }
 
+/// A note of the library (a FIFO waited on, stale work files removed) on stderr as the command
+/// line prints it, `retrodb: LINE`: straight to the process's stderr, as the library wrote it
+/// before, since it may come from a thread that does not hold the interpreter.
+fn note(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "retrodb: {line}");
+}
+
+/// Notes alone, for work that shows no progress (opening a game).
+struct Notes;
+
+impl retrodb::progress::Progress for Notes {
+    fn stage(&self, _what: &str, _total: u64) {}
+    fn advance(&self, _n: u64) {}
+    fn step(&self, _what: &str) {}
+    fn reach(&self, _done: u64) {}
+    fn note(&self, line: &str) {
+        note(line);
+    }
+}
+
 /// The package's exception `class` (defined in `retrodb/__init__.py`) with `message`.
 fn raise(class: &str, message: String) -> PyErr {
     Python::attach(|py| {
@@ -684,7 +705,7 @@ impl Game {
     #[new]
     fn new(py: Python<'_>, spec: &str) -> PyResult<Game> {
         let game = py
-            .detach(|| AnyGame::open(spec, retrodb::memory::default_limit()))
+            .detach(|| AnyGame::open_with(spec, retrodb::memory::default_limit(), &Notes))
             .map_err(error)?;
         Ok(Game {
             game: GameRef::Own(Arc::new(game)),

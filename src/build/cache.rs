@@ -7,10 +7,12 @@
 //! file is only ever opened, or built when absent — never overwritten.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::{BuildOptions, build};
 use crate::error::{Error, Result};
 use crate::games::AnyGame;
+use crate::progress::Progress;
 use crate::table::Table;
 
 /// The cache directory (see the module docs).
@@ -43,8 +45,13 @@ pub fn file_for(spec: &str) -> PathBuf {
 
 /// Opens the table of `spec` with remoteness at `path` (default: [`file_for`]), building it
 /// there first when the file is absent; the flag says whether it was built. A file holding
-/// another game, or one without remoteness, is refused.
-pub fn open_or_build(spec: &str, path: Option<&Path>) -> Result<(Table, bool)> {
+/// another game, or one without remoteness, is refused. The build reports to `progress`, with
+/// its notes (a FIFO waited on, stale work files removed).
+pub fn open_or_build(
+    spec: &str,
+    path: Option<&Path>,
+    progress: Arc<dyn Progress>,
+) -> Result<(Table, bool)> {
     let path = match path {
         Some(p) => p.to_path_buf(),
         None => file_for(spec),
@@ -54,9 +61,10 @@ pub fn open_or_build(spec: &str, path: Option<&Path>) -> Result<(Table, bool)> {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
         }
-        let game = AnyGame::open(spec, crate::memory::default_limit())?;
+        let game = AnyGame::open_with(spec, crate::memory::default_limit(), &*progress)?;
         let opts = BuildOptions {
             remoteness: true,
+            progress: Some(progress),
             ..BuildOptions::default()
         };
         build(&game, &path, &opts)?;

@@ -73,7 +73,10 @@ pub fn build_digraph(
     let (rank, ranks) = (comm.rank(), comm.ranks());
 
     // Rank 0 takes the output and creates the work file; every rank must see it.
-    let work = agree(comm, (rank == 0).then(|| start_work_file(out)).transpose())?;
+    let work = agree(
+        comm,
+        (rank == 0).then(|| start_work_file(out, opts)).transpose(),
+    )?;
     let token = work.as_ref().map_or(0, |(_, _, token)| *token);
     let pid = all_gather(comm, u64::from(std::process::id()))?[0];
     let token = all_gather(comm, token)?[0];
@@ -110,7 +113,7 @@ pub fn build_digraph(
         comm,
         (rank == 0)
             .then(|| -> Result<GameFields> {
-                let input = source::map_file(file)?;
+                let input = source::map_file(file, opts.progress())?;
                 let source = Source::of_released(file, &input);
                 Ok(GameFields::of_source(
                     format!("digraph:{file}"),
@@ -204,9 +207,9 @@ pub fn build_digraph(
 
 /// Rank 0: checks the destination, takes the output's lock and creates the work file with a
 /// token the other ranks read back.
-fn start_work_file(out: &Path) -> Result<(OutputLock, TempFile, u64)> {
+fn start_work_file(out: &Path, opts: &BuildOptions) -> Result<(OutputLock, TempFile, u64)> {
     TempFile::check_destination(out)?;
-    let lock = OutputLock::acquire(out)?;
+    let lock = OutputLock::acquire(out, opts.progress())?;
     let tmp = TempFile::create(out)?;
     let token = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

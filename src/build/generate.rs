@@ -9,16 +9,19 @@ use std::path::Path;
 
 use crate::error::{Error, Result};
 use crate::games::digraph;
+use crate::progress::Progress;
 use crate::table::OutputLock;
 use crate::table::workfiles::sibling;
 
-/// Writes a random digraph to `path` ([`digraph::write_random_edges`]).
+/// Writes a random digraph to `path` ([`digraph::write_random_edges`]); the stale work files
+/// of a dead writer it removes are told to `progress` as notes.
 pub fn random_digraph_file(
     path: &str,
     vertices: u64,
     edges: u64,
     sinks: u64,
     seed: u64,
+    progress: &dyn Progress,
 ) -> Result<()> {
     digraph::check_random(vertices, sinks)?;
     let out_path = Path::new(path);
@@ -29,7 +32,7 @@ pub fn random_digraph_file(
         out_path,
         edges.saturating_mul(2 * width + 2),
     )?;
-    let _lock = OutputLock::acquire(out_path)?;
+    let _lock = OutputLock::acquire(out_path, progress)?;
     let tmp = sibling(out_path, &format!("tmp-{}", std::process::id()));
     let written = write_synced(&tmp, |out, name| {
         digraph::write_random_edges(out, name, vertices, edges, sinks, seed)

@@ -12,18 +12,19 @@ mod checkpoint;
 pub mod distributed;
 pub mod generate;
 pub mod report;
+pub mod threads;
 mod tiered;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use indicatif::ProgressBar;
 use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::game::Game as _;
 use crate::games::AnyGame;
+use crate::progress::{Progress, Silent};
 use crate::solve::{self, SolveOptions, SolveStats};
 use crate::table::format::put_remoteness;
 use crate::table::workfiles::sibling;
@@ -38,7 +39,9 @@ pub use tiered::{TierReport, TieredPlan, plan_tiered};
 #[derive(Clone)]
 pub struct BuildOptions {
     pub remoteness: bool,
-    pub progress: Option<ProgressBar>,
+    /// Where the solve reports its progress, and the build its notes (stale work files
+    /// removed); `None`: nowhere.
+    pub progress: Option<std::sync::Arc<dyn Progress>>,
     /// Bytes the build may use; larger builds are refused before allocating.
     pub max_memory: u64,
     /// The engine; `None` picks the game's default ([`solve::Engine::default_for`]).
@@ -59,8 +62,9 @@ pub struct BuildOptions {
     /// output ([`raw_sibling`]), compressed into the output, the raw one removed. A build that
     /// stops early (`stop_after_tiers`) is not compressed.
     pub compress: Option<Params>,
-    /// Where to report the compression (`None`: nowhere).
-    pub compress_progress: Option<ProgressBar>,
+    /// Where to report the compression, which begins once the solve is over (`None`:
+    /// nowhere).
+    pub compress_progress: Option<std::sync::Arc<dyn Progress>>,
     /// Tiered engine: called after each tier's checkpoint decision (after [`Self::on_tier`]);
     /// returning true stops the build there as [`Self::stop`] would, its work files kept. Tests
     /// use it to cut a build at a chosen tier, the way a crash would.
@@ -84,6 +88,13 @@ pub type HaltAfterTier = std::sync::Arc<dyn Fn(&TierReport) -> bool + Send + Syn
 /// minute of work besides the tier in progress, and builds of a few minutes pay for a few
 /// write-backs only.
 pub const CHECKPOINT_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
+
+impl BuildOptions {
+    /// Where the build reports: [`Self::progress`], or [`Silent`].
+    pub(crate) fn progress(&self) -> &dyn Progress {
+        self.progress.as_deref().unwrap_or(&Silent)
+    }
+}
 
 impl Default for BuildOptions {
     fn default() -> Self {
@@ -261,18 +272,12 @@ pub fn build(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<BuildSum
             return Ok(s);
         }
         opts.stop.check().map_err(|_| interrupted(&s.spec, None))?;
-        if let Some(p) = &opts.progress {
-            p.finish_and_clear();
-        }
         let started = Instant::now();
         // Held while compressing: the raw table is this process's work, not a dead one's.
-        let _raw = OutputLock::acquire(&raw)?;
+        let _raw = OutputLock::acquire(&raw, opts.progress())?;
         let t = crate::table::Table::open(&raw)?;
-        let bar = opts
-            .compress_progress
-            .clone()
-            .unwrap_or_else(ProgressBar::hidden);
-        s.file_bytes = crate::table::compress(&t, out, params, &bar)?;
+        let progress = opts.compress_progress.as_deref().unwrap_or(&Silent);
+        s.file_bytes = crate::table::compress(&t, out, params, progress)?;
         s.compress_seconds = Some(started.elapsed().as_secs_f64());
         s.path = out.display().to_string();
         s.total_seconds += started.elapsed().as_secs_f64();
@@ -374,7 +379,7 @@ fn build_raw(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<BuildSum
         });
     }
     TempFile::check_destination(out)?;
-    let lock = OutputLock::acquire(out)?;
+    let lock = OutputLock::acquire(out, opts.progress())?;
     if engine == solve::Engine::Tiered {
         // Checks memory and disk for the tiers this run will solve.
         return tiered::build(game, out, &lock, opts, started);
@@ -549,3 +554,6 @@ pub(crate) fn remoteness_bytes(rem: &[u32], width: u8) -> Vec<u8> {
         });
     out
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,11 +1,12 @@
 //! Sentences for people about a build, shared by every front end that builds tables (the
 //! command line and the Python module): the estimate printed before solving, a tiered run's
-//! plan, and a line per finished tier. They only format; the figures come from
-//! [`estimate`](super::estimate), [`plan_tiered`](super::plan_tiered) and [`TierReport`].
+//! plan, and a line per finished tier ([`tier_lines`], the per-tier callback that picks them).
+//! They only format; the figures come from [`estimate`](super::estimate),
+//! [`plan_tiered`](super::plan_tiered) and [`TierReport`].
 
 use std::path::Path;
 
-use super::{BuildOptions, TierReport, TieredPlan};
+use super::{BuildOptions, OnTier, TierReport, TieredPlan};
 use crate::error::human_bytes;
 use crate::games::AnyGame;
 
@@ -165,6 +166,18 @@ pub fn tier_worth_a_line(r: &TierReport, first: bool) -> bool {
     first || r.seconds >= 1.0 || r.checkpoint
 }
 
+/// The per-tier callback ([`BuildOptions::on_tier`]) of a front end that shows tier lines:
+/// `say` gets the [`tier_line`] of each tier [`tier_worth_a_line`], the run's first included.
+pub fn tier_lines(say: impl Fn(String) + Send + Sync + 'static) -> OnTier {
+    let first = std::sync::atomic::AtomicBool::new(true);
+    std::sync::Arc::new(move |r: &TierReport| {
+        let first = first.swap(false, std::sync::atomic::Ordering::Relaxed);
+        if tier_worth_a_line(r, first) {
+            say(tier_line(r));
+        }
+    })
+}
+
 /// `5400.0` -> `1 h 30 min`.
 pub fn duration(seconds: f64) -> String {
     let s = seconds.max(0.0).round() as u64;
@@ -220,5 +233,35 @@ mod tests {
             "{}",
             lines[1]
         );
+    }
+
+    #[test]
+    fn the_first_slow_and_checkpoint_tiers_get_a_line() {
+        let said = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let sink = std::sync::Arc::clone(&said);
+        let on_tier = tier_lines(move |line| sink.lock().unwrap().push(line));
+        let tier = |tier, seconds, checkpoint| TierReport {
+            tier,
+            tiers: 5,
+            positions: 10,
+            seconds,
+            solved: 10,
+            left: 0,
+            seconds_left: 0.0,
+            checkpoint,
+        };
+        for r in [
+            tier(4, 0.1, false),
+            tier(3, 0.1, false),
+            tier(2, 2.0, false),
+            tier(1, 0.1, true),
+            tier(0, 0.1, false),
+        ] {
+            on_tier(&r);
+        }
+        let said = said.lock().unwrap();
+        let tiers: Vec<&str> = said.iter().map(|l| &l[..8]).collect();
+        assert_eq!(tiers, ["  tier 4", "  tier 2", "  tier 1"], "{said:?}");
+        assert_eq!(said[0], tier_line(&tier(4, 0.1, false)));
     }
 }

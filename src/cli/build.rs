@@ -2,11 +2,14 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use anyhow::Result;
 use retrodb::build::{self, BuildOptions, BuildSummary};
 use retrodb::error::human_bytes;
 use retrodb::games::AnyGame;
+
+use super::Bar;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -75,20 +78,22 @@ pub fn run(a: Args) -> Result<ExitCode> {
         return run_mpi(a);
     }
     let max_memory = a.max_memory.unwrap_or_else(retrodb::memory::default_limit);
+    let solving = Arc::new(Bar::new(a.quiet, "solving"));
+    let compressing = Arc::new(Bar::new(a.quiet, "compressing").after(&solving));
     let load_start = std::time::Instant::now();
-    let game = AnyGame::open(&a.game, max_memory)?;
+    let game = AnyGame::open_with(&a.game, max_memory, &*solving)?;
     let load_seconds = load_start.elapsed().as_secs_f64();
     let out = a.output.unwrap_or_else(|| default_name(&a.game));
     let mut opts = BuildOptions {
         remoteness: a.remoteness,
-        progress: Some(super::progress_bar(a.quiet, "solving")),
+        progress: Some(solving.clone()),
         max_memory,
         engine: a.engine,
         stop_after_tiers: a.tiers,
         on_tier: None,
         stop: Default::default(),
         compress: a.compress.then(|| a.zstd.params()),
-        compress_progress: Some(super::progress_bar(a.quiet, "compressing")),
+        compress_progress: Some(compressing.clone()),
         halt_after_tier: crash_after_tier(),
         checkpoint_every: a.checkpoint_every,
         restart: a.restart,
@@ -102,15 +107,11 @@ pub fn run(a: Args) -> Result<ExitCode> {
     }
     build::check_options(&game, &opts)?;
     if !a.quiet && !a.json {
-        show_plan(&game, &out, &mut opts);
+        show_plan(&game, &out, &mut opts, &solving);
     }
     let mut summary = build::build(&game, &out, &opts)?;
-    if let Some(p) = &opts.compress_progress {
-        p.finish_and_clear();
-    }
-    if let Some(p) = &opts.progress {
-        p.finish_and_clear();
-    }
+    compressing.clear();
+    solving.clear();
     // The whole command's work: reading the input and building the game count too.
     summary.total_seconds = load_start.elapsed().as_secs_f64();
     let peak = retrodb::memory::peak_rss();
@@ -152,26 +153,16 @@ fn seconds(text: &str) -> std::result::Result<std::time::Duration, String> {
 }
 
 /// Prints the build's plan; for a tiered build (a plan of more than one line) also a line,
-/// above the bar, for the run's first tier and for each tier that took a while or became a
+/// above `bar`, for the run's first tier and for each tier that took a while or became a
 /// checkpoint.
-fn show_plan(game: &AnyGame, out: &std::path::Path, opts: &mut BuildOptions) {
+fn show_plan(game: &AnyGame, out: &std::path::Path, opts: &mut BuildOptions, bar: &Arc<Bar>) {
     let lines = build::report::before_build(game, out, opts);
     for line in &lines {
         errln!("{line}");
     }
     if lines.len() > 1 {
-        let bar = opts.progress.clone();
-        let first = std::sync::atomic::AtomicBool::new(true);
-        opts.on_tier = Some(std::sync::Arc::new(move |r: &build::TierReport| {
-            let first = first.swap(false, std::sync::atomic::Ordering::Relaxed);
-            if build::report::tier_worth_a_line(r, first) {
-                let line = build::report::tier_line(r);
-                match &bar {
-                    Some(b) => b.suspend(|| errln!("{line}")),
-                    None => errln!("{line}"),
-                }
-            }
-        }));
+        let bar = Arc::clone(bar);
+        opts.on_tier = Some(build::report::tier_lines(move |line| bar.line(&line)));
     }
 }
 
@@ -210,6 +201,8 @@ fn run_mpi(a: Args) -> Result<ExitCode> {
     let opts = BuildOptions {
         remoteness: a.remoteness,
         max_memory,
+        // The notes only (a FIFO waited on, stale work files removed): no bar.
+        progress: Some(Arc::new(super::Notes)),
         ..BuildOptions::default()
     };
     let summary = match build::distributed::build_digraph(&comm, &a.game, &out, &opts) {
@@ -261,9 +254,10 @@ fn run_mpi_sliced(
 ) -> Result<ExitCode> {
     use retrodb::solve::distributed::comm::Comm;
     let rank0 = comm.rank() == 0;
+    let solving = Arc::new(Bar::new(a.quiet || !rank0, "solving"));
     let mut opts = BuildOptions {
         remoteness: a.remoteness,
-        progress: Some(super::progress_bar(a.quiet || !rank0, "solving")),
+        progress: Some(solving.clone()),
         max_memory,
         stop_after_tiers: a.tiers,
         halt_after_tier: crash_after_tier(),
@@ -274,26 +268,22 @@ fn run_mpi_sliced(
     if rank0 && !a.quiet && !a.json {
         // The plan and the tier lines of a single-process build (the game is opened once more
         // here, before the ranks open it, for the plan's figures).
-        if let Ok(game) = AnyGame::open(&a.game, max_memory)
+        if let Ok(game) = AnyGame::open_with(&a.game, max_memory, &*solving)
             && build::distributed::sliced_unsupported(&game, &opts).is_none()
         {
-            show_plan(&game, out, &mut opts);
+            show_plan(&game, out, &mut opts, &solving);
         }
     }
     let summary = match build::distributed::build_sliced(comm, &a.game, out, &opts) {
         Ok(s) => s,
         Err(e) => {
-            if let Some(p) = &opts.progress {
-                p.finish_and_clear();
-            }
+            solving.clear();
             // Every rank stops; each says why (the failing one names the job or the file).
             errln!("retrodb: rank {} of {}: {e}", comm.rank(), comm.ranks());
             return Ok(ExitCode::FAILURE);
         }
     };
-    if let Some(p) = &opts.progress {
-        p.finish_and_clear();
-    }
+    solving.clear();
     let Some(s) = &summary.build else {
         return Ok(ExitCode::SUCCESS);
     };

@@ -62,6 +62,7 @@ fn digraph(a: &Args) -> Result<()> {
     outln!("1. the token game on seed 001's digraph (data/seed001.txt): cycles, so draws exist")?;
     let opts = BuildOptions {
         remoteness: true,
+        progress: Some(std::sync::Arc::new(super::Notes)),
         ..BuildOptions::default()
     };
     let summary = build::build(&game, &out, &opts)?;
@@ -109,6 +110,7 @@ fn bridgit(a: &Args) -> Result<()> {
     let game = AnyGame::open("bridgit:3", retrodb::memory::default_limit())?;
     let opts = BuildOptions {
         remoteness: true,
+        progress: Some(std::sync::Arc::new(super::Notes)),
         ..BuildOptions::default()
     };
     let summary = build::build(&game, &raw, &opts)?;
@@ -121,12 +123,7 @@ fn bridgit(a: &Args) -> Result<()> {
         super::grouped(loss),
         retrodb::error::human_bytes(summary.file_bytes)
     )?;
-    let bytes = table::compress(
-        &Table::open(&raw)?,
-        &out,
-        Params::default(),
-        &retrodb::progress::Silent,
-    )?;
+    let bytes = table::compress(&Table::open(&raw)?, &out, Params::default(), &super::Notes)?;
     std::fs::remove_file(&raw)?;
     outln!(
         "compressed to {} ({:.3} bits per position): {}",

@@ -42,7 +42,12 @@ pub fn run(a: Args) -> Result<ExitCode> {
             }
             let sink_count = (sinks * vertices as f64) as u64;
             retrodb::build::generate::random_digraph_file(
-                &output, vertices, edges, sink_count, seed,
+                &output,
+                vertices,
+                edges,
+                sink_count,
+                seed,
+                &super::Notes,
             )?;
             outln!(
                 "wrote {output}: {vertices} vertices ({sink_count} sinks), {edges} edges (seed {seed})"

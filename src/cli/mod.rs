@@ -11,6 +11,7 @@ mod generate;
 mod inspect;
 mod play;
 mod probe;
+mod progress;
 mod research;
 #[cfg(feature = "serve")]
 mod serve;
@@ -18,12 +19,10 @@ mod show;
 mod sweep;
 mod values;
 
-use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// Win/loss/draw tables for finite two-player games, by parallel retrograde analysis.
 #[derive(Parser)]
@@ -83,28 +82,14 @@ enum Command {
     Serve(serve::Args),
 }
 
-/// The most `--threads` accepted, per core of the machine.
-const MAX_THREADS_PER_CORE: usize = 8;
-
 pub fn run(cli: Cli) -> Result<ExitCode> {
     if let Some(n) = cli.threads {
-        if n == 0 {
-            anyhow::bail!("--threads must be at least 1");
-        }
-        // More threads than a few per core only add switching (10,000 of them turned a
-        // 0.01 s build into minutes).
-        let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
-        let cap = MAX_THREADS_PER_CORE * cores;
-        if n > cap {
-            anyhow::bail!(
-                "--threads {n}: at most {cap} on this machine ({MAX_THREADS_PER_CORE} per core, \
-                 {cores} cores)"
-            );
-        }
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .build_global()
-            .map_err(|e| anyhow::anyhow!("cannot start {n} threads: {e}"))?;
+        use retrodb::build::threads::{self, ThreadsError};
+        threads::set_global(n).map_err(|e| match e {
+            ThreadsError::Zero => anyhow::anyhow!("--threads {e}"),
+            ThreadsError::TooMany { .. } => anyhow::anyhow!("--threads {n}: {e}"),
+            ThreadsError::Start { .. } => anyhow::anyhow!("{e}"),
+        })?;
     }
     match cli.command {
         Command::Build(a) => build::run(a),
@@ -127,69 +112,8 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
     }
 }
 
-/// A progress bar on stderr, or a hidden one when stderr is not a terminal or `quiet` is set.
-pub fn progress_bar(quiet: bool, what: &str) -> ProgressBar {
-    if quiet || !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
-    bar.set_style(
-        ProgressStyle::with_template(&format!(
-            "{what} [{{elapsed_precise}}] {{bar:30}} {{human_pos}}/{{human_len}} ({{per_sec}}, {{eta}} left) {{msg}}"
-        ))
-        .expect("valid template"),
-    );
-    bar
-}
-
-/// The progress of `compress`, `decompress` and `verify` on stderr, a stage at a time: a bar
-/// for a stage of known length, a spinner with the time spent for one of unknown length (a
-/// dictionary being trained). Hidden as [`progress_bar`] is (`--quiet`, or stderr not a
-/// terminal). It is cleared when dropped.
-pub struct StageBar(ProgressBar);
-
-impl StageBar {
-    pub fn new(quiet: bool) -> StageBar {
-        if quiet || !std::io::stderr().is_terminal() {
-            return StageBar(ProgressBar::hidden());
-        }
-        let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
-        // Redrawn on a timer too, so the elapsed time moves while a stage's units are slow.
-        bar.enable_steady_tick(std::time::Duration::from_millis(200));
-        StageBar(bar)
-    }
-}
-
-/// Cleared when done, or when the command fails (its message then stands alone).
-impl Drop for StageBar {
-    fn drop(&mut self) {
-        self.0.finish_and_clear();
-    }
-}
-
-impl retrodb::progress::Progress for StageBar {
-    fn stage(&self, what: &str, total: u64) {
-        let template = if total == 0 {
-            "{spinner} {msg} [{elapsed_precise}]"
-        } else {
-            "{msg} [{elapsed_precise}] {bar:30} {human_pos}/{human_len} ({eta} left)"
-        };
-        self.0
-            .set_style(ProgressStyle::with_template(template).expect("valid template"));
-        self.0.set_length(total);
-        self.0.set_position(0);
-        self.0.reset_elapsed();
-        self.0.set_message(what.to_string());
-        // Past the redraw rate's limit: every stage is shown, a short one too.
-        self.0.force_draw();
-    }
-
-    fn advance(&self, n: u64) {
-        self.0.inc(n);
-    }
-}
-
 pub use out::stdout_error;
+pub use progress::{Bar, Notes, StageBar};
 pub use retrodb::build::report::grouped;
 
 /// A duration for people: milliseconds under a second (`0.4 ms`, `38 ms`), else seconds

@@ -3,6 +3,7 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use anyhow::Result;
 use retrodb::build::cache;
@@ -46,7 +47,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
             cut(&a.game)
         );
     }
-    let (table, built) = cache::open_or_build(&a.game, a.table.as_deref())?;
+    let (table, built) = cache::open_or_build(&a.game, a.table.as_deref(), Arc::new(super::Notes))?;
     if built {
         errln!("built {}", table.path().display());
     }

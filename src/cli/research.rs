@@ -95,10 +95,10 @@ fn tiers(a: TiersArgs) -> Result<ExitCode> {
             table.header().spec
         );
     }
-    let bar = super::progress_bar(a.quiet, "counting");
+    let bar = super::Bar::new(a.quiet, "counting");
     let start = std::time::Instant::now();
     let depth = research::depth::tiers(&table, &bar)?;
-    bar.finish_and_clear();
+    bar.clear();
     if !a.quiet {
         errln!(
             "counted {} positions in {:.1} s",
@@ -135,7 +135,7 @@ fn bridgit(a: BridgitArgs) -> Result<ExitCode> {
     // or Left-first table) is refused with what would work instead.
     let (table, built) = match a.table.as_deref() {
         Some(path) if path.exists() => (retrodb::table::Table::open(path)?, false),
-        path => research::open_or_build(a.size, path)?,
+        path => research::open_or_build(a.size, path, std::sync::Arc::new(super::Notes))?,
     };
     if built {
         errln!("built {}", table.path().display());
@@ -147,7 +147,7 @@ fn bridgit(a: BridgitArgs) -> Result<ExitCode> {
             table.path().display()
         );
     }
-    let bar = super::progress_bar(false, "researching");
+    let bar = super::Bar::new(false, "researching");
     let report = research::research_with_progress(
         a.size,
         &table,
@@ -155,6 +155,7 @@ fn bridgit(a: BridgitArgs) -> Result<ExitCode> {
         a.svg_dir.as_deref(),
         &bar,
     )?;
+    bar.clear();
     if a.json {
         outln!("{}", serde_json::to_string_pretty(&report)?)?;
     } else {
@@ -187,10 +188,11 @@ fn sampled(a: &BridgitArgs, count: u64) -> Result<ExitCode> {
             table.path().display()
         );
     }
-    let bar = super::progress_bar(false, "sampling");
+    let bar = super::Bar::new(false, "sampling");
     let start = std::time::Instant::now();
     let report =
         research::research_sample(a.size, &table, count, a.seed, a.svg_dir.as_deref(), &bar)?;
+    bar.clear();
     errln!(
         "sampled {count} positions in {:.1} s",
         start.elapsed().as_secs_f64()

@@ -36,12 +36,15 @@ pub fn run(a: Args) -> Result<ExitCode> {
     } else {
         PictureStyle::Plain
     };
-    out!("{}", games::picture(&a.game, &a.position, style)?)?;
+    out!(
+        "{}",
+        games::picture(&a.game, &a.position, style, &super::Notes)?
+    )?;
     if !a.no_value {
         outln!("{}", value_line(&a)?)?;
     }
     if let Some(path) = &a.svg {
-        let svg = games::picture(&a.game, &a.position, PictureStyle::Svg)?;
+        let svg = games::picture(&a.game, &a.position, PictureStyle::Svg, &super::Notes)?;
         std::fs::write(path, svg)
             .map_err(|e| anyhow::anyhow!("writing the SVG to {}: {e}", path.display()))?;
         outln!("wrote {}", path.display())?;
@@ -51,7 +54,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
 
 /// `value: TEXT` for games with values, or why there is none.
 fn value_line(a: &Args) -> Result<String> {
-    let game = match AnyGame::open(&a.game, retrodb::memory::default_limit()) {
+    let game = match AnyGame::open_with(&a.game, retrodb::memory::default_limit(), &super::Notes) {
         Ok(g) => g,
         Err(e) => return Ok(format!("value: not computed ({e})")),
     };

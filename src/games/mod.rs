@@ -12,6 +12,7 @@ pub mod source;
 
 use crate::error::{Error, Result};
 use crate::game::Game;
+use crate::progress::{Progress, Silent};
 pub use source::{InputBytes, Source};
 
 /// Who is to move at a position and, where the game is over, who has won: in words, for people
@@ -105,10 +106,25 @@ pub enum Input<'a> {
 impl AnyGame {
     /// Builds the game a spec names, reading its input file from disk.
     pub fn open(spec: &str, max_memory: u64) -> Result<AnyGame> {
-        Self::load(spec, Input::Disk, max_memory)
+        Self::open_with(spec, max_memory, &Silent)
+    }
+
+    /// [`AnyGame::open`], telling `progress` what reading the input waits for (a named FIFO's
+    /// writer) before it waits.
+    pub fn open_with(spec: &str, max_memory: u64, progress: &dyn Progress) -> Result<AnyGame> {
+        Self::read(spec, Input::Disk, max_memory, progress)
     }
 
     pub fn load(spec: &str, input: Input<'_>, max_memory: u64) -> Result<AnyGame> {
+        Self::read(spec, input, max_memory, &Silent)
+    }
+
+    fn read(
+        spec: &str,
+        input: Input<'_>,
+        max_memory: u64,
+        progress: &dyn Progress,
+    ) -> Result<AnyGame> {
         let (kind, arg) = spec.split_once(':').ok_or_else(|| Error::Spec {
             spec: spec.to_string(),
             msg: format!("expected KIND:ARGUMENT, with KIND one of {}", kind_list()),
@@ -120,7 +136,7 @@ impl AnyGame {
         };
         let bytes = || -> Result<InputBytes<'_>> {
             match input {
-                Input::Disk => source::map_file(file),
+                Input::Disk => source::map_file(file, progress),
                 Input::Embedded(b) => Ok(InputBytes::Borrowed(b)),
             }
         };
@@ -333,8 +349,14 @@ impl AnyGame {
 }
 
 /// A picture of a position given by its text, without building the game's index — so boards
-/// too large to solve can be drawn too.
-pub fn picture(spec: &str, position: &str, style: PictureStyle) -> Result<String> {
+/// too large to solve can be drawn too. What reading the input waits for (a named FIFO's
+/// writer) is told to `progress` first.
+pub fn picture(
+    spec: &str,
+    position: &str,
+    style: PictureStyle,
+    progress: &dyn Progress,
+) -> Result<String> {
     let (kind, arg) = spec.split_once(':').unwrap_or((spec, ""));
     let none = || {
         Error::Spec {
@@ -345,11 +367,11 @@ pub fn picture(spec: &str, position: &str, style: PictureStyle) -> Result<String
     };
     if !matches!(kind, "shannon" | "shannon-vertex" | "bridgit" | "hex") {
         // Other games draw through their `render`, which needs the game built.
-        let game = AnyGame::open(spec, crate::memory::default_limit())?;
+        let game = AnyGame::open_with(spec, crate::memory::default_limit(), progress)?;
         let pos = with_game!(&game, g => g.parse_position(position))?;
         return game.picture(pos, &[], style).ok_or_else(none);
     }
-    let (layout, _) = cell::Layout::from_spec(spec, kind, arg, || source::map_file(arg))?;
+    let (layout, _) = cell::Layout::from_spec(spec, kind, arg, || source::map_file(arg, progress))?;
     let (states, mover) = cell::parse_cells(position, layout.cell_count())?;
     cell::picture::draw(&layout, &states, mover, &[], style).ok_or_else(none)
 }

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use memmap2::Mmap;
 
 use crate::error::{Error, Result};
+use crate::progress::Progress;
 
 /// Inputs up to this size are copied into the table header.
 pub const EMBED_LIMIT: u64 = 64 << 20;
@@ -107,8 +108,9 @@ impl InputBytes<'_> {
 /// The UTF-8 byte-order mark some editors put at the start of a text file; inputs skip it.
 pub const BOM: &[u8] = b"\xEF\xBB\xBF";
 
-/// Maps a file for reading (an empty file maps to no bytes).
-pub fn map_file(path: &str) -> Result<InputBytes<'static>> {
+/// Maps a file for reading (an empty file maps to no bytes); a pipe or FIFO is read whole, a
+/// named FIFO's wait for its writer told to `progress` as a note first.
+pub fn map_file(path: &str, progress: &dyn Progress) -> Result<InputBytes<'static>> {
     if path.is_empty() {
         return Err(Error::Usage(
             "the game spec names no file after its ':' (e.g. digraph:data/seed001.txt)".into(),
@@ -119,7 +121,7 @@ pub fn map_file(path: &str) -> Result<InputBytes<'static>> {
         .map_err(|e| Error::io(path, e))?
         .file_type();
     if kind.is_fifo() || kind.is_socket() {
-        return read_stream(path);
+        return read_stream(path, progress);
     }
     if kind.is_char_device() || kind.is_block_device() {
         return Err(Error::InputWhole {
@@ -160,20 +162,19 @@ pub fn map_file(path: &str) -> Result<InputBytes<'static>> {
 
 /// Reads a pipe or FIFO (`digraph:/dev/stdin`, `digraph:<(cmd)`, a named FIFO) to its end. A
 /// table keeps such an input in its header (a pipe cannot be read again), so at most
-/// [`EMBED_LIMIT`] bytes are taken. A named FIFO's open waits for a writer: that is said first,
-/// so a build never waits without saying on what.
-fn read_stream(path: &str) -> Result<InputBytes<'static>> {
-    use std::io::{Read, Write};
+/// [`EMBED_LIMIT`] bytes are taken. A named FIFO's open waits for a writer: that is told to
+/// `progress` first, so a build never waits without saying on what.
+fn read_stream(path: &str, progress: &dyn Progress) -> Result<InputBytes<'static>> {
+    use std::io::Read;
     use std::os::unix::fs::FileTypeExt;
     // A FIFO in the file system (not an anonymous pipe reached through /dev/fd or /proc).
     let named = std::fs::canonicalize(path)
         .and_then(std::fs::symlink_metadata)
         .is_ok_and(|m| m.file_type().is_fifo());
     if named {
-        let _ = writeln!(
-            std::io::stderr(),
-            "retrodb: {path} is a FIFO: waiting for a writer to open it and write the input"
-        );
+        progress.note(&format!(
+            "{path} is a FIFO: waiting for a writer to open it and write the input"
+        ));
     }
     let file = File::open(Path::new(path)).map_err(|e| Error::io(path, e))?;
     let mut bytes = Vec::new();

@@ -17,12 +17,12 @@
 //! a position taken from the walk (its status and number of children), as a compressed table
 //! needs for the positions it stores as "don't care".
 
-use indicatif::ProgressBar;
 use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::game::{Rules, TierPosition, TierVisitor, Tiered, Value};
+use crate::progress::Progress;
 use crate::table::{Cursor, Table};
 use crate::with_tiered_game;
 
@@ -181,13 +181,13 @@ pub fn check_table<B: AsRef<[u8]> + Sync>(table: &Table<B>) -> Result<()> {
 }
 
 /// Counts every position of `table` by tier, value and remoteness (values only when the table
-/// has no remoteness). `progress` gets the number of used positions as its length and advances
-/// by the positions counted.
-pub fn tiers<B: AsRef<[u8]> + Sync>(table: &Table<B>, progress: &ProgressBar) -> Result<Depth> {
+/// has no remoteness). `progress` gets a stage of the used positions, advanced by the positions
+/// counted.
+pub fn tiers<B: AsRef<[u8]> + Sync>(table: &Table<B>, progress: &dyn Progress) -> Result<Depth> {
     check_table(table)?;
     let counts = table.header().counts;
     let used = table.header().size - counts[0];
-    progress.set_length(used);
+    progress.stage("", used);
     let (tallies, tier_meaning) = with_tiered_game!(table.game(), g => {
         (walk(g, table, progress)?, tier_meaning(table))
     }, _ => unreachable!("checked above"));
@@ -238,7 +238,7 @@ fn tier_meaning<B: AsRef<[u8]> + Sync>(table: &Table<B>) -> &'static str {
 fn walk<'t, G: Tiered, B: AsRef<[u8]> + Sync>(
     g: &G,
     table: &'t Table<B>,
-    progress: &ProgressBar,
+    progress: &dyn Progress,
 ) -> Result<Vec<Tally>> {
     g.prepare();
     let tiers = g.tier_count();
@@ -274,7 +274,7 @@ fn walk<'t, G: Tiered, B: AsRef<[u8]> + Sync>(
                 .try_fold(
                     || (Tally::default(), table.cursor()),
                     |(mut tally, mut cursor), u| {
-                        progress.inc(count(t, u, &mut tally, &mut cursor)?);
+                        progress.advance(count(t, u, &mut tally, &mut cursor)?);
                         Ok::<_, Error>((tally, cursor))
                     },
                 )
@@ -299,7 +299,7 @@ fn walk<'t, G: Tiered, B: AsRef<[u8]> + Sync>(
                         counted += count(t as u32, u, tally, &mut cursor)?;
                     }
                 }
-                progress.inc(counted);
+                progress.advance(counted);
                 Ok::<_, Error>((acc, cursor))
             },
         )

@@ -227,7 +227,7 @@ pub fn solve(
     assert_eq!(cells.len(), size, "cells must match the board");
     let mut planes = Planes::new(rows, words);
     let view = planes.view();
-    let progress = opts.bar(size);
+    let progress = opts.begin_progress(size);
     let pow3: Vec<u64> = (0..=e).map(|i| 3u64.pow(i)).collect();
     let mut levels: Vec<Vec<u64>> = vec![Vec::new(); high as usize + 1];
     for row in 0..rows {
@@ -236,7 +236,7 @@ pub fn solve(
     }
     let mut finished = FinishedTiers::below(e + 1);
     for h in (0..=high).rev() {
-        progress.set_message(format!("level {h} of {}", high + 1));
+        progress.step(&format!("level {h} of {}", high + 1));
         levels[h as usize].par_chunks(ROWS_PER_UNIT).for_each_init(
             || Scratch::new(words, low),
             |s, chunk| {
@@ -248,7 +248,7 @@ pub fn solve(
                     // other levels are only read (level h + 1 is finished).
                     unsafe { decide_row(board, cols, fixed, view, &pow3, row, s, cells) };
                 }
-                progress.inc(2 * row_cells * chunk.len() as u64);
+                progress.advance(2 * row_cells * chunk.len() as u64);
             },
         );
         // A stopped level is incomplete: neither a checkpoint nor the next level may use it.
@@ -261,7 +261,7 @@ pub fn solve(
         }
     }
     drop(planes);
-    progress.set_position(size);
+    progress.reach(size);
     Ok(Some(Solved {
         stats: SolveStats {
             counts: cells.counts(),

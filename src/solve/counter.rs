@@ -79,8 +79,8 @@ fn run<G: Game, C: Counter>(game: &G, cells: &Cells<'_>, opts: &SolveOptions) ->
     let size = game.size();
     let counters: Vec<C> = cells::zeroed_atomics(size);
     let remoteness: Option<Vec<AtomicU32>> = opts.remoteness.then(|| cells::zeroed_atomics(size));
-    let progress = opts.bar(size);
-    progress.set_message("round 0");
+    let progress = opts.begin_progress(size);
+    progress.step("round 0");
     let edges = AtomicU64::new(0);
 
     // Round 0: terminal positions, and the children counted for every open one.
@@ -127,20 +127,20 @@ fn run<G: Game, C: Counter>(game: &G, cells: &Cells<'_>, opts: &SolveOptions) ->
                 }
             }
             edges.fetch_add(local_edges, Ordering::Relaxed);
-            progress.inc(end - start);
+            progress.advance(end - start);
             decided
         })
         .collect();
     let mut frontier = concat(pieces);
-    progress.set_position(0);
+    progress.reach(0);
 
     let visits = AtomicU64::new(0);
     let mut decided_total = frontier.len() as u64;
-    progress.set_position(decided_total);
+    progress.reach(decided_total);
     let mut round: u32 = 0;
     while !frontier.is_empty() {
         round += 1;
-        progress.set_message(format!("round {round}"));
+        progress.step(&format!("round {round}"));
         let pieces: Vec<Vec<u64>> = frontier
             .par_chunks(CHUNK)
             .map(|chunk| {
@@ -176,7 +176,7 @@ fn run<G: Game, C: Counter>(game: &G, cells: &Cells<'_>, opts: &SolveOptions) ->
                     }
                 }
                 visits.fetch_add(local_visits, Ordering::Relaxed);
-                progress.inc(decided.len() as u64);
+                progress.advance(decided.len() as u64);
                 decided
             })
             .collect();
@@ -199,7 +199,7 @@ fn run<G: Game, C: Counter>(game: &G, cells: &Cells<'_>, opts: &SolveOptions) ->
             }
         }
     });
-    progress.set_position(size);
+    progress.reach(size);
     debug_assert!(decided_total <= size);
 
     SolveStats {

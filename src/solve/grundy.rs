@@ -34,6 +34,7 @@ use crate::cells::{self, Cells};
 use crate::error::{Error, Result};
 use crate::game::{Game, Status};
 use crate::grundy::{Labels, StageReport};
+use crate::progress::Progress;
 
 /// Positions handed to one task at a time.
 const CHUNK: usize = 4096;
@@ -101,7 +102,7 @@ struct Labelling<'a, G, C> {
     values: Vec<AtomicU32>,
     count: Vec<C>,
     stage_count: Vec<C>,
-    progress: indicatif::ProgressBar,
+    progress: &'a dyn Progress,
     /// Parent visits so far.
     visits: u64,
     /// Infinite positions with the stage they became so, and the marks they got later.
@@ -128,12 +129,12 @@ fn run<G: Game, C: Counter>(
         values: cells::zeroed_atomics(size),
         count: cells::zeroed_atomics::<C>(size),
         stage_count: cells::zeroed_atomics::<C>(size),
-        progress: opts.bar(size),
+        progress: opts.begin_progress(size),
         visits: 0,
         became_infinite: Vec::new(),
         reached: Vec::new(),
     };
-    l.progress.set_message("stage 0");
+    l.progress.step("stage 0");
     let (mut open, lost) = l.start(solved)?;
     let mut largest: Option<u32> = None;
     let mut stage = 0u32;
@@ -179,7 +180,7 @@ fn run<G: Game, C: Counter>(
                 "{finite} finite values and more distinct reach sets than 32-bit codes hold"
             ),
         })?;
-    progress.set_position(size);
+    progress.reach(size);
     Ok(Labels {
         codes,
         finite,
@@ -244,7 +245,7 @@ impl<G: Game, C: Counter> Labelling<'_, G, C> {
                         }
                     }
                 }
-                progress.inc(end - start - open.len() as u64);
+                progress.advance(end - start - open.len() as u64);
                 Ok((open, lost))
             })
             .collect();
@@ -296,7 +297,7 @@ impl<G: Game, C: Counter> Labelling<'_, G, C> {
     fn stage(&mut self, m: u32, open: &[u64]) -> Result<(StageReport, Vec<u64>)> {
         let started = std::time::Instant::now();
         let visits_before = self.visits;
-        self.progress.set_message(format!("stage {m}"));
+        self.progress.step(&format!("stage {m}"));
         self.stage_words
             .par_chunks(1 << 14)
             .for_each(|c| c.iter().for_each(|w| w.store(0, Ordering::Relaxed)));
@@ -318,7 +319,7 @@ impl<G: Game, C: Counter> Labelling<'_, G, C> {
         let (labelled, next_open) = self.spread(m, seeds);
         self.opts.stop.check()?;
         let found_infinite = self.close(m, open);
-        self.progress.inc(labelled + found_infinite);
+        self.progress.advance(labelled + found_infinite);
         let report = StageReport {
             value: m,
             open: open.len() as u64,

@@ -24,6 +24,7 @@ pub mod tiered;
 pub mod tiers;
 
 use crate::games::AnyGame;
+use crate::progress::{Progress, Silent};
 use crate::with_tiered_game;
 
 /// Which retrograde engine solves a game.
@@ -84,8 +85,6 @@ pub fn tiered_unsupported(game: &AnyGame) -> Option<String> {
     )))
 }
 
-use indicatif::ProgressBar;
-
 /// A request to stop a solve early, shared between the solve and whoever may ask for it (the
 /// Python module's Ctrl-C). Engines look at it between pieces of work and skip the rest once it
 /// is set; the cells of a stopped solve are incomplete, so the build fails with
@@ -125,18 +124,19 @@ pub struct SolveOptions {
     /// Keep the round each position was decided in (its remoteness).
     pub remoteness: bool,
     /// Where to report progress; `None` reports nothing.
-    pub progress: Option<ProgressBar>,
+    pub progress: Option<std::sync::Arc<dyn Progress>>,
     /// Checked between pieces of work; once set, the solve skips what is left.
     pub stop: Stop,
 }
 
 impl SolveOptions {
-    /// The bar to report on (a hidden one when none was given), reset to `len` steps.
-    pub(crate) fn bar(&self, len: u64) -> ProgressBar {
-        let bar = self.progress.clone().unwrap_or_else(ProgressBar::hidden);
-        bar.set_length(len);
-        bar.set_position(0);
-        bar
+    /// Where the solve reports, its stage begun with `total` units (positions) to do: the
+    /// caller's progress, or [`Silent`]. A solve's stage has no words of its own; its steps
+    /// (tiers, rounds, levels) say where it is.
+    pub(crate) fn begin_progress(&self, total: u64) -> &dyn Progress {
+        let p = self.progress.as_deref().unwrap_or(&Silent);
+        p.stage("", total);
+        p
     }
 }
 

@@ -17,6 +17,7 @@ use rayon::prelude::*;
 use super::bitplane::{Columns, LOW};
 use super::tiers::{AnonBytes, FinishedTiers, TierDone};
 use crate::cells::{self, Cells};
+use crate::progress::Progress;
 use crate::shape::{PlainBoard, digit_masks};
 
 /// Rows a task takes at a time.
@@ -35,7 +36,7 @@ pub fn solve(
     board: &PlainBoard<'_>,
     cells: &Cells<'_>,
     rem: &AnonBytes,
-    progress: &indicatif::ProgressBar,
+    progress: &dyn Progress,
     stop: &super::Stop,
     after: &mut impl FnMut(TierDone<'_>) -> crate::Result<bool>,
 ) -> crate::Result<Option<Counts>> {
@@ -69,7 +70,7 @@ pub fn solve(
     let edges = AtomicU64::new(0);
     let mut finished = FinishedTiers::below(e + 1);
     for h in (0..=high).rev() {
-        progress.set_message(format!("level {h} of {}", high + 1));
+        progress.step(&format!("level {h} of {}", high + 1));
         levels[h as usize]
             .par_chunks(ROWS_PER_UNIT)
             .for_each(|chunk| {
@@ -123,7 +124,7 @@ pub fn solve(
                 }
                 rounds.fetch_max(task.rounds as u32, Ordering::Relaxed);
                 edges.fetch_add(task.edges, Ordering::Relaxed);
-                progress.inc(2 * row_configs * chunk.len() as u64);
+                progress.advance(2 * row_configs * chunk.len() as u64);
             });
         // A stopped level is incomplete: neither a checkpoint nor the next level may use it.
         stop.check()?;
@@ -337,12 +338,11 @@ mod tests {
                 }
                 Ok(true)
             };
-            let progress = indicatif::ProgressBar::hidden();
             solve(
                 &board,
                 &table,
                 &rem,
-                &progress,
+                &crate::progress::Silent,
                 &crate::solve::Stop::new(),
                 &mut after,
             )

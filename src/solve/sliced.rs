@@ -186,11 +186,11 @@ pub fn solve(
     if let Some(from) = plan.clear_from {
         clear_from(cells, from);
     }
-    let progress = opts.bar(plan.todo);
+    let progress = opts.begin_progress(plan.todo);
     let probes = AtomicU64::new(0);
     for k in (0..=plan.first_key).rev() {
         let k = k as u32;
-        progress.set_message(format!("key tier {k} of {}", hw + 1));
+        progress.step(&format!("key tier {k} of {}", hw + 1));
         let rows = &s.rows[s.tier_rows[k as usize].clone()];
         // One job a chunk: rows differ in cost by orders of magnitude, and rayon's default
         // splitting left one thread idle for minutes behind a long sequential run of rows.
@@ -207,7 +207,7 @@ pub fn solve(
                     or_words(cells.words(), first_word, buf);
                 }
                 probes.fetch_add(n, Ordering::Relaxed);
-                progress.inc(chunk.iter().map(|r| r.len as u64).sum());
+                progress.advance(chunk.iter().map(|r| r.len as u64).sum());
             });
         // A stopped key tier is incomplete: neither a checkpoint nor the next tier may use it.
         opts.stop.check()?;
@@ -219,7 +219,7 @@ pub fn solve(
         cells.release(key_tier_cells(s, k as usize + 1));
     }
     plan.rest(after)?;
-    progress.set_position(s.size());
+    progress.reach(plan.todo);
     Ok(Some(Solved {
         stats: SolveStats {
             counts: cells.counts(),

@@ -231,14 +231,14 @@ pub fn solve(
         super::sliced::clear_from(cells, from);
         nibbles.clear_from(from);
     }
-    let progress = opts.bar(plan.todo);
+    let progress = opts.begin_progress(plan.todo);
     let probes = AtomicU64::new(0);
     // The largest remoteness of the rows decided here, and of those before (a resumed solve
     // reads them from the finished key tiers once, at the end).
     let longest = AtomicU32::new(0);
     for k in (0..=plan.first_key).rev() {
         let k = k as u32;
-        progress.set_message(format!("key tier {k} of {}", hw + 1));
+        progress.step(&format!("key tier {k} of {}", hw + 1));
         let rows = &s.rows[s.tier_rows[k as usize].clone()];
         for batch in batches(rows) {
             batch
@@ -260,7 +260,7 @@ pub fn solve(
                         }
                     });
                     probes.fetch_add(n, Ordering::Relaxed);
-                    progress.inc(chunk.iter().map(|r| r.len as u64).sum());
+                    progress.advance(chunk.iter().map(|r| r.len as u64).sum());
                 });
             // The batch's pages are written: they leave resident memory (the file keeps them
             // for the tier below), so the tier decided holds a batch at a time.
@@ -281,7 +281,7 @@ pub fn solve(
         nibbles.release(above);
     }
     plan.rest(after)?;
-    progress.set_position(s.size());
+    progress.reach(plan.todo);
     // A resumed solve decided only part of the table: the rest's longest win comes from its
     // nibbles (their remoteness is at most `2n`).
     let from_disk = if done_from < s.tier_sizes.len() as u32 {

@@ -201,7 +201,7 @@ fn per_position<G: Tiered, const REM: bool>(
         // (the bit-parallel step writes whole rows); they are decided again from scratch.
         clear_tiers(game, cells, done_from);
     }
-    let progress = opts.bar(size);
+    let progress = opts.begin_progress(size);
     let edges = AtomicU64::new(0);
     let probes = AtomicU64::new(0);
     // Rounds of the counter engine: the largest remoteness plus one, 0 when nothing is won or
@@ -211,7 +211,7 @@ fn per_position<G: Tiered, const REM: bool>(
     let mut finished = FinishedTiers::below(done_from);
 
     for t in (0..done_from).rev() {
-        progress.set_message(format!("tier {t} of {tiers}"));
+        progress.step(&format!("tier {t} of {tiers}"));
         let tier_done = AtomicU64::new(0);
         let rem_atomics = rem.atomics();
         (0..game.tier_units(t)).into_par_iter().for_each(|unit| {
@@ -235,7 +235,7 @@ fn per_position<G: Tiered, const REM: bool>(
             edges.fetch_add(k.edges, Ordering::Relaxed);
             probes.fetch_add(k.probes, Ordering::Relaxed);
             rounds.fetch_max(k.rounds as u32, Ordering::Relaxed);
-            progress.inc(k.positions);
+            progress.advance(k.positions);
             tier_done.fetch_add(k.positions, Ordering::Relaxed);
         });
         // A stopped tier is incomplete: neither a checkpoint nor the next tier may use it.
@@ -257,7 +257,7 @@ fn per_position<G: Tiered, const REM: bool>(
             return Ok(None);
         }
     }
-    progress.set_position(size);
+    progress.reach(size);
     let edges = edges.into_inner();
     Ok(Some(Solved {
         stats: SolveStats {
@@ -300,12 +300,12 @@ pub(crate) fn solve_plain_remoteness(
     after: &mut impl FnMut(TierDone<'_>) -> crate::Result<bool>,
 ) -> crate::Result<Option<SolveStats>> {
     let size = cells.len();
-    let progress = opts.bar(size);
-    let Some(counts) = super::plainrem::solve(board, cells, rem, &progress, &opts.stop, after)?
+    let progress = opts.begin_progress(size);
+    let Some(counts) = super::plainrem::solve(board, cells, rem, progress, &opts.stop, after)?
     else {
         return Ok(None);
     };
-    progress.set_position(size);
+    progress.reach(size);
     Ok(Some(SolveStats {
         counts: cells.counts(),
         rounds: Some(counts.rounds),

@@ -27,7 +27,7 @@ const BATCH_PER_THREAD: usize = 4;
 
 /// Writes a compressed copy of the raw table `input` to `out`; returns the file's size. Its
 /// stages (checking the checksums, choosing a dictionary, compressing each section) are told to
-/// `progress`.
+/// `progress`, and so are the stale work files of `out` it removes, as notes.
 pub fn compress(input: &Table, out: &Path, params: Params, progress: &dyn Progress) -> Result<u64> {
     let h = input.header();
     if input.is_compressed() {
@@ -72,7 +72,7 @@ pub fn compress(input: &Table, out: &Path, params: Params, progress: &dyn Progre
     let frames = size.div_ceil(f) as usize;
     let width = h.remoteness_width as u64;
     TempFile::check_destination(out)?;
-    let _lock = OutputLock::acquire(out)?;
+    let _lock = OutputLock::acquire(out, progress)?;
     let tmp = TempFile::create(out)?;
     // The dictionary, if one pays, goes right after the header; compressed files have no
     // padding: every byte is covered by a checksum.
@@ -444,7 +444,8 @@ fn nibble_frame(input: &Table, first: u64, n: u64, fill: DontCareFill) -> Result
 }
 
 /// Writes the raw table a compressed table stands for (byte for byte what `build` wrote); its
-/// stages (each section decompressed, the table written) are told to `progress`.
+/// stages (each section decompressed, the table written) are told to `progress`, and so are the
+/// stale work files of `out` it removes, as notes.
 pub fn decompress(input: &Table, out: &Path, progress: &dyn Progress) -> Result<u64> {
     let h = input.header();
     if !input.is_compressed() {
@@ -456,7 +457,7 @@ pub fn decompress(input: &Table, out: &Path, progress: &dyn Progress) -> Result<
     let size = h.size;
     let game = GameFields::from_header(h, input.bytes());
     TempFile::check_destination(out)?;
-    let _lock = OutputLock::acquire(out)?;
+    let _lock = OutputLock::acquire(out, progress)?;
     // The raw file: header, sections (each page-aligned) and 8 bytes of checksum a block.
     let data = crate::cells::words_for(size) * 8
         + format::remoteness_len(size, h.remoteness_width)

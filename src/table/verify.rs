@@ -347,7 +347,7 @@ mod tests {
         w.finish(counts, None, 0, &[]).unwrap();
         let t = Table::open(&out).unwrap();
         t.verify_checksums()?;
-        t.verify_positions(&indicatif::ProgressBar::hidden())
+        t.verify_positions(&crate::progress::Silent)
     }
 
     #[test]

@@ -8,12 +8,11 @@
 //! lock dies with its process, so once it is held, every temporary file of `NAME` that exists
 //! belongs to a process that is gone: `.NAME.tmp-PID` (a table being written), `.NAME.raw`
 //! and its own work files (the raw table a compressed build solves into), and the
-//! `.NAME.raw-PID*` files older retrodb versions used. They are removed, each with a line on
-//! stderr. The resumable work files of a tiered build (`.NAME.partial*`) are kept: rerunning
+//! `.NAME.raw-PID*` files older retrodb versions used. They are removed, each told to the
+//! writer's [`Progress`] as a note. The resumable work files of a tiered build (`.NAME.partial*`) are kept: rerunning
 //! the same build resumes from them.
 
 use std::fs::{File, OpenOptions};
-use std::io::Write as _;
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
@@ -21,6 +20,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
+use crate::progress::Progress;
 
 /// `.NAME.WHAT` beside `out`.
 pub(crate) fn sibling(out: &Path, what: &str) -> PathBuf {
@@ -60,9 +60,9 @@ fn try_lock(file: &File) -> std::io::Result<bool> {
 }
 
 impl OutputLock {
-    /// Takes `.NAME.lock` beside `out`, then removes what dead writers of `out` left there.
-    /// Refused when another process is writing `out`.
-    pub fn acquire(out: &Path) -> Result<OutputLock> {
+    /// Takes `.NAME.lock` beside `out`, then removes what dead writers of `out` left there,
+    /// a note to `progress` for each file. Refused when another process is writing `out`.
+    pub fn acquire(out: &Path, progress: &dyn Progress) -> Result<OutputLock> {
         let path = sibling(out, "lock");
         let dir = crate::memory::dir_of(out);
         if !dir.is_dir() {
@@ -100,7 +100,7 @@ impl OutputLock {
             match std::fs::metadata(&path) {
                 Ok(m) if m.ino() == mine.ino() && m.dev() == mine.dev() => {
                     let lock = OutputLock { path, _file: file };
-                    remove_stale(out);
+                    remove_stale(out, progress);
                     return Ok(lock);
                 }
                 _ => continue,
@@ -125,8 +125,9 @@ impl Drop for OutputLock {
     }
 }
 
-/// Removes the temporary files of `out` left by dead processes (the caller holds its lock).
-fn remove_stale(out: &Path) {
+/// Removes the temporary files of `out` left by dead processes (the caller holds its lock),
+/// telling `progress` of each.
+fn remove_stale(out: &Path, progress: &dyn Progress) {
     let name = file_name(out);
     let dir = crate::memory::dir_of(out);
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -154,13 +155,11 @@ fn remove_stale(out: &Path) {
         if stale && e.file_type().is_ok_and(|t| t.is_file()) {
             let path = e.path();
             if std::fs::remove_file(&path).is_ok() {
-                // Not `eprintln!`, which panics when stderr cannot be written.
-                let _ = writeln!(
-                    std::io::stderr(),
-                    "retrodb: removed {} (a work file of {} left by a process that is gone)",
+                progress.note(&format!(
+                    "removed {} (a work file of {} left by a process that is gone)",
                     path.display(),
                     out.display()
-                );
+                ));
             }
         }
     }
@@ -328,18 +327,19 @@ impl Drop for TempFile {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::progress::Silent;
 
     #[test]
     fn a_second_writer_is_refused_and_the_lock_file_goes_away() {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("t.rdb");
-        let lock = OutputLock::acquire(&out).unwrap();
+        let lock = OutputLock::acquire(&out, &Silent).unwrap();
         assert!(sibling(&out, "lock").exists());
-        let err = OutputLock::acquire(&out).unwrap_err().to_string();
+        let err = OutputLock::acquire(&out, &Silent).unwrap_err().to_string();
         assert!(err.contains("another retrodb process"), "{err}");
         drop(lock);
         assert!(!sibling(&out, "lock").exists());
-        drop(OutputLock::acquire(&out).unwrap());
+        drop(OutputLock::acquire(&out, &Silent).unwrap());
     }
 
     #[test]
@@ -361,7 +361,28 @@ mod tests {
         for n in names {
             std::fs::write(dir.path().join(n), b"x").unwrap();
         }
-        drop(OutputLock::acquire(&out).unwrap());
+        let told = crate::progress::tests::Kept::default();
+        drop(OutputLock::acquire(&out, &told).unwrap());
+        let mut notes = told.notes.into_inner().unwrap();
+        notes.sort();
+        let removed = |name: &str| {
+            format!(
+                "removed {} (a work file of {} left by a process that is gone)",
+                dir.path().join(name).display(),
+                out.display()
+            )
+        };
+        assert_eq!(
+            notes,
+            [
+                "..t.rdb.raw-77.partial",
+                "..t.rdb.raw.tmp-9",
+                ".t.rdb.raw",
+                ".t.rdb.raw-77",
+                ".t.rdb.tmp-123"
+            ]
+            .map(removed)
+        );
         let mut left: Vec<String> = std::fs::read_dir(dir.path())
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -411,9 +432,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("t.rdb");
         let raw = raw_sibling(&out);
-        let busy = OutputLock::acquire(&raw).unwrap();
+        let busy = OutputLock::acquire(&raw, &Silent).unwrap();
         std::fs::write(&raw, b"x").unwrap();
-        drop(OutputLock::acquire(&out).unwrap());
+        drop(OutputLock::acquire(&out, &Silent).unwrap());
         assert!(raw.exists());
         drop(busy);
     }

@@ -93,7 +93,7 @@ fn sliced_and_symmetric_tables_agree_with_the_alternation_index() {
                 &table,
                 &z,
                 retrodb::table::zstd::Params::default(),
-                &indicatif::ProgressBar::hidden(),
+                &retrodb::progress::Silent,
             )
             .unwrap();
             let zt = Table::open(&z).unwrap();
@@ -179,7 +179,7 @@ fn the_row_kernel_with_remoteness_agrees_with_the_plain_boards() {
                 &table,
                 &z,
                 retrodb::table::zstd::Params::default(),
-                &indicatif::ProgressBar::hidden(),
+                &retrodb::progress::Silent,
             )
             .unwrap();
             let zt = Table::open(&z).unwrap();
@@ -191,7 +191,7 @@ fn the_row_kernel_with_remoteness_agrees_with_the_plain_boards() {
                 );
             }
             let back = dir.path().join("rows-back.rdb");
-            table::decompress(&zt, &back, &indicatif::ProgressBar::hidden()).unwrap();
+            table::decompress(&zt, &back, &retrodb::progress::Silent).unwrap();
             assert!(
                 std::fs::read(&back).unwrap() == std::fs::read(&out).unwrap(),
                 "{spec}: decompressed differs from the build"

@@ -82,7 +82,10 @@ pub fn build_sliced(
     opts: &BuildOptions,
 ) -> Result<SlicedSummary> {
     let started = Instant::now();
-    let game = agree(comm, AnyGame::open(spec, opts.max_memory))?;
+    let game = agree(
+        comm,
+        AnyGame::open_with(spec, opts.max_memory, opts.progress()),
+    )?;
     // The same on every rank: refused by all at once.
     if let Some(why) = unsupported(&game, opts) {
         return Err(Error::Spec {
@@ -125,7 +128,7 @@ fn rank0(
     let mut phase = Phase::Before;
     let result = (|| -> Result<BuildSummary> {
         TempFile::check_destination(out)?;
-        let lock = OutputLock::acquire(out)?;
+        let lock = OutputLock::acquire(out, opts.progress())?;
         let mut solver = |cells: &Cells<'_>,
                           done_from: u32,
                           sopts: &SolveOptions,

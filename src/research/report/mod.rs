@@ -28,6 +28,7 @@ use rayon::prelude::*;
 use super::order::GameOrder;
 use crate::error::{Error, Result};
 use crate::game::Game;
+use crate::progress::Progress;
 use crate::table::Table;
 use boards::{bridgit_game, draw_counterexamples};
 pub use figures::{
@@ -41,9 +42,14 @@ use spanning::spanning_tree_lines;
 pub use text::render_text;
 
 /// Opens the Bridg-It table of size `n` with remoteness at `path` (default: the table cache,
-/// [`crate::build::cache`]), building it first when the file is absent.
-pub fn open_or_build(n: u32, path: Option<&Path>) -> Result<(Table, bool)> {
-    crate::build::cache::open_or_build(&format!("bridgit:{n}"), path)
+/// [`crate::build::cache`]), building it first when the file is absent (reporting to
+/// `progress`).
+pub fn open_or_build(
+    n: u32,
+    path: Option<&Path>,
+    progress: std::sync::Arc<dyn Progress>,
+) -> Result<(Table, bool)> {
+    crate::build::cache::open_or_build(&format!("bridgit:{n}"), path, progress)
 }
 
 /// The conventions `C` the game order is tested under by default: a finished board is worth
@@ -59,22 +65,16 @@ pub fn research(
     conventions: &[u32],
     svg_dir: Option<&Path>,
 ) -> Result<Report> {
-    research_with_progress(
-        n,
-        table,
-        conventions,
-        svg_dir,
-        &indicatif::ProgressBar::hidden(),
-    )
+    research_with_progress(n, table, conventions, svg_dir, &crate::progress::Silent)
 }
 
-/// [`research`], reporting the positions scanned on `progress`.
+/// [`research`], reporting the positions scanned on `progress` (one stage, no words).
 pub fn research_with_progress(
     n: u32,
     table: &Table,
     conventions: &[u32],
     svg_dir: Option<&Path>,
-    progress: &indicatif::ProgressBar,
+    progress: &dyn Progress,
 ) -> Result<Report> {
     let game = bridgit_game(n, table)?;
     if game.start().is_some() || !table.has_remoteness() {
@@ -104,7 +104,7 @@ pub fn research_with_progress(
     let (spanning_tree, st_loss) = spanning_tree_lines(&scan, n)?;
     const CHUNK: u64 = 1 << 12;
     let chunks = game.size().div_ceil(CHUNK);
-    progress.set_length(game.size());
+    progress.stage("", game.size());
     let acc = (0..chunks)
         .into_par_iter()
         .map(|k| {
@@ -113,14 +113,13 @@ pub fn research_with_progress(
             for pos in k * CHUNK..end {
                 scan.position(pos, &mut found)?;
             }
-            progress.inc(end - k * CHUNK);
+            progress.advance(end - k * CHUNK);
             Ok::<Findings, Error>(found)
         })
         .try_reduce(
             || Findings::new(conventions, Detail::Full),
             |a, b| Ok(a.merge(b)),
         )?;
-    progress.finish_and_clear();
     let mut counterexamples: Vec<Counterexample> =
         st_loss.into_iter().chain(acc.found.into_values()).collect();
     draw_counterexamples(game, n, &mut counterexamples, svg_dir)?;

@@ -29,6 +29,7 @@ use crate::error::{Error, Result};
 use crate::game::Game;
 use crate::games::cell::Player;
 use crate::games::cell::alternation::Alternation;
+use crate::progress::Progress;
 use crate::splitmix::SplitMix64;
 use crate::table::Table;
 
@@ -423,14 +424,15 @@ fn check_board(
 /// Draws `count` open boards uniformly from the play population of Bridg-It `n` (Left moving
 /// first) with `seed`, and checks every claim that needs values only on each against `table`
 /// (any table of the board: every configuration, or Left-first, sliced or symmetric) — and,
-/// when `table` has remoteness, the ranking against the table's order of options too.
+/// when `table` has remoteness, the ranking against the table's order of options too. The
+/// boards checked are reported on `progress` (one stage, no words).
 pub fn research_sample(
     n: u32,
     table: &Table,
     count: u64,
     seed: u64,
     svg_dir: Option<&Path>,
-    progress: &indicatif::ProgressBar,
+    progress: &dyn Progress,
 ) -> Result<Report> {
     let game = bridgit_game(n, table)?;
     if game.start() == Some(Player::Right) {
@@ -480,7 +482,7 @@ pub fn research_sample(
         draws: 0,
     };
     const CHUNK: u64 = 1 << 10;
-    progress.set_length(count);
+    progress.stage("", count);
     let acc = (0..count.div_ceil(CHUNK))
         .into_par_iter()
         .map(|c| {
@@ -489,7 +491,7 @@ pub fn research_sample(
             for k in c * CHUNK..end {
                 one(k, &mut chunk)?;
             }
-            progress.inc(end - c * CHUNK);
+            progress.advance(end - c * CHUNK);
             Ok::<Chunk, Error>(chunk)
         })
         .try_reduce(empty, |mut a, b| {
@@ -500,7 +502,6 @@ pub fn research_sample(
             a.draws += b.draws;
             Ok(a)
         })?;
-    progress.finish_and_clear();
     let mut play = acc.found.pops[1].clone();
     play.name = "play".into();
     let proportions = measures

@@ -31,6 +31,7 @@ use rayon::prelude::*;
 use super::comm::{Comm, agree, all_gather};
 use crate::cells::{CELLS_PER_WORD, Cells, into_plain, zeroed_words};
 use crate::error::{Error, Result};
+use crate::progress::Progress;
 use crate::shape::SlicedBoard;
 use crate::shape::sliced::Sliced;
 use crate::solve::sliced::{KeyTiers, ROWS_PER_UNIT, RowKernel, clear_from, or_words};
@@ -96,9 +97,9 @@ pub fn solve(
         clear_from(cells, from);
     }
     let progress = if rank == 0 {
-        opts.bar(plan.todo)
+        opts.begin_progress(plan.todo)
     } else {
-        indicatif::ProgressBar::hidden()
+        &crate::progress::Silent
     };
     let mut agreed_after = |done: TierDone<'_>| -> Result<bool> {
         let mine = if rank == 0 { after(done) } else { Ok(true) };
@@ -119,9 +120,9 @@ pub fn solve(
     let mut probes = 0u64;
     for k in (0..=plan.first_key).rev() {
         let k = k as u32;
-        progress.set_message(format!("key tier {k} of {}", s.key_digits() + 1));
+        progress.step(&format!("key tier {k} of {}", s.key_digits() + 1));
         let step = if rank == 0 {
-            ctx.serve(k, opts, &progress)
+            ctx.serve(k, opts, progress)
         } else {
             ctx.work(k)
         };
@@ -136,7 +137,7 @@ pub fn solve(
     }
     plan.rest(&mut agreed_after)?;
     let probes = comm.sum(probes)?;
-    progress.set_position(s.size());
+    progress.reach(plan.todo);
     Ok(Some(Solved {
         stats: SolveStats {
             counts: if rank == 0 { cells.counts() } else { [0; 4] },
@@ -274,7 +275,7 @@ impl Context<'_> {
     /// Rank 0's key tier: hands out the jobs, decides its own on a thread of its own, merges
     /// every job's end words, until every job is reported and every worker told the tier is
     /// over.
-    fn serve(&self, k: u32, opts: &SolveOptions, progress: &indicatif::ProgressBar) -> Step {
+    fn serve(&self, k: u32, opts: &SolveOptions, progress: &dyn Progress) -> Step {
         let comm = self.comm;
         let ranks = comm.ranks();
         let mut jobs = Jobs::new(self.s, k, ranks);
@@ -342,7 +343,7 @@ impl Context<'_> {
                                 if ok == 1 {
                                     probes += p;
                                     merge([(w0, b0), (w1, b1)])?;
-                                    progress.inc(positions(self.s, &rows));
+                                    progress.advance(positions(self.s, &rows));
                                 } else if blame.is_none() {
                                     blame = Some(Error::Rank {
                                         rank: from,
@@ -369,7 +370,7 @@ impl Context<'_> {
                             Ok((p, ends)) => {
                                 probes += p;
                                 merge(ends)?;
-                                progress.inc(positions(self.s, &rows));
+                                progress.advance(positions(self.s, &rows));
                             }
                             Err(e) => {
                                 own.get_or_insert(e);
