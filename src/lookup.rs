@@ -84,6 +84,14 @@ impl<'t, B: AsRef<[u8]> + Sync> Lookups<'t, B> {
         self.finish(p)
     }
 
+    /// The lookup of one position text as asked: on a `,sym` table the position, its moves and
+    /// the positions they make are on the asked board, not the stored image
+    /// ([`Table::probe_as_asked`]).
+    pub fn probe_as_asked(&mut self, text: &str) -> Result<Probe> {
+        let p = self.table.probe_as_asked(text)?;
+        self.finish(p)
+    }
+
     /// Lookups of many position texts, in order: probed in parallel ([`Table::probe_batch`]),
     /// then ordered and added to one by one. Each answer is the lookup or why that text has
     /// none.

@@ -341,6 +341,17 @@ pub struct PositionValues<'a> {
 }
 
 impl<'a> PositionValues<'a> {
+    /// Whether `game`'s positions have values as games here: the full tables of cell games
+    /// (no fixed start) and Hackenbush.
+    pub fn defined_for(game: &crate::games::AnyGame) -> bool {
+        use crate::games::AnyGame;
+        match game {
+            AnyGame::Cell(g) => g.start().is_none(),
+            AnyGame::Hackenbush(_) => true,
+            _ => false,
+        }
+    }
+
     /// `None` for games without values (digraphs, cell games indexed for one first mover).
     /// `limit` bounds the positions one call of [`PositionValues::value`] visits anew.
     pub fn new(
@@ -348,11 +359,8 @@ impl<'a> PositionValues<'a> {
         free_moves: u32,
         limit: usize,
     ) -> Option<PositionValues<'a>> {
-        use crate::games::AnyGame;
-        match game {
-            AnyGame::Cell(g) if g.start().is_none() => {}
-            AnyGame::Hackenbush(_) => {}
-            _ => return None,
+        if !Self::defined_for(game) {
+            return None;
         }
         let mut games = Games::new();
         let left_won = games.number(Dyadic::int(free_moves.max(1) as i64));

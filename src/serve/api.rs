@@ -78,7 +78,11 @@ pub struct ApiError {
 }
 
 impl ApiError {
-    fn new(status: StatusCode, code: &'static str, detail: impl Into<String>) -> ApiError {
+    pub(super) fn new(
+        status: StatusCode,
+        code: &'static str,
+        detail: impl Into<String>,
+    ) -> ApiError {
         ApiError {
             status,
             code,
@@ -86,11 +90,11 @@ impl ApiError {
         }
     }
 
-    fn bad(code: &'static str, detail: impl Into<String>) -> ApiError {
+    pub(super) fn bad(code: &'static str, detail: impl Into<String>) -> ApiError {
         Self::new(StatusCode::BAD_REQUEST, code, detail)
     }
 
-    fn damaged(e: crate::Error) -> ApiError {
+    pub(super) fn damaged(e: crate::Error) -> ApiError {
         Self::new(
             StatusCode::INTERNAL_SERVER_ERROR,
             "table_error",
@@ -206,6 +210,8 @@ struct TableInfo<'a> {
     remoteness: bool,
     /// Whether the table holds generalized Sprague-Grundy values (answers sums of tokens).
     grundy: bool,
+    /// Whether its positions have values as games (`value=true`).
+    game_values: bool,
     win: u64,
     loss: u64,
     draw: u64,
@@ -228,6 +234,7 @@ fn info(t: &Served) -> TableInfo<'_> {
         },
         remoteness: t.table.has_remoteness(),
         grundy: t.table.has_grundy(),
+        game_values: crate::cgt::values::PositionValues::defined_for(t.table.game()),
         win,
         loss,
         draw,
@@ -356,7 +363,7 @@ impl App {
 }
 
 /// A lookup's error as its answer: a bad position, a draw's line, a damaged table.
-fn lookup_error(e: crate::Error) -> ApiError {
+pub(super) fn lookup_error(e: crate::Error) -> ApiError {
     match e {
         crate::Error::Position(e) => ApiError::bad("bad_position", e.to_string()),
         // The one refusal of a position that parsed: the line of a draw.
@@ -367,14 +374,14 @@ fn lookup_error(e: crate::Error) -> ApiError {
 
 /// How a probe or a batch answers, from its query: with or without moves, and what the lookup
 /// adds ([`Ask`]).
-struct Probing {
+pub(super) struct Probing {
     moves: bool,
-    ask: Ask,
+    pub(super) ask: Ask,
 }
 
 impl Probing {
     /// `moves`, `line`, `value` and `free_moves` from a query, checked against the table.
-    fn from_query(q: &Query, t: &Served) -> Result<Probing, ApiError> {
+    pub(super) fn from_query(q: &Query, t: &Served) -> Result<Probing, ApiError> {
         let moves = q.flag("moves", true)?;
         let line = q.flag("line", false)?;
         let value = q.flag("value", false)?;
@@ -419,7 +426,7 @@ impl Probing {
         Ok(Probing { moves, ask })
     }
 
-    fn lookups<'t>(&self, t: &'t Served) -> Lookups<'t> {
+    pub(super) fn lookups<'t>(&self, t: &'t Served) -> Lookups<'t> {
         Lookups::new(&t.table, &self.ask).expect("checked by from_query")
     }
 }
@@ -476,14 +483,14 @@ fn percent_decode(s: &str) -> Result<Vec<u8>, String> {
 
 /// A request's query parameters, decoded, each known to its endpoint and given once.
 #[derive(Debug, Default)]
-struct Query {
+pub(super) struct Query {
     params: Vec<(String, String)>,
 }
 
 impl Query {
     /// Decodes `query`, refusing a parameter not in `allowed` (naming every such one, and what
     /// the endpoint takes), one given twice, a malformed `%` escape and text that is not UTF-8.
-    fn parse(query: Option<&str>, allowed: &[&str]) -> Result<Query, ApiError> {
+    pub(super) fn parse(query: Option<&str>, allowed: &[&str]) -> Result<Query, ApiError> {
         let mut params: Vec<(String, String)> = Vec::new();
         let mut unknown: Vec<String> = Vec::new();
         let text = |bytes: Vec<u8>, what: &str| {
@@ -541,7 +548,7 @@ impl Query {
         Ok(Query { params })
     }
 
-    fn get(&self, key: &str) -> Option<&str> {
+    pub(super) fn get(&self, key: &str) -> Option<&str> {
         self.params
             .iter()
             .find(|(k, _)| k == key)

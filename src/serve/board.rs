@@ -3,17 +3,17 @@
 //! holds a symmetric image of the board, the position, its moves and the positions they make are
 //! mapped back onto the asked board: [`crate::table::Table::probe_as_asked`]), the moves best
 //! first, who is to move or who has won ([`crate::games::Turn`]), and the SVG of the asked
-//! board with each move a clickable `<g class="move" data-move="NAME">`.
+//! board with each move a clickable `<g class="move" data-move="NAME">`. With `value=true`
+//! (and `free_moves=C`) the values as games are added as the probe's `value=true` adds them.
 //!
 //! The invariant: the page needs nothing but this answer to draw a position and to play the
-//! table's best move (the first of `moves`), so it holds no game logic. Errors are the API's
-//! JSON errors (`{"error": CODE, "detail": TEXT}`).
-
-use std::collections::HashMap;
+//! table's best move (the first of `moves`), so it holds no game logic. It answers through
+//! [`crate::lookup::Lookups`] as the API does, and its query and errors are the API's (unknown
+//! parameters refused, JSON errors `{"error": CODE, "detail": TEXT}`).
 
 use axum::Router;
 use axum::extract::rejection::PathRejection;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -21,6 +21,7 @@ use serde::Serialize;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::compression::CompressionLayer;
 
+use super::api::{ApiError, Probing, Query, lookup_error};
 use super::{Catalog, Limits, Served};
 use crate::games::Turn;
 use crate::table::Probe;
@@ -31,6 +32,9 @@ struct Board {
     catalog: Catalog,
     max_position_bytes: usize,
 }
+
+/// The parameters the board's view takes.
+const BOARD_PARAMS: &[&str] = &["position", "value", "free_moves"];
 
 /// The route of the board's view, with JSON errors for a panic and a wrong method.
 pub(crate) fn router(catalog: Catalog, limits: &Limits) -> Router {
@@ -46,11 +50,10 @@ pub(crate) fn router(catalog: Catalog, limits: &Limits) -> Router {
         .with_state(state)
         .layer(CompressionLayer::new())
         .layer(CatchPanicLayer::custom(|_| {
-            error(
+            ApiError::new(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "internal",
-                "the server failed on this request (a bug: please report it with the request)"
-                    .into(),
+                "the server failed on this request (a bug: please report it with the request)",
             )
             .into_response()
         }))
@@ -66,38 +69,11 @@ struct View {
     svg: String,
 }
 
-/// An error answer: the API's JSON error.
-struct Failure {
-    status: StatusCode,
-    code: &'static str,
-    detail: String,
-}
-
-fn error(status: StatusCode, code: &'static str, detail: String) -> Failure {
-    Failure {
-        status,
-        code,
-        detail,
-    }
-}
-
-impl IntoResponse for Failure {
-    fn into_response(self) -> Response {
-        let body = serde_json::json!({ "error": self.code, "detail": self.detail });
-        let mut r = (self.status, body.to_string()).into_response();
-        r.headers_mut().insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json"),
-        );
-        r
-    }
-}
-
 async fn wrong_method() -> Response {
-    let mut r = error(
+    let mut r = ApiError::new(
         StatusCode::METHOD_NOT_ALLOWED,
         "method_not_allowed",
-        "the board's view answers GET only".into(),
+        "the board's view answers GET only",
     )
     .into_response();
     r.headers_mut()
@@ -106,22 +82,17 @@ async fn wrong_method() -> Response {
 }
 
 impl Board {
-    fn table(&self, name: Result<Path<String>, PathRejection>) -> Result<&Served, Failure> {
+    fn table(&self, name: Result<Path<String>, PathRejection>) -> Result<usize, ApiError> {
         let Path(name) = name.map_err(|e| {
-            error(
-                StatusCode::BAD_REQUEST,
+            ApiError::bad(
                 "bad_table_name",
                 format!("the table name in the path: {}", e.body_text()),
             )
         })?;
-        self.catalog.get(&name).ok_or_else(|| {
-            let names: Vec<&str> = self
-                .catalog
-                .tables()
-                .iter()
-                .map(|t| t.name.as_str())
-                .collect();
-            error(
+        let tables = self.catalog.tables();
+        tables.iter().position(|t| t.name == name).ok_or_else(|| {
+            let names: Vec<&str> = tables.iter().map(|t| t.name.as_str()).collect();
+            ApiError::new(
                 StatusCode::NOT_FOUND,
                 "unknown_table",
                 format!(
@@ -134,63 +105,56 @@ impl Board {
     }
 }
 
-/// `GET /api/v1/tables/{name}/board?position=TEXT` (without a position: the table's start).
+/// `GET /api/v1/tables/{name}/board?position=TEXT[&value=true][&free_moves=C]` (without a
+/// position: the table's start).
 async fn view(
     State(board): State<Board>,
     name: Result<Path<String>, PathRejection>,
-    query: Result<Query<HashMap<String, String>>, axum::extract::rejection::QueryRejection>,
-) -> Response {
-    answer(&board, name, query).unwrap_or_else(IntoResponse::into_response)
-}
-
-fn answer(
-    board: &Board,
-    name: Result<Path<String>, PathRejection>,
-    query: Result<Query<HashMap<String, String>>, axum::extract::rejection::QueryRejection>,
-) -> Result<Response, Failure> {
-    let t = board.table(name)?;
-    let Query(query) = query.map_err(|e| {
-        error(
-            StatusCode::BAD_REQUEST,
-            "bad_request",
-            format!("the query: {}", e.body_text()),
-        )
-    })?;
-    let bad_position = |detail: String| error(StatusCode::BAD_REQUEST, "bad_position", detail);
-    let text = match (query.get("position"), &t.start) {
-        (Some(p), _) => p.clone(),
+    RawQuery(query): RawQuery,
+) -> Result<Response, ApiError> {
+    let index = board.table(name)?;
+    let t = &board.catalog.tables()[index];
+    let q = Query::parse(query.as_deref(), BOARD_PARAMS)?;
+    let how = Probing::from_query(&q, t)?;
+    let text = match (q.get("position"), &t.start) {
+        (Some(p), _) => p.to_string(),
         (None, Some(start)) => start.clone(),
         (None, None) => {
-            return Err(bad_position(
-                "parameter 'position' is missing and the table has no start position".into(),
+            return Err(ApiError::bad(
+                "bad_position",
+                "parameter 'position' is missing and the table has no start position",
             ));
         }
     };
     if text.len() > board.max_position_bytes {
-        return Err(bad_position(format!(
-            "the position is {} bytes long; the limit is {}",
-            text.len(),
-            board.max_position_bytes
-        )));
+        return Err(ApiError::bad(
+            "bad_position",
+            format!(
+                "the position is {} bytes long; the limit is {}",
+                text.len(),
+                board.max_position_bytes
+            ),
+        ));
     }
-    let failed = |e: crate::Error| match e {
-        crate::Error::Position(e) => bad_position(e.to_string()),
-        e => error(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "table_error",
-            e.to_string(),
-        ),
-    };
-    let mut probe = t.table.probe_as_asked(&text).map_err(failed)?;
-    probe.sort_moves_best_first();
+    if how.ask.game_values.is_none() {
+        return answer(t, &text, &how);
+    }
+    // Game values may visit up to VALUE_LIMIT positions: off the runtime's threads.
+    tokio::task::spawn_blocking(move || answer(&board.catalog.tables()[index], &text, &how))
+        .await
+        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))?
+}
+
+fn answer(t: &Served, text: &str, how: &Probing) -> Result<Response, ApiError> {
+    let probe = how.lookups(t).probe_as_asked(text).map_err(lookup_error)?;
     let game = t.table.game();
     let view = View {
         turn: game.turn(probe.index),
-        svg: game.board_svg_as_asked(&text, probe.index),
+        svg: game.board_svg_as_asked(text, probe.index),
         probe,
     };
     let bytes = serde_json::to_vec(&view)
-        .map_err(|e| error(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))?;
+        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))?;
     let mut r = (StatusCode::OK, bytes).into_response();
     r.headers_mut().insert(
         header::CONTENT_TYPE,

@@ -42,3 +42,5 @@ mod sums;
 mod sweep;
 mod tiered;
 mod values_cli;
+#[cfg(feature = "serve")]
+mod webdriver;

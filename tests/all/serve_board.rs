@@ -207,6 +207,65 @@ fn the_view_agrees_with_probe_json_and_says_who_has_won() {
         (r.status, r.error()),
         (405, "method_not_allowed".to_string())
     );
+    // Values as games, as `probe --value --json` gives them, for the position and each move
+    // (an unknown parameter, a bad flag and a table without values are the API's 400s).
+    let late = "LR.LR.L......";
+    let o = retrodb(&[
+        "probe",
+        bridgit.to_str().unwrap(),
+        late,
+        "--value",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let want: Json = serde_json::from_str(stdout(&o).trim()).unwrap();
+    let r = server.get(&format!(
+        "/api/v1/tables/bridgit-3/board?position={late}&value=true"
+    ));
+    assert_eq!(r.status, 200, "{}", r.text());
+    let got = r.json();
+    assert!(want["game_value"].is_string(), "{want}");
+    assert_eq!(got["game_value"], want["game_value"]);
+    let values = |v: &Json| -> Vec<(String, Json)> {
+        let mut m: Vec<(String, Json)> = v["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| {
+                (
+                    m["move"].as_str().unwrap().to_string(),
+                    m["game_value"].clone(),
+                )
+            })
+            .collect();
+        m.sort_by(|a, b| a.0.cmp(&b.0));
+        m
+    };
+    assert_eq!(values(&got), values(&want));
+    assert!(values(&got).iter().all(|(_, v)| v.is_string()));
+    assert!(view(&server, "bridgit-3", late).get("game_value").is_none());
+    let r = server.get("/api/v1/tables/seed001/board?position=0&pos=4");
+    assert_eq!((r.status, r.error()), (400, "bad_request".to_string()));
+    assert!(r.text().contains("'pos'"), "{}", r.text());
+    let r = server.get("/api/v1/tables/seed001/board?position=0&value=maybe");
+    assert_eq!((r.status, r.error()), (400, "bad_request".to_string()));
+    let r = server.get("/api/v1/tables/seed001/board?position=0&value=true");
+    assert_eq!((r.status, r.error()), (400, "no_values".to_string()));
+    let list = server.get("/api/v1/tables").json();
+    let has = |name: &str| {
+        list["tables"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == name)
+            .unwrap()["game_values"]
+            .clone()
+    };
+    assert_eq!(
+        (has("bridgit-3"), has("seed001")),
+        (Json::Bool(true), Json::Bool(false))
+    );
+
     // The API's own routes are still answered, and unknown ones get its JSON 404.
     assert_eq!(server.get("/api/v1/tables/seed001?position=4").status, 200);
     let r = server.get("/api/v1/nothing");

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use crate::common::server::Server;
 use crate::common::{retrodb, stderr, stdout};
-use fantoccini::{Client, ClientBuilder, Locator};
+use crate::webdriver::{Client, Locator};
 use serde_json::Value as Json;
 
 fn find_program(names: &[&str]) -> Option<PathBuf> {
@@ -59,12 +59,12 @@ fn flip(v: &str) -> &'static str {
 }
 
 /// Waits until the page shows `position` (the text box holds it once the answer is drawn).
-async fn wait_for_position(c: &Client, position: &str) {
+fn wait_for_position(c: &Client, position: &str) {
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
-        let el = c.find(Locator::Css("#position")).await.unwrap();
-        let shown = el.prop("value").await.unwrap().unwrap_or_default();
-        let rows = c.find_all(Locator::Css("#moves tbody tr")).await.unwrap();
+        let el = c.find(Locator::Css("#position")).unwrap();
+        let shown = el.prop("value").unwrap().unwrap_or_default();
+        let rows = c.find_all(Locator::Css("#moves tbody tr")).unwrap();
         if shown == position && !rows.is_empty() {
             return;
         }
@@ -72,35 +72,28 @@ async fn wait_for_position(c: &Client, position: &str) {
             Instant::now() < deadline,
             "the page shows {shown:?}, not {position:?}"
         );
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        std::thread::sleep(Duration::from_millis(50));
     }
 }
 
 /// What the page shows: the verdict's value and each move row's (name, value for the mover,
 /// child position), in order.
-async fn shown(c: &Client) -> (String, Vec<(String, String, String)>) {
-    let verdict = c.find(Locator::Css("#verdict")).await.unwrap();
-    let value = verdict.attr("data-value").await.unwrap().unwrap();
+fn shown(c: &Client) -> (String, Vec<(String, String, String)>) {
+    let verdict = c.find(Locator::Css("#verdict")).unwrap();
+    let value = verdict.attr("data-value").unwrap().unwrap();
     let mut moves = Vec::new();
-    for row in c.find_all(Locator::Css("#moves tbody tr")).await.unwrap() {
-        let get = |k: &'static str| {
-            let row = row.clone();
-            async move { row.attr(k).await.unwrap().unwrap() }
-        };
-        moves.push((
-            get("data-move").await,
-            get("data-value").await,
-            get("data-position").await,
-        ));
+    for row in c.find_all(Locator::Css("#moves tbody tr")).unwrap() {
+        let get = |k: &str| row.attr(k).unwrap().unwrap();
+        moves.push((get("data-move"), get("data-value"), get("data-position")));
     }
     (value, moves)
 }
 
 /// The page agrees with `probe --json` at `position`: the value, and every move's value for
 /// the mover (the flip of its child's), the same moves.
-async fn check_against_probe(c: &Client, table: &Path, position: &str) {
+fn check_against_probe(c: &Client, table: &Path, position: &str) {
     let want = probe(table, position);
-    let (value, moves) = shown(c).await;
+    let (value, moves) = shown(c);
     assert_eq!(value, want["value"].as_str().unwrap(), "{position}");
     let mut want_moves: Vec<(String, String, String)> = want["moves"]
         .as_array()
@@ -129,16 +122,13 @@ async fn check_against_probe(c: &Client, table: &Path, position: &str) {
     // Every move is on the picture too, coloured by the same value.
     for (name, v, _) in moves.iter().take(40) {
         let sel = format!("#picture g.move[data-move=\"{name}\"]");
-        let g = c.find(Locator::Css(&sel)).await.unwrap();
-        assert_eq!(
-            g.attr("data-value").await.unwrap().as_deref(),
-            Some(v.as_str())
-        );
+        let g = c.find(Locator::Css(&sel)).unwrap();
+        assert_eq!(g.attr("data-value").unwrap().as_deref(), Some(v.as_str()));
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_board_plays_two_moves_and_shows_the_tables_values() {
+#[test]
+fn the_board_plays_two_moves_and_shows_the_tables_values() {
     let (Some(driver), Some(browser)) = (
         find_program(&["chromedriver"]),
         find_program(&["chromium", "chromium-browser", "google-chrome"]),
@@ -198,61 +188,53 @@ async fn the_board_plays_two_moves_and_shows_the_tables_values() {
             ]
         }
     });
-    let caps: fantoccini::wd::Capabilities = caps.as_object().unwrap().clone();
-    let connector = hyper_util::client::legacy::connect::HttpConnector::new();
     let mut client = None;
     let deadline = Instant::now() + Duration::from_secs(30);
     while client.is_none() {
-        match ClientBuilder::new(connector.clone())
-            .capabilities(caps.clone())
-            .connect(&format!("http://127.0.0.1:{port}"))
-            .await
-        {
+        match Client::connect(&format!("127.0.0.1:{port}"), &caps) {
             Ok(c) => client = Some(c),
             Err(e) if Instant::now() > deadline => panic!("chromedriver: {e}"),
-            Err(_) => tokio::time::sleep(Duration::from_millis(200)).await,
+            Err(_) => std::thread::sleep(Duration::from_millis(200)),
         }
     }
     let c = client.unwrap();
 
     // Load the page (it opens on the first table, bridgit-3), then pick seed001 and back.
-    c.goto(&server.url("/")).await.unwrap();
+    c.goto(&server.url("/")).unwrap();
     let start_bridgit = probe(&bridgit, ".............")["position"]
         .as_str()
         .unwrap()
         .to_string();
-    wait_for_position(&c, &start_bridgit).await;
-    let select = c.find(Locator::Css("#table")).await.unwrap();
-    select.select_by_value("seed001").await.unwrap();
-    wait_for_position(&c, "0").await;
-    check_against_probe(&c, &seed, "0").await;
-    let select = c.find(Locator::Css("#table")).await.unwrap();
-    select.select_by_value("bridgit-3").await.unwrap();
-    wait_for_position(&c, &start_bridgit).await;
-    check_against_probe(&c, &bridgit, &start_bridgit).await;
+    wait_for_position(&c, &start_bridgit);
+    let select = c.find(Locator::Css("#table")).unwrap();
+    select.select_by_value("seed001").unwrap();
+    wait_for_position(&c, "0");
+    check_against_probe(&c, &seed, "0");
+    let select = c.find(Locator::Css("#table")).unwrap();
+    select.select_by_value("bridgit-3").unwrap();
+    wait_for_position(&c, &start_bridgit);
+    check_against_probe(&c, &bridgit, &start_bridgit);
 
     // First move: click the first cell drawn on the picture.
-    let g = c.find(Locator::Css("#picture g.move")).await.unwrap();
-    let name = g.attr("data-move").await.unwrap().unwrap();
-    let (_, moves) = shown(&c).await;
+    let g = c.find(Locator::Css("#picture g.move")).unwrap();
+    let name = g.attr("data-move").unwrap().unwrap();
+    let (_, moves) = shown(&c);
     let first = moves.iter().find(|m| m.0 == name).unwrap().2.clone();
     g.find(Locator::Css("circle.mark"))
-        .await
         .unwrap()
         .click()
-        .await
         .unwrap();
-    wait_for_position(&c, &first).await;
-    check_against_probe(&c, &bridgit, &first).await;
+    wait_for_position(&c, &first);
+    check_against_probe(&c, &bridgit, &first);
 
     // Second move: the last row of the move list (the worst move for the mover).
-    let rows = c.find_all(Locator::Css("#moves tbody tr")).await.unwrap();
+    let rows = c.find_all(Locator::Css("#moves tbody tr")).unwrap();
     let row = rows.last().unwrap();
-    let second = row.attr("data-position").await.unwrap().unwrap();
-    row.click().await.unwrap();
-    wait_for_position(&c, &second).await;
-    check_against_probe(&c, &bridgit, &second).await;
-    let url = c.current_url().await.unwrap();
+    let second = row.attr("data-position").unwrap().unwrap();
+    row.click().unwrap();
+    wait_for_position(&c, &second);
+    check_against_probe(&c, &bridgit, &second);
+    let url = c.current_url().unwrap();
     assert!(
         url.query().is_some_and(|q| q.contains("table=bridgit-3")),
         "{url}"
@@ -260,39 +242,73 @@ async fn the_board_plays_two_moves_and_shows_the_tables_values() {
     let position_in_url = url
         .query_pairs()
         .find(|(k, _)| k == "position")
-        .map(|(_, v)| v.into_owned());
+        .map(|(_, v)| v);
     assert_eq!(position_in_url.as_deref(), Some(second.as_str()));
 
     if let Ok(path) = std::env::var("RETRODB_SCREENSHOT") {
-        let png = c.screenshot().await.unwrap();
+        let png = c.screenshot().unwrap();
         std::fs::write(&path, png).unwrap();
         println!("screenshot: {path}");
     }
 
     // Back returns to the first move's position; forward to the second; a shared URL opens
     // the same position in a fresh page.
-    c.find(Locator::Css("#back"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    wait_for_position(&c, &first).await;
-    c.find(Locator::Css("#forward"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    wait_for_position(&c, &second).await;
-    c.goto(url.as_str()).await.unwrap();
-    wait_for_position(&c, &second).await;
-    check_against_probe(&c, &bridgit, &second).await;
+    c.find(Locator::Css("#back")).unwrap().click().unwrap();
+    wait_for_position(&c, &first);
+    c.find(Locator::Css("#forward")).unwrap().click().unwrap();
+    wait_for_position(&c, &second);
+    c.goto(url.as_str()).unwrap();
+    wait_for_position(&c, &second);
+    check_against_probe(&c, &bridgit, &second);
 
-    play_a_lost_game(&c, &server, &start_bridgit).await;
-    symmetric_board_as_asked(&c, &server).await;
+    games_values_on_the_board(&c, &server);
+    play_a_lost_game(&c, &server, &start_bridgit);
+    symmetric_board_as_asked(&c, &server);
 
-    c.close().await.unwrap();
+    c.close().unwrap();
+}
+
+/// The "values as games" box: with it ticked, every move's row ends with the value as a game
+/// of the position it makes, as the server's view with `value=true` gives it; unticked, none.
+fn games_values_on_the_board(c: &Client, server: &Server) {
+    let late = "LR.LR.L......";
+    c.goto(&server.url(&format!("/?table=bridgit-3&position={late}")))
+        .unwrap();
+    let position = view(server, "bridgit-3", late)["position"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    wait_for_position(c, &position);
+    let r = server.get(&format!(
+        "/api/v1/tables/bridgit-3/board?position={}&value=true",
+        crate::common::server::encode(&position)
+    ));
+    assert_eq!(r.status, 200, "{}", r.text());
+    let want: Vec<String> = r.json()["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| format!("(then {})", m["game_value"].as_str().unwrap()))
+        .collect();
+    // The rows are redrawn when the answer comes: one read while they are replaced fails, and
+    // is read again.
+    let rows = |c: &Client| -> Vec<String> {
+        c.find_all(Locator::Css("#moves tbody tr td.value"))
+            .and_then(|tds| tds.iter().map(|td| td.text()).collect())
+            .unwrap_or_default()
+    };
+    assert!(rows(c).iter().all(|t| !t.contains("(then")));
+    c.find(Locator::Css("#values")).unwrap().click().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let got = rows(c);
+        if got.len() == want.len() && got.iter().zip(&want).all(|(g, w)| g.ends_with(w)) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "rows {got:?}, want {want:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    c.find(Locator::Css("#values")).unwrap().click().unwrap();
 }
 
 /// The board's view of a position, from the server (what the page draws).
@@ -305,18 +321,18 @@ fn view(server: &Server, table: &str, position: &str) -> Json {
     r.json()
 }
 
-async fn attr(c: &Client, css: &str, name: &str) -> String {
-    let el = c.find(Locator::Css(css)).await.unwrap();
-    el.attr(name).await.unwrap().unwrap_or_default()
+fn attr(c: &Client, css: &str, name: &str) -> String {
+    let el = c.find(Locator::Css(css)).unwrap();
+    el.attr(name).unwrap().unwrap_or_default()
 }
 
 /// Waits until the game against the table is at the user's turn or over, `plies` moves after
 /// play began; returns the turn.
-async fn wait_for_turn(c: &Client, plies: u64) -> String {
+fn wait_for_turn(c: &Client, plies: u64) -> String {
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
-        let turn = attr(c, "#play-status", "data-turn").await;
-        let at = attr(c, "#play-status", "data-plies").await;
+        let turn = attr(c, "#play-status", "data-turn");
+        let at = attr(c, "#play-status", "data-plies");
         if (turn == "user" || turn == "over") && at == plies.to_string() {
             return turn;
         }
@@ -324,7 +340,7 @@ async fn wait_for_turn(c: &Client, plies: u64) -> String {
             Instant::now() < deadline,
             "waiting for ply {plies}: turn {turn:?} at ply {at:?}"
         );
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        std::thread::sleep(Duration::from_millis(50));
     }
 }
 
@@ -333,9 +349,9 @@ async fn wait_for_turn(c: &Client, plies: u64) -> String {
 /// moves, best first, which for a lost position is the slowest loss). The table must win, and
 /// in exactly as many moves as the remoteness of the empty board; every answer it gives claims
 /// the win in the moves that are left.
-async fn play_a_lost_game(c: &Client, server: &Server, start: &str) {
-    c.goto(&server.url("/?table=bridgit-3")).await.unwrap();
-    wait_for_position(c, start).await;
+fn play_a_lost_game(c: &Client, server: &Server, start: &str) {
+    c.goto(&server.url("/?table=bridgit-3")).unwrap();
+    wait_for_position(c, start);
     let first = view(server, "bridgit-3", start);
     let total = first["remoteness"]
         .as_u64()
@@ -346,21 +362,21 @@ async fn play_a_lost_game(c: &Client, server: &Server, start: &str) {
         "loss" => ("#play-mover", first["to_move"].as_str().unwrap()),
         v => panic!("the empty board is a {v}: no side loses"),
     };
-    let b = c.find(Locator::Css(button)).await.unwrap();
-    assert_eq!(b.text().await.unwrap(), format!("play {user_side}"));
-    b.click().await.unwrap();
+    let b = c.find(Locator::Css(button)).unwrap();
+    assert_eq!(b.text().unwrap(), format!("play {user_side}"));
+    b.click().unwrap();
     let table_first = button == "#play-other";
     let mut plies = u64::from(table_first);
     loop {
-        let turn = wait_for_turn(c, plies).await;
-        let status = c.find(Locator::Css("#play-status")).await.unwrap();
-        let text = status.text().await.unwrap();
+        let turn = wait_for_turn(c, plies);
+        let status = c.find(Locator::Css("#play-status")).unwrap();
+        let text = status.text().unwrap();
         if plies > 0 && (plies % 2 == 1) == table_first {
             // The table has just moved: it claims the win in the moves left before its move.
             let left = total - (plies - 1);
-            assert_eq!(attr(c, "#play-status", "data-table-value").await, "win");
+            assert_eq!(attr(c, "#play-status", "data-table-value"), "win");
             assert_eq!(
-                attr(c, "#play-status", "data-table-remoteness").await,
+                attr(c, "#play-status", "data-table-remoteness"),
                 left.to_string(),
                 "{text}"
             );
@@ -373,10 +389,8 @@ async fn play_a_lost_game(c: &Client, server: &Server, start: &str) {
         // of the user's moves (they were not asked for).
         let position = c
             .find(Locator::Css("#position"))
-            .await
             .unwrap()
             .prop("value")
-            .await
             .unwrap()
             .unwrap();
         let v = view(server, "bridgit-3", &position);
@@ -388,40 +402,32 @@ async fn play_a_lost_game(c: &Client, server: &Server, start: &str) {
         );
         assert!(
             c.find_all(Locator::Css("#picture g.move.win, #picture g.move.loss"))
-                .await
                 .unwrap()
                 .is_empty()
         );
         if plies == 3
             && let Ok(path) = std::env::var("RETRODB_PLAY_SCREENSHOT")
         {
-            std::fs::write(&path, c.screenshot().await.unwrap()).unwrap();
+            std::fs::write(&path, c.screenshot().unwrap()).unwrap();
             println!("screenshot: {path}");
         }
         let best = v["moves"][0]["move"].as_str().unwrap().to_string();
         let sel = format!("#picture g.move[data-move=\"{best}\"] circle.mark");
-        c.find(Locator::Css(&sel))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
+        c.find(Locator::Css(&sel)).unwrap().click().unwrap();
         // The user's move, then the table's answer.
         plies += 2;
     }
     assert_eq!(plies, total, "the game lasted {plies} moves, not {total}");
-    assert_eq!(attr(c, "#play-status", "data-winner").await, "table");
-    let verdict = c.find(Locator::Css("#verdict")).await.unwrap();
-    let said = verdict.text().await.unwrap();
+    assert_eq!(attr(c, "#play-status", "data-winner"), "table");
+    let verdict = c.find(Locator::Css("#verdict")).unwrap();
+    let said = verdict.text().unwrap();
     assert!(said.contains("has won"), "{said}");
     assert!(!said.contains("no move left"), "{said}");
     // The finished board is the one the table's last move made: over, and lost for the user.
     let position = c
         .find(Locator::Css("#position"))
-        .await
         .unwrap()
         .prop("value")
-        .await
         .unwrap()
         .unwrap();
     let end = view(server, "bridgit-3", &position);
@@ -431,7 +437,7 @@ async fn play_a_lost_game(c: &Client, server: &Server, start: &str) {
 
 /// On a `,sym` table the page shows the board it was given, not the table's symmetric image
 /// of it: the text box, the moves on the picture and their names are the asked board's.
-async fn symmetric_board_as_asked(c: &Client, server: &Server) {
+fn symmetric_board_as_asked(c: &Client, server: &Server) {
     // A board the table holds as another image: after Left's first move into the corner cell
     // whose image is another corner.
     let start = view(server, "bridgit-3-sym", ".............");
@@ -453,12 +459,11 @@ async fn symmetric_board_as_asked(c: &Client, server: &Server) {
         "/?table=bridgit-3-sym&position={}",
         crate::common::server::encode(&asked)
     )))
-    .await
     .unwrap();
-    wait_for_position(c, &asked).await;
-    let note = c.find(Locator::Css("#stored")).await.unwrap();
-    assert!(note.text().await.unwrap().contains(&image));
-    let (_, rows) = shown(c).await;
+    wait_for_position(c, &asked);
+    let note = c.find(Locator::Css("#stored")).unwrap();
+    assert!(note.text().unwrap().contains(&image));
+    let (_, rows) = shown(c);
     let mut names: Vec<String> = rows.iter().map(|r| r.0.clone()).collect();
     let mut children: Vec<String> = rows.iter().map(|r| r.2.clone()).collect();
     let mut want_names: Vec<String> = want["moves"]
@@ -477,8 +482,8 @@ async fn symmetric_board_as_asked(c: &Client, server: &Server) {
         assert_eq!(differ, 2, "{child} is not one move from {asked}"); // a cell and the mover
     }
     let mut drawn = Vec::new();
-    for g in c.find_all(Locator::Css("#picture g.move")).await.unwrap() {
-        drawn.push(g.attr("data-move").await.unwrap().unwrap());
+    for g in c.find_all(Locator::Css("#picture g.move")).unwrap() {
+        drawn.push(g.attr("data-move").unwrap().unwrap());
     }
     names.sort();
     want_names.sort();

@@ -38,7 +38,8 @@ const inPlies = (r) => (r === undefined ? '' : ` in ${r}`);
 
 // The value of a move for the player making it: one ply more than its child's remoteness.
 function moveText(m) {
-  return words[forMover(m.value)] + inPlies(m.remoteness === undefined ? undefined : m.remoteness + 1);
+  return words[forMover(m.value)] + inPlies(m.remoteness === undefined ? undefined : m.remoteness + 1) +
+    (m.game_value === undefined ? '' : ` (then ${m.game_value})`);
 }
 
 // Whether the user is to move now (only while playing): the turns alternate from the step at
@@ -90,8 +91,9 @@ function render(view) {
   verdict.dataset.value = view.value;
   verdict.dataset.over = view.outcome ? 'true' : 'false';
   verdict.textContent = verdictText(view);
-  const skip = new Set(['position', 'index', 'value', 'remoteness', 'moves', 'to_move', 'opponent',
-    'outcome', 'svg', 'stored_image']);
+  // The first move is the best one; the rest (game_value, the game's own notes) is listed.
+  const skip = new Set(['position', 'index', 'value', 'remoteness', 'moves', 'best', 'to_move',
+    'opponent', 'outcome', 'svg', 'stored_image']);
   $('extra').textContent = Object.entries(view)
     .filter(([k]) => !skip.has(k))
     .map(([k, v]) => `${k.replace('_', ' ')}: ${v}`)
@@ -164,7 +166,8 @@ async function show(position, how) {
   const t = state.table;
   let view;
   try {
-    view = await (await fetchOk(`${API}/${enc(t.name)}/board?position=${enc(position)}`)).json();
+    const values = t.game_values && $('values').checked ? '&value=true' : '';
+    view = await (await fetchOk(`${API}/${enc(t.name)}/board?position=${enc(position)}${values}`)).json();
   } catch (e) {
     showError(e.message);
     return;
@@ -227,6 +230,7 @@ function selectTable(name) {
   $('table').value = state.table.name;
   $('game').textContent = `${state.table.game}: ${state.table.positions.toLocaleString()} positions` +
     (state.table.remoteness ? ', with remoteness' : ', values only (no remoteness)');
+  $('values-label').hidden = !state.table.game_values;
 }
 
 async function init() {
@@ -272,6 +276,7 @@ async function init() {
   $('play-other').addEventListener('click', () => startPlay(false));
   $('play-stop').addEventListener('click', stopPlay);
   $('hints').addEventListener('change', () => state.view && render(state.view));
+  $('values').addEventListener('change', () => state.view && show(state.view.position, 'replace'));
   window.addEventListener('popstate', (e) => {
     const s = e.state;
     if (!s) return;

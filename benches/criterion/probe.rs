@@ -18,8 +18,13 @@ fn probes(c: &mut Criterion) {
     let z = dir.path().join("z.rdb");
     let game = AnyGame::open(&spec, u64::MAX).expect("game");
     build::build(&game, &raw, &BuildOptions::default()).expect("build");
-    let silent = retrodb::progress::Silent;
-    table::compress(&Table::open(&raw).unwrap(), &z, Params::default(), &silent).expect("compress");
+    table::compress(
+        &Table::open(&raw).unwrap(),
+        &z,
+        Params::default(),
+        &retrodb::progress::Silent,
+    )
+    .expect("compress");
 
     for (name, path) in [("raw", &raw), ("zstd", &z)] {
         let t = Table::open(path).unwrap();
