@@ -313,10 +313,9 @@ impl Context<'_> {
                 loop {
                     let mut busy = false;
                     // Messages from the workers.
-                    while let Some((from, msg)) = comm.recv_any(false).map_err(|e| match &e {
-                        Error::Rank { rank, .. } => died(*rank, &given[*rank], k),
-                        _ => e,
-                    })? {
+                    while let Some((from, msg)) =
+                        comm.recv_any(false).map_err(|e| stopped(e, &given, k))?
+                    {
                         busy = true;
                         match msg.as_slice() {
                             &[REQUEST, t] => {
@@ -325,14 +324,13 @@ impl Context<'_> {
                                     .flatten();
                                 match job {
                                     Some(rows) => {
-                                        comm.send(
-                                            from,
-                                            &[JOB, rows.start as u64, rows.end as u64],
-                                        )?;
+                                        comm.send(from, &[JOB, rows.start as u64, rows.end as u64])
+                                            .map_err(|e| stopped(e, &given, k))?;
                                         given[from].push(rows);
                                     }
                                     None => {
-                                        comm.send(from, &[TIER_END])?;
+                                        comm.send(from, &[TIER_END])
+                                            .map_err(|e| stopped(e, &given, k))?;
                                         ended[from] = true;
                                     }
                                 }
@@ -410,6 +408,16 @@ impl Context<'_> {
             (Ok(()), None) => Ok(probes),
         };
         Step { mine, blame }
+    }
+}
+
+/// A message to or from a rank that failed because the rank stopped (a worker may ask for its
+/// next job before it ends its current one, so rank 0 can find it gone when answering):
+/// [`died`], naming the jobs it held; other errors as they are.
+fn stopped(e: Error, given: &[Vec<Range<usize>>], k: u32) -> Error {
+    match e {
+        Error::Rank { rank, .. } => died(rank, &given[rank], k),
+        e => e,
     }
 }
 
