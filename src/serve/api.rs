@@ -460,8 +460,15 @@ struct ValueLine {
     line: Option<Vec<LineStep>>,
 }
 
+/// A `%` not followed by two hex digits, at byte `at` of its text.
+#[derive(Debug, thiserror::Error)]
+#[error("a '%' at byte {at} is not followed by two hex digits")]
+struct BadEscape {
+    at: usize,
+}
+
 /// `%XX` escapes and `+` (a space) decoded; a malformed escape is an error.
-fn percent_decode(s: &str) -> Result<Vec<u8>, String> {
+fn percent_decode(s: &str) -> Result<Vec<u8>, BadEscape> {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
@@ -472,9 +479,7 @@ fn percent_decode(s: &str) -> Result<Vec<u8>, String> {
                     .get(i + 1..i + 3)
                     .and_then(|h| std::str::from_utf8(h).ok())
                     .and_then(|h| u8::from_str_radix(h, 16).ok())
-                    .ok_or_else(|| {
-                        format!("a '%' at byte {i} is not followed by two hex digits")
-                    })?;
+                    .ok_or(BadEscape { at: i })?;
                 out.push(hex);
                 i += 3;
             }
