@@ -180,24 +180,58 @@ pub fn winning_moves<E>(
     Ok(moves)
 }
 
+/// Why a sum's text is malformed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SumError {
+    #[error("an empty sum (tokens are separated by '+', e.g. 4+9+11)")]
+    Empty,
+    /// Token `token` (from 1) is empty: two `+` in a row, or one at an end.
+    #[error("token {token} is empty (tokens are separated by '+', e.g. 4+9+11)")]
+    EmptyToken { token: usize },
+}
+
 /// The tokens of a sum's text: position texts separated by `+` (`4+9+11`), spaces around them
 /// allowed; spaces alone separate tokens too (`4 9 11`, what a URL query makes of `+`). `Err`
 /// says what is malformed (an empty sum, an empty token between two `+`).
-pub fn split_sum(text: &str) -> Result<Vec<&str>, String> {
+pub fn split_sum(text: &str) -> Result<Vec<&str>, SumError> {
     if text.trim().is_empty() {
-        return Err("an empty sum (tokens are separated by '+', e.g. 4+9+11)".into());
+        return Err(SumError::Empty);
     }
     let mut tokens = Vec::new();
     for piece in text.split('+') {
         if piece.trim().is_empty() {
-            return Err(format!(
-                "token {} is empty (tokens are separated by '+', e.g. 4+9+11)",
-                tokens.len() + 1
-            ));
+            return Err(SumError::EmptyToken {
+                token: tokens.len() + 1,
+            });
         }
         tokens.extend(piece.split_whitespace());
     }
     Ok(tokens)
+}
+
+/// Which condition of a position's value its followers' values break ([`check_local`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LocalError {
+    /// A finite value that is not the mex of the followers' finite values.
+    #[error(
+        "value {value}, but its followers' finite values {finite:?} leave {mex} as the least value none of them has"
+    )]
+    NotMex {
+        value: u32,
+        finite: Vec<u32>,
+        mex: u32,
+    },
+    /// A finite value with an infinite follower that has no move back to it.
+    #[error("value {value}, but a follower of value {follower} has no follower of value {value}")]
+    Unanswered { value: u32, follower: Grundy },
+    /// An infinite value whose reach set is not the followers' finite values.
+    #[error("value {value}, but its followers' finite values are {finite:?}")]
+    ReachSet { value: Grundy, finite: Vec<u32> },
+    /// An infinite value every infinite follower of which answers at the mex.
+    #[error(
+        "value {value}, but every infinite follower has a follower of value {mex} (the position's value would be {mex})"
+    )]
+    Answered { value: Grundy, mex: u32 },
 }
 
 /// Checks the conditions that define one position's value against its followers' values
@@ -211,7 +245,7 @@ pub fn split_sum(text: &str) -> Result<Vec<&str>, String> {
 /// These are local: a labelling could pass them all and still be wrong (a 2-cycle labelled 0
 /// and 1 does), because the finite values must also be reached in finitely many steps — what
 /// the labelling's rounds ensure and no single position shows.
-pub fn check_local(value: &Grundy, followers: &[Grundy]) -> Result<(), String> {
+pub fn check_local(value: &Grundy, followers: &[Grundy]) -> Result<(), LocalError> {
     let mut finite: Vec<u32> = followers
         .iter()
         .filter_map(|g| match g {
@@ -233,29 +267,32 @@ pub fn check_local(value: &Grundy, followers: &[Grundy]) -> Result<(), String> {
     match value {
         Grundy::Finite(n) => {
             if *n != mex {
-                return Err(format!(
-                    "value {n}, but its followers' finite values {finite:?} leave {mex} as the \
-                     least value none of them has"
-                ));
+                return Err(LocalError::NotMex {
+                    value: *n,
+                    finite,
+                    mex,
+                });
             }
             if let Some(g) = followers.iter().find(|g| !reaches(g, *n)) {
-                return Err(format!(
-                    "value {n}, but a follower of value {g} has no follower of value {n}"
-                ));
+                return Err(LocalError::Unanswered {
+                    value: *n,
+                    follower: g.clone(),
+                });
             }
             Ok(())
         }
         Grundy::Infinite(k) => {
             if *k != finite {
-                return Err(format!(
-                    "value {value}, but its followers' finite values are {finite:?}"
-                ));
+                return Err(LocalError::ReachSet {
+                    value: value.clone(),
+                    finite,
+                });
             }
             if !followers.iter().any(|g| !g.is_finite() && !reaches(g, mex)) {
-                return Err(format!(
-                    "value {value}, but every infinite follower has a follower of value {mex} \
-                     (the position's value would be {mex})"
-                ));
+                return Err(LocalError::Answered {
+                    value: value.clone(),
+                    mex,
+                });
             }
             Ok(())
         }
@@ -462,13 +499,16 @@ mod tests {
         assert_eq!(split_sum(" 4 + 9 "), Ok(vec!["4", "9"]));
         assert_eq!(split_sum("4 9 11"), Ok(vec!["4", "9", "11"]));
         assert_eq!(split_sum("7"), Ok(vec!["7"]));
-        let e = split_sum("4++9").unwrap_err();
-        assert!(e.starts_with("token 2 is empty"), "{e}");
-        let e = split_sum("4+").unwrap_err();
-        assert!(e.starts_with("token 2 is empty"), "{e}");
+        assert_eq!(split_sum("4++9"), Err(SumError::EmptyToken { token: 2 }));
+        assert_eq!(split_sum("4+"), Err(SumError::EmptyToken { token: 2 }));
         let e = split_sum("+4").unwrap_err();
-        assert!(e.starts_with("token 1 is empty"), "{e}");
-        assert!(split_sum("  ").unwrap_err().starts_with("an empty sum"));
+        assert!(e.to_string().starts_with("token 1 is empty"), "{e}");
+        assert!(
+            split_sum("  ")
+                .unwrap_err()
+                .to_string()
+                .starts_with("an empty sum")
+        );
     }
 
     #[test]

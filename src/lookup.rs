@@ -10,7 +10,7 @@
 //! table's), it only orders and adds.
 
 use crate::cgt::values::PositionValues;
-use crate::error::{Error, Result};
+use crate::error::{Error, LookupError, Result};
 use crate::table::{self, Probe, Table};
 
 /// Positions visited at most for one position's value as a game (`probe --value`, `show`,
@@ -37,9 +37,9 @@ pub struct Lookups<'t, B: AsRef<[u8]> + Sync = memmap2::Mmap> {
 
 /// Why a game has no values as games, for errors.
 pub fn no_game_values(spec: &str) -> Error {
-    Error::Usage(format!(
-        "{spec} has no game values (they are defined for cell games' full tables and Hackenbush)"
-    ))
+    Error::Lookup(LookupError::NoGameValues {
+        spec: spec.to_string(),
+    })
 }
 
 /// The free moves of a finished cell board, checked (1 to 64, as `--free-moves`).
@@ -47,22 +47,20 @@ pub fn check_free_moves(free_moves: u32) -> Result<u32> {
     if (1..=64).contains(&free_moves) {
         Ok(free_moves)
     } else {
-        Err(Error::Usage(format!(
-            "free moves {free_moves}: a finished board is worth 1 to 64 free moves to its winner"
-        )))
+        Err(LookupError::FreeMoves { free_moves }.into())
     }
 }
 
 impl<'t, B: AsRef<[u8]> + Sync> Lookups<'t, B> {
     /// Lookups in `table`. A line asked of a table without remoteness, game values asked of a
-    /// game without them, and free moves outside 1 to 64 are [`Error::Usage`] errors.
+    /// game without them, and free moves outside 1 to 64 are [`Error::Lookup`] errors.
     pub fn new(table: &'t Table<B>, ask: &Ask) -> Result<Lookups<'t, B>> {
         if ask.line && !table.has_remoteness() {
-            return Err(Error::Usage(format!(
-                "{}: the table was built without remoteness, so it has no principal lines \
-                 (build it with --remoteness)",
-                table.path().display()
-            )));
+            return Err(LookupError::NoRemoteness {
+                path: table.path().display().to_string(),
+                position: None,
+            }
+            .into());
         }
         let values = match ask.game_values {
             None => None,

@@ -9,7 +9,7 @@
 
 use std::io::{BufRead, Write};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, PlayError, Result};
 use crate::game::{Game, Status, Value};
 use crate::games::AnyGame;
 use crate::games::cell::{Board, CellGame, Layout, Player, picture};
@@ -40,11 +40,10 @@ impl Opponent {
             "ranking" => Opponent::Ranking(Variant::Stated),
             "ranking-reversed" => Opponent::Ranking(Variant::Reversed),
             _ => {
-                return Err(Error::Usage(format!(
-                    "unknown opponent '{}' (table, spanning-tree, optional, ranking, \
-                     ranking-reversed)",
-                    crate::error::cut(s)
-                )));
+                return Err(PlayError::UnknownOpponent {
+                    name: s.to_string(),
+                }
+                .into());
             }
         })
     }
@@ -84,10 +83,10 @@ impl<'a> Match<'a> {
         style: picture::Style,
     ) -> Result<Match<'a>> {
         let AnyGame::Cell(game) = table.game() else {
-            return Err(Error::Usage(format!(
-                "play: {} is not a board or graph cell game",
-                table.game().spec()
-            )));
+            return Err(PlayError::NotCellGame {
+                spec: table.game().spec(),
+            }
+            .into());
         };
         let empty: String = std::iter::repeat_n('.', game.cells() as usize).collect();
         let pos = game.parse_position(start.unwrap_or(&empty))?;
@@ -96,26 +95,17 @@ impl<'a> Match<'a> {
             _ => None,
         };
         let computer = human.other();
-        let need_bridgit = |what: &str| {
-            bridgit.ok_or_else(|| {
-                Error::Usage(format!("play: the {what} opponent plays Bridg-It only"))
-            })
-        };
+        let need_bridgit =
+            |opponent: &'static str| bridgit.ok_or(PlayError::BridgitOnly { opponent });
         let brain = match opponent {
             Opponent::Table => Brain::Table,
             Opponent::SpanningTree => {
                 let n = need_bridgit("spanning-tree")?;
                 if computer != Player::Left || start.is_some_and(|s| s.trim() != empty) {
-                    return Err(Error::Usage(
-                        "play: the spanning-tree opponent plays Left from the empty board \
-                         (use --as right and no --from)"
-                            .into(),
-                    ));
+                    return Err(PlayError::SpanningTreeStart.into());
                 }
                 Brain::SpanningTree {
-                    player: SpanningTreePlayer::new(n).ok_or_else(|| {
-                        Error::Usage(format!("bridgit:{n}: no two spanning trees"))
-                    })?,
+                    player: SpanningTreePlayer::new(n).ok_or(PlayError::NoSpanningTrees { n })?,
                     seen: vec![false; game.cells() as usize],
                     started: false,
                 }
@@ -173,7 +163,7 @@ impl<'a> Match<'a> {
             }
         }
         best.map(|(_, c)| c)
-            .ok_or_else(|| Error::Usage("play: no move left".into()))
+            .ok_or(Error::Play(PlayError::NoMoveLeft))
     }
 
     /// The child where the mover claims `cell`.
@@ -280,7 +270,7 @@ impl<'a> Match<'a> {
                 out.flush().map_err(io)?;
                 let mut line = String::new();
                 if input.read_line(&mut line).map_err(io)? == 0 {
-                    return Err(Error::Usage("play: the input ended before the game".into()));
+                    return Err(PlayError::InputEnded.into());
                 }
                 let line = line.trim();
                 match line {

@@ -24,14 +24,21 @@ mod build;
 /// A library error as the package's exception of its kind, with the command line's message.
 fn error(e: retrodb::Error) -> PyErr {
     use retrodb::Error as E;
+    // Chosen by variant, every one named, so a new variant must be given its class.
     let class = match &e {
         E::Input { .. } | E::InputWhole { .. } | E::Spec { .. } => "SpecError",
         E::Position(_) => "PositionError",
-        E::Table { .. } => "TableError",
-        E::Memory { .. } | E::Disk { .. } => "BuildError",
+        // A table that is damaged or not a table, and a conversion the table refuses.
+        E::Table { .. } | E::Convert(_) => "TableError",
+        E::Memory { .. } | E::Disk { .. } | E::Build(_) | E::Mpi(_) | E::Rank { .. } => {
+            "BuildError"
+        }
         E::Io { .. } => "FileError",
         E::Interrupted(_) => return pyo3::exceptions::PyKeyboardInterrupt::new_err(e.to_string()),
-        _ => "RetrodbError",
+        // A request the table or game cannot answer (a draw's line, values it has none of).
+        E::Lookup(_) | E::Play(_) | E::Research(_) | E::Oracle(_) | E::Serve(_) | E::Usage(_) => {
+            "RetrodbError"
+        }
     };
     raise(class, e.to_string())
 }

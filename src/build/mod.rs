@@ -329,13 +329,12 @@ fn refuse_writing_the_input(game: &AnyGame, out: &Path) -> Result<()> {
         if let Ok(m) = std::fs::metadata(path)
             && (m.dev(), m.ino()) == (input.dev(), input.ino())
         {
-            return Err(Error::Usage(format!(
-                "{}: this is the input file of {} ({}); a build writes its table there, which \
-                 would destroy the input: give another output with -o",
-                path.display(),
-                crate::error::cut(&game.spec()),
-                crate::error::cut(&source.name)
-            )));
+            return Err(crate::error::BuildError::OverwritesInput {
+                path: path.display().to_string(),
+                spec: game.spec(),
+                input: source.name.clone(),
+            }
+            .into());
         }
     }
     Ok(())

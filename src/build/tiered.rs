@@ -205,12 +205,11 @@ pub(super) fn build_with(
     if let Some(why) = &plan.refused {
         // Resuming would mix cells of another game, input or option into this table; starting
         // over silently would throw away the other build's work.
-        return Err(Error::Usage(format!(
-            "{}: the interrupted build there is not this one: {why}. Run it as it was (its \
-             game, input and options) to resume it, or add --restart to discard its work files \
-             and start over",
-            checkpoint::path(out).display()
-        )));
+        return Err(crate::error::BuildError::OtherBuild {
+            checkpoint: checkpoint::path(out).display().to_string(),
+            why: why.to_string(),
+        }
+        .into());
     }
     let identity = Identity::of(game, opts.remoteness);
     let kernel = plan.kernel.ok_or_else(|| Error::Spec {

@@ -15,6 +15,7 @@
 //! `v*`, `^^`, `+-1`, `{2|0||-1}`) and [`Games::parse`] reads it back.
 
 mod notation;
+pub use notation::{NotationError, NotationReason};
 pub mod numbers;
 pub mod values;
 
@@ -475,7 +476,7 @@ impl Games {
     }
 
     /// Reads CGSuite's notation (see [`Games::show`]).
-    pub fn parse(&mut self, text: &str) -> Result<Game, String> {
+    pub fn parse(&mut self, text: &str) -> Result<Game, NotationError> {
         notation::parse(self, text)
     }
 }

@@ -7,7 +7,7 @@
 //! option written with bars stands bare only when it is alone on its side; among others it keeps
 //! its braces (so a side with bars at its own level is one option). [`parse`] reads all of it back.
 
-use super::numbers::Dyadic;
+use super::numbers::{Dyadic, ParseDyadicError};
 use super::{Game, Games, Kind};
 
 pub fn show(games: &Games, g: Game) -> String {
@@ -88,28 +88,84 @@ fn atom(games: &Games, g: Game) -> Option<String> {
     }
 }
 
-/// Reads a game written as [`show`] writes it.
-pub fn parse(games: &mut Games, text: &str) -> Result<Game, String> {
-    let t = text.trim();
-    if t.is_empty() {
-        return Err("no game in an empty text".into());
-    }
-    game(games, t).map_err(|e| format!("'{}': {e}", crate::error::cut(text)))
+/// A text that is not a game in CGSuite's notation: the whole text and what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{}", match .reason {
+    NotationReason::Empty => reason.to_string(),
+    _ => format!("'{}': {reason}", crate::error::cut(text)),
+})]
+pub struct NotationError {
+    pub text: String,
+    pub reason: NotationReason,
 }
 
-fn game(games: &mut Games, t: &str) -> Result<Game, String> {
+/// What is wrong with a game's text (`part`: the piece of it at fault).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NotationReason {
+    #[error("no game in an empty text")]
+    Empty,
+    #[error("a '{{' without its '}}'")]
+    Unclosed,
+    #[error("braces do not match")]
+    Unmatched,
+    #[error("a '}}' with no '{{'")]
+    Unopened,
+    #[error("'{part}' needs braces around its bars")]
+    BareBars { part: String },
+    #[error("braces without a '|' between the sides")]
+    NoBar,
+    #[error("{runs} runs of {bars} bars at one level: which one splits the sides?")]
+    SameBars { runs: usize, bars: usize },
+    #[error(transparent)]
+    Number(#[from] ParseDyadicError),
+    #[error("'+-{part}': the number must be positive")]
+    NotPositive { part: String },
+    #[error("'{part}': write ^n or ^^, not both")]
+    UpsTwice { part: String },
+    #[error("'{part}': too many ups")]
+    UpsNumber { part: String },
+    #[error("'{part}': at most 64 ups")]
+    UpsLimit { part: String },
+    #[error("'{part}': '*{nimber}' is not a nimber")]
+    NotNimber { part: String, nimber: String },
+    #[error("'{part}': nimbers up to *64")]
+    NimberLimit { part: String },
+    #[error("'{part}' is not a game (examples: 0, 3/2, *2, 1*, ^, v*, +-1, {{1|0}})")]
+    NotAGame { part: String },
+}
+
+/// Reads a game written as [`show`] writes it.
+pub fn parse(games: &mut Games, text: &str) -> Result<Game, NotationError> {
+    let t = text.trim();
+    let reason = if t.is_empty() {
+        NotationReason::Empty
+    } else {
+        match game(games, t) {
+            Ok(g) => return Ok(g),
+            Err(r) => r,
+        }
+    };
+    Err(NotationError {
+        text: text.to_string(),
+        reason,
+    })
+}
+
+fn game(games: &mut Games, t: &str) -> Result<Game, NotationReason> {
     let t = t.trim();
     if let Some(inner) = t.strip_prefix('{') {
         let Some(inner) = inner.strip_suffix('}') else {
-            return Err("a '{' without its '}'".into());
+            return Err(NotationReason::Unclosed);
         };
         if matching_close(t) != Some(t.len() - 1) {
-            return Err("braces do not match".into());
+            return Err(NotationReason::Unmatched);
         }
         return braces(games, inner);
     }
     if t.contains('|') {
-        return Err(format!("'{t}' needs braces around its bars"));
+        return Err(NotationReason::BareBars {
+            part: t.to_string(),
+        });
     }
     atom_value(games, t)
 }
@@ -133,7 +189,7 @@ fn matching_close(t: &str) -> Option<usize> {
 }
 
 /// The game inside braces: two sides split at the longest run of bars at the top level.
-fn braces(games: &mut Games, inner: &str) -> Result<Game, String> {
+fn braces(games: &mut Games, inner: &str) -> Result<Game, NotationReason> {
     let mut depth = 0i32;
     let mut runs: Vec<(usize, usize)> = Vec::new();
     let bytes = inner.as_bytes();
@@ -153,19 +209,19 @@ fn braces(games: &mut Games, inner: &str) -> Result<Game, String> {
             _ => {}
         }
         if depth < 0 {
-            return Err("a '}' with no '{'".into());
+            return Err(NotationReason::Unopened);
         }
         i += 1;
     }
     let Some(&(_, longest)) = runs.iter().max_by_key(|r| r.1) else {
-        return Err("braces without a '|' between the sides".into());
+        return Err(NotationReason::NoBar);
     };
     let at: Vec<&(usize, usize)> = runs.iter().filter(|r| r.1 == longest).collect();
     if at.len() != 1 {
-        return Err(format!(
-            "{} runs of {longest} bars at one level: which one splits the sides?",
-            at.len()
-        ));
+        return Err(NotationReason::SameBars {
+            runs: at.len(),
+            bars: longest,
+        });
     }
     let (start, len) = *at[0];
     let left = side(games, &inner[..start])?;
@@ -174,7 +230,7 @@ fn braces(games: &mut Games, inner: &str) -> Result<Game, String> {
 }
 
 /// The options of one side: one bare game with bars, or games separated by top-level commas.
-fn side(games: &mut Games, t: &str) -> Result<Vec<Game>, String> {
+fn side(games: &mut Games, t: &str) -> Result<Vec<Game>, NotationReason> {
     let t = t.trim();
     if t.is_empty() {
         return Ok(Vec::new());
@@ -205,11 +261,13 @@ fn side(games: &mut Games, t: &str) -> Result<Vec<Game>, String> {
 }
 
 /// A number, nimber, ups and downs, or `+-x`.
-fn atom_value(games: &mut Games, t: &str) -> Result<Game, String> {
+fn atom_value(games: &mut Games, t: &str) -> Result<Game, NotationReason> {
     if let Some(rest) = t.strip_prefix("+-") {
-        let x: Dyadic = rest.trim().parse().map_err(|e| format!("{e}"))?;
+        let x: Dyadic = rest.trim().parse()?;
         if x.signum() <= 0 {
-            return Err(format!("'+-{rest}': the number must be positive"));
+            return Err(NotationReason::NotPositive {
+                part: rest.to_string(),
+            });
         }
         let a = games.number(x);
         let b = games.neg(a);
@@ -221,7 +279,7 @@ fn atom_value(games: &mut Games, t: &str) -> Result<Game, String> {
     let x: Dyadic = if num.trim().is_empty() {
         Dyadic::ZERO
     } else {
-        num.trim().parse().map_err(|e| format!("{e}"))?
+        num.trim().parse()?
     };
     let mut g = games.number(x);
     if let Some(c) = rest.chars().next().filter(|&c| c == '^' || c == 'v') {
@@ -230,18 +288,24 @@ fn atom_value(games: &mut Games, t: &str) -> Result<Game, String> {
         let digits = rest.chars().take_while(char::is_ascii_digit).count();
         let n: i32 = if digits > 0 {
             if run != 1 {
-                return Err(format!("'{t}': write ^n or ^^, not both"));
+                return Err(NotationReason::UpsTwice {
+                    part: t.to_string(),
+                });
             }
             let n = rest[..digits]
                 .parse()
-                .map_err(|_| format!("'{t}': too many ups"))?;
+                .map_err(|_| NotationReason::UpsNumber {
+                    part: t.to_string(),
+                })?;
             rest = &rest[digits..];
             n
         } else {
             run as i32
         };
         if n > 64 {
-            return Err(format!("'{t}': at most 64 ups"));
+            return Err(NotationReason::UpsLimit {
+                part: t.to_string(),
+            });
         }
         let u = games.ups(if c == '^' { n } else { -n }, false);
         g = games.add(g, u);
@@ -250,20 +314,24 @@ fn atom_value(games: &mut Games, t: &str) -> Result<Game, String> {
         let k: u32 = if r.is_empty() {
             1
         } else {
-            r.parse()
-                .map_err(|_| format!("'{t}': '*{r}' is not a nimber"))?
+            r.parse().map_err(|_| NotationReason::NotNimber {
+                part: t.to_string(),
+                nimber: r.to_string(),
+            })?
         };
         if k > 64 {
-            return Err(format!("'{t}': nimbers up to *64"));
+            return Err(NotationReason::NimberLimit {
+                part: t.to_string(),
+            });
         }
         let s = games.nimber(k);
         g = games.add(g, s);
         rest = "";
     }
     if !rest.is_empty() {
-        return Err(format!(
-            "'{t}' is not a game (examples: 0, 3/2, *2, 1*, ^, v*, +-1, {{1|0}})"
-        ));
+        return Err(NotationReason::NotAGame {
+            part: t.to_string(),
+        });
     }
     Ok(g)
 }

@@ -137,16 +137,15 @@ impl TierWalk {
 /// current rayon pool. Boards of more than [`MAX_CELLS`] cells are refused.
 pub fn board_values(board: &PlainBoard<'_>, free_moves: u32) -> crate::error::Result<BoardValues> {
     if free_moves == 0 {
-        return Err(crate::error::Error::Usage(
-            "the winner of a finished board gets at least one free move (C >= 1)".into(),
-        ));
+        return Err(crate::error::LookupError::FreeMoves { free_moves }.into());
     }
     let e = board.cells;
     if e > MAX_CELLS {
-        return Err(crate::error::Error::Usage(format!(
-            "{e} cells: the values of all 3^{e} configurations are out of reach (at most \
-             {MAX_CELLS} cells)"
-        )));
+        return Err(crate::error::LookupError::BoardTooLarge {
+            cells: e,
+            max: MAX_CELLS,
+        }
+        .into());
     }
     let n = 3usize.pow(e);
     let mut games = Games::new();

@@ -4,7 +4,24 @@
 use std::io;
 use std::path::Path;
 
+pub mod build;
+pub mod convert;
+pub mod lookup;
+pub mod mpi;
+pub mod oracle;
+pub mod play;
+pub mod research;
+pub mod serve;
 pub mod table;
+
+pub use build::BuildError;
+pub use convert::ConvertError;
+pub use lookup::LookupError;
+pub use mpi::MpiError;
+pub use oracle::OracleError;
+pub use play::PlayError;
+pub use research::ResearchError;
+pub use serve::ServeError;
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -61,7 +78,41 @@ pub enum Error {
     #[error("{0}")]
     Interrupted(String),
 
-    /// A request that does not fit the table or game (e.g. remoteness asked of a table without it).
+    /// A lookup that does not fit its table or game (a line asked of a table without
+    /// remoteness, game values of a game without them).
+    #[error(transparent)]
+    Lookup(#[from] LookupError),
+
+    /// A conversion of a table (compressing, decompressing) refused by the table or options.
+    #[error(transparent)]
+    Convert(#[from] ConvertError),
+
+    /// A build's output refused before writing (locked, another build's work, the input).
+    #[error(transparent)]
+    Build(#[from] BuildError),
+
+    /// An oracle's sweep or check that refuses its graph, position or table.
+    #[error(transparent)]
+    Oracle(#[from] OracleError),
+
+    /// Playing against a table: an opponent or start refused, input ended.
+    #[error(transparent)]
+    Play(#[from] PlayError),
+
+    /// A research report refusing its table or options.
+    #[error(transparent)]
+    Research(#[from] ResearchError),
+
+    /// The tables given to the server that make no catalogue.
+    #[error(transparent)]
+    Serve(#[from] ServeError),
+
+    /// A distributed build's MPI transport.
+    #[error(transparent)]
+    Mpi(#[from] MpiError),
+
+    /// A request that does not fit the game and has no type of its own (a few arguments of
+    /// generated games); the text says what.
     #[error("{0}")]
     Usage(String),
 

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 
 use super::lehman::EdgeGame;
 use super::sweep::{Tally, add_tallies, parse_position};
-use crate::error::{Error, Result};
+use crate::error::{Error, OracleError, Result};
 use crate::game::Game;
 use crate::games::AnyGame;
 use crate::games::cell::{Board, Layout};
@@ -30,11 +30,10 @@ pub struct LehmanReport {
 fn edge_game(table: &Table) -> Result<EdgeGame> {
     let spec = &table.header().spec;
     let refuse = || {
-        Error::Usage(format!(
-            "{}: Lehman's criterion decides Shannon edge games (shannon: and bridgit: tables), \
-             not {spec}",
-            table.path().display()
-        ))
+        Error::Oracle(OracleError::NotEdgeGame {
+            path: table.path().display().to_string(),
+            spec: spec.clone(),
+        })
     };
     let AnyGame::Cell(g) = table.game() else {
         return Err(refuse());
@@ -55,7 +54,12 @@ fn edge_game(table: &Table) -> Result<EdgeGame> {
         graph.a as usize,
         graph.b as usize,
     )
-    .map_err(|e| Error::Usage(format!("{spec}: {e}")))
+    .map_err(|e| {
+        Error::Oracle(OracleError::Unsupported {
+            spec: spec.clone(),
+            reason: e.to_string(),
+        })
+    })
 }
 
 /// Compares `count` random positions of `table` (the same ones for the same `seed`) with
@@ -83,7 +87,7 @@ pub fn lehman_sample(table: &Table, count: u64, seed: u64) -> Result<LehmanRepor
         let (claims, mover) = parse_position(&text, cells)?;
         let want = oracle
             .value(&claims, mover)
-            .map_err(|e| Error::Usage(format!("position '{text}': {e}")))?;
+            .map_err(|e| crate::oracle::sweep::oracle_refused(&table.header().spec, &text, e))?;
         Ok(if got == want {
             (1, 0, Vec::new())
         } else {

@@ -21,8 +21,8 @@ use serde::Serialize;
 use super::graphs::Graph;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-use super::lehman::{Claim, Class, EdgeGame, Player, Workspace, mover_value};
-use crate::error::{Error, Result};
+use super::lehman::{Claim, Class, EdgeGame, EdgeGameError, Player, Workspace, mover_value};
+use crate::error::{Error, OracleError, Result};
 use crate::game::{Game, Status, Value};
 use crate::games::{AnyGame, Input};
 use crate::solve::{self, SolveOptions, tiered};
@@ -182,13 +182,26 @@ pub fn check_memory(graphs: &[Graph], opts: &SweepOptions) -> Result<()> {
     Ok(())
 }
 
+/// The error of a position of `spec` the edge game refuses.
+pub(crate) fn oracle_refused(spec: &str, position: &str, e: EdgeGameError) -> Error {
+    Error::Oracle(OracleError::Position {
+        spec: spec.to_string(),
+        position: position.to_string(),
+        reason: e.to_string(),
+    })
+}
+
 /// Solves the Shannon game on `graph` with terminals `a`, `b` and compares it with Lehman.
 pub fn check_pair(graph: &Graph, a: usize, b: usize, opts: &SweepOptions) -> Result<PairResult> {
     let graph6 = graph.to_graph6();
     let edges = graph.edges();
     let m = edges.len();
-    let oracle = EdgeGame::new(graph.vertices(), edges, a, b)
-        .map_err(|e| Error::Usage(format!("graph {graph6} with terminals {a} {b}: {e}")))?;
+    let oracle = EdgeGame::new(graph.vertices(), edges, a, b).map_err(|e| OracleError::Pair {
+        graph6: graph6.clone(),
+        a,
+        b,
+        reason: e.to_string(),
+    })?;
     let text = shannon_file(graph, a, b);
     let spec = format!("shannon:sweep/{graph6}-{a}-{b}.txt");
     let game = AnyGame::load(&spec, Input::Embedded(text.as_bytes()), opts.max_memory)?;
@@ -196,7 +209,7 @@ pub fn check_pair(graph: &Graph, a: usize, b: usize, opts: &SweepOptions) -> Res
         let (claims, mover) = parse_position(text, m)?;
         oracle
             .value(&claims, mover)
-            .map_err(|e| Error::Usage(format!("{spec}: position '{text}': {e}")))
+            .map_err(|e| oracle_refused(&spec, text, e))
     };
     let need = solve::Engine::Tiered.memory_estimate(&game, false);
     crate::with_tiered_game!(&game, g => {
@@ -209,7 +222,11 @@ pub fn check_pair(graph: &Graph, a: usize, b: usize, opts: &SweepOptions) -> Res
         let words = cells::zeroed_words(cells::words_for(size));
         let table = Cells::new(&words, size);
         if let Some(why) = tiered::unsupported(g) {
-            return Err(Error::Usage(format!("{spec}: {why}")));
+            return Err(OracleError::Unsupported {
+                spec,
+                reason: why.to_string(),
+            }
+            .into());
         }
         tiered::solve(g, &table, &SolveOptions::default())?;
         let table_value = |pos: u64| cells::value(table.get(pos));
@@ -257,9 +274,9 @@ pub fn check_pair(graph: &Graph, a: usize, b: usize, opts: &SweepOptions) -> Res
                             text.push(ch);
                             c /= 3;
                         }
-                        let outcome = oracle.outcome(claims, ws).map_err(|e| {
-                            Error::Usage(format!("{spec}: position '{text}': {e}"))
-                        })?;
+                        let outcome = oracle
+                            .outcome(claims, ws)
+                            .map_err(|e| oracle_refused(&spec, text, e))?;
                         let mut tally = Tally::default();
                         for (suffix, mover) in [("/L", Player::Short), ("/R", Player::Cut)] {
                             text.truncate(m);
@@ -349,11 +366,11 @@ pub fn sweep(graphs: &[Graph], opts: &SweepOptions) -> Result<SweepReport> {
         .iter()
         .find(|g| g.vertices() >= 2 && g.edge_count() == 0)
     {
-        return Err(Error::Usage(format!(
-            "graph {} has {} vertices and no edges: the Shannon game needs at least one edge",
-            g.to_graph6(),
-            g.vertices()
-        )));
+        return Err(OracleError::NoEdges {
+            graph6: g.to_graph6(),
+            vertices: g.vertices(),
+        }
+        .into());
     }
     check_memory(graphs, opts)?;
     let mut jobs: Vec<(usize, usize, usize)> = graphs

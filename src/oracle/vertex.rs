@@ -32,22 +32,30 @@ pub struct VertexGame {
     cells: usize,
 }
 
+/// Why a [`VertexGame`] was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum VertexGameError {
+    #[error("terminals {a} and {b} must be two distinct vertices of 0..{vertices}")]
+    Terminals { a: usize, b: usize, vertices: usize },
+    #[error("{cells} vertices besides the terminals, more than the {max} the minimax solves")]
+    TooLarge { cells: usize, max: usize },
+}
+
 impl VertexGame {
     /// The game on `graph` with terminals `a` and `b`; refused for equal or absent terminals and
     /// for more than [`MAX_CELLS`] other vertices.
-    pub fn new(graph: &Graph, a: usize, b: usize) -> Result<VertexGame, String> {
+    pub fn new(graph: &Graph, a: usize, b: usize) -> Result<VertexGame, VertexGameError> {
         let n = graph.vertices();
         if a >= n || b >= n || a == b {
-            return Err(format!(
-                "terminals {a} and {b} must be two distinct vertices of 0..{n}"
-            ));
+            return Err(VertexGameError::Terminals { a, b, vertices: n });
         }
         let vertex: Vec<usize> = (0..n).filter(|&v| v != a && v != b).collect();
         let cells = vertex.len();
         if cells > MAX_CELLS {
-            return Err(format!(
-                "{cells} vertices besides the terminals, more than the {MAX_CELLS} the minimax solves"
-            ));
+            return Err(VertexGameError::TooLarge {
+                cells,
+                max: MAX_CELLS,
+            });
         }
         let join = (0..1usize << cells)
             .map(|s| {
@@ -262,10 +270,8 @@ mod tests {
         assert!(VertexGame::new(&p3, 1, 1).is_err());
         assert!(VertexGame::new(&p3, 0, 3).is_err());
         let big = Graph::empty(MAX_CELLS + 3).unwrap();
-        assert!(
-            VertexGame::new(&big, 0, 1)
-                .unwrap_err()
-                .contains("more than")
-        );
+        let e = VertexGame::new(&big, 0, 1).expect_err("too large");
+        assert!(matches!(e, VertexGameError::TooLarge { .. }), "{e}");
+        assert!(e.to_string().contains("more than"), "{e}");
     }
 }

@@ -33,7 +33,7 @@ use super::graphs::Graph;
 use super::lehman::{Class, EdgeGame, Player};
 use super::sweep::shannon_file;
 use super::vertex::{self, Minimax, VertexGame};
-use crate::error::{Error, Result};
+use crate::error::{Error, OracleError, Result};
 use crate::game::{Game, Status};
 use crate::games::{AnyGame, Input};
 use crate::solve::{SolveOptions, counter, tiered};
@@ -84,10 +84,9 @@ impl Corruption {
     /// Reads `GRAPH6:A:B:POSITION`.
     pub fn parse(text: &str) -> Result<Corruption> {
         let bad = || {
-            Error::Usage(format!(
-                "'{}' is not GRAPH6:A:B:POSITION (e.g. Bg:0:2:./R)",
-                crate::error::cut(text)
-            ))
+            Error::Oracle(OracleError::Corruption {
+                text: text.to_string(),
+            })
         };
         let parts: Vec<&str> = text.splitn(4, ':').collect();
         let [graph6, a, b, position] = parts[..] else {
@@ -442,11 +441,12 @@ impl VertexSweep {
                 let text = minimax.text(code, mover);
                 let pos = game.parse_position(&text)?;
                 if pos >= size || std::mem::replace(&mut seen[pos as usize], true) {
-                    return Err(Error::Usage(format!(
-                        "{}: position '{text}' parses to index {pos}, out of range or reached \
-                         by another text",
-                        game.spec()
-                    )));
+                    return Err(OracleError::IndexClash {
+                        spec: game.spec(),
+                        position: text,
+                        index: pos,
+                    }
+                    .into());
                 }
                 *slot = pos;
             }
@@ -455,10 +455,11 @@ impl VertexSweep {
         if let Some(pos) =
             (0..size).find(|&p| !seen[p as usize] && game.status(p) != Status::Unused)
         {
-            return Err(Error::Usage(format!(
-                "{}: index {pos} is a position no text reaches",
-                game.spec()
-            )));
+            return Err(OracleError::Unreached {
+                spec: game.spec(),
+                index: pos,
+            }
+            .into());
         }
         let map = Arc::new(IndexMap { at });
         maps.insert(minimax.cells(), map.clone());
@@ -475,9 +476,15 @@ impl VertexSweep {
         b: usize,
         engines: bool,
     ) -> Result<PairOutcome> {
-        let named =
-            |msg: String| Error::Usage(format!("graph {graph6} with terminals {a} {b}: {msg}"));
-        let minimax = VertexGame::new(graph, a, b).map_err(named)?.solve();
+        let named = |reason: String| OracleError::Pair {
+            graph6: graph6.to_string(),
+            a,
+            b,
+            reason,
+        };
+        let minimax = VertexGame::new(graph, a, b)
+            .map_err(|e| named(e.to_string()))?
+            .solve();
         let edge_class = EdgeGame::new(graph.vertices(), graph.edges(), a, b)
             .map_err(|e| named(e.to_string()))?
             .class();
@@ -491,7 +498,11 @@ impl VertexSweep {
         crate::with_tiered_game!(&game, g => {
             let size = g.size();
             if let Some(why) = tiered::unsupported(g) {
-                return Err(Error::Usage(format!("{spec}: {why}")));
+                return Err(OracleError::Unsupported {
+                    spec,
+                    reason: why.to_string(),
+                }
+                .into());
             }
             let words = cells::zeroed_words(cells::words_for(size));
             let table = Cells::new(&words, size);

@@ -20,7 +20,7 @@
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, ResearchError, Result};
 use crate::game::{Rules, TierPosition, TierVisitor, Tiered, Value};
 use crate::progress::Progress;
 use crate::table::{Cursor, Table};
@@ -154,13 +154,11 @@ impl<B: AsRef<[u8]> + Sync> TierVisitor for Count<'_, '_, B> {
         match self.cursor.value_and_remoteness_by(p.index, rules) {
             Ok((Some(v), r)) => self.tally.count(v, r),
             Ok((None, _)) => {
-                self.failed = Some(Error::Usage(format!(
-                    "{}: the game's tier walk lists index {} ({}), which the table holds as \
-                     unused",
-                    self.table.path().display(),
-                    p.index,
-                    self.table.position_text(p.index)
-                )))
+                self.failed = Some(Error::Research(ResearchError::UnusedInTier {
+                    path: self.table.path().display().to_string(),
+                    index: p.index,
+                    position: self.table.position_text(p.index),
+                }))
             }
             Err(e) => self.failed = Some(e),
         }
@@ -171,11 +169,11 @@ impl<B: AsRef<[u8]> + Sync> TierVisitor for Count<'_, '_, B> {
 pub fn check_table<B: AsRef<[u8]> + Sync>(table: &Table<B>) -> Result<()> {
     let tiered = with_tiered_game!(table.game(), _g => true, _ => false);
     if !tiered {
-        return Err(Error::Usage(format!(
-            "{}: its game {} has no tiers (only acyclic games do: cell games, Hackenbush)",
-            table.path().display(),
-            table.header().spec
-        )));
+        return Err(ResearchError::NoTiers {
+            path: table.path().display().to_string(),
+            spec: table.header().spec.clone(),
+        }
+        .into());
     }
     Ok(())
 }
@@ -198,16 +196,12 @@ pub fn tiers<B: AsRef<[u8]> + Sync>(table: &Table<B>, progress: &dyn Progress) -
     // Every used index counted once: the tiers add up to the header's counts.
     let [_, win, loss, draw] = counts;
     if (total.positions, total.wins, total.losses, total.draws) != (used, win, loss, draw) {
-        return Err(Error::Usage(format!(
-            "{}: the tiers hold {} positions ({} win, {} loss, {} draw) but the header counts {} \
-             ({win} win, {loss} loss, {draw} draw)",
-            table.path().display(),
-            total.positions,
-            total.wins,
-            total.losses,
-            total.draws,
-            used
-        )));
+        return Err(ResearchError::TierCounts {
+            path: table.path().display().to_string(),
+            tiers: [total.positions, total.wins, total.losses, total.draws],
+            header: [used, win, loss, draw],
+        }
+        .into());
     }
     Ok(Depth {
         game: table.header().spec.clone(),

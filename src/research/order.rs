@@ -16,7 +16,7 @@ use serde::Serialize;
 
 use crate::cgt::values::{BoardValues, board_values};
 use crate::cgt::{Game, Order, OrderTable};
-use crate::error::{Error, Result};
+use crate::error::{Error, ResearchError, Result};
 use crate::game::{Game as _, Tiered};
 use crate::games::cell::{CellGame, EMPTY, LEFT, Player};
 
@@ -30,12 +30,10 @@ pub struct GameOrder {
 impl GameOrder {
     /// The values of every configuration of `game` (a cell game's full table) for `C`.
     pub fn new(game: &CellGame, free_moves: u32) -> Result<GameOrder> {
-        let board = game.board_shape().and_then(|b| b.plain()).ok_or_else(|| {
-            Error::Usage(format!(
-                "{}: game values need the full table of a plain board",
-                game.spec()
-            ))
-        })?;
+        let board = game
+            .board_shape()
+            .and_then(|b| b.plain())
+            .ok_or_else(|| Error::Research(ResearchError::NotPlainBoard { spec: game.spec() }))?;
         let mut values = board_values(&board, free_moves)?;
         let order = OrderTable::new(&mut values.games);
         Ok(GameOrder {

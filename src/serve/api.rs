@@ -362,14 +362,24 @@ impl App {
     }
 }
 
-/// A lookup's error as its answer: a bad position, a draw's line, a damaged table.
+/// A lookup's error as its answer, chosen by variant: a bad position or a request the table
+/// cannot answer (a draw's line, lines without remoteness, values the game or table has none
+/// of) is the client's (400, with a code naming it), anything else a damaged table (500).
 pub(super) fn lookup_error(e: crate::Error) -> ApiError {
-    match e {
-        crate::Error::Position(e) => ApiError::bad("bad_position", e.to_string()),
-        // The one refusal of a position that parsed: the line of a draw.
-        crate::Error::Usage(detail) => ApiError::bad("no_line", detail),
-        e => ApiError::damaged(e),
-    }
+    use crate::error::LookupError as L;
+    let code = match &e {
+        crate::Error::Position(_) => "bad_position",
+        crate::Error::Lookup(l) => match l {
+            L::DrawHasNoLine { .. } => "no_line",
+            L::NoRemoteness { .. } => "no_remoteness",
+            L::NoGameValues { .. } | L::FreeMoves { .. } | L::BoardTooLarge { .. } => "no_values",
+            L::NoGrundy { .. } => "no_grundy",
+            L::OutOfRange { .. } => "bad_position",
+            _ => return ApiError::damaged(e),
+        },
+        _ => return ApiError::damaged(e),
+    };
+    ApiError::bad(code, e.to_string())
 }
 
 /// How a probe or a batch answers, from its query: with or without moves, and what the lookup
@@ -422,7 +432,7 @@ impl Probing {
             game_values: value.then_some(free_moves.unwrap_or(1)),
         };
         // Refusals of the table as a whole come now, before any position.
-        Lookups::new(&t.table, &ask).map_err(|e| ApiError::bad("no_values", e.to_string()))?;
+        Lookups::new(&t.table, &ask).map_err(lookup_error)?;
         Ok(Probing { moves, ask })
     }
 
@@ -450,8 +460,15 @@ struct ValueLine {
     line: Option<Vec<LineStep>>,
 }
 
+/// A `%` not followed by two hex digits, at byte `at` of its text.
+#[derive(Debug, thiserror::Error)]
+#[error("a '%' at byte {at} is not followed by two hex digits")]
+struct BadEscape {
+    at: usize,
+}
+
 /// `%XX` escapes and `+` (a space) decoded; a malformed escape is an error.
-fn percent_decode(s: &str) -> Result<Vec<u8>, String> {
+fn percent_decode(s: &str) -> Result<Vec<u8>, BadEscape> {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
@@ -462,9 +479,7 @@ fn percent_decode(s: &str) -> Result<Vec<u8>, String> {
                     .get(i + 1..i + 3)
                     .and_then(|h| std::str::from_utf8(h).ok())
                     .and_then(|h| u8::from_str_radix(h, 16).ok())
-                    .ok_or_else(|| {
-                        format!("a '%' at byte {i} is not followed by two hex digits")
-                    })?;
+                    .ok_or(BadEscape { at: i })?;
                 out.push(hex);
                 i += 3;
             }
@@ -662,12 +677,10 @@ async fn sum(
             ),
         ));
     }
-    match t.table.probe_sum(text) {
-        Ok(answer) => Ok(json(&answer)),
-        Err(crate::Error::Position(e)) => Err(ApiError::bad("bad_position", e.to_string())),
-        Err(crate::Error::Usage(detail)) => Err(ApiError::bad("no_grundy", detail)),
-        Err(e) => Err(ApiError::damaged(e)),
-    }
+    t.table
+        .probe_sum(text)
+        .map(|answer| json(&answer))
+        .map_err(lookup_error)
 }
 
 /// Batches of at most this many lines are answered at once on the runtime's thread.

@@ -29,7 +29,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, ServeError};
 use crate::table::Table;
 
 /// What one request may ask and how long it may take.
@@ -91,10 +91,10 @@ fn tables_in(dir: &Path) -> Result<Vec<PathBuf>> {
     }
     files.sort();
     if files.is_empty() {
-        return Err(Error::Usage(format!(
-            "{}: no table file (*.rdb) in this directory",
-            dir.display()
-        )));
+        return Err(ServeError::NoTableIn {
+            dir: dir.display().to_string(),
+        }
+        .into());
     }
     Ok(files)
 }
@@ -119,19 +119,17 @@ impl Catalog {
                 .file_stem()
                 .and_then(|s| s.to_str())
                 .filter(|s| !s.is_empty())
-                .ok_or_else(|| {
-                    Error::Usage(format!(
-                        "{}: a table's file name must be UTF-8 text (its stem names the table)",
-                        file.display()
-                    ))
+                .ok_or_else(|| ServeError::FileName {
+                    path: file.display().to_string(),
                 })?
                 .to_string();
             if let Some(&other) = by_name.get(&name) {
-                return Err(Error::Usage(format!(
-                    "two tables would be named '{name}': {} and {} (rename one)",
-                    tables[other].table.path().display(),
-                    file.display()
-                )));
+                return Err(ServeError::SameName {
+                    name,
+                    first: tables[other].table.path().display().to_string(),
+                    second: file.display().to_string(),
+                }
+                .into());
             }
             let table = Table::open(&file)?;
             if verify {
@@ -144,7 +142,7 @@ impl Catalog {
             tables.push(Served { name, table, start });
         }
         if tables.is_empty() {
-            return Err(Error::Usage("no table to serve".into()));
+            return Err(ServeError::NoTable.into());
         }
         Ok(Catalog {
             tables: tables.into(),

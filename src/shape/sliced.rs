@@ -125,16 +125,29 @@ pub struct Sliced {
     size: u64,
 }
 
+/// A board the sliced index does not hold: its `key_cells` key cells are more than
+/// [`MAX_KEY`] digits.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{cells} cells leave {key_cells} key cells, more than the sliced index holds ({max_key}, so at most {max_cells} cells)"
+)]
+pub struct TooManyKeys {
+    pub cells: u32,
+    pub key_cells: u32,
+    pub max_key: u32,
+    pub max_cells: u32,
+}
+
 impl Sliced {
     /// The index of a `cells`-cell board whose first player is `first`, under `group` (cell
-    /// permutations, the identity not included; empty for no symmetry). Refuses (`Err` with the
-    /// reason) boards whose keys would not fit [`MAX_KEY`] digits.
+    /// permutations, the identity not included; empty for no symmetry). Refuses boards whose
+    /// keys would not fit [`MAX_KEY`] digits.
     pub fn new(
         cells: u32,
         first: Player,
         group: &[Vec<u32>],
         symmetric: bool,
-    ) -> Result<Sliced, String> {
+    ) -> Result<Sliced, TooManyKeys> {
         let group: Vec<Vec<u32>> = if symmetric {
             group.to_vec()
         } else {
@@ -143,11 +156,12 @@ impl Sliced {
         let (low_cells, key_cells) = split_cells(cells, &group);
         let (lw, hw) = (low_cells.len() as u32, key_cells.len() as u32);
         if hw > MAX_KEY {
-            return Err(format!(
-                "{cells} cells leave {hw} key cells, more than the sliced index holds ({MAX_KEY}, \
-                 so at most {} cells)",
-                MAX_KEY + MAX_LOW
-            ));
+            return Err(TooManyKeys {
+                cells,
+                key_cells: hw,
+                max_key: MAX_KEY,
+                max_cells: MAX_KEY + MAX_LOW,
+            });
         }
         let pow3: Vec<u64> = (0..=lw.max(hw)).map(|i| 3u64.pow(i)).collect();
         let digit_of = |cell: u32, set: &[u32]| set.iter().position(|&c| c == cell).unwrap() as u32;

@@ -35,6 +35,13 @@ pub enum Engine {
     Tiered,
 }
 
+/// A name that is no engine.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("'{name}' is not an engine (engines: counter, tiered)")]
+pub struct UnknownEngine {
+    pub name: String,
+}
+
 impl Engine {
     /// The default engine for a game: tiered where it applies (it measures faster on every
     /// game it solves, see docs/BENCHMARKS.md), counter otherwise.
@@ -47,13 +54,13 @@ impl Engine {
     }
 
     /// Reads `counter` or `tiered`.
-    pub fn parse(text: &str) -> Result<Engine, String> {
+    pub fn parse(text: &str) -> Result<Engine, UnknownEngine> {
         match text {
             "counter" => Ok(Engine::Counter),
             "tiered" => Ok(Engine::Tiered),
-            _ => Err(format!(
-                "'{text}' is not an engine (engines: counter, tiered)"
-            )),
+            _ => Err(UnknownEngine {
+                name: text.to_string(),
+            }),
         }
     }
 

@@ -17,7 +17,7 @@ use super::workfiles::OutputLock;
 use super::write::{GameFields, RawWriter, TempFile};
 use super::zstd::{DontCareFill, Entry, Params, compress_frame, seek_table};
 use crate::cells;
-use crate::error::{Error, Result};
+use crate::error::{ConvertError, Error, Result};
 use crate::game::{Game, Rules, by_rules};
 use crate::progress::Progress;
 use crate::with_game;
@@ -31,38 +31,35 @@ const BATCH_PER_THREAD: usize = 4;
 pub fn compress(input: &Table, out: &Path, params: Params, progress: &dyn Progress) -> Result<u64> {
     let h = input.header();
     if input.is_compressed() {
-        return Err(Error::Usage(format!(
-            "{} is already compressed",
-            input.path().display()
-        )));
+        return Err(ConvertError::AlreadyCompressed {
+            path: input.path().display().to_string(),
+        }
+        .into());
     }
     let f = params.frame_positions;
     if f == 0 || !f.is_multiple_of(32) || f > 1 << 30 {
-        return Err(Error::Usage(format!(
-            "frame size {f} must be a positive multiple of 32 positions, at most 2^30"
-        )));
+        return Err(ConvertError::FrameSize { frame_positions: f }.into());
     }
     if !(1..=22).contains(&params.level) {
-        return Err(Error::Usage(format!(
-            "zstd level {} is outside 1..=22",
-            params.level
-        )));
+        return Err(ConvertError::Level {
+            level: params.level,
+        }
+        .into());
     }
     let omitted = params.one_mover;
     if omitted {
         if input.has_remoteness() {
-            return Err(Error::Usage(format!(
-                "{}: --one-mover leaves positions out of a values-only table; this one holds \
-                 remoteness",
-                input.path().display()
-            )));
+            return Err(ConvertError::OneMoverRemoteness {
+                path: input.path().display().to_string(),
+            }
+            .into());
         }
         if with_game!(input.game(), g => g.size() > 0 && g.omissible(0).is_none()) {
-            return Err(Error::Usage(format!(
-                "{}: --one-mover needs a game whose moves pass the turn (a cell game); {} is not",
-                input.path().display(),
-                h.spec
-            )));
+            return Err(ConvertError::OneMoverGame {
+                path: input.path().display().to_string(),
+                spec: h.spec.clone(),
+            }
+            .into());
         }
     }
     // Every byte that goes into a frame is checked first.
@@ -449,10 +446,10 @@ fn nibble_frame(input: &Table, first: u64, n: u64, fill: DontCareFill) -> Result
 pub fn decompress(input: &Table, out: &Path, progress: &dyn Progress) -> Result<u64> {
     let h = input.header();
     if !input.is_compressed() {
-        return Err(Error::Usage(format!(
-            "{} is not compressed",
-            input.path().display()
-        )));
+        return Err(ConvertError::NotCompressed {
+            path: input.path().display().to_string(),
+        }
+        .into());
     }
     let size = h.size;
     let game = GameFields::from_header(h, input.bytes());
@@ -498,10 +495,10 @@ pub fn decompress(input: &Table, out: &Path, progress: &dyn Progress) -> Result<
                     let pos = first + i;
                     let code = input.code(pos)?;
                     let n = format::nibble_of(code, input.remoteness(pos)?).ok_or_else(|| {
-                        Error::Usage(format!(
-                            "{}: position {pos}'s remoteness does not fit the table's nibbles",
-                            input.path().display()
-                        ))
+                        Error::Convert(ConvertError::NibbleOverflow {
+                            path: input.path().display().to_string(),
+                            index: pos,
+                        })
                     })?;
                     bytes[(i / 2) as usize] |= n << (4 * (i % 2));
                 }

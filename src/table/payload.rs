@@ -196,7 +196,8 @@ fn open_stream(
             block: None,
         });
     }
-    Stream::parse(bytes, section, frames, decompressed).map_err(TableErrorKind::Damaged)
+    Stream::parse(bytes, section, frames, decompressed)
+        .map_err(|e| TableErrorKind::Damaged(e.to_string()))
 }
 
 /// Checks the bytes no checksum covers: the padding between sections must be zero and nothing

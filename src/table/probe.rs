@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::Table;
-use crate::error::{Error, Result};
+use crate::error::{Error, LookupError, Result};
 use crate::game::{Annotations, Game, Move, PositionError, Value};
 use crate::grundy::Grundy;
 use crate::with_game;
@@ -286,27 +286,25 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
     /// with the position it reaches and that position's value and remoteness. Along it the
     /// remoteness falls by one a ply to 0, a finished position; a position already finished
     /// has an empty line. A table without remoteness, and a drawn position (best play never
-    /// ends), are [`Error::Usage`] errors that say so; a step whose remoteness does not fall by
+    /// ends), are [`Error::Lookup`] errors that say so; a step whose remoteness does not fall by
     /// one is a damaged table.
     pub fn line(&self, pos: u64) -> Result<Vec<LineStep>> {
         let text = |p: u64| with_game!(self.game(), g => g.position_text(p));
         if !self.has_remoteness() {
-            return Err(Error::Usage(format!(
-                "{}: the table was built without remoteness, so it has no principal line of \
-                 '{}' (build it with --remoteness)",
-                self.path().display(),
-                crate::error::cut(&text(pos))
-            )));
+            return Err(LookupError::NoRemoteness {
+                path: self.path().display().to_string(),
+                position: Some(text(pos)),
+            }
+            .into());
         }
         let (value, remoteness) = self.value_and_remoteness(pos)?;
         let value = value.ok_or_else(|| self.not_a_position(&text(pos)))?;
         let Some(mut remoteness) = remoteness else {
             if value == Value::Draw {
-                return Err(Error::Usage(format!(
-                    "'{}' is a draw: under best play the game never ends, so it has no \
-                     principal line",
-                    crate::error::cut(&text(pos))
-                )));
+                return Err(LookupError::DrawHasNoLine {
+                    position: text(pos),
+                }
+                .into());
             }
             return Err(Error::table(
                 self.path(),
@@ -469,9 +467,9 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
     /// Probes many position texts: positions are parsed, then answered in parallel with the
     /// frames each needs decoded once for the batch.
     pub fn probe_batch(&self, texts: &[String]) -> Vec<Result<Probe>> {
-        let parsed: Vec<Result<u64>> = texts
+        let parsed: Vec<std::result::Result<u64, PositionError>> = texts
             .par_iter()
-            .map(|t| Ok(with_game!(self.game(), g => g.parse_position(t))?))
+            .map(|t| with_game!(self.game(), g => g.parse_position(t)))
             .collect();
         let mut order: Vec<usize> = (0..texts.len()).collect();
         order.sort_unstable_by_key(|&i| parsed[i].as_ref().map_or(0, |&p| p));
@@ -485,7 +483,7 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
                                 with_game!(self.game(), g => g.stored_image(&texts[i], *p));
                             probe
                         }),
-                        Err(e) => Err(Error::Usage(e.to_string())),
+                        Err(e) => Err(Error::Position(e.clone())),
                     };
                     (i, r)
                 })

@@ -22,7 +22,7 @@ use super::format::{
 use super::payload::{Payload, RawBlocks, ZstdFrames, check_padding};
 use crate::cells;
 use crate::error::table::TableErrorKind;
-use crate::error::{Error, Result};
+use crate::error::{Error, LookupError, Result};
 use crate::game::{Game, Rules, Value, by_rules};
 use crate::games::{AnyGame, Input};
 use crate::with_game;
@@ -236,16 +236,31 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
             .div_ceil(self.header.frame_positions.max(1)) as usize
     }
 
+    /// The error of raw bytes (`what`) of positions `first..first + n` the table does not store
+    /// as asked.
+    pub(in crate::table) fn raw_refused(&self, what: &'static str, first: u64, n: u64) -> Error {
+        Error::Lookup(LookupError::Raw {
+            what,
+            first,
+            end: first + n,
+            path: self.path.display().to_string(),
+        })
+    }
+
+    /// The error of an index past the table's last.
+    pub(in crate::table) fn out_of_range(&self, index: u64) -> Error {
+        Error::Lookup(LookupError::OutOfRange {
+            index,
+            size: self.header.size,
+        })
+    }
+
     /// The packed cells of positions `first..first + n` of a raw table as stored (`first` a
     /// multiple of 4), each 64 KiB block they touch checked first.
     pub(crate) fn raw_cells(&self, first: u64, n: u64) -> Result<&[u8]> {
         let c = self.header.cells;
         if self.is_compressed() || !first.is_multiple_of(4) || first + n > self.header.size {
-            return Err(Error::Usage(format!(
-                "raw cells {first}..{} of {}",
-                first + n,
-                self.path.display()
-            )));
+            return Err(self.raw_refused("cells", first, n));
         }
         let (from, to) = (first / 4, (first + n).div_ceil(4));
         let block = self.header.block as u64;
@@ -266,11 +281,7 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
             || !first.is_multiple_of(2)
             || first + n > self.header.size
         {
-            return Err(Error::Usage(format!(
-                "raw remoteness nibbles {first}..{} of {}",
-                first + n,
-                self.path.display()
-            )));
+            return Err(self.raw_refused("remoteness nibbles", first, n));
         }
         let (from, to) = (first / 2, (first + n).div_ceil(2));
         let block = self.header.block as u64;
@@ -379,10 +390,7 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
     /// The code of a position (0 for an unused index), from checked bytes or the rules.
     pub fn code(&self, pos: u64) -> Result<u8> {
         if pos >= self.header.size {
-            return Err(Error::Usage(format!(
-                "index {pos} is outside the table (size {})",
-                self.header.size
-            )));
+            return Err(self.out_of_range(pos));
         }
         if self.omits(pos) {
             return self.searched_code(pos);

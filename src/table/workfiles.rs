@@ -87,12 +87,11 @@ impl OutputLock {
                 .open(&path)
                 .map_err(|e| Error::io(&path, e))?;
             if !try_lock(&file).map_err(|e| Error::io(&path, e))? {
-                return Err(Error::Usage(format!(
-                    "{}: another retrodb process is writing it (it holds {}); wait for it to \
-                     finish or stop it",
-                    out.display(),
-                    path.display()
-                )));
+                return Err(crate::error::BuildError::Locked {
+                    output: out.display().to_string(),
+                    lock: path.display().to_string(),
+                }
+                .into());
             }
             // A writer that finished removes its lock file: the lock counts only if the name
             // still leads to the file locked here (else take the new one).

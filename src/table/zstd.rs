@@ -218,29 +218,29 @@ impl Stream {
         section: Section,
         frames: u64,
         decompressed: impl Fn(u64) -> u64,
-    ) -> Result<Stream, String> {
+    ) -> Result<Stream, StreamError> {
         let bytes = &file[section.offset as usize..section.end() as usize];
         let need = 8 + frames as usize * ENTRY + FOOTER;
         if bytes.len() < need {
-            return Err("compressed stream is shorter than its seek table".into());
+            return Err(StreamError::Short);
         }
         let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
         let end = bytes.len();
         if u32_at(end - 4) != SEEKABLE_MAGIC {
-            return Err("seek table magic missing at the end of the stream".into());
+            return Err(StreamError::Magic);
         }
         if bytes[end - 5] & 0x7C != 0 || bytes[end - 5] & 0x80 == 0 {
-            return Err("seek table descriptor is not the one retrodb writes".into());
+            return Err(StreamError::Descriptor);
         }
         if u32_at(end - 9) as u64 != frames {
-            return Err(format!(
-                "seek table lists {} frames, the table needs {frames}",
-                u32_at(end - 9)
-            ));
+            return Err(StreamError::Frames {
+                listed: u32_at(end - 9) as u64,
+                need: frames,
+            });
         }
         let table = end - need;
         if u32_at(table) != SKIPPABLE_MAGIC || u32_at(table + 4) as usize != need - 8 {
-            return Err("seek table frame header is damaged".into());
+            return Err(StreamError::Header);
         }
         let mut starts = Vec::with_capacity(frames as usize + 1);
         let mut entries = Vec::with_capacity(frames as usize);
@@ -253,14 +253,14 @@ impl Stream {
                 checksum: u32_at(o + 8),
             };
             if e.decompressed as u64 != decompressed(k as u64) {
-                return Err(format!("frame {k} has the wrong decompressed size"));
+                return Err(StreamError::FrameSize { frame: k as u64 });
             }
             starts.push(section.offset + at);
             at += e.compressed as u64;
             entries.push(e);
         }
         if at != table as u64 {
-            return Err("frame sizes do not add up to the seek table's offset".into());
+            return Err(StreamError::Offsets);
         }
         starts.push(section.offset + at);
         Ok(Stream {
@@ -280,13 +280,42 @@ thread_local! {
     static DECODER: RefCell<Option<zstd::zstd_safe::DCtx<'static>>> = const { RefCell::new(None) };
 }
 
+/// What is wrong with a compressed stream's seek table (the table is damaged).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum StreamError {
+    #[error("compressed stream is shorter than its seek table")]
+    Short,
+    #[error("seek table magic missing at the end of the stream")]
+    Magic,
+    #[error("seek table descriptor is not the one retrodb writes")]
+    Descriptor,
+    #[error("seek table lists {listed} frames, the table needs {need}")]
+    Frames { listed: u64, need: u64 },
+    #[error("seek table frame header is damaged")]
+    Header,
+    #[error("frame {frame} has the wrong decompressed size")]
+    FrameSize { frame: u64 },
+    #[error("frame sizes do not add up to the seek table's offset")]
+    Offsets,
+}
+
+/// Why a frame did not decompress (the table is damaged).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum FrameError {
+    /// zstd's own error (its name).
+    #[error("zstd: {error}")]
+    Zstd { error: String },
+    #[error("decompressed to {got} bytes instead of {expected}")]
+    Size { got: usize, expected: usize },
+}
+
 /// Decompresses one frame of known size (zstd checks its content checksum), with the table's
 /// dictionary when it has one.
 pub fn decompress_frame(
     frame: &[u8],
     size: usize,
     dictionary: Option<&zstd::zstd_safe::DDict<'static>>,
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>, FrameError> {
     DECODER.with(|d| {
         let mut d = d.borrow_mut();
         let dctx = d.get_or_insert_with(zstd::zstd_safe::DCtx::create);
@@ -298,13 +327,15 @@ pub fn decompress_frame(
         if let Err(code) = done {
             // A failed frame may leave the context mid-frame: the next decode starts afresh.
             *d = None;
-            return Err(format!("zstd: {}", zstd::zstd_safe::get_error_name(code)));
+            return Err(FrameError::Zstd {
+                error: zstd::zstd_safe::get_error_name(code).to_string(),
+            });
         }
         if out.len() != size {
-            return Err(format!(
-                "decompressed to {} bytes instead of {size}",
-                out.len()
-            ));
+            return Err(FrameError::Size {
+                got: out.len(),
+                expected: size,
+            });
         }
         Ok(out)
     })

@@ -148,12 +148,11 @@ impl CellGame {
             }
             (Some(first), Some(symmetric)) => {
                 let group = game.layout.colour_keeping_group();
-                let s = Sliced::new(game.cells, first, &group, symmetric).map_err(|msg| {
-                    Error::Spec {
+                let s =
+                    Sliced::new(game.cells, first, &group, symmetric).map_err(|e| Error::Spec {
                         spec: game.spec.clone(),
-                        msg,
-                    }
-                })?;
+                        msg: e.to_string(),
+                    })?;
                 game.set_index(Index::Sliced(Box::new(s)));
             }
             (None, _) => {}

@@ -111,7 +111,7 @@ fn parse_lines(
                 return Err(Error::Input {
                     file: name.to_string(),
                     line,
-                    msg,
+                    msg: msg.to_string(),
                 });
             }
         }
@@ -120,7 +120,7 @@ fn parse_lines(
 }
 
 /// Edges of one chunk, or the byte offset of the bad line in the chunk and what is wrong.
-type ChunkResult = std::result::Result<Vec<(u32, u32)>, (usize, String)>;
+type ChunkResult = std::result::Result<Vec<(u32, u32)>, (usize, LineError)>;
 
 /// Parses the lines of one chunk. Plain `u v` lines take a fast path; anything else (comments,
 /// `\r`, errors) goes through [`parse_line`], which also words the error messages.
@@ -186,7 +186,22 @@ fn fast_line(b: &[u8], i: &mut usize) -> Option<Option<(u32, u32)>> {
     Some(Some((u as u32, v as u32)))
 }
 
-fn parse_line(line: &[u8]) -> std::result::Result<Option<(u32, u32)>, String> {
+/// Why a line of an edge list is not an edge (`word`: the word at fault, cut for a message).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LineError {
+    #[error("expected an edge 'u v' but found one word '{word}'")]
+    OneWord { word: String },
+    #[error("expected an edge 'u v' but found a third word '{word}'")]
+    ThirdWord { word: String },
+    #[error("negative vertex id '{word}'")]
+    Negative { word: String },
+    #[error("'{word}' is not a vertex id (a non-negative integer)")]
+    NotAnId { word: String },
+    #[error("vertex id {word} is too large (ids must be below {max})")]
+    TooLarge { word: String, max: u64 },
+}
+
+fn parse_line(line: &[u8]) -> std::result::Result<Option<(u32, u32)>, LineError> {
     let line = match line.iter().position(|&b| b == b'#') {
         Some(p) => &line[..p],
         None => line,
@@ -198,39 +213,30 @@ fn parse_line(line: &[u8]) -> std::result::Result<Option<(u32, u32)>, String> {
         return Ok(None);
     };
     let Some(b) = words.next() else {
-        return Err(format!(
-            "expected an edge 'u v' but found one word '{}'",
-            cut_bytes(a)
-        ));
+        return Err(LineError::OneWord { word: cut_bytes(a) });
     };
     if let Some(c) = words.next() {
-        return Err(format!(
-            "expected an edge 'u v' but found a third word '{}'",
-            cut_bytes(c)
-        ));
+        return Err(LineError::ThirdWord { word: cut_bytes(c) });
     }
     Ok(Some((vertex(a)?, vertex(b)?)))
 }
 
-fn vertex(word: &[u8]) -> std::result::Result<u32, String> {
+fn vertex(word: &[u8]) -> std::result::Result<u32, LineError> {
     let text = || cut_bytes(word);
     if word[0] == b'-' && word.len() > 1 && word[1..].iter().all(u8::is_ascii_digit) {
-        return Err(format!("negative vertex id '{}'", text()));
+        return Err(LineError::Negative { word: text() });
     }
     let mut v: u64 = 0;
     for &b in word {
         if !b.is_ascii_digit() {
-            return Err(format!(
-                "'{}' is not a vertex id (a non-negative integer)",
-                text()
-            ));
+            return Err(LineError::NotAnId { word: text() });
         }
         v = v * 10 + (b - b'0') as u64;
         if v >= MAX_VERTICES {
-            return Err(format!(
-                "vertex id {} is too large (ids must be below {MAX_VERTICES})",
-                text()
-            ));
+            return Err(LineError::TooLarge {
+                word: text(),
+                max: MAX_VERTICES,
+            });
         }
     }
     Ok(v as u32)

@@ -123,9 +123,9 @@ impl Hackenbush {
     pub fn parse_tree(arg: &str, max_memory: u64) -> Result<Hackenbush> {
         let spec = format!("hackenbush-tree:{arg}");
         // The parser stops at the edge beyond MAX_EDGES.
-        let edges = TreeParser::parse(arg).map_err(|msg| Error::Spec {
+        let edges = TreeParser::parse(arg).map_err(|e| Error::Spec {
             spec: spec.clone(),
-            msg,
+            msg: e.to_string(),
         })?;
         Self::assemble(spec, None, edges).enumerate(max_memory)
     }
@@ -210,8 +210,36 @@ pub(super) struct TreeParser {
     edges: Vec<Edge>,
 }
 
+/// Why a tree's text is not a Hackenbush forest (`at`: the 1-based character, `found` the one
+/// there).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TreeError {
+    #[error("unexpected ')' at character {at}: no '(' is open")]
+    Unopened { at: usize },
+    #[error(
+        "unexpected '{found}' at character {at}: a branch group '(...)' only follows edge letters and ends its chain"
+    )]
+    Unexpected { at: usize, found: char },
+    #[error("more than {max} edges; a Hackenbush position has at most {max}")]
+    TooManyEdges { max: usize },
+    #[error(
+        "a branch is empty at the end of the text: expected an edge letter (l, r, e or B, R, G)"
+    )]
+    EmptyAtEnd,
+    #[error(
+        "expected an edge letter (l, r, e or B, R, G) at character {at} but found '{found}' (a branch cannot be empty)"
+    )]
+    EmptyBranch { at: usize, found: char },
+    #[error(
+        "expected ';' or ')' at character {at} but found '{found}' (the '(' at character {open} is still open)"
+    )]
+    Unclosed { at: usize, found: char, open: usize },
+    #[error("the '(' at character {open} is never closed")]
+    NeverClosed { open: usize },
+}
+
 impl TreeParser {
-    pub(super) fn parse(text: &str) -> std::result::Result<Vec<Edge>, String> {
+    pub(super) fn parse(text: &str) -> std::result::Result<Vec<Edge>, TreeError> {
         let chars: Vec<(usize, char)> = text
             .chars()
             .enumerate()
@@ -229,11 +257,9 @@ impl TreeParser {
         p.forest(0)?;
         if let Some((i, c)) = p.peek() {
             return Err(if c == ')' {
-                format!("unexpected ')' at character {i}: no '(' is open")
+                TreeError::Unopened { at: i }
             } else {
-                format!(
-                    "unexpected '{c}' at character {i}: a branch group '(...)' only follows edge letters and ends its chain"
-                )
+                TreeError::Unexpected { at: i, found: c }
             });
         }
         Ok(p.edges)
@@ -243,7 +269,7 @@ impl TreeParser {
         self.chars.get(self.at).copied()
     }
 
-    fn forest(&mut self, base: u64) -> std::result::Result<(), String> {
+    fn forest(&mut self, base: u64) -> std::result::Result<(), TreeError> {
         loop {
             self.chain(base)?;
             match self.peek() {
@@ -253,7 +279,7 @@ impl TreeParser {
         }
     }
 
-    fn chain(&mut self, base: u64) -> std::result::Result<(), String> {
+    fn chain(&mut self, base: u64) -> std::result::Result<(), TreeError> {
         let mut top = base;
         let start = self.edges.len();
         while let Some(colour) = self.peek().and_then(|(_, c)| Colour::from_spec_letter(c)) {
@@ -262,17 +288,13 @@ impl TreeParser {
             top = v;
             self.at += 1;
             if self.edges.len() > MAX_EDGES {
-                return Err(format!(
-                    "more than {MAX_EDGES} edges; a Hackenbush position has at most {MAX_EDGES}"
-                ));
+                return Err(TreeError::TooManyEdges { max: MAX_EDGES });
             }
         }
         if self.edges.len() == start {
             return Err(match self.peek() {
-                None => "a branch is empty at the end of the text: expected an edge letter (l, r, e or B, R, G)".to_string(),
-                Some((i, c)) => format!(
-                    "expected an edge letter (l, r, e or B, R, G) at character {i} but found '{c}' (a branch cannot be empty)"
-                ),
+                None => TreeError::EmptyAtEnd,
+                Some((i, c)) => TreeError::EmptyBranch { at: i, found: c },
             });
         }
         if let Some((open, '(')) = self.peek() {
@@ -281,11 +303,13 @@ impl TreeParser {
             match self.peek() {
                 Some((_, ')')) => self.at += 1,
                 Some((i, c)) => {
-                    return Err(format!(
-                        "expected ';' or ')' at character {i} but found '{c}' (the '(' at character {open} is still open)"
-                    ));
+                    return Err(TreeError::Unclosed {
+                        at: i,
+                        found: c,
+                        open,
+                    });
                 }
-                None => return Err(format!("the '(' at character {open} is never closed")),
+                None => return Err(TreeError::NeverClosed { open }),
             }
         }
         Ok(())

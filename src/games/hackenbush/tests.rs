@@ -164,7 +164,7 @@ fn tree_grammar() {
         ("l;", "a branch is empty at the end"),
         ("l(rq)", "expected ';' or ')' at character 4 but found 'q'"),
     ] {
-        let e = TreeParser::parse(bad).unwrap_err();
+        let e = TreeParser::parse(bad).unwrap_err().to_string();
         assert!(e.contains(msg), "{bad}: {e}");
     }
     let e = Hackenbush::parse_tree("l(x)", u64::MAX)

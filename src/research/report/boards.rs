@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use super::figures::Counterexample;
-use crate::error::{Error, Result};
+use crate::error::{Error, ResearchError, Result};
 use crate::game::Game;
 use crate::games::AnyGame;
 use crate::games::cell::{Board, Layout, picture};
@@ -13,14 +13,15 @@ use crate::table::Table;
 /// configuration, or those alternation reaches with Left first, sliced or symmetric).
 pub(super) fn bridgit_game(n: u32, table: &Table) -> Result<&crate::games::cell::CellGame> {
     let AnyGame::Cell(game) = table.game() else {
-        return Err(Error::Usage("research needs a Bridg-It table".into()));
+        return Err(ResearchError::NotBridgit.into());
     };
     if game.layout() != &Layout::Board(Board::Bridgit(n)) {
-        return Err(Error::Usage(format!(
-            "table {} holds {}, not bridgit:{n}",
-            table.path().display(),
-            game.spec()
-        )));
+        return Err(ResearchError::OtherSize {
+            path: table.path().display().to_string(),
+            spec: game.spec(),
+            n,
+        }
+        .into());
     }
     Ok(game)
 }

@@ -26,7 +26,7 @@ use std::path::Path;
 use rayon::prelude::*;
 
 use super::order::GameOrder;
-use crate::error::{Error, Result};
+use crate::error::{Error, ResearchError, Result};
 use crate::game::Game;
 use crate::progress::Progress;
 use crate::table::Table;
@@ -78,23 +78,16 @@ pub fn research_with_progress(
 ) -> Result<Report> {
     let game = bridgit_game(n, table)?;
     if game.start().is_some() || !table.has_remoteness() {
-        return Err(Error::Usage(format!(
-            "table {} holds {}{}: the complete report needs bridgit:{n} with remoteness (every \
-             configuration, either player to move); give --sample N for the figures a uniform \
-             sample of the play population can give from it",
-            table.path().display(),
-            game.spec(),
-            if table.has_remoteness() {
-                ""
-            } else {
-                " without remoteness"
-            }
-        )));
+        return Err(ResearchError::NotComplete {
+            path: table.path().display().to_string(),
+            spec: game.spec(),
+            n,
+            remoteness: table.has_remoteness(),
+        }
+        .into());
     }
     if conventions.is_empty() || conventions.contains(&0) {
-        return Err(Error::Usage(
-            "research: give at least one convention C >= 1 (free moves of a finished board)".into(),
-        ));
+        return Err(ResearchError::Conventions.into());
     }
     let orders = conventions
         .iter()

@@ -25,7 +25,7 @@ use super::figures::{
     SampleFigures, TableOrderFigures,
 };
 use super::scan::{ClaimChecker, Detail, Findings, PositionAt, RANKINGS};
-use crate::error::{Error, Result};
+use crate::error::{Error, ResearchError, Result};
 use crate::game::Game;
 use crate::games::cell::Player;
 use crate::games::cell::alternation::Alternation;
@@ -403,12 +403,9 @@ fn check_board(
     let game = scan.game;
     let mover = boards.mover(t);
     let cells = game.states_of_masks(l, r);
-    let index = game.try_index(l, r, mover).ok_or_else(|| {
-        Error::Usage(format!(
-            "{} holds no index for a board alternation reaches",
-            game.spec()
-        ))
-    })?;
+    let index = game
+        .try_index(l, r, mover)
+        .ok_or_else(|| Error::Research(ResearchError::NoIndex { spec: game.spec() }))?;
     let at = PositionAt {
         index,
         value: scan.value(index)?,
@@ -436,16 +433,14 @@ pub fn research_sample(
 ) -> Result<Report> {
     let game = bridgit_game(n, table)?;
     if game.start() == Some(Player::Right) {
-        return Err(Error::Usage(format!(
-            "table {} holds {}: the play population has Left moving first",
-            table.path().display(),
-            game.spec()
-        )));
+        return Err(ResearchError::RightFirst {
+            path: table.path().display().to_string(),
+            spec: game.spec(),
+        }
+        .into());
     }
     if count == 0 {
-        return Err(Error::Usage(
-            "research: --sample needs at least 1 position".into(),
-        ));
+        return Err(ResearchError::EmptySample.into());
     }
     let remoteness = table.has_remoteness();
     let detail = if remoteness {

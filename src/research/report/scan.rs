@@ -18,7 +18,7 @@ use super::super::ranking::{OptionKeys, Variant, option_keys};
 use super::super::strategy::{Optional, optional_moves};
 use super::figures::{Counterexample, NamedMove, Population, RankingFigures};
 use super::tally::{RankingTally, ScoredOption, order_tally, ranking_tally, score};
-use crate::error::{Error, Result};
+use crate::error::{Error, ResearchError, Result};
 use crate::game::{Game, Status, Value};
 use crate::games::cell::notation::text_of_states;
 use crate::games::cell::{CellGame, EMPTY, LEFT, Player, RIGHT};
@@ -180,10 +180,9 @@ impl<'a> ClaimChecker<'a> {
 
     pub(super) fn value(&self, pos: u64) -> Result<Value> {
         self.table.value(pos)?.ok_or_else(|| {
-            Error::Usage(format!(
-                "table holds no value for {}",
-                self.game.position_text(pos)
-            ))
+            Error::Research(ResearchError::NoValue {
+                position: self.game.position_text(pos),
+            })
         })
     }
 

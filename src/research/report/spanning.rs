@@ -7,7 +7,7 @@
 use super::super::strategy::SpanningTreePlayer;
 use super::figures::{Counterexample, SpanningTreeFigures};
 use super::scan::{ClaimChecker, PositionAt};
-use crate::error::{Error, Result};
+use crate::error::{ResearchError, Result};
 use crate::game::{Game, Status, Value};
 use crate::games::cell::{EMPTY, LEFT, Player, RIGHT};
 
@@ -17,11 +17,7 @@ pub(super) fn spanning_tree_lines(
     scan: &ClaimChecker<'_>,
     n: u32,
 ) -> Result<(SpanningTreeFigures, Option<Counterexample>)> {
-    let mut player = SpanningTreePlayer::new(n).ok_or_else(|| {
-        Error::Usage(format!(
-            "bridgit:{n}: Left's graph has no two spanning trees"
-        ))
-    })?;
+    let mut player = SpanningTreePlayer::new(n).ok_or(ResearchError::NoSpanningTrees { n })?;
     let name = |c: u32| format!("{c}{}", scan.labels[c as usize]);
     // The tree holding the virtual edge has one real edge fewer; list it second.
     let mut trees = player.trees();

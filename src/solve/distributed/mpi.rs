@@ -24,7 +24,7 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
 use super::comm::Comm;
-use crate::error::{Error, Result};
+use crate::error::{Error, MpiError, Result};
 
 /// This process's rank of the MPI job it runs in.
 pub struct MpiComm {
@@ -43,19 +43,15 @@ impl MpiComm {
             && std::env::var_os("PMIX_RANK").is_none()
             && std::env::var_os("SLURM_PROCID").is_none()
         {
-            return Err(Error::Usage(
-                "--mpi: this process was not started by an MPI launcher; run it as \
-                 `mpirun -np K retrodb build ... --mpi` (or under srun)"
-                    .into(),
-            ));
+            return Err(MpiError::NoLauncher.into());
         }
-        let (universe, level) = mpi::initialize_with_threading(Threading::Funneled)
-            .ok_or_else(|| Error::Usage("--mpi: MPI is initialised already".into()))?;
+        let (universe, level) =
+            mpi::initialize_with_threading(Threading::Funneled).ok_or(MpiError::Initialised)?;
         if level < Threading::Funneled {
-            return Err(Error::Usage(format!(
-                "--mpi: the MPI library offers threads at the level {level:?} only; retrodb's \
-                 ranks solve with threads and need MPI_THREAD_FUNNELED"
-            )));
+            return Err(MpiError::Threading {
+                level: format!("{level:?}"),
+            }
+            .into());
         }
         Ok(MpiComm {
             world: universe.world(),
@@ -66,9 +62,10 @@ impl MpiComm {
 
     fn count(n: usize, what: &str) -> Result<i32> {
         i32::try_from(n).map_err(|_| {
-            Error::Usage(format!(
-                "an MPI exchange of {n} {what} is over MPI's 32-bit counts"
-            ))
+            Error::Mpi(MpiError::Count {
+                count: n,
+                what: what.to_string(),
+            })
         })
     }
 }

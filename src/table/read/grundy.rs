@@ -12,17 +12,11 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
 
     /// The error of asking values of a table that holds none.
     pub(in crate::table) fn no_grundy(&self) -> Error {
-        let game = &self.header.spec;
-        let how = if with_game!(&self.game, g => g.impartial()) {
-            format!("build it with `retrodb build {game} --grundy`")
-        } else {
-            format!("they are defined for impartial games (digraph:FILE), and {game} is not one")
-        };
-        Error::Usage(format!(
-            "{}: the table holds no generalized Sprague-Grundy values, which sums of tokens \
-             need; {how}",
-            self.path.display()
-        ))
+        Error::Lookup(LookupError::NoGrundy {
+            path: self.path.display().to_string(),
+            spec: self.header.spec.clone(),
+            impartial: with_game!(&self.game, g => g.impartial()),
+        })
     }
 
     /// Checks the raw block of a generalized Sprague-Grundy section that holds byte `at` of it
@@ -49,10 +43,7 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
     pub(crate) fn grundy_code(&self, pos: u64) -> Result<u32> {
         let g = self.header.grundy.ok_or_else(|| self.no_grundy())?;
         if pos >= self.header.size {
-            return Err(Error::Usage(format!(
-                "index {pos} is outside the table (size {})",
-                self.header.size
-            )));
+            return Err(self.out_of_range(pos));
         }
         let w = g.width as usize;
         let mut b = [0u8; 4];
@@ -121,11 +112,7 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
     pub(crate) fn raw_grundy_codes(&self, first: u64, n: u64) -> Result<&[u8]> {
         let g = self.header.grundy.ok_or_else(|| self.no_grundy())?;
         if self.is_compressed() || first + n > self.header.size {
-            return Err(Error::Usage(format!(
-                "raw Sprague-Grundy codes {first}..{} of {}",
-                first + n,
-                self.path.display()
-            )));
+            return Err(self.raw_refused("Sprague-Grundy codes", first, n));
         }
         let w = g.width as u64;
         let (from, to) = (first * w, (first + n) * w);
