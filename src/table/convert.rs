@@ -14,7 +14,7 @@ use super::format::put_remoteness;
 use super::format::{self, Encoding, Header, Section};
 use super::read::Table;
 use super::workfiles::OutputLock;
-use super::write::{GameFields, RawWriter, TempFile};
+use super::write::{GameFields, RawWriter, TableFile, TempFile};
 use super::zstd::{DontCareFill, Entry, Params, compress_frame, seek_table};
 use crate::cells;
 use crate::error::{Error, Result};
@@ -73,7 +73,7 @@ pub fn compress(input: &Table, out: &Path, params: Params, progress: &dyn Progre
     let width = h.remoteness_width as u64;
     TempFile::check_destination(out)?;
     let _lock = OutputLock::acquire(out, progress)?;
-    let tmp = TempFile::create(out)?;
+    let mut table = TableFile::create(out)?;
     // The dictionary, if one pays, goes right after the header; compressed files have no
     // padding: every byte is covered by a checksum.
     let dictionary = if params.dictionary {
@@ -90,31 +90,39 @@ pub fn compress(input: &Table, out: &Path, params: Params, progress: &dyn Progre
         len: dictionary.as_ref().map_or(0, |d| d.len() as u64),
     };
     if let Some(d) = &dictionary {
-        tmp.write_at(d, dict_sec.offset)?;
+        table.write_at(d, dict_sec.offset)?;
     }
     let prepared = dictionary
         .as_ref()
         .map(|d| zstd::dict::EncoderDictionary::copy(d, params.level));
     let start = game.header_len() + dict_sec.len;
 
-    let mut sums = Vec::new();
     // One seekable stream per section, its frames made by `frame` from the raw table.
     type Frame = fn(&Table, u64, u64, DontCareFill, bool) -> Result<Vec<u8>>;
     type Dictionary<'a> = Option<&'a zstd::dict::EncoderDictionary<'a>>;
-    let mut stream = |what: &str, at: u64, frame: Frame, dictionary: Dictionary<'_>| {
-        progress.stage(what, frames as u64);
-        let codec = (params.level, dictionary);
-        write_stream(&tmp, at, frames, codec, &mut sums, progress, |k| {
-            let first = k as u64 * f;
-            candidates(params.fill, |fill| {
-                frame(input, first, f.min(size - first), fill, omitted)
+    let stream =
+        |table: &mut TableFile, what: &str, at: u64, frame: Frame, dict: Dictionary<'_>| {
+            progress.stage(what, frames as u64);
+            let codec = (params.level, dict);
+            let (tmp, sums) = table.parts();
+            write_stream(tmp, at, frames, codec, sums, progress, |k| {
+                let first = k as u64 * f;
+                candidates(params.fill, |fill| {
+                    frame(input, first, f.min(size - first), fill, omitted)
+                })
             })
-        })
-    };
+        };
     // The dictionary was made for the cells' frames; the remoteness' are compressed without.
-    let cells_sec = stream("compressing cells", start, cell_frame, prepared.as_ref())?;
+    let cells_sec = stream(
+        &mut table,
+        "compressing cells",
+        start,
+        cell_frame,
+        prepared.as_ref(),
+    )?;
     let rem_sec = if width > 0 {
         stream(
+            &mut table,
             "compressing remoteness",
             cells_sec.end(),
             remoteness_frame,
@@ -129,12 +137,13 @@ pub fn compress(input: &Table, out: &Path, params: Params, progress: &dyn Progre
     let grundy = match h.grundy {
         Some(g) => {
             progress.stage("compressing grundy values", frames as u64);
+            let (tmp, sums) = table.parts();
             let values = write_stream(
-                &tmp,
+                tmp,
                 end,
                 frames,
                 (params.level, None),
-                &mut sums,
+                sums,
                 progress,
                 |k| {
                     let first = k as u64 * f;
@@ -148,8 +157,7 @@ pub fn compress(input: &Table, out: &Path, params: Params, progress: &dyn Progre
                 offset: values.end(),
                 len: set_bytes.len() as u64,
             };
-            tmp.write_at(set_bytes, sets.offset)?;
-            sums.extend(super::write::block_sums(set_bytes, format::BLOCK as u64));
+            table.write_section(set_bytes, sets.offset)?;
             end = sets.end();
             Some(format::GrundyFields { values, sets, ..g })
         }
@@ -157,14 +165,10 @@ pub fn compress(input: &Table, out: &Path, params: Params, progress: &dyn Progre
     };
     // The dictionary's checksum comes last, so the streams' checksums keep their places.
     if let Some(d) = &dictionary {
-        sums.push(xxhash_rust::xxh3::xxh3_64(d));
+        table.push_sums([xxhash_rust::xxh3::xxh3_64(d)]);
     }
-    let sum_bytes: Vec<u8> = sums.iter().flat_map(|s| s.to_le_bytes()).collect();
-    let sums_sec = Section {
-        offset: end,
-        len: sum_bytes.len() as u64,
-    };
-    tmp.write_at(&sum_bytes, sums_sec.offset)?;
+    // No padding before the checksums either.
+    let (sums_sec, sums_hash) = table.sums_section(end, 1);
     let header = Header {
         version: format::version_for(&game.spec),
         header_len: game.header_len(),
@@ -180,7 +184,7 @@ pub fn compress(input: &Table, out: &Path, params: Params, progress: &dyn Progre
         cells: cells_sec,
         remoteness: rem_sec,
         sums: sums_sec,
-        sums_hash: xxhash_rust::xxh3::xxh3_64(&sum_bytes),
+        sums_hash,
         rounds: h.rounds,
         frame_positions: f,
         level: params.level,
@@ -189,8 +193,7 @@ pub fn compress(input: &Table, out: &Path, params: Params, progress: &dyn Progre
         spec: game.spec,
         source: game.source,
     };
-    tmp.write_at(&header.encode(&game.embedded), 0)?;
-    tmp.commit()
+    table.commit(&header, &game.embedded)
 }
 
 /// Compresses `frames` frames made by `make` into a seekable stream at `at`; pushes each frame's
@@ -391,13 +394,13 @@ fn remoteness_frame(
         return nibble_frame(input, first, n, fill);
     }
     let mut out = vec![0u8; n as usize * w];
-    let mut prev = u32::MAX;
+    let mut prev = crate::remoteness::NONE;
     with_game!(input.game(), g => {
         for i in 0..n as usize {
             let pos = first + i as u64;
             let r = match (by_rules(g, pos), fill) {
                 (Rules::Search, _) | (_, DontCareFill::Stored) => {
-                    prev = input.remoteness(pos)?.unwrap_or(u32::MAX);
+                    prev = input.remoteness(pos)?.unwrap_or(crate::remoteness::NONE);
                     prev
                 }
                 (_, DontCareFill::Previous | DontCareFill::Second | DontCareFill::Best) => prev,
@@ -516,7 +519,7 @@ pub fn decompress(input: &Table, out: &Path, progress: &dyn Progress) -> Result<
                 let first = k as u64 * CHUNK;
                 for (i, d) in bytes.chunks_mut(w).enumerate() {
                     let pos = first + i as u64;
-                    put_remoteness(d, input.remoteness(pos)?.unwrap_or(u32::MAX));
+                    put_remoteness(d, input.remoteness(pos)?.unwrap_or(crate::remoteness::NONE));
                 }
                 progress.advance((bytes.len() / w) as u64);
                 Ok::<(), Error>(())

@@ -590,68 +590,11 @@ impl Header {
     }
 }
 
-/// Bytes of a raw table's remoteness section for `size` positions of `width` (whole 64-bit
-/// words of nibbles for [`REM_NIBBLES`], as the cells are whole words).
-pub fn remoteness_len(size: u64, width: u8) -> u64 {
-    match width {
-        REM_NIBBLES => size.div_ceil(16).saturating_mul(8),
-        w => size.saturating_mul(w as u64),
-    }
-}
-
-/// Bytes of the remoteness of `n` positions in a frame of a compressed table (nibbles: half a
-/// byte each, rounded up; frames start at multiples of 32 positions).
-pub fn frame_remoteness_len(n: u64, width: u8) -> u64 {
-    match width {
-        REM_NIBBLES => n.div_ceil(2),
-        w => n * w as u64,
-    }
-}
-
-/// The nibble of a position of value `code` (a cell code) and remoteness `r` in a
-/// [`REM_NIBBLES`] table: `r / 2` for a loss (its remoteness is even), `(r + 1) / 2` for a win
-/// (odd, or 0 where the game is over), 0 for a draw or an unused index (no remoteness). `None`
-/// when the pair does not fit: a loss of odd remoteness, a win of even nonzero remoteness, a
-/// value past 15.
-pub fn nibble_of(code: u8, r: Option<u32>) -> Option<u8> {
-    let n = match (code, r) {
-        (crate::cells::LOSS, Some(r)) if r % 2 == 0 => r / 2,
-        (crate::cells::WIN, Some(r)) if r == 0 || r % 2 == 1 => r.div_ceil(2),
-        (crate::cells::LOSS | crate::cells::WIN, _) => return None,
-        _ => 0,
-    };
-    (n < 16).then_some(n as u8)
-}
-
-/// The remoteness a [`REM_NIBBLES`] table's nibble `n` stands for at a position of value
-/// `code` (the inverse of [`nibble_of`]); `None` for draws and unused indices.
-pub fn remoteness_of_nibble(code: u8, n: u8) -> Option<u32> {
-    let n = (n & 15) as u32;
-    match code {
-        crate::cells::LOSS => Some(2 * n),
-        crate::cells::WIN => Some((2 * n).saturating_sub(1)),
-        _ => None,
-    }
-}
-
-/// Stores `r` (`u32::MAX` for none) in `d.len()` bytes, none as all-ones.
-pub fn put_remoteness(d: &mut [u8], r: u32) {
-    match d.len() {
-        1 => d[0] = r.min(0xFF) as u8,
-        2 => d.copy_from_slice(&(r.min(0xFFFF) as u16).to_le_bytes()),
-        _ => d.copy_from_slice(&r.to_le_bytes()),
-    }
-}
-
-/// Reads a remoteness of `b.len()` bytes; all-ones is none.
-pub fn get_remoteness(b: &[u8]) -> Option<u32> {
-    let (r, none) = match b.len() {
-        1 => (b[0] as u32, 0xFF),
-        2 => (u16::from_le_bytes([b[0], b[1]]) as u32, 0xFFFF),
-        _ => (u32::from_le_bytes([b[0], b[1], b[2], b[3]]), u32::MAX),
-    };
-    (r != none).then_some(r)
-}
+mod remoteness;
+pub use remoteness::{
+    frame_remoteness_len, get_remoteness, nibble_of, put_remoteness, remoteness_bytes,
+    remoteness_len, remoteness_of_nibble, remoteness_width,
+};
 
 #[cfg(test)]
 mod tests;
