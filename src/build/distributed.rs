@@ -112,16 +112,7 @@ pub fn build_digraph(
     // width, the same on every rank.
     let game = agree(
         comm,
-        (rank == 0)
-            .then(|| -> Result<GameFields> {
-                let input = source::map_file(file, opts.progress())?;
-                let source = Source::of_released(file, &input);
-                Ok(GameFields::of_source(
-                    format!("digraph:{file}"),
-                    Some(&source),
-                ))
-            })
-            .transpose(),
+        (rank == 0).then(|| header_fields(file, opts)).transpose(),
     )?;
     let header_len = all_gather(comm, game.as_ref().map_or(0, GameFields::header_len))?[0];
     let rem = solved.remoteness.as_deref().unwrap_or(&[]);
@@ -151,21 +142,10 @@ pub fn build_digraph(
     let mut to = vec![Vec::new(); ranks];
     to[0] = report;
     let reports = comm.exchange(to)?;
-    let committed = work.map(|(_lock, mut table, _)| -> Result<u64> {
-        let mut counts = [0u64; 4];
-        let mut tail = Vec::new();
-        for r in &reports {
-            for (c, x) in counts.iter_mut().zip(r) {
-                *c += x;
-            }
-            let k = r[4] as usize;
-            table.push_sums(r[5..5 + k].iter().copied());
-            tail.extend_from_slice(&r[5 + k..]);
-        }
-        table.push_sums(tail);
+    let committed = work.map(|(_lock, table, _)| {
         let game = game.expect("rank 0 has the header fields");
         let rounds = opts.remoteness.then_some(solved.rounds);
-        table.commit_raw(&game, n, counts, rounds, width, None)
+        commit(table, &reports, &game, n, rounds, width)
     });
     let file_bytes = agree(comm, committed.transpose())?.unwrap_or(0);
     let file_bytes = all_gather(comm, file_bytes)?[0];
@@ -190,6 +170,40 @@ pub fn build_digraph(
         total_seconds: started.elapsed().as_secs_f64(),
         file_bytes,
     })
+}
+
+/// Rank 0: the header's game fields of `digraph:FILE`, the input read whole for its checksum.
+fn header_fields(file: &str, opts: &BuildOptions) -> Result<GameFields> {
+    let input = source::map_file(file, opts.progress())?;
+    let source = Source::of_released(file, &input);
+    Ok(GameFields::of_source(
+        format!("digraph:{file}"),
+        Some(&source),
+    ))
+}
+
+/// Rank 0: commits the table of `n` positions from every rank's report (its counts, then the
+/// number of its cells' checksums, those checksums and its remoteness' checksums).
+fn commit(
+    mut table: TableFile,
+    reports: &[Vec<u64>],
+    game: &GameFields,
+    n: u64,
+    rounds: Option<u32>,
+    width: u8,
+) -> Result<u64> {
+    let mut counts = [0u64; 4];
+    let mut tail = Vec::new();
+    for r in reports {
+        for (c, x) in counts.iter_mut().zip(r) {
+            *c += x;
+        }
+        let k = r[4] as usize;
+        table.push_sums(r[5..5 + k].iter().copied());
+        tail.extend_from_slice(&r[5 + k..]);
+    }
+    table.push_sums(tail);
+    table.commit_raw(game, n, counts, rounds, width, None)
 }
 
 /// Rank 0: checks the destination, takes the output's lock and creates the work file with a

@@ -74,45 +74,17 @@ pub fn compress(input: &Table, out: &Path, params: Params, progress: &dyn Progre
     TempFile::check_destination(out)?;
     let _lock = OutputLock::acquire(out, progress)?;
     let mut table = TableFile::create(out)?;
-    // The dictionary, if one pays, goes right after the header; compressed files have no
-    // padding: every byte is covered by a checksum.
-    let dictionary = if params.dictionary {
-        choose_dictionary(input, params, frames, progress)?
-    } else {
-        None
-    };
-    let dict_sec = Section {
-        offset: if dictionary.is_some() {
-            game.header_len()
-        } else {
-            0
-        },
-        len: dictionary.as_ref().map_or(0, |d| d.len() as u64),
-    };
-    if let Some(d) = &dictionary {
-        table.write_at(d, dict_sec.offset)?;
-    }
+    let (dictionary, dict_sec) =
+        write_dictionary(&table, input, params, frames, game.header_len(), progress)?;
     let prepared = dictionary
         .as_ref()
         .map(|d| zstd::dict::EncoderDictionary::copy(d, params.level));
     let start = game.header_len() + dict_sec.len;
 
-    // One seekable stream per section, its frames made by `frame` from the raw table.
-    type Frame = fn(&Table, u64, u64, DontCareFill, bool) -> Result<Vec<u8>>;
-    type Dictionary<'a> = Option<&'a zstd::dict::EncoderDictionary<'a>>;
-    let stream =
-        |table: &mut TableFile, what: &str, at: u64, frame: Frame, dict: Dictionary<'_>| {
-            progress.stage(what, frames as u64);
-            let codec = (params.level, dict);
-            let (tmp, sums) = table.parts();
-            write_stream(tmp, at, frames, codec, sums, progress, |k| {
-                let first = k as u64 * f;
-                candidates(params.fill, |fill| {
-                    frame(input, first, f.min(size - first), fill, omitted)
-                })
-            })
-        };
     // The dictionary was made for the cells' frames; the remoteness' are compressed without.
+    let stream = |table: &mut TableFile, what: &str, at: u64, frame: Frame, dict| {
+        compress_section(table, input, params, (what, at), frame, dict, progress)
+    };
     let cells_sec = stream(
         &mut table,
         "compressing cells",
@@ -132,34 +104,11 @@ pub fn compress(input: &Table, out: &Path, params: Params, progress: &dyn Progre
         Section::default()
     };
     let mut end = rem_sec.end().max(cells_sec.end());
-    // The generalized Sprague-Grundy codes: a stream of frames as stored (no don't-care), then
-    // the reach sets as they are, checksummed a block at a time.
     let grundy = match h.grundy {
         Some(g) => {
-            progress.stage("compressing grundy values", frames as u64);
-            let (tmp, sums) = table.parts();
-            let values = write_stream(
-                tmp,
-                end,
-                frames,
-                (params.level, None),
-                sums,
-                progress,
-                |k| {
-                    let first = k as u64 * f;
-                    Ok(vec![
-                        input.raw_grundy_codes(first, f.min(size - first))?.to_vec(),
-                    ])
-                },
-            )?;
-            let set_bytes = input.grundy_sets_bytes()?;
-            let sets = Section {
-                offset: values.end(),
-                len: set_bytes.len() as u64,
-            };
-            table.write_section(set_bytes, sets.offset)?;
-            end = sets.end();
-            Some(format::GrundyFields { values, sets, ..g })
+            let g = compress_grundy(&mut table, input, g, params, end, progress)?;
+            end = g.sets.end();
+            Some(g)
         }
         None => None,
     };
@@ -194,6 +143,99 @@ pub fn compress(input: &Table, out: &Path, params: Params, progress: &dyn Progre
         source: game.source,
     };
     table.commit(&header, &game.embedded)
+}
+
+/// A function that makes a section's frame from the raw table: positions `first..first + n`,
+/// the don't-care cells filled as asked, positions the rules decide left out when `omitted`.
+type Frame = fn(&Table, u64, u64, DontCareFill, bool) -> Result<Vec<u8>>;
+
+/// Compresses one section of `input` (told to `progress` as stage `what`) into a seekable stream
+/// at `at`, each frame made by `frame` with the fill that compresses best; returns its section.
+fn compress_section(
+    table: &mut TableFile,
+    input: &Table,
+    params: Params,
+    (what, at): (&str, u64),
+    frame: Frame,
+    dictionary: Option<&zstd::dict::EncoderDictionary<'_>>,
+    progress: &dyn Progress,
+) -> Result<Section> {
+    let f = params.frame_positions;
+    let size = input.header().size;
+    let frames = size.div_ceil(f) as usize;
+    progress.stage(what, frames as u64);
+    let codec = (params.level, dictionary);
+    let (tmp, sums) = table.parts();
+    write_stream(tmp, at, frames, codec, sums, progress, |k| {
+        let first = k as u64 * f;
+        candidates(params.fill, |fill| {
+            frame(input, first, f.min(size - first), fill, params.one_mover)
+        })
+    })
+}
+
+/// The dictionary for the cells' frames when `params` asks for one and one pays, written right
+/// after the header (a compressed file has no padding: every byte is covered by a checksum),
+/// and its section (empty at 0 when there is none).
+fn write_dictionary(
+    table: &TableFile,
+    input: &Table,
+    params: Params,
+    frames: usize,
+    header_len: u64,
+    progress: &dyn Progress,
+) -> Result<(Option<Vec<u8>>, Section)> {
+    let dictionary = if params.dictionary {
+        choose_dictionary(input, params, frames, progress)?
+    } else {
+        None
+    };
+    let dict_sec = Section {
+        offset: if dictionary.is_some() { header_len } else { 0 },
+        len: dictionary.as_ref().map_or(0, |d| d.len() as u64),
+    };
+    if let Some(d) = &dictionary {
+        table.write_at(d, dict_sec.offset)?;
+    }
+    Ok((dictionary, dict_sec))
+}
+
+/// The generalized Sprague-Grundy codes `g` of `input` compressed at `end`: a stream of frames
+/// as stored (no don't-care), then the reach sets as they are, checksummed a block at a time.
+fn compress_grundy(
+    table: &mut TableFile,
+    input: &Table,
+    g: format::GrundyFields,
+    params: Params,
+    end: u64,
+    progress: &dyn Progress,
+) -> Result<format::GrundyFields> {
+    let f = params.frame_positions;
+    let size = input.header().size;
+    let frames = size.div_ceil(f) as usize;
+    progress.stage("compressing grundy values", frames as u64);
+    let (tmp, sums) = table.parts();
+    let values = write_stream(
+        tmp,
+        end,
+        frames,
+        (params.level, None),
+        sums,
+        progress,
+        |k| {
+            let first = k as u64 * f;
+            Ok(vec![
+                input.raw_grundy_codes(first, f.min(size - first))?.to_vec(),
+            ])
+        },
+    )?;
+    let set_bytes = input.grundy_sets_bytes()?;
+    let sets = Section {
+        offset: values.end(),
+        len: set_bytes.len() as u64,
+    };
+    table.write_section(set_bytes, sets.offset)?;
+    Ok(format::GrundyFields { values, sets, ..g })
 }
 
 /// Compresses `frames` frames made by `make` into a seekable stream at `at`; pushes each frame's

@@ -125,6 +125,60 @@ impl GrundyFields {
             _ => 4,
         }
     }
+
+    /// The fields as a header holds them at byte `g` of `bytes` (after the embedded input).
+    fn decode(bytes: &[u8], g: usize) -> std::result::Result<GrundyFields, String> {
+        let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
+        let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().unwrap());
+        let section = |o: usize| Section {
+            offset: u64_at(o),
+            len: u64_at(o + 8),
+        };
+        let width = bytes[g + 36];
+        if ![1, 2, 4].contains(&width) {
+            return Err(format!("bad generalized Sprague-Grundy code width {width}"));
+        }
+        Ok(GrundyFields {
+            values: section(g),
+            sets: section(g + 16),
+            finite: u32_at(g + 32),
+            width,
+            set_count: u64_at(g + 40),
+        })
+    }
+}
+
+impl SourceRef {
+    /// The input a header of source kind `kind` describes, for a game input called `name`:
+    /// embedded right after the spec (`spec_len` bytes from the fixed fields) or referred to.
+    fn decode(
+        kind: u8,
+        name: String,
+        spec_len: u64,
+        embedded_len: u64,
+        src_len: u64,
+        src_hash: u64,
+    ) -> std::result::Result<SourceRef, String> {
+        Ok(match kind {
+            0 => SourceRef::None,
+            1 => SourceRef::Embedded {
+                source: Source {
+                    name,
+                    len: embedded_len,
+                    hash: src_hash,
+                    bytes: None,
+                },
+                offset: FIXED as u64 + spec_len,
+            },
+            2 => SourceRef::Referenced(Source {
+                name,
+                len: src_len,
+                hash: src_hash,
+                bytes: None,
+            }),
+            k => return Err(format!("unknown source kind {k}")),
+        })
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -247,40 +301,9 @@ impl Header {
     pub fn decode(path: &std::path::Path, bytes: &[u8], file_len: u64) -> Result<Header> {
         let fail = |kind: TableErrorKind| Error::table_kind(path, kind);
         let bad = |msg: String| fail(TableErrorKind::Damaged(msg));
-        if bytes.len() < 8 || bytes[..8] != MAGIC {
-            return Err(fail(TableErrorKind::NotATable));
-        }
-        if bytes.len() < FIXED + 8 {
-            return Err(fail(TableErrorKind::Truncated(format!(
-                "{} bytes, shorter than a header",
-                bytes.len()
-            ))));
-        }
+        let (version, header_len) = Header::check_prefix(bytes).map_err(fail)?;
         let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
         let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().unwrap());
-        let version = u32_at(8);
-        if !(OLDEST_VERSION..=VERSION).contains(&version) {
-            return Err(fail(TableErrorKind::Version {
-                expected: VERSION,
-                oldest: OLDEST_VERSION,
-                got: version,
-            }));
-        }
-        let header_len = u32_at(12) as u64;
-        if header_len < FIXED as u64 + 8 || header_len > bytes.len() as u64 {
-            return Err(bad(format!(
-                "header length {header_len} does not fit the file ({} bytes)",
-                bytes.len()
-            )));
-        }
-        let h = header_len as usize;
-        let stored = u64_at(h - 8);
-        if xxhash_rust::xxh3::xxh3_64(&bytes[..h - 8]) != stored {
-            return Err(fail(TableErrorKind::Checksum {
-                section: Checked::Header,
-                block: None,
-            }));
-        }
         let size = u64_at(16);
         let encoding = match bytes[24] {
             0 => Encoding::Raw,
@@ -334,19 +357,7 @@ impl Header {
         // The generalized Sprague-Grundy fields follow the embedded input.
         let grundy = if grundy_len > 0 {
             let g = (FIXED as u64 + spec_len + embedded_len) as usize;
-            let width = bytes[g + 36];
-            if ![1, 2, 4].contains(&width) {
-                return Err(bad(format!(
-                    "bad generalized Sprague-Grundy code width {width}"
-                )));
-            }
-            Some(GrundyFields {
-                values: section(g),
-                sets: section(g + 16),
-                finite: u32_at(g + 32),
-                width,
-                set_count: u64_at(g + 40),
-            })
+            Some(GrundyFields::decode(bytes, g).map_err(bad)?)
         } else {
             None
         };
@@ -360,25 +371,8 @@ impl Header {
             }));
         }
         let name = spec.split_once(':').map_or("", |(_, a)| a).to_string();
-        let source = match bytes[26] {
-            0 => SourceRef::None,
-            1 => SourceRef::Embedded {
-                source: Source {
-                    name,
-                    len: embedded_len,
-                    hash: src_hash,
-                    bytes: None,
-                },
-                offset: FIXED as u64 + spec_len,
-            },
-            2 => SourceRef::Referenced(Source {
-                name,
-                len: src_len,
-                hash: src_hash,
-                bytes: None,
-            }),
-            k => return Err(bad(format!("unknown source kind {k}"))),
-        };
+        let source = SourceRef::decode(bytes[26], name, spec_len, embedded_len, src_len, src_hash)
+            .map_err(bad)?;
         let header = Header {
             version,
             header_len,
@@ -404,6 +398,47 @@ impl Header {
         };
         header.check_layout(file_len).map_err(fail)?;
         Ok(header)
+    }
+
+    /// Checks a header's fixed start: the magic, a length that holds the fixed fields, a
+    /// version this build reads, a header length that fits `bytes`, and the header's checksum.
+    /// Returns the version and the header's length.
+    fn check_prefix(bytes: &[u8]) -> std::result::Result<(u32, u64), TableErrorKind> {
+        if bytes.len() < 8 || bytes[..8] != MAGIC {
+            return Err(TableErrorKind::NotATable);
+        }
+        if bytes.len() < FIXED + 8 {
+            return Err(TableErrorKind::Truncated(format!(
+                "{} bytes, shorter than a header",
+                bytes.len()
+            )));
+        }
+        let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
+        let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().unwrap());
+        let version = u32_at(8);
+        if !(OLDEST_VERSION..=VERSION).contains(&version) {
+            return Err(TableErrorKind::Version {
+                expected: VERSION,
+                oldest: OLDEST_VERSION,
+                got: version,
+            });
+        }
+        let header_len = u32_at(12) as u64;
+        if header_len < FIXED as u64 + 8 || header_len > bytes.len() as u64 {
+            return Err(TableErrorKind::Damaged(format!(
+                "header length {header_len} does not fit the file ({} bytes)",
+                bytes.len()
+            )));
+        }
+        let h = header_len as usize;
+        let stored = u64_at(h - 8);
+        if xxhash_rust::xxh3::xxh3_64(&bytes[..h - 8]) != stored {
+            return Err(TableErrorKind::Checksum {
+                section: Checked::Header,
+                block: None,
+            });
+        }
+        Ok((version, header_len))
     }
 
     /// Checks the header fields this table does not use, in the header's bytes: the reserved
