@@ -96,7 +96,7 @@ pub struct Sliced {
     /// The image of a key under group element `g` (but the identity) is
     /// `key_image[g - 1].0[key % key_split] + key_image[g - 1].1[key / key_split]`: the images of
     /// its low and high key digits, tabulated, so [`Sliced::canonical`] divides once.
-    key_image: Vec<(Vec<u64>, Vec<u64>)>,
+    key_image: Vec<KeyImage>,
     key_split: u64,
     /// For each group element but the identity (`low_perm[g - 1]`): the image of each low
     /// configuration.
@@ -125,10 +125,17 @@ pub struct Sliced {
     size: u64,
 }
 
+/// A group element's images of a key's two halves (the low half's values, then the high's).
+type KeyImage = (Vec<u64>, Vec<u64>);
+
+/// The low configurations by class ([`classes`]): each class's list, each one's rank in its
+/// class, and each class's counts by filled cells.
+type Classes = (Vec<Vec<u32>>, Vec<u32>, Vec<Vec<u64>>);
+
 /// The images of a key's digits under each group element but the identity (`key_perm[1..]`),
 /// in two halves tabulated apart (the low `key_lo` digits, then the rest), and the number of
 /// values of the low half.
-fn key_images(key_perm: &[Vec<u32>], hw: u32, pow3: &[u64]) -> (Vec<(Vec<u64>, Vec<u64>)>, u64) {
+fn key_images(key_perm: &[Vec<u32>], hw: u32, pow3: &[u64]) -> (Vec<KeyImage>, u64) {
     // The key's digits in two halves, each half's images tabulated per group element.
     let key_lo = hw / 2 + hw % 2;
     let key_split = 3u64.pow(key_lo);
@@ -161,8 +168,7 @@ fn key_images(key_perm: &[Vec<u32>], hw: u32, pow3: &[u64]) -> (Vec<(Vec<u64>, V
 /// right's), each in increasing value; each one's rank in its class; and per class the number
 /// with each count of filled cells (`filled`). A row of class A's difference `d` holds the
 /// merge of classes `d` and `d + 1`.
-#[allow(clippy::type_complexity)]
-fn classes(diff: &[i32], filled: &[u32], lw: u32) -> (Vec<Vec<u32>>, Vec<u32>, Vec<Vec<u64>>) {
+fn classes(diff: &[i32], filled: &[u32], lw: u32) -> Classes {
     let n_low = diff.len();
     let mut class_list = vec![Vec::new(); 2 * lw as usize + 1];
     for v in 0..n_low {
