@@ -33,6 +33,7 @@ pub mod memory;
 pub mod oracle;
 pub mod play;
 pub mod progress;
+pub mod remoteness;
 pub mod research;
 #[cfg(feature = "serve")]
 pub mod serve;

@@ -20,16 +20,17 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use super::{BuildOptions, max_finite, remoteness_bytes, remoteness_width};
+use super::BuildOptions;
 use crate::error::{Error, Result};
 use crate::games::digraph::parse::{parse_share, share_bounds};
 use crate::games::source::{self, Source};
+use crate::remoteness::max_finite;
 use crate::solve::distributed::comm::{Comm, agree, all_gather};
 use crate::solve::distributed::digraph::{self as engine, Part};
 use crate::table::OutputLock;
-use crate::table::format;
+use crate::table::format::{self, remoteness_bytes, remoteness_width};
 use crate::table::workfiles::sibling;
-use crate::table::write::{GameFields, TempFile, block_sums, raw_header, raw_sections, sums_bytes};
+use crate::table::write::{GameFields, RawLayout, TableFile, TempFile};
 
 // A rank's vertices fill whole checksum blocks of the cells (2 bits a vertex) and of the
 // remoteness (1 to 4 bytes), so each rank's checksums are the table's.
@@ -111,16 +112,7 @@ pub fn build_digraph(
     // width, the same on every rank.
     let game = agree(
         comm,
-        (rank == 0)
-            .then(|| -> Result<GameFields> {
-                let input = source::map_file(file, opts.progress())?;
-                let source = Source::of_released(file, &input);
-                Ok(GameFields::of_source(
-                    format!("digraph:{file}"),
-                    Some(&source),
-                ))
-            })
-            .transpose(),
+        (rank == 0).then(|| header_fields(file, opts)).transpose(),
     )?;
     let header_len = all_gather(comm, game.as_ref().map_or(0, GameFields::header_len))?[0];
     let rem = solved.remoteness.as_deref().unwrap_or(&[]);
@@ -129,7 +121,7 @@ pub fn build_digraph(
     } else {
         0
     };
-    let (cells_sec, rem_sec) = raw_sections(header_len, n, width);
+    let layout = RawLayout::new(header_len, n, width);
 
     // Every rank writes its cells and remoteness; rank 0 then the checksums and the header.
     let cell_bytes: Vec<u8> = solved
@@ -138,47 +130,22 @@ pub fn build_digraph(
         .flat_map(|w| w.load(std::sync::atomic::Ordering::Relaxed).to_le_bytes())
         .collect();
     let rem_bytes = remoteness_bytes(rem, width);
-    let wrote = (|| -> Result<()> {
-        shared
-            .write_all_at(&cell_bytes, cells_sec.offset + range.start / 4)
-            .map_err(|e| Error::io(&work_path, e))?;
-        if width > 0 {
-            shared
-                .write_all_at(&rem_bytes, rem_sec.offset + range.start * width as u64)
-                .map_err(|e| Error::io(&work_path, e))?;
-        }
-        shared.sync_data().map_err(|e| Error::io(&work_path, e))
-    })();
-    agree(comm, wrote)?;
-    let block = format::BLOCK as u64;
+    let (cell_sums, rem_sums) = agree(
+        comm,
+        layout.write_share(&shared, &work_path, range.start, &cell_bytes, &rem_bytes),
+    )?;
     let cells = solved.cells(len);
     let mut report = cells.counts().to_vec();
-    let cell_sums = block_sums(&cell_bytes, block);
-    let rem_sums = block_sums(&rem_bytes, block);
     report.push(cell_sums.len() as u64);
     report.extend(&cell_sums);
     report.extend(&rem_sums);
     let mut to = vec![Vec::new(); ranks];
     to[0] = report;
     let reports = comm.exchange(to)?;
-    let committed = work.map(|(_lock, tmp, _)| -> Result<u64> {
-        let mut counts = [0u64; 4];
-        let (mut sums, mut tail) = (Vec::new(), Vec::new());
-        for r in &reports {
-            for (c, x) in counts.iter_mut().zip(r) {
-                *c += x;
-            }
-            let k = r[4] as usize;
-            sums.extend_from_slice(&r[5..5 + k]);
-            tail.extend_from_slice(&r[5 + k..]);
-        }
-        sums.extend(tail);
+    let committed = work.map(|(_lock, table, _)| {
         let game = game.expect("rank 0 has the header fields");
         let rounds = opts.remoteness.then_some(solved.rounds);
-        let header = raw_header(&game, n, counts, rounds, width, None, &sums);
-        tmp.write_at(&sums_bytes(&sums), header.sums.offset)?;
-        tmp.write_at(&header.encode(&game.embedded), 0)?;
-        tmp.commit()
+        commit(table, &reports, &game, n, rounds, width)
     });
     let file_bytes = agree(comm, committed.transpose())?.unwrap_or(0);
     let file_bytes = all_gather(comm, file_bytes)?[0];
@@ -205,12 +172,46 @@ pub fn build_digraph(
     })
 }
 
+/// Rank 0: the header's game fields of `digraph:FILE`, the input read whole for its checksum.
+fn header_fields(file: &str, opts: &BuildOptions) -> Result<GameFields> {
+    let input = source::map_file(file, opts.progress())?;
+    let source = Source::of_released(file, &input);
+    Ok(GameFields::of_source(
+        format!("digraph:{file}"),
+        Some(&source),
+    ))
+}
+
+/// Rank 0: commits the table of `n` positions from every rank's report (its counts, then the
+/// number of its cells' checksums, those checksums and its remoteness' checksums).
+fn commit(
+    mut table: TableFile,
+    reports: &[Vec<u64>],
+    game: &GameFields,
+    n: u64,
+    rounds: Option<u32>,
+    width: u8,
+) -> Result<u64> {
+    let mut counts = [0u64; 4];
+    let mut tail = Vec::new();
+    for r in reports {
+        for (c, x) in counts.iter_mut().zip(r) {
+            *c += x;
+        }
+        let k = r[4] as usize;
+        table.push_sums(r[5..5 + k].iter().copied());
+        tail.extend_from_slice(&r[5 + k..]);
+    }
+    table.push_sums(tail);
+    table.commit_raw(game, n, counts, rounds, width, None)
+}
+
 /// Rank 0: checks the destination, takes the output's lock and creates the work file with a
 /// token the other ranks read back.
-fn start_work_file(out: &Path, opts: &BuildOptions) -> Result<(OutputLock, TempFile, u64)> {
+fn start_work_file(out: &Path, opts: &BuildOptions) -> Result<(OutputLock, TableFile, u64)> {
     TempFile::check_destination(out)?;
     let lock = OutputLock::acquire(out, opts.progress())?;
-    let tmp = TempFile::create(out)?;
+    let tmp = TableFile::create(out)?;
     let token = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64)

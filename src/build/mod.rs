@@ -18,15 +18,15 @@ mod tiered;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::game::Game as _;
 use crate::games::AnyGame;
 use crate::progress::{Progress, Silent};
+use crate::remoteness::max_finite;
 use crate::solve::{self, SolveOptions, SolveStats};
-use crate::table::format::put_remoteness;
+use crate::table::format::{remoteness_bytes, remoteness_width};
 use crate::table::workfiles::sibling;
 use crate::table::write::{GameFields, GrundyBytes, RawWriter, TempFile};
 use crate::table::{OutputLock, raw_sibling, zstd::Params};
@@ -473,18 +473,6 @@ fn interrupted(spec: &str, resumable: Option<&Path>) -> Error {
     })
 }
 
-/// The narrowest remoteness width (bytes) whose all-ones value exceeds `max`, the largest finite
-/// remoteness.
-pub(crate) fn remoteness_width(max: u32) -> u8 {
-    if max < 0xFF {
-        1
-    } else if max < 0xFFFF {
-        2
-    } else {
-        4
-    }
-}
-
 /// The remoteness width of `game`'s tables: half a byte relative to the value for the boards
 /// the solvers know, plain and sliced (a cell game's remoteness follows its value's parity and
 /// stays below 29 cells, docs/FORMAT.md), else the narrowest width whose all-ones value exceeds
@@ -515,43 +503,17 @@ fn encode_remoteness(
     let mut out = vec![0u8; crate::table::format::remoteness_len(rem.len() as u64, width) as usize];
     for (i, &r) in rem.iter().enumerate() {
         let code = cells.get(i as u64);
-        let n = crate::table::format::nibble_of(code, (r != u32::MAX).then_some(r)).ok_or_else(
-            || Error::Spec {
+        let n = crate::table::format::nibble_of(code, (r != crate::remoteness::NONE).then_some(r))
+            .ok_or_else(|| Error::Spec {
                 spec: game.spec(),
                 msg: format!(
                     "position {i} has remoteness {r} with value code {code}, which the \
                      table's nibbles cannot hold (a loss's remoteness is even, a win's odd)"
                 ),
-            },
-        )?;
+            })?;
         out[i / 2] |= n << (4 * (i % 2));
     }
     Ok((width, out))
-}
-
-/// The largest remoteness that is not `u32::MAX` (draws, unused), 0 if none.
-pub(crate) fn max_finite(rem: &[u32]) -> u32 {
-    rem.par_iter()
-        .filter(|&&r| r != u32::MAX)
-        .max()
-        .copied()
-        .unwrap_or(0)
-}
-
-/// `rem` stored `width` bytes each, as the table's remoteness section holds it.
-pub(crate) fn remoteness_bytes(rem: &[u32], width: u8) -> Vec<u8> {
-    if width == 0 {
-        return Vec::new();
-    }
-    let mut out = vec![0u8; rem.len() * width as usize];
-    out.par_chunks_mut(width as usize * 4096)
-        .zip(rem.par_chunks(4096))
-        .for_each(|(dst, src)| {
-            for (d, &r) in dst.chunks_mut(width as usize).zip(src) {
-                put_remoteness(d, r);
-            }
-        });
-    out
 }
 
 #[cfg(test)]

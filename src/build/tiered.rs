@@ -196,10 +196,7 @@ pub(super) fn build_with(
     let size = game.size();
     let plan = plan_tiered(game, out, opts);
     let TieredPlan {
-        tiers,
-        done_from,
-        lowest,
-        ..
+        tiers, done_from, ..
     } = plan;
     let resumed = plan.resumed.clone();
     if let Some(why) = &plan.refused {
@@ -216,15 +213,7 @@ pub(super) fn build_with(
         spec: spec.clone(),
         msg: "the tiered engine cannot solve this game".into(),
     })?;
-    let what = format!(
-        "solving tiers {lowest}..{done_from} of {spec} with the tiered engine ({kernel} kernel)"
-    );
-    crate::memory::check(
-        format!("{what} ({size} positions)"),
-        plan.memory_bytes,
-        opts.max_memory,
-    )?;
-    crate::memory::check_disk(what, out, plan.disk_bytes)?;
+    check_resources(&spec, size, out, opts, &plan, kernel)?;
     // The remoteness a resumed run starts from, read into the engine's memory and checked
     // against the checkpoint's sum.
     let resume_rem = match &resumed {
@@ -236,18 +225,12 @@ pub(super) fn build_with(
             None
         }
     };
-    let writer = RawWriter::resumable(out, lock, GameFields::of(game), size, resumed.is_none())?;
     // The row kernel with remoteness writes its nibbles in the work file, beside the cells.
     let in_file_rem = kernel == Kernel::SlicedRemoteness;
     // The plain board's kernel with remoteness has its nibbles written while it solves.
     let streamed_rem = kernel == Kernel::PlainRemoteness && solver.is_none();
-    let writer = if in_file_rem {
-        writer.with_nibbles()?
-    } else if streamed_rem {
-        writer.stream_nibbles()?
-    } else {
-        writer
-    };
+    let fresh = resumed.is_none();
+    let writer = open_writer(out, lock, game, fresh, in_file_rem, streamed_rem)?;
     let cells_path = writer.path().to_path_buf();
     let solve_start = Instant::now();
     let stats = {
@@ -265,96 +248,54 @@ pub(super) fn build_with(
                 }
             }, _ => 0)
         };
-        // The digest of the finished tiers' cells, and the lowest tier it covers: checked
-        // against the checkpoint on resuming, then grown at each checkpoint.
-        let mut cells_sum = 0u64;
-        let mut cells_sum_from = tiers;
-        if let Some(m) = &resumed {
-            cells_sum = digest(m.tier..tiers);
-            cells_sum_from = m.tier;
-            checkpoint::check_cells(&cells_path, m, cells_sum)?;
-        }
         let sopts = SolveOptions {
             remoteness: opts.remoteness,
             progress: opts.progress.clone(),
             stop: opts.stop.clone(),
         };
-        // Positions of the finished tiers and the seconds spent on them, over all runs.
-        let (solved_before, timed_before, seconds_before) = resumed
-            .as_ref()
-            .map_or((0, 0, 0.0), |m| (m.solved, m.timed, m.seconds));
-        let mut tiers_done = TiersDone {
-            out,
-            opts,
-            writer: &writer,
-            identity: &identity,
-            digest: &digest,
-            size,
-            tiers,
-            budget: opts.stop_after_tiers,
-            cells_sum,
-            cells_sum_from,
-            checkpoint_at: Instant::now(),
-            tier_start: Instant::now(),
+        let mut tiers_done = TiersDone::start(
+            (out, opts),
+            &writer,
+            &identity,
+            &digest,
+            (size, tiers),
+            resumed.as_ref(),
             solve_start,
-            solved: solved_before,
-            solved_before,
-            timed_before,
-            seconds_before,
-        };
+        )?;
         let mut checkpoint = |done: solve::tiers::TierDone<'_>| tiers_done.tier_done(done);
-        match solver {
-            Some(solve) => solve(&cells, done_from, &sopts, &mut checkpoint),
-            None if in_file_rem => {
-                let board = with_tiered_game!(game, g => g.board_shape(), _ => None)
-                    .and_then(crate::shape::BoardShape::sliced)
-                    .expect("the row kernel with remoteness was chosen for a sliced board");
-                solve::slicedrem::solve(
-                    &board,
-                    &cells,
-                    &nibbles,
-                    done_from,
-                    &sopts,
-                    &mut checkpoint,
-                )
-            }
-            None if streamed_rem => solve_streaming(game, &writer, &cells, &sopts, &mut checkpoint),
-            None => with_tiered_game!(game, g => solve::tiered::solve_tiers(
-                g,
-                &cells,
-                done_from,
-                resumed.as_ref().map_or(0, |m| m.rounds),
-                resume_rem,
-                &sopts,
-                checkpoint
-            ), _ => unreachable!("build checked that the tiered engine applies")),
-        }
+        let work = Work {
+            writer: &writer,
+            cells: &cells,
+            nibbles: &nibbles,
+            done_from,
+            in_file_rem,
+            streamed_rem,
+        };
+        let rounds_before = resumed.as_ref().map_or(0, |m| m.rounds);
+        work.solve(
+            game,
+            solver,
+            (rounds_before, resume_rem),
+            &sopts,
+            &mut checkpoint,
+        )
         .map_err(|e| match e {
             Error::Interrupted(_) => interrupted(&spec, Some(out)),
             e => e,
         })?
     };
     let solve_seconds = solve_start.elapsed().as_secs_f64();
-    let summary =
-        |stats: &SolveStats, path: String, complete: bool, file_bytes: u64| BuildSummary {
-            spec: spec.clone(),
-            path,
-            positions: size,
-            counts: stats.counts,
-            rounds: stats.rounds,
-            edges: stats.edges,
-            parent_visits: 0,
-            child_probes: stats.child_probes,
-            engine: solve::Engine::Tiered,
-            kernel,
-            resumed_from_tier: resumed.as_ref().map(|m| m.tier),
-            complete,
-            solve_seconds,
-            total_seconds: started.elapsed().as_secs_f64(),
-            file_bytes,
-            compress_seconds: None,
-            grundy: None,
-        };
+    let run = RunFacts {
+        spec: &spec,
+        size,
+        kernel,
+        resumed_from_tier: resumed.as_ref().map(|m| m.tier),
+        solve_seconds,
+        started,
+    };
+    let summary = |stats: &SolveStats, path: String, complete: bool, file_bytes: u64| {
+        run.summary(stats, path, complete, file_bytes)
+    };
     let Some(solved) = stats else {
         writer.flush()?;
         let partial = SolveStats::default();
@@ -365,12 +306,121 @@ pub(super) fn build_with(
             0,
         ));
     };
+    let (stats, file_bytes) = write_table(game, writer, solved, in_file_rem || streamed_rem)?;
+    checkpoint::remove_rem_files(out, None);
+    let _ = std::fs::remove_file(checkpoint::path(out));
+    Ok(summary(&stats, out.display().to_string(), true, file_bytes))
+}
+
+/// Where a run's solve writes and where it starts: the work file's writer, its cells and
+/// nibbles, the tiers finished already, and where the kernel puts the remoteness.
+struct Work<'w, 'a> {
+    writer: &'w RawWriter,
+    cells: &'w Cells<'a>,
+    nibbles: &'w solve::slicedrem::Nibbles<'a>,
+    done_from: u32,
+    /// The row kernel with remoteness writes its nibbles in the work file, beside the cells.
+    in_file_rem: bool,
+    /// The plain board's kernel with remoteness has its nibbles written while it solves.
+    streamed_rem: bool,
+}
+
+impl Work<'_, '_> {
+    /// Solves the tiers below `done_from` of `game` with `solver` when one is given, else with
+    /// the kernel the plan chose; `resume` is the rounds and the engine's remoteness bytes of
+    /// the finished tiers (read from the checkpoint) for the per-position kernel.
+    fn solve(
+        &self,
+        game: &AnyGame,
+        solver: Option<&mut TierSolver<'_>>,
+        resume: (u32, Option<impl FnOnce(&mut [u8]) -> Result<()>>),
+        sopts: &SolveOptions,
+        checkpoint: &mut impl FnMut(solve::tiers::TierDone<'_>) -> Result<bool>,
+    ) -> Result<Option<solve::tiers::Solved>> {
+        let (cells, done_from) = (self.cells, self.done_from);
+        match solver {
+            Some(solve) => solve(cells, done_from, sopts, checkpoint),
+            None if self.in_file_rem => {
+                let board = with_tiered_game!(game, g => g.board_shape(), _ => None)
+                    .and_then(crate::shape::BoardShape::sliced)
+                    .expect("the row kernel with remoteness was chosen for a sliced board");
+                solve::slicedrem::solve(&board, cells, self.nibbles, done_from, sopts, checkpoint)
+            }
+            None if self.streamed_rem => {
+                solve_streaming(game, self.writer, cells, sopts, checkpoint)
+            }
+            None => with_tiered_game!(game, g => solve::tiered::solve_tiers(
+                g,
+                cells,
+                done_from,
+                resume.0,
+                resume.1,
+                sopts,
+                checkpoint
+            ), _ => unreachable!("build checked that the tiered engine applies")),
+        }
+    }
+}
+
+/// The writer of `game`'s table through the resumable work file of `out` (its cells kept, or
+/// undecided when `fresh`), with the remoteness' nibbles mapped (`in_file_rem`) or streamed
+/// (`streamed_rem`) where the kernel writes them while it solves.
+fn open_writer(
+    out: &Path,
+    lock: &OutputLock,
+    game: &AnyGame,
+    fresh: bool,
+    in_file_rem: bool,
+    streamed_rem: bool,
+) -> Result<RawWriter> {
+    let writer = RawWriter::resumable(out, lock, GameFields::of(game), game.size(), fresh)?;
+    if in_file_rem {
+        writer.with_nibbles()
+    } else if streamed_rem {
+        writer.stream_nibbles()
+    } else {
+        Ok(writer)
+    }
+}
+
+/// Checks that memory and disk hold the tiers `plan` solves of the game `spec` (`size`
+/// positions) with `kernel`.
+fn check_resources(
+    spec: &str,
+    size: u64,
+    out: &Path,
+    opts: &BuildOptions,
+    plan: &TieredPlan,
+    kernel: Kernel,
+) -> Result<()> {
+    let (lowest, done_from) = (plan.lowest, plan.done_from);
+    let what = format!(
+        "solving tiers {lowest}..{done_from} of {spec} with the tiered engine ({kernel} kernel)"
+    );
+    crate::memory::check(
+        format!("{what} ({size} positions)"),
+        plan.memory_bytes,
+        opts.max_memory,
+    )?;
+    crate::memory::check_disk(what, out, plan.disk_bytes)
+}
+
+/// Writes the table of a finished solve through `writer`: the engine's remoteness turned into
+/// the table's (nibbles for a board, else the engine's bytes or wider ones), unless the
+/// kernel wrote the nibbles into the work file already (`nibbles_written`). Returns the solve's
+/// figures and the file's size.
+fn write_table(
+    game: &AnyGame,
+    writer: RawWriter,
+    solved: solve::tiers::Solved,
+    nibbles_written: bool,
+) -> Result<(SolveStats, u64)> {
     let stats = solved.stats;
     let nibbles = crate::table::format::REM_NIBBLES;
     let mut rem = solved.remoteness;
     let (writer, width, rem_bytes) = match &mut rem {
         // In the work file already.
-        _ if in_file_rem || streamed_rem => (writer, nibbles, &[][..]),
+        _ if nibbles_written => (writer, nibbles, &[][..]),
         // A board's bytes go into the table's nibbles in the work file, a block at a time, each
         // hashed while in the cache: one pass over the engine's bytes, half of them for the
         // disk.
@@ -391,9 +441,47 @@ pub(super) fn build_with(
         None => (writer, 0, &[][..]),
     };
     let file_bytes = writer.finish(stats.counts, stats.rounds, width, rem_bytes)?;
-    checkpoint::remove_rem_files(out, None);
-    let _ = std::fs::remove_file(checkpoint::path(out));
-    Ok(summary(&stats, out.display().to_string(), true, file_bytes))
+    Ok((stats, file_bytes))
+}
+
+/// What a tiered build's summary says of this run, whatever the solve's figures.
+struct RunFacts<'a> {
+    spec: &'a str,
+    size: u64,
+    kernel: Kernel,
+    resumed_from_tier: Option<u32>,
+    solve_seconds: f64,
+    started: Instant,
+}
+
+impl RunFacts<'_> {
+    fn summary(
+        &self,
+        stats: &SolveStats,
+        path: String,
+        complete: bool,
+        file_bytes: u64,
+    ) -> BuildSummary {
+        BuildSummary {
+            spec: self.spec.to_string(),
+            path,
+            positions: self.size,
+            counts: stats.counts,
+            rounds: stats.rounds,
+            edges: stats.edges,
+            parent_visits: 0,
+            child_probes: stats.child_probes,
+            engine: solve::Engine::Tiered,
+            kernel: self.kernel,
+            resumed_from_tier: self.resumed_from_tier,
+            complete,
+            solve_seconds: self.solve_seconds,
+            total_seconds: self.started.elapsed().as_secs_f64(),
+            file_bytes,
+            compress_seconds: None,
+            grundy: None,
+        }
+    }
 }
 
 /// What a tiered build does after each finished tier ([`build_with`]'s callback to the solve):
@@ -424,6 +512,53 @@ struct TiersDone<'a> {
     solved_before: u64,
     timed_before: u64,
     seconds_before: f64,
+}
+
+impl<'a> TiersDone<'a> {
+    /// The callback of a run that writes through `writer`, solving a game of `size` positions
+    /// in `tiers` tiers, resumed from `resumed` when given: the finished tiers' digest
+    /// (`digest`) is checked against the checkpoint's first.
+    fn start(
+        (out, opts): (&'a Path, &'a BuildOptions),
+        writer: &'a RawWriter,
+        identity: &'a Identity,
+        digest: &'a dyn Fn(std::ops::Range<u32>) -> u64,
+        (size, tiers): (u64, u32),
+        resumed: Option<&Checkpoint>,
+        solve_start: Instant,
+    ) -> Result<TiersDone<'a>> {
+        // The digest of the finished tiers' cells, and the lowest tier it covers: checked
+        // against the checkpoint on resuming, then grown at each checkpoint.
+        let mut cells_sum = 0u64;
+        let mut cells_sum_from = tiers;
+        if let Some(m) = resumed {
+            cells_sum = digest(m.tier..tiers);
+            cells_sum_from = m.tier;
+            checkpoint::check_cells(writer.path(), m, cells_sum)?;
+        }
+        // Positions of the finished tiers and the seconds spent on them, over all runs.
+        let (solved_before, timed_before, seconds_before) =
+            resumed.map_or((0, 0, 0.0), |m| (m.solved, m.timed, m.seconds));
+        Ok(TiersDone {
+            out,
+            opts,
+            writer,
+            identity,
+            digest,
+            size,
+            tiers,
+            budget: opts.stop_after_tiers,
+            cells_sum,
+            cells_sum_from,
+            checkpoint_at: Instant::now(),
+            tier_start: Instant::now(),
+            solve_start,
+            solved: solved_before,
+            solved_before,
+            timed_before,
+            seconds_before,
+        })
+    }
 }
 
 impl TiersDone<'_> {

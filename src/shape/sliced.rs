@@ -96,7 +96,7 @@ pub struct Sliced {
     /// The image of a key under group element `g` (but the identity) is
     /// `key_image[g - 1].0[key % key_split] + key_image[g - 1].1[key / key_split]`: the images of
     /// its low and high key digits, tabulated, so [`Sliced::canonical`] divides once.
-    key_image: Vec<(Vec<u64>, Vec<u64>)>,
+    key_image: Vec<KeyImage>,
     key_split: u64,
     /// For each group element but the identity (`low_perm[g - 1]`): the image of each low
     /// configuration.
@@ -136,6 +136,66 @@ pub struct TooManyKeys {
     pub key_cells: u32,
     pub max_key: u32,
     pub max_cells: u32,
+}
+
+/// A group element's images of a key's two halves (the low half's values, then the high's).
+type KeyImage = (Vec<u64>, Vec<u64>);
+
+/// The low configurations by class ([`classes`]): each class's list, each one's rank in its
+/// class, and each class's counts by filled cells.
+type Classes = (Vec<Vec<u32>>, Vec<u32>, Vec<Vec<u64>>);
+
+/// The images of a key's digits under each group element but the identity (`key_perm[1..]`),
+/// in two halves tabulated apart (the low `key_lo` digits, then the rest), and the number of
+/// values of the low half.
+fn key_images(key_perm: &[Vec<u32>], hw: u32, pow3: &[u64]) -> (Vec<KeyImage>, u64) {
+    // The key's digits in two halves, each half's images tabulated per group element.
+    let key_lo = hw / 2 + hw % 2;
+    let key_split = 3u64.pow(key_lo);
+    let image_of = |perm: &[u32], x: u64, from: u32, digits: u32| {
+        let (mut out, mut x) = (0u64, x);
+        for i in from..from + digits {
+            out += (x % 3) * pow3[perm[i as usize] as usize];
+            x /= 3;
+        }
+        out
+    };
+    let key_image = key_perm
+        .iter()
+        .skip(1)
+        .map(|perm| {
+            (
+                (0..key_split)
+                    .map(|x| image_of(perm, x, 0, key_lo))
+                    .collect(),
+                (0..3u64.pow(hw - key_lo))
+                    .map(|y| image_of(perm, y, key_lo, hw - key_lo))
+                    .collect(),
+            )
+        })
+        .collect();
+    (key_image, key_split)
+}
+
+/// The low configurations of `lw` cells in classes by difference (`diff`, left's cells less
+/// right's), each in increasing value; each one's rank in its class; and per class the number
+/// with each count of filled cells (`filled`). A row of class A's difference `d` holds the
+/// merge of classes `d` and `d + 1`.
+fn classes(diff: &[i32], filled: &[u32], lw: u32) -> Classes {
+    let n_low = diff.len();
+    let mut class_list = vec![Vec::new(); 2 * lw as usize + 1];
+    for v in 0..n_low {
+        class_list[(diff[v] + lw as i32) as usize].push(v as u32);
+    }
+    let mut rank = vec![0u32; n_low];
+    let mut class_filled = vec![vec![0u64; lw as usize + 1]; 2 * lw as usize + 1];
+    for list in &class_list {
+        for (i, &v) in list.iter().enumerate() {
+            rank[v as usize] = i as u32;
+            class_filled[(diff[v as usize] + lw as i32) as usize][filled[v as usize] as usize] += 1;
+        }
+    }
+    (class_list, rank, class_filled)
 }
 
 impl Sliced {
@@ -212,47 +272,9 @@ impl Sliced {
                     .collect()
             })
             .collect();
-        // Classes by difference, each in increasing value; a row of class A's difference `d`
-        // holds the merge of classes `d` and `d + 1`.
-        let mut class_list = vec![Vec::new(); 2 * lw as usize + 1];
-        for v in 0..n_low {
-            class_list[(diff[v] + lw as i32) as usize].push(v as u32);
-        }
-        let mut rank = vec![0u32; n_low];
-        let mut class_filled = vec![vec![0u64; lw as usize + 1]; 2 * lw as usize + 1];
-        for list in &class_list {
-            for (i, &v) in list.iter().enumerate() {
-                rank[v as usize] = i as u32;
-                class_filled[(diff[v as usize] + lw as i32) as usize]
-                    [filled[v as usize] as usize] += 1;
-            }
-        }
+        let (class_list, rank, class_filled) = classes(&diff, &filled, lw);
         let delta: Vec<i8> = diff.iter().map(|&d| d as i8).collect();
-        // The key's digits in two halves, each half's images tabulated per group element.
-        let key_lo = hw / 2 + hw % 2;
-        let key_split = 3u64.pow(key_lo);
-        let image_of = |perm: &[u32], x: u64, from: u32, digits: u32| {
-            let (mut out, mut x) = (0u64, x);
-            for i in from..from + digits {
-                out += (x % 3) * pow3[perm[i as usize] as usize];
-                x /= 3;
-            }
-            out
-        };
-        let key_image = key_perm
-            .iter()
-            .skip(1)
-            .map(|perm| {
-                (
-                    (0..key_split)
-                        .map(|x| image_of(perm, x, 0, key_lo))
-                        .collect(),
-                    (0..3u64.pow(hw - key_lo))
-                        .map(|y| image_of(perm, y, key_lo, hw - key_lo))
-                        .collect(),
-                )
-            })
-            .collect();
+        let (key_image, key_split) = key_images(&key_perm, hw, &pow3);
         let mut index = Sliced {
             first,
             cells,
@@ -277,7 +299,15 @@ impl Sliced {
             tier_sizes: vec![0; cells as usize + 1],
             size: 0,
         };
-        // Canonical keys with positions, by tier (fullest first), then value.
+        index.lay_out_rows();
+        Ok(index)
+    }
+
+    /// Lays out the rows: the canonical keys with positions, by tier (fullest first), then
+    /// value; each tier's rows, each key's row, and the positions of each tier.
+    fn lay_out_rows(&mut self) {
+        let index = self;
+        let (hw, cells) = (index.key_cells.len() as u32, index.cells);
         let kept: Vec<(u32, u32)> = (0..3u32.pow(hw))
             .into_par_iter()
             .filter_map(|key| {
@@ -330,7 +360,6 @@ impl Sliced {
         index.rows = rows;
         index.tier_sizes = tier_sizes;
         index.size = start;
-        Ok(index)
     }
 
     pub fn size(&self) -> u64 {

@@ -99,7 +99,7 @@ fn run<G: Game, C: Counter>(game: &G, cells: &Cells<'_>, opts: &SolveOptions) ->
                 match game.status(pos) {
                     Status::Unused => {
                         if let Some(rem) = &remoteness {
-                            rem[pos as usize].store(u32::MAX, Ordering::Relaxed);
+                            rem[pos as usize].store(crate::remoteness::NONE, Ordering::Relaxed);
                         }
                     }
                     Status::Over(Value::Draw) => {
@@ -107,7 +107,7 @@ fn run<G: Game, C: Counter>(game: &G, cells: &Cells<'_>, opts: &SolveOptions) ->
                         // above zero, like a child that stays undecided.
                         cells.decide(pos, cells::DRAW);
                         if let Some(rem) = &remoteness {
-                            rem[pos as usize].store(u32::MAX, Ordering::Relaxed);
+                            rem[pos as usize].store(crate::remoteness::NONE, Ordering::Relaxed);
                         }
                     }
                     Status::Over(v) => {
@@ -195,7 +195,7 @@ fn run<G: Game, C: Counter>(game: &G, cells: &Cells<'_>, opts: &SolveOptions) ->
                 && cells.decide(pos, cells::DRAW)
                 && let Some(rem) = &remoteness
             {
-                rem[pos as usize].store(u32::MAX, Ordering::Relaxed);
+                rem[pos as usize].store(crate::remoteness::NONE, Ordering::Relaxed);
             }
         }
     });

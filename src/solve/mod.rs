@@ -164,7 +164,7 @@ pub struct SolveStats {
     /// fewer than the edges where a values-only solve stops at a position's first lost child).
     pub child_probes: u64,
     /// Per position, the round it was decided in; present when asked for. Draws and unused
-    /// indices hold `u32::MAX`.
+    /// indices hold [`crate::remoteness::NONE`].
     pub remoteness: Option<Vec<u32>>,
 }
 

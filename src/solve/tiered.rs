@@ -33,10 +33,11 @@ use crate::game::{Status, TierPosition, TierVisitor, Tiered, Value};
 use crate::shape::{BoardShape, PlainBoard};
 
 /// Remoteness as the engine keeps it while solving: one byte, `2 * (remoteness + 1) + lost`
-/// (lost: 1 when the player to move there loses), and 0 for none (draws, unused indices), so
-/// zeroed memory and fresh files start as "none" and a child is read with one load. Halving
-/// and subtracting one (wrapping) gives the table's one-byte encoding, where all-ones is none.
-const NONE: u8 = 0;
+/// (lost: 1 when the player to move there loses), and [`crate::remoteness::ENGINE_NONE`] (0)
+/// for none (draws, unused indices), so zeroed memory and fresh files start as "none" and a
+/// child is read with one load. Halving and subtracting one (wrapping) gives the table's
+/// one-byte encoding, where all-ones ([`crate::remoteness::stored_none`]) is none.
+const NONE: u8 = crate::remoteness::ENGINE_NONE;
 
 /// Solves `game` into `cells` (all undecided, `game.size()` of them). Fails only for a game
 /// whose walk lists no position at all.

@@ -17,7 +17,7 @@ pub struct TierDone<'a> {
     /// Positions the tier listed.
     pub positions: u64,
     /// What a later call needs to resume below this tier: every index's remoteness byte as the
-    /// engine keeps it ([`NONE`]); empty for a values-only solve.
+    /// engine keeps it ([`crate::remoteness::ENGINE_NONE`] for none); empty for a values-only solve.
     pub remoteness: &'a [AtomicU8],
 }
 

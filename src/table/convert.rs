@@ -14,7 +14,7 @@ use super::format::put_remoteness;
 use super::format::{self, Encoding, Header, Section};
 use super::read::Table;
 use super::workfiles::OutputLock;
-use super::write::{GameFields, RawWriter, TempFile};
+use super::write::{GameFields, RawWriter, TableFile, TempFile};
 use super::zstd::{DontCareFill, Entry, Params, compress_frame, seek_table};
 use crate::cells;
 use crate::error::{ConvertError, Error, Result};
@@ -70,48 +70,28 @@ pub fn compress(input: &Table, out: &Path, params: Params, progress: &dyn Progre
     let width = h.remoteness_width as u64;
     TempFile::check_destination(out)?;
     let _lock = OutputLock::acquire(out, progress)?;
-    let tmp = TempFile::create(out)?;
-    // The dictionary, if one pays, goes right after the header; compressed files have no
-    // padding: every byte is covered by a checksum.
-    let dictionary = if params.dictionary {
-        choose_dictionary(input, params, frames, progress)?
-    } else {
-        None
-    };
-    let dict_sec = Section {
-        offset: if dictionary.is_some() {
-            game.header_len()
-        } else {
-            0
-        },
-        len: dictionary.as_ref().map_or(0, |d| d.len() as u64),
-    };
-    if let Some(d) = &dictionary {
-        tmp.write_at(d, dict_sec.offset)?;
-    }
+    let mut table = TableFile::create(out)?;
+    let (dictionary, dict_sec) =
+        write_dictionary(&table, input, params, frames, game.header_len(), progress)?;
     let prepared = dictionary
         .as_ref()
         .map(|d| zstd::dict::EncoderDictionary::copy(d, params.level));
     let start = game.header_len() + dict_sec.len;
 
-    let mut sums = Vec::new();
-    // One seekable stream per section, its frames made by `frame` from the raw table.
-    type Frame = fn(&Table, u64, u64, DontCareFill, bool) -> Result<Vec<u8>>;
-    type Dictionary<'a> = Option<&'a zstd::dict::EncoderDictionary<'a>>;
-    let mut stream = |what: &str, at: u64, frame: Frame, dictionary: Dictionary<'_>| {
-        progress.stage(what, frames as u64);
-        let codec = (params.level, dictionary);
-        write_stream(&tmp, at, frames, codec, &mut sums, progress, |k| {
-            let first = k as u64 * f;
-            candidates(params.fill, |fill| {
-                frame(input, first, f.min(size - first), fill, omitted)
-            })
-        })
-    };
     // The dictionary was made for the cells' frames; the remoteness' are compressed without.
-    let cells_sec = stream("compressing cells", start, cell_frame, prepared.as_ref())?;
+    let stream = |table: &mut TableFile, what: &str, at: u64, frame: Frame, dict| {
+        compress_section(table, input, params, (what, at), frame, dict, progress)
+    };
+    let cells_sec = stream(
+        &mut table,
+        "compressing cells",
+        start,
+        cell_frame,
+        prepared.as_ref(),
+    )?;
     let rem_sec = if width > 0 {
         stream(
+            &mut table,
             "compressing remoteness",
             cells_sec.end(),
             remoteness_frame,
@@ -121,47 +101,20 @@ pub fn compress(input: &Table, out: &Path, params: Params, progress: &dyn Progre
         Section::default()
     };
     let mut end = rem_sec.end().max(cells_sec.end());
-    // The generalized Sprague-Grundy codes: a stream of frames as stored (no don't-care), then
-    // the reach sets as they are, checksummed a block at a time.
     let grundy = match h.grundy {
         Some(g) => {
-            progress.stage("compressing grundy values", frames as u64);
-            let values = write_stream(
-                &tmp,
-                end,
-                frames,
-                (params.level, None),
-                &mut sums,
-                progress,
-                |k| {
-                    let first = k as u64 * f;
-                    Ok(vec![
-                        input.raw_grundy_codes(first, f.min(size - first))?.to_vec(),
-                    ])
-                },
-            )?;
-            let set_bytes = input.grundy_sets_bytes()?;
-            let sets = Section {
-                offset: values.end(),
-                len: set_bytes.len() as u64,
-            };
-            tmp.write_at(set_bytes, sets.offset)?;
-            sums.extend(super::write::block_sums(set_bytes, format::BLOCK as u64));
-            end = sets.end();
-            Some(format::GrundyFields { values, sets, ..g })
+            let g = compress_grundy(&mut table, input, g, params, end, progress)?;
+            end = g.sets.end();
+            Some(g)
         }
         None => None,
     };
     // The dictionary's checksum comes last, so the streams' checksums keep their places.
     if let Some(d) = &dictionary {
-        sums.push(xxhash_rust::xxh3::xxh3_64(d));
+        table.push_sums([xxhash_rust::xxh3::xxh3_64(d)]);
     }
-    let sum_bytes: Vec<u8> = sums.iter().flat_map(|s| s.to_le_bytes()).collect();
-    let sums_sec = Section {
-        offset: end,
-        len: sum_bytes.len() as u64,
-    };
-    tmp.write_at(&sum_bytes, sums_sec.offset)?;
+    // No padding before the checksums either.
+    let (sums_sec, sums_hash) = table.sums_section(end, 1);
     let header = Header {
         version: format::version_for(&game.spec),
         header_len: game.header_len(),
@@ -177,7 +130,7 @@ pub fn compress(input: &Table, out: &Path, params: Params, progress: &dyn Progre
         cells: cells_sec,
         remoteness: rem_sec,
         sums: sums_sec,
-        sums_hash: xxhash_rust::xxh3::xxh3_64(&sum_bytes),
+        sums_hash,
         rounds: h.rounds,
         frame_positions: f,
         level: params.level,
@@ -186,8 +139,100 @@ pub fn compress(input: &Table, out: &Path, params: Params, progress: &dyn Progre
         spec: game.spec,
         source: game.source,
     };
-    tmp.write_at(&header.encode(&game.embedded), 0)?;
-    tmp.commit()
+    table.commit(&header, &game.embedded)
+}
+
+/// A function that makes a section's frame from the raw table: positions `first..first + n`,
+/// the don't-care cells filled as asked, positions the rules decide left out when `omitted`.
+type Frame = fn(&Table, u64, u64, DontCareFill, bool) -> Result<Vec<u8>>;
+
+/// Compresses one section of `input` (told to `progress` as stage `what`) into a seekable stream
+/// at `at`, each frame made by `frame` with the fill that compresses best; returns its section.
+fn compress_section(
+    table: &mut TableFile,
+    input: &Table,
+    params: Params,
+    (what, at): (&str, u64),
+    frame: Frame,
+    dictionary: Option<&zstd::dict::EncoderDictionary<'_>>,
+    progress: &dyn Progress,
+) -> Result<Section> {
+    let f = params.frame_positions;
+    let size = input.header().size;
+    let frames = size.div_ceil(f) as usize;
+    progress.stage(what, frames as u64);
+    let codec = (params.level, dictionary);
+    let (tmp, sums) = table.parts();
+    write_stream(tmp, at, frames, codec, sums, progress, |k| {
+        let first = k as u64 * f;
+        candidates(params.fill, |fill| {
+            frame(input, first, f.min(size - first), fill, params.one_mover)
+        })
+    })
+}
+
+/// The dictionary for the cells' frames when `params` asks for one and one pays, written right
+/// after the header (a compressed file has no padding: every byte is covered by a checksum),
+/// and its section (empty at 0 when there is none).
+fn write_dictionary(
+    table: &TableFile,
+    input: &Table,
+    params: Params,
+    frames: usize,
+    header_len: u64,
+    progress: &dyn Progress,
+) -> Result<(Option<Vec<u8>>, Section)> {
+    let dictionary = if params.dictionary {
+        choose_dictionary(input, params, frames, progress)?
+    } else {
+        None
+    };
+    let dict_sec = Section {
+        offset: if dictionary.is_some() { header_len } else { 0 },
+        len: dictionary.as_ref().map_or(0, |d| d.len() as u64),
+    };
+    if let Some(d) = &dictionary {
+        table.write_at(d, dict_sec.offset)?;
+    }
+    Ok((dictionary, dict_sec))
+}
+
+/// The generalized Sprague-Grundy codes `g` of `input` compressed at `end`: a stream of frames
+/// as stored (no don't-care), then the reach sets as they are, checksummed a block at a time.
+fn compress_grundy(
+    table: &mut TableFile,
+    input: &Table,
+    g: format::GrundyFields,
+    params: Params,
+    end: u64,
+    progress: &dyn Progress,
+) -> Result<format::GrundyFields> {
+    let f = params.frame_positions;
+    let size = input.header().size;
+    let frames = size.div_ceil(f) as usize;
+    progress.stage("compressing grundy values", frames as u64);
+    let (tmp, sums) = table.parts();
+    let values = write_stream(
+        tmp,
+        end,
+        frames,
+        (params.level, None),
+        sums,
+        progress,
+        |k| {
+            let first = k as u64 * f;
+            Ok(vec![
+                input.raw_grundy_codes(first, f.min(size - first))?.to_vec(),
+            ])
+        },
+    )?;
+    let set_bytes = input.grundy_sets_bytes()?;
+    let sets = Section {
+        offset: values.end(),
+        len: set_bytes.len() as u64,
+    };
+    table.write_section(set_bytes, sets.offset)?;
+    Ok(format::GrundyFields { values, sets, ..g })
 }
 
 /// Compresses `frames` frames made by `make` into a seekable stream at `at`; pushes each frame's
@@ -388,13 +433,13 @@ fn remoteness_frame(
         return nibble_frame(input, first, n, fill);
     }
     let mut out = vec![0u8; n as usize * w];
-    let mut prev = u32::MAX;
+    let mut prev = crate::remoteness::NONE;
     with_game!(input.game(), g => {
         for i in 0..n as usize {
             let pos = first + i as u64;
             let r = match (by_rules(g, pos), fill) {
                 (Rules::Search, _) | (_, DontCareFill::Stored) => {
-                    prev = input.remoteness(pos)?.unwrap_or(u32::MAX);
+                    prev = input.remoteness(pos)?.unwrap_or(crate::remoteness::NONE);
                     prev
                 }
                 (_, DontCareFill::Previous | DontCareFill::Second | DontCareFill::Best) => prev,
@@ -513,7 +558,7 @@ pub fn decompress(input: &Table, out: &Path, progress: &dyn Progress) -> Result<
                 let first = k as u64 * CHUNK;
                 for (i, d) in bytes.chunks_mut(w).enumerate() {
                     let pos = first + i as u64;
-                    put_remoteness(d, input.remoteness(pos)?.unwrap_or(u32::MAX));
+                    put_remoteness(d, input.remoteness(pos)?.unwrap_or(crate::remoteness::NONE));
                 }
                 progress.advance((bytes.len() / w) as u64);
                 Ok::<(), Error>(())

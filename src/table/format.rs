@@ -125,6 +125,60 @@ impl GrundyFields {
             _ => 4,
         }
     }
+
+    /// The fields as a header holds them at byte `g` of `bytes` (after the embedded input).
+    fn decode(bytes: &[u8], g: usize) -> std::result::Result<GrundyFields, String> {
+        let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
+        let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().unwrap());
+        let section = |o: usize| Section {
+            offset: u64_at(o),
+            len: u64_at(o + 8),
+        };
+        let width = bytes[g + 36];
+        if ![1, 2, 4].contains(&width) {
+            return Err(format!("bad generalized Sprague-Grundy code width {width}"));
+        }
+        Ok(GrundyFields {
+            values: section(g),
+            sets: section(g + 16),
+            finite: u32_at(g + 32),
+            width,
+            set_count: u64_at(g + 40),
+        })
+    }
+}
+
+impl SourceRef {
+    /// The input a header of source kind `kind` describes, for a game input called `name`:
+    /// embedded right after the spec (`spec_len` bytes from the fixed fields) or referred to.
+    fn decode(
+        kind: u8,
+        name: String,
+        spec_len: u64,
+        embedded_len: u64,
+        src_len: u64,
+        src_hash: u64,
+    ) -> std::result::Result<SourceRef, String> {
+        Ok(match kind {
+            0 => SourceRef::None,
+            1 => SourceRef::Embedded {
+                source: Source {
+                    name,
+                    len: embedded_len,
+                    hash: src_hash,
+                    bytes: None,
+                },
+                offset: FIXED as u64 + spec_len,
+            },
+            2 => SourceRef::Referenced(Source {
+                name,
+                len: src_len,
+                hash: src_hash,
+                bytes: None,
+            }),
+            k => return Err(format!("unknown source kind {k}")),
+        })
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -247,40 +301,9 @@ impl Header {
     pub fn decode(path: &std::path::Path, bytes: &[u8], file_len: u64) -> Result<Header> {
         let fail = |kind: TableErrorKind| Error::table_kind(path, kind);
         let bad = |msg: String| fail(TableErrorKind::Damaged(msg));
-        if bytes.len() < 8 || bytes[..8] != MAGIC {
-            return Err(fail(TableErrorKind::NotATable));
-        }
-        if bytes.len() < FIXED + 8 {
-            return Err(fail(TableErrorKind::Truncated(format!(
-                "{} bytes, shorter than a header",
-                bytes.len()
-            ))));
-        }
+        let (version, header_len) = Header::check_prefix(bytes).map_err(fail)?;
         let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
         let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().unwrap());
-        let version = u32_at(8);
-        if !(OLDEST_VERSION..=VERSION).contains(&version) {
-            return Err(fail(TableErrorKind::Version {
-                expected: VERSION,
-                oldest: OLDEST_VERSION,
-                got: version,
-            }));
-        }
-        let header_len = u32_at(12) as u64;
-        if header_len < FIXED as u64 + 8 || header_len > bytes.len() as u64 {
-            return Err(bad(format!(
-                "header length {header_len} does not fit the file ({} bytes)",
-                bytes.len()
-            )));
-        }
-        let h = header_len as usize;
-        let stored = u64_at(h - 8);
-        if xxhash_rust::xxh3::xxh3_64(&bytes[..h - 8]) != stored {
-            return Err(fail(TableErrorKind::Checksum {
-                section: Checked::Header,
-                block: None,
-            }));
-        }
         let size = u64_at(16);
         let encoding = match bytes[24] {
             0 => Encoding::Raw,
@@ -334,19 +357,7 @@ impl Header {
         // The generalized Sprague-Grundy fields follow the embedded input.
         let grundy = if grundy_len > 0 {
             let g = (FIXED as u64 + spec_len + embedded_len) as usize;
-            let width = bytes[g + 36];
-            if ![1, 2, 4].contains(&width) {
-                return Err(bad(format!(
-                    "bad generalized Sprague-Grundy code width {width}"
-                )));
-            }
-            Some(GrundyFields {
-                values: section(g),
-                sets: section(g + 16),
-                finite: u32_at(g + 32),
-                width,
-                set_count: u64_at(g + 40),
-            })
+            Some(GrundyFields::decode(bytes, g).map_err(bad)?)
         } else {
             None
         };
@@ -360,25 +371,8 @@ impl Header {
             }));
         }
         let name = spec.split_once(':').map_or("", |(_, a)| a).to_string();
-        let source = match bytes[26] {
-            0 => SourceRef::None,
-            1 => SourceRef::Embedded {
-                source: Source {
-                    name,
-                    len: embedded_len,
-                    hash: src_hash,
-                    bytes: None,
-                },
-                offset: FIXED as u64 + spec_len,
-            },
-            2 => SourceRef::Referenced(Source {
-                name,
-                len: src_len,
-                hash: src_hash,
-                bytes: None,
-            }),
-            k => return Err(bad(format!("unknown source kind {k}"))),
-        };
+        let source = SourceRef::decode(bytes[26], name, spec_len, embedded_len, src_len, src_hash)
+            .map_err(bad)?;
         let header = Header {
             version,
             header_len,
@@ -404,6 +398,47 @@ impl Header {
         };
         header.check_layout(file_len).map_err(fail)?;
         Ok(header)
+    }
+
+    /// Checks a header's fixed start: the magic, a length that holds the fixed fields, a
+    /// version this build reads, a header length that fits `bytes`, and the header's checksum.
+    /// Returns the version and the header's length.
+    fn check_prefix(bytes: &[u8]) -> std::result::Result<(u32, u64), TableErrorKind> {
+        if bytes.len() < 8 || bytes[..8] != MAGIC {
+            return Err(TableErrorKind::NotATable);
+        }
+        if bytes.len() < FIXED + 8 {
+            return Err(TableErrorKind::Truncated(format!(
+                "{} bytes, shorter than a header",
+                bytes.len()
+            )));
+        }
+        let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
+        let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().unwrap());
+        let version = u32_at(8);
+        if !(OLDEST_VERSION..=VERSION).contains(&version) {
+            return Err(TableErrorKind::Version {
+                expected: VERSION,
+                oldest: OLDEST_VERSION,
+                got: version,
+            });
+        }
+        let header_len = u32_at(12) as u64;
+        if header_len < FIXED as u64 + 8 || header_len > bytes.len() as u64 {
+            return Err(TableErrorKind::Damaged(format!(
+                "header length {header_len} does not fit the file ({} bytes)",
+                bytes.len()
+            )));
+        }
+        let h = header_len as usize;
+        let stored = u64_at(h - 8);
+        if xxhash_rust::xxh3::xxh3_64(&bytes[..h - 8]) != stored {
+            return Err(TableErrorKind::Checksum {
+                section: Checked::Header,
+                block: None,
+            });
+        }
+        Ok((version, header_len))
     }
 
     /// Checks the header fields this table does not use, in the header's bytes: the reserved
@@ -590,68 +625,11 @@ impl Header {
     }
 }
 
-/// Bytes of a raw table's remoteness section for `size` positions of `width` (whole 64-bit
-/// words of nibbles for [`REM_NIBBLES`], as the cells are whole words).
-pub fn remoteness_len(size: u64, width: u8) -> u64 {
-    match width {
-        REM_NIBBLES => size.div_ceil(16).saturating_mul(8),
-        w => size.saturating_mul(w as u64),
-    }
-}
-
-/// Bytes of the remoteness of `n` positions in a frame of a compressed table (nibbles: half a
-/// byte each, rounded up; frames start at multiples of 32 positions).
-pub fn frame_remoteness_len(n: u64, width: u8) -> u64 {
-    match width {
-        REM_NIBBLES => n.div_ceil(2),
-        w => n * w as u64,
-    }
-}
-
-/// The nibble of a position of value `code` (a cell code) and remoteness `r` in a
-/// [`REM_NIBBLES`] table: `r / 2` for a loss (its remoteness is even), `(r + 1) / 2` for a win
-/// (odd, or 0 where the game is over), 0 for a draw or an unused index (no remoteness). `None`
-/// when the pair does not fit: a loss of odd remoteness, a win of even nonzero remoteness, a
-/// value past 15.
-pub fn nibble_of(code: u8, r: Option<u32>) -> Option<u8> {
-    let n = match (code, r) {
-        (crate::cells::LOSS, Some(r)) if r % 2 == 0 => r / 2,
-        (crate::cells::WIN, Some(r)) if r == 0 || r % 2 == 1 => r.div_ceil(2),
-        (crate::cells::LOSS | crate::cells::WIN, _) => return None,
-        _ => 0,
-    };
-    (n < 16).then_some(n as u8)
-}
-
-/// The remoteness a [`REM_NIBBLES`] table's nibble `n` stands for at a position of value
-/// `code` (the inverse of [`nibble_of`]); `None` for draws and unused indices.
-pub fn remoteness_of_nibble(code: u8, n: u8) -> Option<u32> {
-    let n = (n & 15) as u32;
-    match code {
-        crate::cells::LOSS => Some(2 * n),
-        crate::cells::WIN => Some((2 * n).saturating_sub(1)),
-        _ => None,
-    }
-}
-
-/// Stores `r` (`u32::MAX` for none) in `d.len()` bytes, none as all-ones.
-pub fn put_remoteness(d: &mut [u8], r: u32) {
-    match d.len() {
-        1 => d[0] = r.min(0xFF) as u8,
-        2 => d.copy_from_slice(&(r.min(0xFFFF) as u16).to_le_bytes()),
-        _ => d.copy_from_slice(&r.to_le_bytes()),
-    }
-}
-
-/// Reads a remoteness of `b.len()` bytes; all-ones is none.
-pub fn get_remoteness(b: &[u8]) -> Option<u32> {
-    let (r, none) = match b.len() {
-        1 => (b[0] as u32, 0xFF),
-        2 => (u16::from_le_bytes([b[0], b[1]]) as u32, 0xFFFF),
-        _ => (u32::from_le_bytes([b[0], b[1], b[2], b[3]]), u32::MAX),
-    };
-    (r != none).then_some(r)
-}
+mod remoteness;
+pub use remoteness::{
+    frame_remoteness_len, get_remoteness, nibble_of, put_remoteness, remoteness_bytes,
+    remoteness_len, remoteness_of_nibble, remoteness_width,
+};
 
 #[cfg(test)]
 mod tests;

@@ -1,6 +1,11 @@
-//! Writing table files: the raw table a build fills, and the pieces every writer shares
-//! (temporary files renamed into place, the header's game and source fields, block checksums).
-//! It knows files and bytes; what goes into the cells is the caller's business.
+//! Writing table files: [`TableFile`], the one writer that assembles a table file (its
+//! sections, their block checksums in order, the checksums section and the header, the
+//! temporary file synced and renamed into place), the raw table a build fills over it
+//! ([`RawWriter`]), a rank's share of a raw table written by several processes
+//! ([`RawLayout::write_share`]), and the header's game and source fields. Every table file —
+//! a single-process build, a build across ranks, compression, decompression — is committed by
+//! [`TableFile::commit`]. It knows files and bytes; what goes into the cells is the caller's
+//! business.
 //!
 //! Invariant: a file appears under its final name only complete — written, checksummed, synced
 //! and renamed; on any error the temporary file is removed (a resumable work file is kept).
@@ -121,6 +126,158 @@ unsafe fn mapped_block_sums(bytes: &[u8], block: u64) -> Vec<u64> {
         .collect()
 }
 
+/// A table file being written, in the manner of fst's `raw::Builder`: the temporary (or
+/// resumable work) file and the checksums of the blocks written so far, in the order the format
+/// lists them. [`TableFile::commit`] is the one place a table file is finished: the checksums
+/// section, the header, the sync and the rename. Dropped uncommitted, a temporary file is
+/// removed ([`TempFile`]).
+pub(crate) struct TableFile {
+    tmp: TempFile,
+    sums: Vec<u64>,
+}
+
+impl TableFile {
+    /// A new table `out`, written through `.NAME.tmp-PID` beside it.
+    pub fn create(out: &Path) -> Result<TableFile> {
+        Ok(TableFile::over(TempFile::create(out)?))
+    }
+
+    fn over(tmp: TempFile) -> TableFile {
+        TableFile {
+            tmp,
+            sums: Vec::new(),
+        }
+    }
+
+    /// Writes `bytes` at `at`, outside any checksummed section (a token, a dictionary whose
+    /// checksum [`TableFile::push_sums`] adds later).
+    pub fn write_at(&self, bytes: &[u8], at: u64) -> Result<()> {
+        self.tmp.write_at(bytes, at)
+    }
+
+    /// Waits for the bytes written so far to reach the disk.
+    pub fn sync(&self) -> Result<()> {
+        self.tmp.sync()
+    }
+
+    /// Writes a section's `bytes` at `at` and appends their blocks' checksums.
+    pub fn write_section(&mut self, bytes: &[u8], at: u64) -> Result<()> {
+        self.tmp.write_at_parallel(bytes, at)?;
+        self.sums.extend(block_sums(bytes, format::BLOCK as u64));
+        Ok(())
+    }
+
+    /// Appends checksums of blocks written otherwise (mapped, streamed, by other ranks).
+    pub fn push_sums(&mut self, sums: impl IntoIterator<Item = u64>) {
+        self.sums.extend(sums);
+    }
+
+    /// The temporary file and the checksums so far, for a writer that interleaves both (the
+    /// compressed streams).
+    pub fn parts(&mut self) -> (&TempFile, &mut Vec<u64>) {
+        (&self.tmp, &mut self.sums)
+    }
+
+    /// The checksums section after `end` (aligned to `align_to`) and its hash, as a header
+    /// records them.
+    pub fn sums_section(&self, end: u64, align_to: u64) -> (Section, u64) {
+        sums_section(end, align_to, &self.sums)
+    }
+
+    /// Finishes the table: writes the checksums where `header` places them (its checksums
+    /// section and hash must be [`TableFile::sums_section`]'s), cuts the file there, writes the
+    /// header (with `embedded`, the game's input where the header holds it), syncs and renames
+    /// the file into place. Returns the file's size.
+    pub fn commit(self, header: &Header, embedded: &[u8]) -> Result<u64> {
+        let bytes = sums_bytes(&self.sums);
+        assert_eq!(
+            header.sums.len,
+            bytes.len() as u64,
+            "the header's checksums"
+        );
+        debug_assert_eq!(header.sums_hash, xxhash_rust::xxh3::xxh3_64(&bytes));
+        let tmp = self.tmp;
+        tmp.write_at(&bytes, header.sums.offset)?;
+        // The file ends with the checksums: a resumed work file longer than this table (it
+        // cannot be, but a damaged one might) is cut to them.
+        tmp.file
+            .set_len(header.sums.end())
+            .map_err(|e| Error::io(&tmp.path, e))?;
+        tmp.write_at(&header.encode(embedded), 0)?;
+        tmp.commit()
+    }
+
+    /// Finishes a raw table of `game` with `size` positions ([`raw_header`]'s fields) whose
+    /// sections are all written and checksummed.
+    pub fn commit_raw(
+        self,
+        game: &GameFields,
+        size: u64,
+        counts: [u64; 4],
+        rounds: Option<u32>,
+        rem_width: u8,
+        grundy: Option<&GrundyBytes>,
+    ) -> Result<u64> {
+        let header = raw_header(game, size, counts, rounds, rem_width, grundy, &self.sums);
+        self.commit(&header, &game.embedded)
+    }
+}
+
+/// A raw table's layout when several processes write it, each a share of the positions
+/// (a build across ranks): where a share's cells and remoteness go, and their checksums.
+pub(crate) struct RawLayout {
+    cells: Section,
+    remoteness: Section,
+    width: u8,
+}
+
+impl RawLayout {
+    /// The layout of a raw table with a header of `header_len` bytes, `size` positions and
+    /// remoteness `width` bytes a position (0 for none; not nibbles).
+    pub fn new(header_len: u64, size: u64, width: u8) -> RawLayout {
+        assert_ne!(
+            width,
+            format::REM_NIBBLES,
+            "a share's remoteness is whole bytes"
+        );
+        let (cells, remoteness) = raw_sections(header_len, size, width);
+        RawLayout {
+            cells,
+            remoteness,
+            width,
+        }
+    }
+
+    /// Writes the share that starts at position `first` (a multiple of the positions in a
+    /// checksum block of the cells and of the remoteness) into `file`, the table's work file
+    /// opened at `path`, and syncs it; returns the checksums of its cells' blocks and of its
+    /// remoteness' blocks, which [`TableFile::push_sums`] takes from every share in position
+    /// order, the cells' before the remoteness'.
+    pub fn write_share(
+        &self,
+        file: &std::fs::File,
+        path: &Path,
+        first: u64,
+        cell_bytes: &[u8],
+        rem_bytes: &[u8],
+    ) -> Result<(Vec<u64>, Vec<u64>)> {
+        use std::os::unix::fs::FileExt;
+        let per_byte = cells::CELLS_PER_WORD / 8;
+        file.write_all_at(cell_bytes, self.cells.offset + first / per_byte)
+            .map_err(|e| Error::io(path, e))?;
+        if self.width > 0 {
+            file.write_all_at(
+                rem_bytes,
+                self.remoteness.offset + first * self.width as u64,
+            )
+            .map_err(|e| Error::io(path, e))?;
+        }
+        file.sync_data().map_err(|e| Error::io(path, e))?;
+        let block = format::BLOCK as u64;
+        Ok((block_sums(cell_bytes, block), block_sums(rem_bytes, block)))
+    }
+}
+
 /// The cells and remoteness sections of a raw table with a header of `header_len` bytes, `size`
 /// positions and `rem_width` bytes of remoteness each (an empty section at 0 when none).
 pub(crate) fn raw_sections(header_len: u64, size: u64, rem_width: u8) -> (Section, Section) {
@@ -196,13 +353,23 @@ pub(crate) fn raw_grundy_sections(
 }
 
 /// The checksums section's bytes.
-pub(crate) fn sums_bytes(sums: &[u64]) -> Vec<u8> {
+fn sums_bytes(sums: &[u64]) -> Vec<u8> {
     sums.iter().flat_map(|s| s.to_le_bytes()).collect()
+}
+
+/// The checksums section holding `sums` after `end` (aligned to `align_to`: 8 in a raw table,
+/// 1 in a compressed one, which has no padding) and its hash.
+fn sums_section(end: u64, align_to: u64, sums: &[u64]) -> (Section, u64) {
+    let section = Section {
+        offset: align(end, align_to),
+        len: sums.len() as u64 * 8,
+    };
+    (section, xxhash_rust::xxh3::xxh3_64(&sums_bytes(sums)))
 }
 
 /// The header of a raw table of `game` whose blocks (cells', then remoteness', then the
 /// Sprague-Grundy values' and reach sets' when `grundy` has them) have the checksums `sums`.
-pub(crate) fn raw_header(
+fn raw_header(
     game: &GameFields,
     size: u64,
     counts: [u64; 4],
@@ -224,10 +391,7 @@ pub(crate) fn raw_header(
             set_count: g.set_count,
         }
     });
-    let sums_sec = Section {
-        offset: align(end, 8),
-        len: sums.len() as u64 * 8,
-    };
+    let (sums_sec, sums_hash) = sums_section(end, 8, sums);
     Header {
         version: format::version_for(&game.spec),
         header_len: game.header_len(),
@@ -239,7 +403,7 @@ pub(crate) fn raw_header(
         cells: cells_sec,
         remoteness: rem_sec,
         sums: sums_sec,
-        sums_hash: xxhash_rust::xxh3::xxh3_64(&sums_bytes(sums)),
+        sums_hash,
         rounds,
         frame_positions: 0,
         level: 0,
@@ -256,7 +420,7 @@ pub(crate) fn raw_header(
 /// The maps are [`MmapRaw`]s: solver threads write cells through atomics made from their raw
 /// pointers while the writer is shared, which a `&[u8]` borrowed from an `MmapMut` would forbid.
 pub(crate) struct RawWriter {
-    tmp: TempFile,
+    file: TableFile,
     game: GameFields,
     size: u64,
     map: Option<MmapRaw>,
@@ -308,7 +472,7 @@ impl RawWriter {
     /// kept; [`RawWriter::finish`] then hashes it where it is.
     pub fn with_nibbles(mut self) -> Result<RawWriter> {
         let (_, rem_sec) = raw_sections(self.game.header_len(), self.size, format::REM_NIBBLES);
-        let tmp = &self.tmp;
+        let tmp = &self.file.tmp;
         if tmp
             .file
             .metadata()
@@ -350,7 +514,7 @@ impl RawWriter {
         // waits while the disk's queue is full, and the pool's threads have packing to do.
         let (cells_sec, rem_sec) =
             raw_sections(self.game.header_len(), self.size, format::REM_NIBBLES);
-        let tmp = &self.tmp;
+        let tmp = &self.file.tmp;
         // SAFETY: the raw map is `map.len()` writable bytes alive as long as `self`; `&mut self`
         // rules out the atomic view (`nibble_words` borrows `self`), and the blocks below are
         // disjoint.
@@ -401,7 +565,7 @@ impl RawWriter {
     /// the write-back's TLB shootdowns (docs/BENCHMARKS.md).
     pub fn stream_nibbles(mut self) -> Result<RawWriter> {
         let (_, rem_sec) = raw_sections(self.game.header_len(), self.size, format::REM_NIBBLES);
-        let tmp = &self.tmp;
+        let tmp = &self.file.tmp;
         let len = tmp
             .file
             .metadata()
@@ -438,7 +602,7 @@ impl RawWriter {
         let (at, len) = self.nibble_block(k);
         assert_eq!(nibbles.len(), len, "block {k} is {len} bytes");
         let (_, rem_sec) = raw_sections(self.game.header_len(), self.size, format::REM_NIBBLES);
-        self.tmp.write_at(nibbles, rem_sec.offset + at)?;
+        self.file.tmp.write_at(nibbles, rem_sec.offset + at)?;
         streamed.sums[k].store(xxhash_rust::xxh3::xxh3_64(nibbles), Ordering::Relaxed);
         streamed.written[k].store(true, Ordering::Release);
         Ok(())
@@ -451,7 +615,8 @@ impl RawWriter {
         let block = format::BLOCK as u64;
         let at = blocks.start as u64 * block;
         let end = (blocks.end as u64 * block).min(rem_sec.len);
-        self.tmp
+        self.file
+            .tmp
             .start_writeback(rem_sec.offset + at, end.saturating_sub(at));
     }
 
@@ -469,7 +634,8 @@ impl RawWriter {
             positions.end / per_byte / PAGE * PAGE
         };
         if first < end {
-            self.tmp
+            self.file
+                .tmp
                 .start_writeback(cells_sec.offset + first, end - first);
         }
     }
@@ -521,7 +687,7 @@ impl RawWriter {
             None
         };
         Ok(RawWriter {
-            tmp,
+            file: TableFile::over(tmp),
             game,
             size,
             map,
@@ -545,7 +711,7 @@ impl RawWriter {
 
     /// The work file's path.
     pub fn path(&self) -> &Path {
-        &self.tmp.path
+        &self.file.tmp.path
     }
 
     /// The cells of `size` positions, for a solver to fill; they may drop pages it is done
@@ -569,16 +735,17 @@ impl RawWriter {
     /// Writes the cells mapped so far to the file and waits for the disk (a resumable build's
     /// checkpoint).
     pub fn sync_cells(&self) -> Result<()> {
-        self.tmp
+        self.file
+            .tmp
             .file
             .sync_data()
-            .map_err(|e| Error::io(&self.tmp.path, e))
+            .map_err(|e| Error::io(&self.file.tmp.path, e))
     }
 
     /// Writes the cells mapped so far to the file.
     pub fn flush(&self) -> Result<()> {
         match &self.map {
-            Some(m) => m.flush().map_err(|e| Error::io(&self.tmp.path, e)),
+            Some(m) => m.flush().map_err(|e| Error::io(&self.file.tmp.path, e)),
             None => Ok(()),
         }
     }
@@ -604,7 +771,7 @@ impl RawWriter {
         rem_bytes: &[u8],
     ) -> Result<u64> {
         let RawWriter {
-            tmp,
+            mut file,
             game,
             size,
             map,
@@ -633,16 +800,16 @@ impl RawWriter {
         let (_, rem_sec) = raw_sections(game.header_len(), size, rem_width);
         let block = format::BLOCK as u64;
         // SAFETY: the cells are the work file's shared mapping.
-        let mut sums = unsafe { mapped_block_sums(cell_bytes, block) };
+        file.push_sums(unsafe { mapped_block_sums(cell_bytes, block) });
         if rem_map.is_some() {
             assert!(
                 rem_bytes.is_empty() && rem_width == format::REM_NIBBLES,
                 "a mapped remoteness section is written in place"
             );
             match rem_sums {
-                Some(rem_sums) => sums.extend(rem_sums),
+                Some(rem_sums) => file.push_sums(rem_sums),
                 // SAFETY: the nibbles are the work file's shared mapping.
-                None => sums.extend(unsafe { mapped_block_sums(mapped(&rem_map), block) }),
+                None => file.push_sums(unsafe { mapped_block_sums(mapped(&rem_map), block) }),
             }
         } else if let Some(streamed) = streamed {
             assert!(
@@ -657,40 +824,24 @@ impl RawWriter {
                 missing.is_none(),
                 "block {missing:?} of the streamed nibbles was not written"
             );
-            sums.extend(streamed.sums.iter().map(|s| s.load(Ordering::Relaxed)));
+            file.push_sums(streamed.sums.iter().map(|s| s.load(Ordering::Relaxed)));
         } else {
-            if rem_width > 0 {
-                tmp.write_at_parallel(rem_bytes, rem_sec.offset)?;
-            }
-            sums.extend(block_sums(rem_bytes, block));
+            assert!(
+                rem_width > 0 || rem_bytes.is_empty(),
+                "remoteness without a width"
+            );
+            file.write_section(rem_bytes, rem_sec.offset)?;
         }
         if let Some(g) = &grundy {
             let end = rem_sec
                 .end()
                 .max(raw_sections(game.header_len(), size, 0).0.end());
             let (values, sets) = raw_grundy_sections(end, size, g.width, g.sets.len() as u64);
-            tmp.write_at_parallel(&g.values, values.offset)?;
-            tmp.write_at(&g.sets, sets.offset)?;
-            sums.extend(block_sums(&g.values, block));
-            sums.extend(block_sums(&g.sets, block));
+            file.write_section(&g.values, values.offset)?;
+            file.write_section(&g.sets, sets.offset)?;
         }
         drop(map);
         drop(rem_map);
-        let header = raw_header(
-            &game,
-            size,
-            counts,
-            rounds,
-            rem_width,
-            grundy.as_ref(),
-            &sums,
-        );
-        // The file ends with the checksums: a resumed work file longer than this table (it
-        // cannot be, but a damaged one might) is cut to them.
-        let end = header.sums.end();
-        tmp.write_at(&sums_bytes(&sums), header.sums.offset)?;
-        tmp.file.set_len(end).map_err(|e| Error::io(&tmp.path, e))?;
-        tmp.write_at(&header.encode(&game.embedded), 0)?;
-        tmp.commit()
+        file.commit_raw(&game, size, counts, rounds, rem_width, grundy.as_ref())
     }
 }

@@ -174,7 +174,7 @@ fn route(
 pub struct Solved {
     /// The owned vertices' cells, in the table's packed words (2 bits each).
     pub words: Vec<std::sync::atomic::AtomicU64>,
-    /// Per owned vertex: the remoteness, `u32::MAX` for draws and unused ids.
+    /// Per owned vertex: the remoteness, [`crate::remoteness::NONE`] for draws and unused ids.
     pub remoteness: Option<Vec<u32>>,
     /// The last round that decided a vertex anywhere (the counter engine's round count).
     pub rounds: u32,
@@ -204,7 +204,7 @@ pub fn solve_batched(
     let len = own.end - own.start;
     let words = cells::zeroed_words(cells::words_for(len));
     let cells = Cells::new(&words, len);
-    let mut rem: Option<Vec<u32>> = remoteness.then(|| vec![u32::MAX; len as usize]);
+    let mut rem: Option<Vec<u32>> = remoteness.then(|| vec![crate::remoteness::NONE; len as usize]);
     let mut counters = part.out_deg.clone();
 
     // Round 0: vertices with parents but no moves are lost; ids with neither are unused.
@@ -274,7 +274,7 @@ pub fn solve_batched(
     // The last round decided nothing anywhere: the round count is the one before.
     let rounds = round;
 
-    // Open vertices still undecided are draws (remoteness stays u32::MAX).
+    // Open vertices still undecided are draws (remoteness stays `remoteness::NONE`).
     for (i, &left) in counters.iter().enumerate() {
         if left > 0 && cells.get(i as u64) == cells::UNDECIDED {
             cells.decide(i as u64, cells::DRAW);

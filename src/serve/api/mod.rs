@@ -1,0 +1,363 @@
+//! The routes: the JSON API under `/api/v1`, `/health`, and the web board's page and assets.
+//! Every error is a JSON object `{"error": CODE, "detail": TEXT}` with its HTTP status — the
+//! handlers' own errors ([`ApiError`]) and, through [`json_errors`], those the middleware and
+//! the router answer (unknown route, wrong method, body too large, timeout, panic).
+//!
+//! Probing is synchronous work on memory-mapped bytes (about a microsecond for a position and
+//! its moves), so single probes are answered on the runtime's own threads; a large batch runs
+//! on a blocking thread that hands chunks to Rayon and streams the answers out as they are
+//! made.
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::Response;
+use axum::routing::{get, post};
+use serde::Serialize;
+use tower::limit::GlobalConcurrencyLimitLayer;
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::compression::CompressionLayer;
+use tower_http::limit::RequestBodyLimitLayer;
+use tower_http::timeout::TimeoutLayer;
+
+mod batch;
+mod error;
+mod query;
+
+use super::{Catalog, Limits, Served, assets};
+use crate::game::{Game, Value};
+use crate::lookup::Lookups;
+use crate::table::{LineStep, Probe};
+use crate::with_game;
+use batch::batch;
+pub use error::ApiError;
+pub(super) use error::lookup_error;
+use error::{internal, json, json_errors, json_response, not_found, panicked};
+pub(super) use query::{Probing, Query};
+
+/// What every handler shares.
+struct App {
+    catalog: Catalog,
+    limits: Limits,
+}
+
+/// The router over `catalog`, with the limits, compression, and JSON for every error.
+pub fn router(catalog: Catalog, limits: Limits) -> Router {
+    let timeout = limits.request_timeout;
+    let in_flight = limits.max_in_flight.max(1);
+    // The body limit sits above the handler's own check so a body with a declared length over
+    // it is refused before it is read; a chunked one is cut off while reading.
+    let body_limit = limits.max_batch_bytes;
+    let app = Arc::new(App { catalog, limits });
+    Router::new()
+        .route("/", get(assets::index))
+        .route("/assets/board.js", get(assets::script))
+        .route("/assets/board.css", get(assets::style))
+        .route("/health", get(health))
+        .route("/api/v1/tables", get(list))
+        .route("/api/v1/tables/{name}", get(probe))
+        .route("/api/v1/tables/{name}/batch", post(batch))
+        .route("/api/v1/tables/{name}/picture", get(picture))
+        .route("/api/v1/tables/{name}/sum", get(sum))
+        .fallback(not_found)
+        .with_state(app)
+        .layer(RequestBodyLimitLayer::new(body_limit))
+        .layer(CompressionLayer::new())
+        .layer(TimeoutLayer::with_status_code(
+            StatusCode::REQUEST_TIMEOUT,
+            timeout,
+        ))
+        .layer(GlobalConcurrencyLimitLayer::new(in_flight))
+        .layer(CatchPanicLayer::custom(panicked))
+        .layer(axum::middleware::map_response(json_errors))
+}
+
+async fn health(
+    State(app): State<Arc<App>>,
+    RawQuery(query): RawQuery,
+) -> Result<Response, ApiError> {
+    Query::parse(query.as_deref(), &[])?;
+    Ok(json(
+        &serde_json::json!({ "status": "ok", "tables": app.catalog.tables().len() }),
+    ))
+}
+
+/// A table as `/api/v1/tables` lists it.
+#[derive(Serialize)]
+struct TableInfo<'a> {
+    name: &'a str,
+    game: &'a str,
+    /// Used positions.
+    positions: u64,
+    /// Indices, used or not.
+    size: u64,
+    encoding: &'static str,
+    remoteness: bool,
+    /// Whether the table holds generalized Sprague-Grundy values (answers sums of tokens).
+    grundy: bool,
+    /// Whether its positions have values as games (`value=true`).
+    game_values: bool,
+    win: u64,
+    loss: u64,
+    draw: u64,
+    /// The position the web board opens at.
+    start: Option<&'a str>,
+}
+
+fn info(t: &Served) -> TableInfo<'_> {
+    let h = t.table.header();
+    let [unused, win, loss, draw] = h.counts;
+    TableInfo {
+        name: &t.name,
+        game: &h.spec,
+        positions: h.size - unused,
+        size: h.size,
+        encoding: if t.table.is_compressed() {
+            "zstd"
+        } else {
+            "raw"
+        },
+        remoteness: t.table.has_remoteness(),
+        grundy: t.table.has_grundy(),
+        game_values: crate::cgt::values::PositionValues::defined_for(t.table.game()),
+        win,
+        loss,
+        draw,
+        start: t.start.as_deref(),
+    }
+}
+
+async fn list(
+    State(app): State<Arc<App>>,
+    RawQuery(query): RawQuery,
+) -> Result<Response, ApiError> {
+    Query::parse(query.as_deref(), &[])?;
+    let tables: Vec<TableInfo> = app.catalog.tables().iter().map(info).collect();
+    Ok(json(&serde_json::json!({ "tables": tables })))
+}
+
+impl App {
+    fn table(&self, name: Result<Path<String>, PathRejection>) -> Result<&Served, ApiError> {
+        let Path(name) = name.map_err(|e| {
+            ApiError::bad(
+                "bad_table_name",
+                format!("the table name in the path: {}", e.body_text()),
+            )
+        })?;
+        self.catalog.get(&name).ok_or_else(|| {
+            let names: Vec<&str> = self
+                .catalog
+                .tables()
+                .iter()
+                .map(|t| t.name.as_str())
+                .collect();
+            ApiError::new(
+                StatusCode::NOT_FOUND,
+                "unknown_table",
+                format!(
+                    "no table named '{}'; tables: {}",
+                    name.escape_debug(),
+                    names.join(", ")
+                ),
+            )
+        })
+    }
+
+    /// The place of a served table in the catalog (for work handed to another thread).
+    fn index_of(&self, t: &Served) -> usize {
+        self.catalog
+            .tables()
+            .iter()
+            .position(|s| std::ptr::eq(s, t))
+            .expect("the table is in the catalog")
+    }
+
+    /// A position text refused when it is longer than the limit.
+    fn check_length(&self, text: &str) -> Result<(), ApiError> {
+        if text.len() > self.limits.max_position_bytes {
+            return Err(ApiError::bad(
+                "bad_position",
+                format!(
+                    "the position is {} bytes long; the limit is {}",
+                    text.len(),
+                    self.limits.max_position_bytes
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The index of a position text and its value, refused when too long, malformed, or not a
+    /// position of the game (an unused index).
+    fn position(&self, t: &Served, text: &str) -> Result<(u64, Value), ApiError> {
+        self.check_length(text)?;
+        t.table.locate(text).map_err(lookup_error)
+    }
+
+    /// One answer, as a single probe gives it and a batch line holds it: the lookup (moves
+    /// best first, `best`, and `line` and `game_value` when asked), or without moves the value
+    /// line.
+    fn answer(
+        &self,
+        t: &Served,
+        text: &str,
+        how: &Probing,
+        lookups: &mut Lookups<'_>,
+    ) -> Result<Vec<u8>, ApiError> {
+        if how.moves {
+            self.check_length(text)?;
+            let p: Probe = lookups.probe(text).map_err(lookup_error)?;
+            return serde_json::to_vec(&p).map_err(internal);
+        }
+        let (pos, value) = self.position(t, text)?;
+        let line = if how.ask.line {
+            Some(lookups.line(pos).map_err(lookup_error)?)
+        } else {
+            None
+        };
+        let v = ValueLine {
+            position: with_game!(t.table.game(), g => g.position_text(pos)),
+            index: pos,
+            value,
+            remoteness: t.table.remoteness(pos).map_err(ApiError::damaged)?,
+            game_value: lookups.game_value(pos),
+            line,
+        };
+        serde_json::to_vec(&v).map_err(internal)
+    }
+
+    /// One line of a batch answer, newline included: the answer, or the line's error.
+    fn answer_line(
+        &self,
+        t: &Served,
+        text: &str,
+        how: &Probing,
+        lookups: &mut Lookups<'_>,
+        out: &mut Vec<u8>,
+    ) {
+        match self.answer(t, text, how, lookups) {
+            Ok(bytes) => out.extend_from_slice(&bytes),
+            Err(e) => {
+                let line =
+                    serde_json::json!({ "position": text, "error": e.code, "detail": e.detail });
+                let _ = serde_json::to_writer(&mut *out, &line);
+            }
+        }
+        out.push(b'\n');
+    }
+}
+
+/// An answer without moves: what `probe --json` gives before its moves, and the game value and
+/// the line when asked.
+#[derive(Serialize)]
+struct ValueLine {
+    position: String,
+    index: u64,
+    value: Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    remoteness: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    game_value: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line: Option<Vec<LineStep>>,
+}
+
+/// The parameters of a probe and of a batch.
+const PROBE_PARAMS: &[&str] = &["position", "moves", "line", "value", "free_moves"];
+const BATCH_PARAMS: &[&str] = &["moves", "line", "value", "free_moves"];
+
+/// `GET /api/v1/tables/{name}?position=TEXT[&moves=false][&line=true][&value=true]
+/// [&free_moves=C]`: the lookup; without any parameter, the table's description.
+async fn probe(
+    State(app): State<Arc<App>>,
+    name: Result<Path<String>, PathRejection>,
+    RawQuery(query): RawQuery,
+) -> Result<Response, ApiError> {
+    let t = app.table(name)?;
+    let q = Query::parse(query.as_deref(), PROBE_PARAMS)?;
+    let Some(text) = q.get("position") else {
+        if let Some((k, _)) = q.params.first() {
+            return Err(ApiError::bad(
+                "bad_request",
+                format!(
+                    "parameter '{k}' needs a position (parameter 'position'); without one the \
+                     answer is the table's description, which takes no parameters"
+                ),
+            ));
+        }
+        return Ok(json(&info(t)));
+    };
+    let how = Probing::from_query(&q, t)?;
+    if how.ask.game_values.is_none() {
+        let bytes = app.answer(t, text, &how, &mut how.lookups(t))?;
+        return Ok(json_response(StatusCode::OK, bytes));
+    }
+    // Game values may visit up to VALUE_LIMIT positions: off the runtime's threads.
+    let index = app.index_of(t);
+    let text = text.to_string();
+    let app = Arc::clone(&app);
+    let bytes = tokio::task::spawn_blocking(move || {
+        let t = &app.catalog.tables()[index];
+        app.answer(t, &text, &how, &mut how.lookups(t))
+    })
+    .await
+    .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))??;
+    Ok(json_response(StatusCode::OK, bytes))
+}
+
+/// `GET /api/v1/tables/{name}/picture?position=TEXT`: the web board's SVG of the position.
+async fn picture(
+    State(app): State<Arc<App>>,
+    name: Result<Path<String>, PathRejection>,
+    RawQuery(query): RawQuery,
+) -> Result<Response, ApiError> {
+    let t = app.table(name)?;
+    let q = Query::parse(query.as_deref(), &["position"])?;
+    let text = q
+        .get("position")
+        .map(str::to_string)
+        .or_else(|| t.start.clone())
+        .ok_or_else(|| ApiError::bad("bad_request", "parameter 'position' is missing"))?;
+    let (pos, _) = app.position(t, &text)?;
+    let game = t.table.game();
+    let moves = with_game!(game, g => g.moves(pos));
+    let svg = game.board_svg(pos, &moves);
+    let mut r = Response::new(Body::from(svg));
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("image/svg+xml"),
+    );
+    Ok(r)
+}
+
+/// `GET /api/v1/tables/{name}/sum?tokens=4+9+11`: a sum of tokens (the tokens separated by `+`,
+/// which a query delivers as spaces, or by `%2B`), as `retrodb probe --sum --json` answers it.
+async fn sum(
+    State(app): State<Arc<App>>,
+    name: Result<Path<String>, PathRejection>,
+    RawQuery(query): RawQuery,
+) -> Result<Response, ApiError> {
+    let t = app.table(name)?;
+    let q = Query::parse(query.as_deref(), &["tokens"])?;
+    let text = q
+        .get("tokens")
+        .ok_or_else(|| ApiError::bad("bad_request", "parameter 'tokens' is missing"))?;
+    if text.len() > app.limits.max_position_bytes {
+        return Err(ApiError::bad(
+            "bad_position",
+            format!(
+                "the sum is {} bytes long; the limit is {}",
+                text.len(),
+                app.limits.max_position_bytes
+            ),
+        ));
+    }
+    t.table
+        .probe_sum(text)
+        .map(|answer| json(&answer))
+        .map_err(lookup_error)
+}

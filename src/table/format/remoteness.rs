@@ -1,0 +1,104 @@
+//! The remoteness section's encoding on disk (docs/FORMAT.md): the width a table's remoteness
+//! takes, its bytes (all-ones for none, [`stored_none`]) or nibbles relative to the value
+//! ([`super::REM_NIBBLES`]), and the lengths of the sections and frames that hold it. What
+//! "none" is in memory and on disk is named in [`crate::remoteness`].
+
+use rayon::prelude::*;
+
+use super::REM_NIBBLES;
+use crate::cells;
+use crate::remoteness::stored_none;
+
+/// Bytes of a raw table's remoteness section for `size` positions of `width` (whole 64-bit
+/// words of nibbles for [`REM_NIBBLES`], as the cells are whole words).
+pub fn remoteness_len(size: u64, width: u8) -> u64 {
+    match width {
+        REM_NIBBLES => size.div_ceil(16).saturating_mul(8),
+        w => size.saturating_mul(w as u64),
+    }
+}
+
+/// Bytes of the remoteness of `n` positions in a frame of a compressed table (nibbles: half a
+/// byte each, rounded up; frames start at multiples of 32 positions).
+pub fn frame_remoteness_len(n: u64, width: u8) -> u64 {
+    match width {
+        REM_NIBBLES => n.div_ceil(2),
+        w => n * w as u64,
+    }
+}
+
+/// The nibble of a position of value `code` (a cell code) and remoteness `r` in a
+/// [`REM_NIBBLES`] table: `r / 2` for a loss (its remoteness is even), `(r + 1) / 2` for a win
+/// (odd, or 0 where the game is over), 0 for a draw or an unused index (no remoteness). `None`
+/// when the pair does not fit: a loss of odd remoteness, a win of even nonzero remoteness, a
+/// value past 15.
+pub fn nibble_of(code: u8, r: Option<u32>) -> Option<u8> {
+    let n = match (code, r) {
+        (cells::LOSS, Some(r)) if r % 2 == 0 => r / 2,
+        (cells::WIN, Some(r)) if r == 0 || r % 2 == 1 => r.div_ceil(2),
+        (cells::LOSS | cells::WIN, _) => return None,
+        _ => 0,
+    };
+    (n < 16).then_some(n as u8)
+}
+
+/// The remoteness a [`REM_NIBBLES`] table's nibble `n` stands for at a position of value
+/// `code` (the inverse of [`nibble_of`]); `None` for draws and unused indices.
+pub fn remoteness_of_nibble(code: u8, n: u8) -> Option<u32> {
+    let n = (n & 15) as u32;
+    match code {
+        cells::LOSS => Some(2 * n),
+        cells::WIN => Some((2 * n).saturating_sub(1)),
+        _ => None,
+    }
+}
+
+/// Stores `r` ([`crate::remoteness::NONE`] for none) in `d.len()` bytes, none as
+/// [`stored_none`] (all-ones).
+pub fn put_remoteness(d: &mut [u8], r: u32) {
+    let none = stored_none(d.len() as u8);
+    match d.len() {
+        1 => d[0] = r.min(none) as u8,
+        2 => d.copy_from_slice(&(r.min(none) as u16).to_le_bytes()),
+        _ => d.copy_from_slice(&r.to_le_bytes()),
+    }
+}
+
+/// Reads a remoteness of `b.len()` bytes; [`stored_none`] (all-ones) is none.
+pub fn get_remoteness(b: &[u8]) -> Option<u32> {
+    let r = match b.len() {
+        1 => b[0] as u32,
+        2 => u16::from_le_bytes([b[0], b[1]]) as u32,
+        _ => u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+    };
+    (r != stored_none(b.len() as u8)).then_some(r)
+}
+
+/// The narrowest remoteness width (bytes) whose none ([`stored_none`], all-ones) exceeds `max`,
+/// the largest finite remoteness.
+pub fn remoteness_width(max: u32) -> u8 {
+    if max < stored_none(1) {
+        1
+    } else if max < stored_none(2) {
+        2
+    } else {
+        4
+    }
+}
+
+/// `rem` (in memory, [`crate::remoteness::NONE`] for none) stored `width` bytes each, as a raw table's remoteness
+/// section holds it (empty for width 0).
+pub fn remoteness_bytes(rem: &[u32], width: u8) -> Vec<u8> {
+    if width == 0 {
+        return Vec::new();
+    }
+    let mut out = vec![0u8; rem.len() * width as usize];
+    out.par_chunks_mut(width as usize * 4096)
+        .zip(rem.par_chunks(4096))
+        .for_each(|(dst, src)| {
+            for (d, &r) in dst.chunks_mut(width as usize).zip(src) {
+                put_remoteness(d, r);
+            }
+        });
+    out
+}
