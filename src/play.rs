@@ -4,13 +4,13 @@
 //!
 //! The driver reads the human's moves line by line from any reader and writes the board after
 //! every move to any writer, so a test can script a whole game. The invariant: every move made,
-//! by either side, is one of `Game::moves` of the current position — a strategy that proposes
+//! by either side, is one of `Notation::moves` of the current position — a strategy that proposes
 //! anything else is reported, never played.
 
 use std::io::{BufRead, Write};
 
 use crate::error::{Error, Result};
-use crate::game::{Game, Status, Value};
+use crate::game::{Game, Notation, Status, Value};
 use crate::games::AnyGame;
 use crate::games::cell::{Board, CellGame, Layout, Player, picture};
 use crate::research::ranking::{Variant, option_keys, top};

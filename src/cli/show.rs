@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use retrodb::Game;
+use retrodb::Notation;
 use retrodb::cgt::values::{ValueOf, value_of};
 use retrodb::games::{self, AnyGame, PictureStyle};
 use retrodb::with_game;

@@ -11,7 +11,7 @@ pub mod hackenbush;
 pub mod source;
 
 use crate::error::{Error, Result};
-use crate::game::Game;
+use crate::game::{Game, Notation};
 use crate::progress::{Progress, Silent};
 pub use source::{InputBytes, Source};
 
@@ -310,7 +310,7 @@ impl AnyGame {
 
     /// [`AnyGame::board_svg`] of the position `text` names, stored at `pos`, drawn as asked: in
     /// an index of one board per symmetry class (`,sym`), the asked board with its own moves'
-    /// names ([`crate::game::Game::asked_board`]), else the stored position.
+    /// names ([`crate::game::Notation::asked_board`]), else the stored position.
     pub fn board_svg_as_asked(&self, text: &str, pos: u64) -> String {
         if let AnyGame::Cell(g) = self
             && let Some(svg) = g.asked_svg(text, pos)
@@ -321,7 +321,7 @@ impl AnyGame {
     }
 
     /// The web board's SVG of a position: every game draws one, with each of `moves` (the
-    /// position's moves, as [`Game::moves`] lists them) a clickable `<g class="move"
+    /// position's moves, as [`Notation::moves`] lists them) a clickable `<g class="move"
     /// data-move="NAME">` holding a `.mark` circle for the page to colour by the move's value.
     pub fn board_svg(&self, pos: u64, moves: &[crate::game::Move]) -> String {
         match self {

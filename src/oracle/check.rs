@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use super::lehman::EdgeGame;
 use super::sweep::{Tally, add_tallies, parse_position};
 use crate::error::{Error, Result};
-use crate::game::Game;
+use crate::game::{Game, Notation};
 use crate::games::AnyGame;
 use crate::games::cell::{Board, Layout};
 use crate::splitmix;

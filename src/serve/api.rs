@@ -27,7 +27,7 @@ use tower_http::timeout::TimeoutLayer;
 
 use super::body::ChannelBody;
 use super::{Catalog, Limits, Served, assets};
-use crate::game::{Game, Value};
+use crate::game::{Notation, Value};
 use crate::lookup::{Ask, Lookups};
 use crate::table::{LineStep, Probe};
 use crate::with_game;

@@ -1,10 +1,10 @@
 //! The sliced index (docs/SLICES.md), with and without symmetry, against the alternation index
 //! and the plain build of every configuration: the same value for every position.
 
-use retrodb::Game;
 use retrodb::build::{self, BuildOptions};
 use retrodb::games::AnyGame;
 use retrodb::table;
+use retrodb::{Game, Notation, Omissions};
 
 use super::tiered::open;
 
@@ -91,13 +91,7 @@ fn sliced_and_symmetric_tables_agree_with_the_alternation_index() {
             // A compressed copy (don't-care cells filled from the row-by-row rules) answers
             // the same.
             let z = dir.path().join("sliced-z.rdb");
-            table::compress(
-                &table,
-                &z,
-                quick_compression(),
-                &retrodb::progress::Silent,
-            )
-            .unwrap();
+            table::compress(&table, &z, quick_compression(), &retrodb::progress::Silent).unwrap();
             let zt = Table::open(&z).unwrap();
             for pos in (0..g.size()).step_by(every) {
                 assert_eq!(
@@ -177,13 +171,7 @@ fn the_row_kernel_with_remoteness_agrees_with_the_plain_boards() {
             }
             assert_eq!(table.header().rounds, Some(longest + 1), "{spec}");
             let z = dir.path().join("rows-z.rdb");
-            table::compress(
-                &table,
-                &z,
-                quick_compression(),
-                &retrodb::progress::Silent,
-            )
-            .unwrap();
+            table::compress(&table, &z, quick_compression(), &retrodb::progress::Silent).unwrap();
             let zt = Table::open(&z).unwrap();
             for pos in (0..g.size()).step_by(7) {
                 assert_eq!(

@@ -8,7 +8,7 @@
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::game::{Game, Move, PositionError, Status};
+use crate::game::{Game, Move, Notation, Omissions, PositionError, Status};
 use crate::games::source::{InputBytes, Source};
 
 pub mod parse;
@@ -201,6 +201,12 @@ impl Game for Digraph {
         self.out_degree(pos)
     }
 
+    fn impartial(&self) -> bool {
+        true
+    }
+}
+
+impl Notation for Digraph {
     fn parse_position(&self, text: &str) -> Result<u64, PositionError> {
         let t = text.trim();
         let v: u64 = t
@@ -222,10 +228,6 @@ impl Game for Digraph {
         pos.to_string()
     }
 
-    fn impartial(&self) -> bool {
-        true
-    }
-
     fn moves(&self, pos: u64) -> Vec<Move> {
         self.out_edges(pos)
             .iter()
@@ -236,6 +238,8 @@ impl Game for Digraph {
             .collect()
     }
 }
+
+impl Omissions for Digraph {}
 
 /// Compressed sparse rows of `edges` keyed by `key(edge).0`, each row sorted; `edges` is left
 /// in bucket order.
