@@ -11,7 +11,6 @@ use std::io::{BufRead, Write};
 
 use crate::error::{Error, Result};
 use crate::game::{Game, Notation, Status, Value};
-use crate::games::AnyGame;
 use crate::games::cell::{Board, CellGame, Layout, Player, picture};
 use crate::research::ranking::{Variant, option_keys, top};
 use crate::research::{PlayerGraph, SpanningTreePlayer, optional_moves};
@@ -83,7 +82,7 @@ impl<'a> Match<'a> {
         start: Option<&str>,
         style: picture::Style,
     ) -> Result<Match<'a>> {
-        let AnyGame::Cell(game) = table.game() else {
+        let Some(game) = table.game().cell_game() else {
             return Err(Error::Usage(format!(
                 "play: {} is not a board or graph cell game",
                 table.game().spec()

@@ -62,10 +62,9 @@ fn value_line(a: &Args) -> Result<String> {
     Ok(match value_of(&game, pos, a.free_moves, VALUE_LIMIT) {
         ValueOf::Value(v) => format!(
             "value: {v}{}",
-            match &game {
-                AnyGame::Cell(_) =>
-                    format!(" (a finished board worth {} to its winner)", a.free_moves),
-                _ => String::new(),
+            match game.cell_game() {
+                Some(_) => format!(" (a finished board worth {} to its winner)", a.free_moves),
+                None => String::new(),
             }
         ),
         ValueOf::NoValues => "value: none (game values are defined for cell games' full tables \

@@ -9,6 +9,7 @@ pub mod cell;
 pub mod digraph;
 pub mod hackenbush;
 pub mod source;
+pub mod subtraction;
 
 use crate::error::{Error, Result};
 use crate::game::{Game, Notation};
@@ -36,6 +37,8 @@ pub enum AnyGame {
     Hackenbush(hackenbush::Hackenbush),
     /// `shannon`, `shannon-vertex`, `bridgit` and `hex`: one core, so one variant.
     Cell(cell::CellGame),
+    /// `subtract:N,MOVES`: the worked example of adding a game.
+    Subtraction(subtraction::Subtraction),
 }
 
 /// Runs `$body` with `$g` bound to the concrete game inside an [`AnyGame`], so generic code
@@ -47,6 +50,7 @@ macro_rules! with_game {
             $crate::games::AnyGame::Digraph($g) => $body,
             $crate::games::AnyGame::Hackenbush($g) => $body,
             $crate::games::AnyGame::Cell($g) => $body,
+            $crate::games::AnyGame::Subtraction($g) => $body,
         }
     };
 }
@@ -93,6 +97,10 @@ pub const KINDS: &[(&str, &str)] = &[
         "the board size N (3: 13 cells; 5, the commercial board: 41)",
     ),
     ("hex", "the side N of the N x N rhombus"),
+    (
+        "subtract",
+        "a heap and the amounts a move may take, e.g. 20,1,3,4",
+    ),
 ];
 
 /// Where a file-backed game reads its input from.
@@ -160,6 +168,9 @@ impl AnyGame {
             "shannon" | "shannon-vertex" | "bridgit" | "hex" => Ok(AnyGame::Cell(
                 cell::CellGame::load(kind, arg, bytes, max_memory)?,
             )),
+            "subtract" => Ok(AnyGame::Subtraction(subtraction::Subtraction::parse(
+                spec, arg,
+            )?)),
             _ => Err(Error::Spec {
                 spec: spec.to_string(),
                 msg: format!("unknown game '{kind}'; known games: {}", kind_list()),
@@ -173,6 +184,7 @@ impl AnyGame {
             AnyGame::Digraph(g) => Some(g.source()),
             AnyGame::Hackenbush(g) => g.source(),
             AnyGame::Cell(g) => g.source(),
+            _ => None,
         }
     }
 
@@ -206,6 +218,25 @@ impl AnyGame {
     pub fn size(&self) -> u64 {
         with_game!(self, g => g.size())
     }
+
+    /// What a tier of the game counts, in words (`filled cells`, `edges removed`; `tier` for
+    /// games without a meaning of their own).
+    pub fn tier_meaning(&self) -> &'static str {
+        match self {
+            AnyGame::Cell(_) => "filled cells",
+            AnyGame::Hackenbush(_) => "edges removed",
+            _ => "tier",
+        }
+    }
+
+    /// The cell game inside, for the clients that read only cell games (play, Lehman's
+    /// criterion, board values, the Bridg-It research); `None` for every other game.
+    pub fn cell_game(&self) -> Option<&cell::CellGame> {
+        match self {
+            AnyGame::Cell(g) => Some(g),
+            _ => None,
+        }
+    }
 }
 
 /// How [`AnyGame::picture`] and [`picture`] draw: plain text, text with ANSI colours, or SVG.
@@ -227,7 +258,7 @@ impl AnyGame {
                 PictureStyle::Svg => None,
                 _ => g.render(pos),
             },
-            AnyGame::Digraph(_) => None,
+            _ => None,
         }
     }
 }
@@ -252,9 +283,8 @@ impl AnyGame {
                 };
                 g.index(all, false)
             }
-            AnyGame::Digraph(g) => {
-                (0..g.size()).find(|&p| g.status(p) != crate::game::Status::Unused)
-            }
+            other => with_game!(other, g => (0..g.size())
+                .find(|&p| g.status(p) != crate::game::Status::Unused)),
         }
     }
 
@@ -298,10 +328,10 @@ impl AnyGame {
                         .then(|| format!("{me} has no edge left to cut: {other} has won")),
                 }
             }
-            AnyGame::Digraph(g) => Turn {
+            other => Turn {
                 to_move: "the player to move".into(),
                 opponent: "the other player".into(),
-                outcome: g.moves(pos).is_empty().then(|| {
+                outcome: with_game!(other, g => g.moves(pos)).is_empty().then(|| {
                     format!("the token on {pos} cannot move: the player to move has lost")
                 }),
             },
@@ -343,7 +373,7 @@ impl AnyGame {
                     .collect();
                 g.svg(pos, &targets)
             }
-            AnyGame::Digraph(g) => g.neighbourhood_svg(pos, moves),
+            other => with_game!(other, g => digraph::neighbourhood_svg(g, pos, moves)),
         }
     }
 }

@@ -11,7 +11,6 @@ use super::lehman::EdgeGame;
 use super::sweep::{Tally, add_tallies, parse_position};
 use crate::error::{Error, Result};
 use crate::game::{Game, Notation};
-use crate::games::AnyGame;
 use crate::games::cell::{Board, Layout};
 use crate::splitmix;
 use crate::table::Table;
@@ -36,7 +35,7 @@ fn edge_game(table: &Table) -> Result<EdgeGame> {
             table.path().display()
         ))
     };
-    let AnyGame::Cell(g) = table.game() else {
+    let Some(g) = table.game().cell_game() else {
         return Err(refuse());
     };
     let graph = match g.layout() {
@@ -62,7 +61,7 @@ fn edge_game(table: &Table) -> Result<EdgeGame> {
 /// Lehman's criterion, in parallel.
 pub fn lehman_sample(table: &Table, count: u64, seed: u64) -> Result<LehmanReport> {
     let oracle = edge_game(table)?;
-    let AnyGame::Cell(g) = table.game() else {
+    let Some(g) = table.game().cell_game() else {
         unreachable!("edge_game accepts cell games only")
     };
     let size = g.size();
