@@ -94,7 +94,7 @@ pub struct AskedMove {
 /// Generic closures keep the solvers' inner loops monomorphic; [`crate::games::AnyGame`] turns a
 /// game spec into one concrete type and `with_game!` dispatches on it once per command.
 pub trait Game: Sync {
-    /// The canonical game spec, as `retrodb build` accepts it (`digraph:FILE`, `hex:4`, ...).
+    /// The canonical game spec, as `retrodb build` accepts it (`KIND:ARGUMENT`).
     fn spec(&self) -> String;
 
     /// The number of indices; positions are `0..size()`.
@@ -184,8 +184,8 @@ pub trait Notation: Game {
         None
     }
 
-    /// Facts about a position beyond its stored win/loss/draw, for probe output (Hackenbush:
-    /// the outcome class and the exact game value). `stored` reads the table's value of any
+    /// Facts about a position beyond its stored win/loss/draw, for probe output (a partizan
+    /// game's outcome class and exact game value, say). `stored` reads the table's value of any
     /// index, so a game can combine several cells (e.g. the same board with either player to
     /// move). Most games have nothing to add.
     fn annotate(
@@ -209,7 +209,7 @@ pub trait Omissions: Game {
     }
 
     /// Games in which every move passes the turn and the index says who moves: whether `pos`
-    /// belongs to the side a compressed table may leave out (cell games: Right to move). The
+    /// belongs to the side a compressed table may leave out (say, one player to move). The
     /// contract: no child of such a position belongs to it, so it is answered by a one-move
     /// search over stored children (docs/FORMAT.md, "One mover stored"). `None` (the default):
     /// the game has no such side.

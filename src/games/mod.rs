@@ -1,9 +1,13 @@
 //! The games, one module per family, and the registry that turns a game spec (`hex:4`,
 //! `digraph:FILE`) into a concrete game.
 //!
-//! Adding a game: a module implementing [`crate::game::Game`], a variant of [`AnyGame`], an arm in
-//! [`AnyGame::load`] and one in `with_game!` (and in `with_tiered_game!` for an acyclic game,
-//! which implements [`crate::game::Tiered`] too). Nothing else in the crate names a game.
+//! Adding a game (docs/ARCHITECTURE.md, "Adding a game"; `subtraction.rs` is the worked example):
+//! a module implementing [`crate::game::Game`], [`crate::game::Notation`] and
+//! [`crate::game::Omissions`] (empty where the defaults do), and in this file its `pub mod`, a
+//! variant of [`AnyGame`], an arm in `with_game!` (and in `with_tiered_game!` for an acyclic
+//! game, which implements [`crate::game::Tiered`] too), its kinds in [`KINDS`] and an arm in
+//! `AnyGame::read`. [`AnyGame`]'s other methods have defaults for games without a picture, a
+//! source file or a start of their own. Nothing outside `games/` names a game.
 
 pub mod cell;
 pub mod digraph;
