@@ -139,7 +139,7 @@ pub fn probe(path: &Path, samples: usize, batch: usize) -> Result<ProbeReport> {
             .iter()
             .rev()
             .take(30)
-            .map(|&p| crate::with_game!(t.game(), g => crate::Game::position_text(g, p)))
+            .map(|&p| crate::with_game!(t.game(), g => crate::Notation::position_text(g, p)))
             .collect(),
     })
 }

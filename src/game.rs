@@ -66,12 +66,12 @@ pub struct Move {
     pub child: u64,
 }
 
-/// A board as asked where the index holds a symmetric image of it ([`Game::asked_board`]).
+/// A board as asked where the index holds a symmetric image of it ([`Notation::asked_board`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AskedBoard {
     /// The asked board's text.
     pub position: String,
-    /// The asked board's moves in the game's order (as [`Game::moves`] would list them on it).
+    /// The asked board's moves in the game's order (as [`Notation::moves`] would list them on it).
     pub moves: Vec<AskedMove>,
 }
 
@@ -86,12 +86,15 @@ pub struct AskedMove {
     pub stored: String,
 }
 
-/// A finite two-player game in the shape the solvers need.
+/// The rules of a finite two-player game: what the solvers need, and all they may ask. The
+/// other roles a game plays are traits of their own: [`Notation`] (text, moves, pictures) and
+/// [`Omissions`] (what a compressed table may leave out); [`Tiered`] adds the tiers of an
+/// acyclic game.
 ///
 /// Generic closures keep the solvers' inner loops monomorphic; [`crate::games::AnyGame`] turns a
 /// game spec into one concrete type and `with_game!` dispatches on it once per command.
 pub trait Game: Sync {
-    /// The canonical game spec, as `retrodb build` accepts it (`digraph:FILE`, `hex:4`, ...).
+    /// The canonical game spec, as `retrodb build` accepts it (`KIND:ARGUMENT`).
     fn spec(&self) -> String;
 
     /// The number of indices; positions are `0..size()`.
@@ -133,6 +136,20 @@ pub trait Game: Sync {
     /// An upper bound on the number of children of any position (picks the counter width).
     fn max_children(&self) -> u64;
 
+    /// Whether the game is impartial in the sense of sums of tokens: the moves do not depend on
+    /// who is to move, every position is open or unused, and a player who cannot move loses.
+    /// Such a game's positions have generalized Sprague-Grundy values ([`crate::grundy`]), and
+    /// a sum of its positions (several tokens, a move moving one) is answered from them. Games
+    /// say so; the default is no.
+    fn impartial(&self) -> bool {
+        false
+    }
+}
+
+/// How a game is written and drawn for people: positions as text, named moves, pictures, and
+/// what a probe shows beyond a position's value. Lookups, the table's probes and every front end
+/// ask this role; the solvers never do.
+pub trait Notation: Game {
     /// Reads a position in the game's notation.
     fn parse_position(&self, text: &str) -> Result<u64, PositionError>;
 
@@ -145,28 +162,6 @@ pub trait Game: Sync {
     /// A picture of the position for people, where the game has one.
     fn render(&self, _pos: u64) -> Option<String> {
         None
-    }
-
-    /// For each position of `first..first + n`, whether only a search knows its value
-    /// ([`by_rules`] says [`Rules::Search`]), where the game can tell a run of positions faster
-    /// than one by one; `None` (the default) otherwise.
-    fn searched_run(&self, _first: u64, _n: u64) -> Option<Vec<bool>> {
-        None
-    }
-
-    /// Games in which every move passes the turn and the index says who moves: whether `pos`
-    /// belongs to the side a compressed table may leave out (cell games: Right to move). The
-    /// contract: no child of such a position belongs to it, so it is answered by a one-move
-    /// search over stored children (docs/FORMAT.md, "One mover stored"). `None` (the default):
-    /// the game has no such side.
-    fn omissible(&self, _pos: u64) -> Option<bool> {
-        None
-    }
-
-    /// [`Game::omissible`] for each position of `first..first + n`, where the game can tell a
-    /// run faster than one by one.
-    fn omissible_run(&self, first: u64, n: u64) -> Option<Vec<bool>> {
-        (first..first + n).map(|p| self.omissible(p)).collect()
     }
 
     /// The text of the position a move leads to. Games whose index holds one board per symmetry
@@ -189,17 +184,8 @@ pub trait Game: Sync {
         None
     }
 
-    /// Whether the game is impartial in the sense of sums of tokens: the moves do not depend on
-    /// who is to move, every position is open or unused, and a player who cannot move loses.
-    /// Such a game's positions have generalized Sprague-Grundy values ([`crate::grundy`]), and
-    /// a sum of its positions (several tokens, a move moving one) is answered from them. Games
-    /// say so; the default is no.
-    fn impartial(&self) -> bool {
-        false
-    }
-
-    /// Facts about a position beyond its stored win/loss/draw, for probe output (Hackenbush:
-    /// the outcome class and the exact game value). `stored` reads the table's value of any
+    /// Facts about a position beyond its stored win/loss/draw, for probe output (a partizan
+    /// game's outcome class and exact game value, say). `stored` reads the table's value of any
     /// index, so a game can combine several cells (e.g. the same board with either player to
     /// move). Most games have nothing to add.
     fn annotate(
@@ -208,6 +194,33 @@ pub trait Game: Sync {
         _stored: &dyn Fn(u64) -> crate::Result<Option<Value>>,
     ) -> crate::Result<Annotations> {
         Ok(Annotations::default())
+    }
+}
+
+/// What a table's encoding may ask a game beyond its rules, so that a compressed table stores
+/// fewer cells. Every method has a default that leaves nothing out, so a game that has nothing
+/// to add implements it with an empty block.
+pub trait Omissions: Game {
+    /// For each position of `first..first + n`, whether only a search knows its value
+    /// ([`by_rules`] says [`Rules::Search`]), where the game can tell a run of positions faster
+    /// than one by one; `None` (the default) otherwise.
+    fn searched_run(&self, _first: u64, _n: u64) -> Option<Vec<bool>> {
+        None
+    }
+
+    /// Games in which every move passes the turn and the index says who moves: whether `pos`
+    /// belongs to the side a compressed table may leave out (say, one player to move). The
+    /// contract: no child of such a position belongs to it, so it is answered by a one-move
+    /// search over stored children (docs/FORMAT.md, "One mover stored"). `None` (the default):
+    /// the game has no such side.
+    fn omissible(&self, _pos: u64) -> Option<bool> {
+        None
+    }
+
+    /// [`Omissions::omissible`] for each position of `first..first + n`, where the game can tell a
+    /// run faster than one by one.
+    fn omissible_run(&self, first: u64, n: u64) -> Option<Vec<bool>> {
+        (first..first + n).map(|p| self.omissible(p)).collect()
     }
 }
 
@@ -284,7 +297,7 @@ pub trait Tiered: Game {
 /// listed; every move goes to a higher tier (to `t + 1` exactly where tiers are ranges, which
 /// must then hold exactly their tier's indices); units list increasing indices, in spans that
 /// do not interleave. For small games.
-pub fn check_tiers<G: Tiered>(game: &G) -> Result<(), ContractError> {
+pub fn check_tiers<G: Tiered + Notation>(game: &G) -> Result<(), ContractError> {
     struct Collect(Vec<(u64, Status, Vec<u64>)>);
     impl TierVisitor for Collect {
         fn visit<I: ExactSizeIterator<Item = u64>>(&mut self, p: TierPosition<I>) {
@@ -388,7 +401,7 @@ pub fn check_tiers<G: Tiered>(game: &G) -> Result<(), ContractError> {
     Ok(())
 }
 
-/// Extra `key = text` facts a game attaches to a probed position ([`Game::annotate`]), in the
+/// Extra `key = text` facts a game attaches to a probed position ([`Notation::annotate`]), in the
 /// game's order. They are flattened into the probe's JSON object, so a key must not be one of
 /// the probe's own fields (`position`, `index`, `value`, `remoteness`, `moves`, `move`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -456,7 +469,7 @@ pub fn by_rules<G: Game>(game: &G, pos: u64) -> Rules {
 }
 
 /// Checks that `board` describes `game`: its size, and every position's status and children.
-fn check_plain_board<G: Game>(game: &G, board: &PlainBoard<'_>) -> Result<(), ContractError> {
+fn check_plain_board<G: Notation>(game: &G, board: &PlainBoard<'_>) -> Result<(), ContractError> {
     let configs = 3u64.pow(board.cells);
     if game.size() != 2 * configs {
         return Err(ContractError(format!(
@@ -508,7 +521,7 @@ pub struct ContractError(pub String);
 /// Checks the contract on the given positions: for each, the multiset of its children agrees with
 /// the parent lists of those children, and the multiset of its parents agrees with their child
 /// lists. Positions out of range or inconsistent statuses are reported too.
-pub fn check_round_trip<G: Game>(
+pub fn check_round_trip<G: Notation>(
     game: &G,
     positions: impl IntoIterator<Item = u64>,
 ) -> Result<(), ContractError> {

@@ -43,4 +43,4 @@ pub mod splitmix;
 pub mod table;
 
 pub use error::{Error, Result};
-pub use game::{Game, Move, Status, Value};
+pub use game::{Game, Move, Notation, Omissions, Status, Value};

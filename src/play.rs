@@ -4,14 +4,13 @@
 //!
 //! The driver reads the human's moves line by line from any reader and writes the board after
 //! every move to any writer, so a test can script a whole game. The invariant: every move made,
-//! by either side, is one of `Game::moves` of the current position — a strategy that proposes
+//! by either side, is one of `Notation::moves` of the current position — a strategy that proposes
 //! anything else is reported, never played.
 
 use std::io::{BufRead, Write};
 
 use crate::error::{Error, PlayError, Result};
-use crate::game::{Game, Status, Value};
-use crate::games::AnyGame;
+use crate::game::{Game, Notation, Status, Value};
 use crate::games::cell::{Board, CellGame, Layout, Player, picture};
 use crate::research::ranking::{Variant, option_keys, top};
 use crate::research::{PlayerGraph, SpanningTreePlayer, optional_moves};
@@ -82,7 +81,7 @@ impl<'a> Match<'a> {
         start: Option<&str>,
         style: picture::Style,
     ) -> Result<Match<'a>> {
-        let AnyGame::Cell(game) = table.game() else {
+        let Some(game) = table.game().cell_game() else {
             return Err(PlayError::NotCellGame {
                 spec: table.game().spec(),
             }

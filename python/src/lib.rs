@@ -17,7 +17,7 @@ use pyo3::types::{PyBool, PyDict, PyList, PyString, PyTuple};
 use retrodb::games::{AnyGame, PictureStyle};
 use retrodb::lookup::{Ask, Lookups};
 use retrodb::table::Table as RawTable;
-use retrodb::{Game as _, Status, Value, with_game};
+use retrodb::{Game as _, Notation as _, Status, Value, with_game};
 
 mod build;
 

@@ -47,9 +47,7 @@ pub fn before_build(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Vec<Stri
         return Vec::new();
     }
     let mut lines = vec![estimate_line(game, opts, compress)];
-    if let AnyGame::Cell(g) = game
-        && let Some(p) = g.sliced_plan()
-    {
+    if let Some(p) = game.cell_game().and_then(|g| g.sliced_plan()) {
         lines.push(sliced_line(
             &p,
             game.size(),

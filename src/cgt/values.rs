@@ -343,11 +343,9 @@ impl<'a> PositionValues<'a> {
     /// Whether `game`'s positions have values as games here: the full tables of cell games
     /// (no fixed start) and Hackenbush.
     pub fn defined_for(game: &crate::games::AnyGame) -> bool {
-        use crate::games::AnyGame;
-        match game {
-            AnyGame::Cell(g) => g.start().is_none(),
-            AnyGame::Hackenbush(_) => true,
-            _ => false,
+        match game.cell_game() {
+            Some(g) => g.start().is_none(),
+            None => matches!(game, crate::games::AnyGame::Hackenbush(_)),
         }
     }
 
@@ -405,7 +403,6 @@ impl<'a> PositionValues<'a> {
 
     fn value_at(&mut self, pos: u64, depth: usize) -> Option<Game> {
         use crate::Game as _;
-        use crate::games::AnyGame;
         let key = pos >> 1;
         if let Some(g) = self.memo.get(key) {
             return Some(g);
@@ -414,7 +411,7 @@ impl<'a> PositionValues<'a> {
             return None;
         }
         let at = key << 1;
-        if let AnyGame::Cell(g) = self.game {
+        if let Some(g) = self.game.cell_game() {
             let (l, r) = g.masks(at);
             match g.winner(l, r) {
                 Some(crate::games::cell::Player::Left) => {

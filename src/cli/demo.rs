@@ -133,12 +133,13 @@ fn bridgit(a: &Args) -> Result<()> {
     )?;
     let t = Table::open(&out)?;
     let mut p = t.probe_text(".............")?;
-    let winning: Vec<u64> = retrodb::with_game!(t.game(), g => retrodb::Game::moves(g, p.index))
-        .into_iter()
-        .zip(&p.moves)
-        .filter(|(_, m)| m.value == Value::Loss)
-        .map(|(m, _)| m.child)
-        .collect();
+    let winning: Vec<u64> =
+        retrodb::with_game!(t.game(), g => retrodb::Notation::moves(g, p.index))
+            .into_iter()
+            .zip(&p.moves)
+            .filter(|(_, m)| m.value == Value::Loss)
+            .map(|(m, _)| m.child)
+            .collect();
     outln!(
         "\nthe empty board: Left (blue), to move, {} — {} of {} first moves win (marked):",
         value_text(p.value, p.remoteness),

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use retrodb::Game;
+use retrodb::Notation;
 use retrodb::cgt::values::{ValueOf, value_of};
 use retrodb::games::{self, AnyGame, PictureStyle};
 use retrodb::with_game;
@@ -62,10 +62,9 @@ fn value_line(a: &Args) -> Result<String> {
     Ok(match value_of(&game, pos, a.free_moves, VALUE_LIMIT) {
         ValueOf::Value(v) => format!(
             "value: {v}{}",
-            match &game {
-                AnyGame::Cell(_) =>
-                    format!(" (a finished board worth {} to its winner)", a.free_moves),
-                _ => String::new(),
+            match game.cell_game() {
+                Some(_) => format!(" (a finished board worth {} to its winner)", a.free_moves),
+                None => String::new(),
             }
         ),
         ValueOf::NoValues => "value: none (game values are defined for cell games' full tables \

@@ -32,7 +32,7 @@ pub struct Args {
 pub fn run(a: Args) -> Result<ExitCode> {
     let limit = a.max_memory.unwrap_or_else(retrodb::memory::default_limit);
     let game = AnyGame::open_with(&a.game, limit, &super::Notes)?;
-    let AnyGame::Cell(cell) = &game else {
+    let Some(cell) = game.cell_game() else {
         bail!(
             "values {}: only cell games (bridgit, hex, shannon, shannon-vertex) have board values",
             a.game

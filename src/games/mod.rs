@@ -1,17 +1,22 @@
 //! The games, one module per family, and the registry that turns a game spec (`hex:4`,
 //! `digraph:FILE`) into a concrete game.
 //!
-//! Adding a game: a module implementing [`crate::game::Game`], a variant of [`AnyGame`], an arm in
-//! [`AnyGame::load`] and one in `with_game!` (and in `with_tiered_game!` for an acyclic game,
-//! which implements [`crate::game::Tiered`] too). Nothing else in the crate names a game.
+//! Adding a game (docs/ARCHITECTURE.md, "Adding a game"; `subtraction.rs` is the worked example):
+//! a module implementing [`crate::game::Game`], [`crate::game::Notation`] and
+//! [`crate::game::Omissions`] (empty where the defaults do), and in this file its `pub mod`, a
+//! variant of [`AnyGame`], an arm in `with_game!` (and in `with_tiered_game!` for an acyclic
+//! game, which implements [`crate::game::Tiered`] too), its kinds in [`KINDS`] and an arm in
+//! `AnyGame::read`. [`AnyGame`]'s other methods have defaults for games without a picture, a
+//! source file or a start of their own. Nothing outside `games/` names a game.
 
 pub mod cell;
 pub mod digraph;
 pub mod hackenbush;
 pub mod source;
+pub mod subtraction;
 
 use crate::error::{Error, Result};
-use crate::game::Game;
+use crate::game::{Game, Notation};
 use crate::progress::{Progress, Silent};
 pub use source::{InputBytes, Source};
 
@@ -36,6 +41,8 @@ pub enum AnyGame {
     Hackenbush(hackenbush::Hackenbush),
     /// `shannon`, `shannon-vertex`, `bridgit` and `hex`: one core, so one variant.
     Cell(cell::CellGame),
+    /// `subtract:N,MOVES`: the worked example of adding a game.
+    Subtraction(subtraction::Subtraction),
 }
 
 /// Runs `$body` with `$g` bound to the concrete game inside an [`AnyGame`], so generic code
@@ -47,6 +54,7 @@ macro_rules! with_game {
             $crate::games::AnyGame::Digraph($g) => $body,
             $crate::games::AnyGame::Hackenbush($g) => $body,
             $crate::games::AnyGame::Cell($g) => $body,
+            $crate::games::AnyGame::Subtraction($g) => $body,
         }
     };
 }
@@ -93,6 +101,10 @@ pub const KINDS: &[(&str, &str)] = &[
         "the board size N (3: 13 cells; 5, the commercial board: 41)",
     ),
     ("hex", "the side N of the N x N rhombus"),
+    (
+        "subtract",
+        "a heap and the amounts a move may take, e.g. 20,1,3,4",
+    ),
 ];
 
 /// Where a file-backed game reads its input from.
@@ -160,6 +172,9 @@ impl AnyGame {
             "shannon" | "shannon-vertex" | "bridgit" | "hex" => Ok(AnyGame::Cell(
                 cell::CellGame::load(kind, arg, bytes, max_memory)?,
             )),
+            "subtract" => Ok(AnyGame::Subtraction(subtraction::Subtraction::parse(
+                spec, arg,
+            )?)),
             _ => Err(Error::Spec {
                 spec: spec.to_string(),
                 msg: format!("unknown game '{kind}'; known games: {}", kind_list()),
@@ -173,6 +188,7 @@ impl AnyGame {
             AnyGame::Digraph(g) => Some(g.source()),
             AnyGame::Hackenbush(g) => g.source(),
             AnyGame::Cell(g) => g.source(),
+            _ => None,
         }
     }
 
@@ -206,6 +222,25 @@ impl AnyGame {
     pub fn size(&self) -> u64 {
         with_game!(self, g => g.size())
     }
+
+    /// What a tier of the game counts, in words (`filled cells`, `edges removed`; `tier` for
+    /// games without a meaning of their own).
+    pub fn tier_meaning(&self) -> &'static str {
+        match self {
+            AnyGame::Cell(_) => "filled cells",
+            AnyGame::Hackenbush(_) => "edges removed",
+            _ => "tier",
+        }
+    }
+
+    /// The cell game inside, for the clients that read only cell games (play, Lehman's
+    /// criterion, board values, the Bridg-It research); `None` for every other game.
+    pub fn cell_game(&self) -> Option<&cell::CellGame> {
+        match self {
+            AnyGame::Cell(g) => Some(g),
+            _ => None,
+        }
+    }
 }
 
 /// How [`AnyGame::picture`] and [`picture`] draw: plain text, text with ANSI colours, or SVG.
@@ -227,7 +262,7 @@ impl AnyGame {
                 PictureStyle::Svg => None,
                 _ => g.render(pos),
             },
-            AnyGame::Digraph(_) => None,
+            _ => None,
         }
     }
 }
@@ -252,9 +287,8 @@ impl AnyGame {
                 };
                 g.index(all, false)
             }
-            AnyGame::Digraph(g) => {
-                (0..g.size()).find(|&p| g.status(p) != crate::game::Status::Unused)
-            }
+            other => with_game!(other, g => (0..g.size())
+                .find(|&p| g.status(p) != crate::game::Status::Unused)),
         }
     }
 
@@ -298,10 +332,10 @@ impl AnyGame {
                         .then(|| format!("{me} has no edge left to cut: {other} has won")),
                 }
             }
-            AnyGame::Digraph(g) => Turn {
+            other => Turn {
                 to_move: "the player to move".into(),
                 opponent: "the other player".into(),
-                outcome: g.moves(pos).is_empty().then(|| {
+                outcome: with_game!(other, g => g.moves(pos)).is_empty().then(|| {
                     format!("the token on {pos} cannot move: the player to move has lost")
                 }),
             },
@@ -310,7 +344,7 @@ impl AnyGame {
 
     /// [`AnyGame::board_svg`] of the position `text` names, stored at `pos`, drawn as asked: in
     /// an index of one board per symmetry class (`,sym`), the asked board with its own moves'
-    /// names ([`crate::game::Game::asked_board`]), else the stored position.
+    /// names ([`crate::game::Notation::asked_board`]), else the stored position.
     pub fn board_svg_as_asked(&self, text: &str, pos: u64) -> String {
         if let AnyGame::Cell(g) = self
             && let Some(svg) = g.asked_svg(text, pos)
@@ -321,7 +355,7 @@ impl AnyGame {
     }
 
     /// The web board's SVG of a position: every game draws one, with each of `moves` (the
-    /// position's moves, as [`Game::moves`] lists them) a clickable `<g class="move"
+    /// position's moves, as [`Notation::moves`] lists them) a clickable `<g class="move"
     /// data-move="NAME">` holding a `.mark` circle for the page to colour by the move's value.
     pub fn board_svg(&self, pos: u64, moves: &[crate::game::Move]) -> String {
         match self {
@@ -343,7 +377,7 @@ impl AnyGame {
                     .collect();
                 g.svg(pos, &targets)
             }
-            AnyGame::Digraph(g) => g.neighbourhood_svg(pos, moves),
+            other => with_game!(other, g => digraph::neighbourhood_svg(g, pos, moves)),
         }
     }
 }

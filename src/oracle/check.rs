@@ -10,8 +10,7 @@ use rayon::prelude::*;
 use super::lehman::EdgeGame;
 use super::sweep::{Tally, add_tallies, parse_position};
 use crate::error::{Error, OracleError, Result};
-use crate::game::Game;
-use crate::games::AnyGame;
+use crate::game::{Game, Notation};
 use crate::games::cell::{Board, Layout};
 use crate::splitmix;
 use crate::table::Table;
@@ -35,7 +34,7 @@ fn edge_game(table: &Table) -> Result<EdgeGame> {
             spec: spec.clone(),
         })
     };
-    let AnyGame::Cell(g) = table.game() else {
+    let Some(g) = table.game().cell_game() else {
         return Err(refuse());
     };
     let graph = match g.layout() {
@@ -66,7 +65,7 @@ fn edge_game(table: &Table) -> Result<EdgeGame> {
 /// Lehman's criterion, in parallel.
 pub fn lehman_sample(table: &Table, count: u64, seed: u64) -> Result<LehmanReport> {
     let oracle = edge_game(table)?;
-    let AnyGame::Cell(g) = table.game() else {
+    let Some(g) = table.game().cell_game() else {
         unreachable!("edge_game accepts cell games only")
     };
     let size = g.size();

@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use super::lehman::{Claim, Class, EdgeGame, EdgeGameError, Player, Workspace, mover_value};
 use crate::error::{Error, OracleError, Result};
-use crate::game::{Game, Status, Value};
+use crate::game::{Game, Notation, Status, Value};
 use crate::games::{AnyGame, Input};
 use crate::solve::{self, SolveOptions, tiered};
 use crate::splitmix;

@@ -34,7 +34,7 @@ use super::lehman::{Class, EdgeGame, Player};
 use super::sweep::shannon_file;
 use super::vertex::{self, Minimax, VertexGame};
 use crate::error::{Error, OracleError, Result};
-use crate::game::{Game, Status};
+use crate::game::{Game, Notation, Status};
 use crate::games::{AnyGame, Input};
 use crate::solve::{SolveOptions, counter, tiered};
 use crate::splitmix;
@@ -427,7 +427,7 @@ impl VertexSweep {
     }
 
     /// The index map for games of `cells` cells, built through `game`'s notation the first time.
-    fn index_map<G: Game>(&self, game: &G, minimax: &Minimax) -> Result<Arc<IndexMap>> {
+    fn index_map<G: Notation>(&self, game: &G, minimax: &Minimax) -> Result<Arc<IndexMap>> {
         let mut maps = self.maps.lock().expect("no thread panics holding the maps");
         if let Some(m) = maps.get(&minimax.cells()) {
             return Ok(m.clone());

@@ -220,11 +220,7 @@ pub fn tiers<B: AsRef<[u8]> + Sync>(table: &Table<B>, progress: &dyn Progress) -
 
 /// What a tier of the table's game is.
 fn tier_meaning<B: AsRef<[u8]> + Sync>(table: &Table<B>) -> &'static str {
-    match table.game() {
-        crate::games::AnyGame::Cell(_) => "filled cells",
-        crate::games::AnyGame::Hackenbush(_) => "edges removed",
-        crate::games::AnyGame::Digraph(_) => "tier",
-    }
+    table.game().tier_meaning()
 }
 
 /// Every unit of every tier in parallel, in the order that reads the table front to back (see

@@ -136,7 +136,7 @@ impl Catalog {
                 table.verify_checksums()?;
             }
             let start = table.game().start().map(
-                |p| crate::with_game!(table.game(), g => crate::game::Game::position_text(g, p)),
+                |p| crate::with_game!(table.game(), g => crate::game::Notation::position_text(g, p)),
             );
             by_name.insert(name.clone(), tables.len());
             tables.push(Served { name, table, start });

@@ -230,17 +230,17 @@ impl<G: Game, C: Counter> Labelling<'_, G, C> {
                                 }
                                 Some(c) => {
                                     return Err(fail(format!(
-                                        "position {} is undecided ({c}) in the solve handed over",
-                                        game.position_text(pos)
+                                        "position {pos} (an index) is undecided ({c}) in the solve \
+                                         handed over"
                                     )));
                                 }
                             }
                         }
                         Status::Over(v) => {
                             return Err(fail(format!(
-                                "position {} is over ({v}): generalized Sprague-Grundy values \
-                                 are for games where a player who cannot move loses",
-                                game.position_text(pos)
+                                "position {pos} (an index) is over ({v}): generalized \
+                                 Sprague-Grundy values are for games where a player who \
+                                 cannot move loses"
                             )));
                         }
                     }

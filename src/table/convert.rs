@@ -18,7 +18,7 @@ use super::write::{GameFields, RawWriter, TableFile, TempFile};
 use super::zstd::{DontCareFill, Entry, Params, compress_frame, seek_table};
 use crate::cells;
 use crate::error::{ConvertError, Error, Result};
-use crate::game::{Game, Rules, by_rules};
+use crate::game::{Game, Omissions, Rules, by_rules};
 use crate::progress::Progress;
 use crate::with_game;
 

@@ -57,7 +57,7 @@ pub enum Encoding {
     Zstd = 1,
     /// As `Zstd`, but the positions the game marks omissible (cell games: Right to move) are
     /// left out: their cells hold a filler, and a lookup answers them by a one-move search over
-    /// their children, which are all stored ([`crate::game::Game::omissible_run`]).
+    /// their children, which are all stored ([`crate::game::Omissions::omissible_run`]).
     ZstdOmitted = 2,
 }
 

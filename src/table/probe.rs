@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::Table;
 use crate::error::{Error, LookupError, Result};
-use crate::game::{Annotations, Game, Move, PositionError, Value};
+use crate::game::{Annotations, Game, Move, Notation, PositionError, Value};
 use crate::grundy::Grundy;
 use crate::with_game;
 
@@ -21,7 +21,7 @@ pub struct Probe {
     pub value: Value,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub remoteness: Option<u32>,
-    /// What the game adds beyond the stored value ([`Game::annotate`]), flattened into the JSON.
+    /// What the game adds beyond the stored value ([`Notation::annotate`]), flattened into the JSON.
     #[serde(flatten)]
     pub extra: Annotations,
     /// Every move, in the game's order ([`Probe::sort_moves_best_first`] puts the best first).
@@ -167,7 +167,7 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
     /// [`Table::probe_text`] answered on the board as asked. Where the index holds a symmetric
     /// image of it (a `,sym` table holds one board of each symmetry class), the position, every
     /// move's name and the position it makes are the asked board's, in its own move order
-    /// ([`Game::asked_board`]); the values and remoteness are the image's, which the symmetry
+    /// ([`Notation::asked_board`]); the values and remoteness are the image's, which the symmetry
     /// keeps, and `stored_image` names the image. Elsewhere the same as `probe_text`.
     pub fn probe_as_asked(&self, text: &str) -> Result<Probe> {
         let (pos, _) = self.locate(text)?;

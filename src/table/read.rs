@@ -23,7 +23,7 @@ use super::payload::{Payload, RawBlocks, ZstdFrames, check_padding};
 use crate::cells;
 use crate::error::table::TableErrorKind;
 use crate::error::{Error, LookupError, Result};
-use crate::game::{Game, Rules, Value, by_rules};
+use crate::game::{Game, Notation, Omissions, Rules, Value, by_rules};
 use crate::games::{AnyGame, Input};
 use crate::with_game;
 

@@ -12,7 +12,7 @@ use super::payload::{Payload, ZstdFrames, check_padding};
 use crate::cells;
 use crate::error::table::{Checked, TableErrorKind};
 use crate::error::{Error, Result};
-use crate::game::{Game, Status, Value};
+use crate::game::{Game, Notation, Status, Value};
 use crate::progress::{Progress, Silent};
 use crate::splitmix;
 use crate::with_game;

@@ -2,10 +2,10 @@
 //! alternation reaches, the same position text, moves (names, the positions they make, values,
 //! remoteness) and value as the alternation index, which holds every board itself.
 
-use retrodb::Game;
 use retrodb::build::{self, BuildOptions};
 use retrodb::games::AnyGame;
 use retrodb::table::{Probe, Table};
+use retrodb::{Game, Notation};
 
 use super::tiered::open;
 

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, mpsc};
 
 use crate::common::{retrodb, stderr};
 use retrodb::build::{self, BuildOptions};
-use retrodb::game::Game;
+use retrodb::game::Notation;
 use retrodb::games::AnyGame;
 use retrodb::solve::Engine;
 use retrodb::table::{Table, TableErrorKind};

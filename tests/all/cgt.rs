@@ -59,7 +59,8 @@ fn values_give_the_tables_outcomes_for_both_movers() {
 
 fn hackenbush_value(spec: &str, position: &str) -> String {
     let game = AnyGame::open(spec, u64::MAX).unwrap();
-    let pos = retrodb::with_game!(&game, g => retrodb::Game::parse_position(g, position)).unwrap();
+    let pos =
+        retrodb::with_game!(&game, g => retrodb::Notation::parse_position(g, position)).unwrap();
     let mut v = retrodb::cgt::values::PositionValues::new(&game, 1, 1 << 20).unwrap();
     let g = v.value(pos).unwrap();
     v.games.show(g)

@@ -12,7 +12,7 @@
 use std::collections::{HashMap, HashSet};
 
 use retrodb::games::AnyGame;
-use retrodb::{Game, Status, Value};
+use retrodb::{Game, Notation, Status, Value};
 
 use crate::common::{path_str, retrodb, stderr, stdout};
 use crate::engine::{V, queue_solve, seed001_edges};
@@ -109,7 +109,7 @@ fn tables_say_what_the_golden_files_say() {
 /// position has the rules' value and remoteness 0; an open one is won iff some child is lost
 /// (one more than the quickest such child), else lost (one more than the slowest child; 0
 /// without a move). The boards are acyclic (a move fills a cell), so nothing is drawn.
-fn minimax<G: Game>(g: &G, pos: u64, memo: &mut HashMap<u64, (Value, u32)>) -> (Value, u32) {
+fn minimax<G: Notation>(g: &G, pos: u64, memo: &mut HashMap<u64, (Value, u32)>) -> (Value, u32) {
     if let Some(&known) = memo.get(&pos) {
         return known;
     }

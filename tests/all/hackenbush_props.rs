@@ -4,13 +4,13 @@
 
 use std::collections::HashMap;
 
-use retrodb::Game;
 use retrodb::Value;
 use retrodb::cgt::numbers::Dyadic;
 use retrodb::games::hackenbush::{Colour, Hackenbush, outcome_class, random_text};
 use retrodb::solve::{SolveOptions, counter};
 use retrodb::splitmix::SplitMix64;
 use retrodb::table::cells::{self, Cells};
+use retrodb::{Game, Notation};
 
 /// Solves `g` in memory with the counter engine; the value of every index.
 fn solve(g: &Hackenbush) -> Vec<Value> {

@@ -13,7 +13,7 @@ use retrodb::cgt::values::board_values;
 use retrodb::game::Tiered;
 use retrodb::games::AnyGame;
 use retrodb::table::Table;
-use retrodb::{Game, Value, with_game};
+use retrodb::{Notation, Value, with_game};
 use serde_json::Value as Json;
 
 /// The tables the tests probe, built once.

@@ -38,6 +38,7 @@ mod serve_board;
 #[cfg(feature = "serve")]
 mod serve_browser;
 mod sliced;
+mod subtraction;
 mod sums;
 mod sweep;
 mod tiered;

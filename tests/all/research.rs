@@ -142,8 +142,8 @@ fn confirm_game_order(c: &Json, probe: &Json, kind: &str) {
                 .as_str()
                 .unwrap()
                 .to_string();
-            let pos =
-                retrodb::with_game!(&game, g => retrodb::Game::parse_position(g, &child)).unwrap();
+            let pos = retrodb::with_game!(&game, g => retrodb::Notation::parse_position(g, &child))
+                .unwrap();
             let g = v.value(pos).unwrap();
             assert_eq!(
                 v.games.show(g),

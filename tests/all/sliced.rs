@@ -1,10 +1,10 @@
 //! The sliced index (docs/SLICES.md), with and without symmetry, against the alternation index
 //! and the plain build of every configuration: the same value for every position.
 
-use retrodb::Game;
 use retrodb::build::{self, BuildOptions};
 use retrodb::games::AnyGame;
 use retrodb::table;
+use retrodb::{Game, Notation, Omissions};
 
 use super::tiered::open;
 

@@ -6,12 +6,12 @@ use crate::common;
 
 use std::path::Path;
 
-use retrodb::Game;
 use retrodb::build::{self, BuildOptions};
 use retrodb::game::Tiered;
 use retrodb::games::AnyGame;
 use retrodb::solve::Engine;
 use retrodb::with_tiered_game;
+use retrodb::{Game, Notation};
 
 const SPECS: &[&str] = &[
     "bridgit:1",
@@ -135,6 +135,8 @@ fn check_tiers_catches_a_broken_walk() {
         fn max_children(&self) -> u64 {
             self.inner.max_children()
         }
+    }
+    impl Notation for Broken<'_> {
         fn parse_position(&self, text: &str) -> Result<u64, retrodb::game::PositionError> {
             self.inner.parse_position(text)
         }

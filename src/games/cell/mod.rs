@@ -27,7 +27,7 @@ mod tiers;
 pub mod wins;
 
 use crate::error::{Error, Result, human_bytes};
-use crate::game::{Game, Move, PositionError, Status, Value};
+use crate::game::{Game, Move, Notation, Omissions, PositionError, Status, Value};
 use crate::games::source::Source;
 pub use crate::shape::Player;
 use crate::shape::sliced::Sliced;
@@ -426,7 +426,9 @@ impl Game for CellGame {
     fn max_children(&self) -> u64 {
         self.cells as u64
     }
+}
 
+impl Notation for CellGame {
     fn parse_position(&self, text: &str) -> Result<u64, PositionError> {
         self.read_position(text)
     }
@@ -435,6 +437,50 @@ impl Game for CellGame {
         self.text_of_position(pos)
     }
 
+    /// The board after the move: the stored board with the move's cell claimed (the child index
+    /// may hold a symmetric image of it).
+    fn child_text(&self, pos: u64, m: &Move) -> String {
+        self.text_after_move(pos, m)
+    }
+
+    /// With symmetry, the stored board when it is not the asked one.
+    fn stored_image(&self, text: &str, pos: u64) -> Option<String> {
+        self.stored_image_text(text, pos)
+    }
+
+    /// With symmetry, the asked board when the stored one is another image of it.
+    fn asked_board(&self, text: &str, pos: u64) -> Option<crate::game::AskedBoard> {
+        self.asked_board_of(text, pos)
+    }
+
+    /// One move per empty cell of the board stored at `pos`, in cell order (with symmetry, the
+    /// child is the index of the board's canonical image).
+    fn moves(&self, pos: u64) -> Vec<Move> {
+        let (l, r) = self.masks(pos);
+        if self.winner(l, r).is_some() {
+            return Vec::new();
+        }
+        let mover = self.mover(pos);
+        let mut out = Vec::new();
+        for_each_cell(self.full & !(l | r), |cell| {
+            let (l2, r2) = mover.claim(l, r, cell);
+            let child = self
+                .try_index(l2, r2, mover.other())
+                .expect("a move leads to a position of the game");
+            out.push(Move {
+                name: self.move_name(cell),
+                child,
+            });
+        });
+        out
+    }
+
+    fn render(&self, pos: u64) -> Option<String> {
+        self.picture(pos, &[], picture::Style::Plain)
+    }
+}
+
+impl Omissions for CellGame {
     /// In the sliced index, row by row: no position is unused, and an open one always has a
     /// move (a full board is always won).
     fn searched_run(&self, first: u64, n: u64) -> Option<Vec<bool>> {
@@ -485,48 +531,6 @@ impl Game for CellGame {
             None => out.extend((first..end).map(|p| self.mover(p) == Player::Right)),
         }
         Some(out)
-    }
-
-    /// The board after the move: the stored board with the move's cell claimed (the child index
-    /// may hold a symmetric image of it).
-    fn child_text(&self, pos: u64, m: &Move) -> String {
-        self.text_after_move(pos, m)
-    }
-
-    /// With symmetry, the stored board when it is not the asked one.
-    fn stored_image(&self, text: &str, pos: u64) -> Option<String> {
-        self.stored_image_text(text, pos)
-    }
-
-    /// With symmetry, the asked board when the stored one is another image of it.
-    fn asked_board(&self, text: &str, pos: u64) -> Option<crate::game::AskedBoard> {
-        self.asked_board_of(text, pos)
-    }
-
-    /// One move per empty cell of the board stored at `pos`, in cell order (with symmetry, the
-    /// child is the index of the board's canonical image).
-    fn moves(&self, pos: u64) -> Vec<Move> {
-        let (l, r) = self.masks(pos);
-        if self.winner(l, r).is_some() {
-            return Vec::new();
-        }
-        let mover = self.mover(pos);
-        let mut out = Vec::new();
-        for_each_cell(self.full & !(l | r), |cell| {
-            let (l2, r2) = mover.claim(l, r, cell);
-            let child = self
-                .try_index(l2, r2, mover.other())
-                .expect("a move leads to a position of the game");
-            out.push(Move {
-                name: self.move_name(cell),
-                child,
-            });
-        });
-        out
-    }
-
-    fn render(&self, pos: u64) -> Option<String> {
-        self.picture(pos, &[], picture::Style::Plain)
     }
 }
 

@@ -9,7 +9,7 @@
 
 use super::{CellGame, EMPTY, LEFT, Player, RIGHT};
 use crate::error::{Error, Result};
-use crate::game::{AskedBoard, AskedMove, Game, Move, PositionError};
+use crate::game::{AskedBoard, AskedMove, Move, Notation, PositionError};
 
 /// Reads a position's cells and player to move, for a game of `cells` cells. Whitespace between
 /// cells is ignored, so boards may be written row by row.
@@ -192,7 +192,7 @@ impl CellGame {
         Ok((l, r, suffixed.then_some(mover)))
     }
 
-    /// The index of a position text ([`crate::game::Game::parse_position`]).
+    /// The index of a position text ([`crate::game::Notation::parse_position`]).
     pub(super) fn read_position(&self, text: &str) -> Result<u64, PositionError> {
         let Some(first) = self.start() else {
             let (states, mover) = parse_cells(text, self.cells as u64)?;
@@ -272,7 +272,7 @@ impl CellGame {
         Some((l, r, to_asked))
     }
 
-    /// [`crate::game::Game::asked_board`]: the asked board's text and moves, in cell order,
+    /// [`crate::game::Notation::asked_board`]: the asked board's text and moves, in cell order,
     /// each with the stored image's move it maps onto.
     pub(super) fn asked_board_of(&self, text: &str, pos: u64) -> Option<AskedBoard> {
         let (l, r, to_asked) = self.asked_cells(text, pos)?;

@@ -8,7 +8,7 @@
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::game::{Game, Move, PositionError, Status};
+use crate::game::{Game, Move, Notation, Omissions, PositionError, Status};
 use crate::games::source::{InputBytes, Source};
 
 pub mod parse;
@@ -201,6 +201,12 @@ impl Game for Digraph {
         self.out_degree(pos)
     }
 
+    fn impartial(&self) -> bool {
+        true
+    }
+}
+
+impl Notation for Digraph {
     fn parse_position(&self, text: &str) -> Result<u64, PositionError> {
         let t = text.trim();
         let v: u64 = t
@@ -222,10 +228,6 @@ impl Game for Digraph {
         pos.to_string()
     }
 
-    fn impartial(&self) -> bool {
-        true
-    }
-
     fn moves(&self, pos: u64) -> Vec<Move> {
         self.out_edges(pos)
             .iter()
@@ -236,6 +238,8 @@ impl Game for Digraph {
             .collect()
     }
 }
+
+impl Omissions for Digraph {}
 
 /// Compressed sparse rows of `edges` keyed by `key(edge).0`, each row sorted; `edges` is left
 /// in bucket order.
@@ -343,80 +347,87 @@ impl Digraph {
     /// [`crate::games::cell::picture::board_svg`] draws moves) and up to 12 of the vertices that
     /// move to it on the left.
     pub fn neighbourhood_svg(&self, pos: u64, moves: &[Move]) -> String {
-        use crate::games::cell::picture::{svg_move, svg_open, xml_escape};
-        use std::fmt::Write as _;
-        const SHOWN: usize = 40;
-        let mut children: Vec<&Move> = Vec::new();
-        for m in moves {
-            if !children.iter().any(|c| c.child == m.child) {
-                children.push(m);
-            }
-        }
-        let mut parents = Vec::new();
-        self.for_each_parent(pos, |p| {
-            if parents.len() < 12 && !parents.contains(&p) {
-                parents.push(p);
-            }
-        });
-        let rows = children.len().min(SHOWN).max(parents.len()).max(1) as f64;
-        let (width, gap) = (460.0f64, 34.0f64);
-        let height = 40.0 + rows * gap + 30.0;
-        let mid = (width / 2.0, 20.0 + rows * gap / 2.0);
-        let mut s = svg_open(width, height);
-        s.push_str("<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto-start-reverse\"><path d=\"M 0 0 L 10 5 L 0 10 z\" fill=\"#555\"/></marker></defs>\n");
-        let y_of = |k: usize, n: usize| mid.1 + (k as f64 - (n as f64 - 1.0) / 2.0) * gap;
-        let vertex = |s: &mut String, v: u64, x: f64, y: f64, r: f64, fill: &str| {
-            let _ = writeln!(
-                s,
-                "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"{r}\" fill=\"{fill}\" stroke=\"#333\"/><text x=\"{x:.1}\" y=\"{:.1}\" font-size=\"11\" text-anchor=\"middle\">{v}</text>",
-                y + 4.0
-            );
-        };
-        for (k, &p) in parents.iter().enumerate() {
-            let y = y_of(k, parents.len());
-            let _ = writeln!(
-                s,
-                "<line x1=\"70\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"#bbb\" marker-end=\"url(#arrow)\"/>",
-                mid.0 - 22.0,
-                mid.1
-            );
-            vertex(&mut s, p, 55.0, y, 14.0, "#f0f0f0");
-        }
-        let shown = children.len().min(SHOWN);
-        for (k, m) in children.iter().take(SHOWN).enumerate() {
-            let y = y_of(k, shown);
-            let x = width - 70.0;
-            let _ = writeln!(
-                s,
-                "<line x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" stroke=\"#555\" marker-end=\"url(#arrow)\"/>",
-                mid.0 + 22.0,
-                mid.1,
-                x - 16.0
-            );
-            svg_move(&mut s, &m.name, x, y, 14.0, 16.0);
-            let _ = writeln!(
-                s,
-                "<text x=\"{x:.1}\" y=\"{:.1}\" font-size=\"11\" text-anchor=\"middle\" pointer-events=\"none\">{}</text>",
-                y + 4.0,
-                xml_escape(&m.name)
-            );
-        }
-        vertex(&mut s, pos, mid.0, mid.1, 20.0, "#ffe08a");
-        let more = children.len() - shown;
-        let _ = writeln!(
-            s,
-            "<text x=\"8\" y=\"{:.0}\" font-size=\"14\">token on {pos}: {} move(s){}</text>\n</svg>",
-            height - 10.0,
-            moves.len(),
-            if more > 0 {
-                format!(", {more} more in the list")
-            } else {
-                String::new()
-            }
-        );
-        s
+        neighbourhood_svg(self, pos, moves)
     }
 }
+
+/// [`Digraph::neighbourhood_svg`] for any game whose positions are named by their index: the
+/// web board's default picture.
+pub fn neighbourhood_svg<G: Game>(game: &G, pos: u64, moves: &[Move]) -> String {
+    use crate::games::cell::picture::{svg_move, svg_open, xml_escape};
+    use std::fmt::Write as _;
+    const SHOWN: usize = 40;
+    let mut children: Vec<&Move> = Vec::new();
+    for m in moves {
+        if !children.iter().any(|c| c.child == m.child) {
+            children.push(m);
+        }
+    }
+    let mut parents = Vec::new();
+    game.for_each_parent(pos, |p| {
+        if parents.len() < 12 && !parents.contains(&p) {
+            parents.push(p);
+        }
+    });
+    let rows = children.len().min(SHOWN).max(parents.len()).max(1) as f64;
+    let (width, gap) = (460.0f64, 34.0f64);
+    let height = 40.0 + rows * gap + 30.0;
+    let mid = (width / 2.0, 20.0 + rows * gap / 2.0);
+    let mut s = svg_open(width, height);
+    s.push_str("<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto-start-reverse\"><path d=\"M 0 0 L 10 5 L 0 10 z\" fill=\"#555\"/></marker></defs>\n");
+    let y_of = |k: usize, n: usize| mid.1 + (k as f64 - (n as f64 - 1.0) / 2.0) * gap;
+    let vertex = |s: &mut String, v: u64, x: f64, y: f64, r: f64, fill: &str| {
+        let _ = writeln!(
+            s,
+            "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"{r}\" fill=\"{fill}\" stroke=\"#333\"/><text x=\"{x:.1}\" y=\"{:.1}\" font-size=\"11\" text-anchor=\"middle\">{v}</text>",
+            y + 4.0
+        );
+    };
+    for (k, &p) in parents.iter().enumerate() {
+        let y = y_of(k, parents.len());
+        let _ = writeln!(
+            s,
+            "<line x1=\"70\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"#bbb\" marker-end=\"url(#arrow)\"/>",
+            mid.0 - 22.0,
+            mid.1
+        );
+        vertex(&mut s, p, 55.0, y, 14.0, "#f0f0f0");
+    }
+    let shown = children.len().min(SHOWN);
+    for (k, m) in children.iter().take(SHOWN).enumerate() {
+        let y = y_of(k, shown);
+        let x = width - 70.0;
+        let _ = writeln!(
+            s,
+            "<line x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" stroke=\"#555\" marker-end=\"url(#arrow)\"/>",
+            mid.0 + 22.0,
+            mid.1,
+            x - 16.0
+        );
+        svg_move(&mut s, &m.name, x, y, 14.0, 16.0);
+        let _ = writeln!(
+            s,
+            "<text x=\"{x:.1}\" y=\"{:.1}\" font-size=\"11\" text-anchor=\"middle\" pointer-events=\"none\">{}</text>",
+            y + 4.0,
+            xml_escape(&m.name)
+        );
+    }
+    vertex(&mut s, pos, mid.0, mid.1, 20.0, "#ffe08a");
+    let more = children.len() - shown;
+    let _ = writeln!(
+        s,
+        "<text x=\"8\" y=\"{:.0}\" font-size=\"14\">token on {pos}: {} move(s){}</text>\n</svg>",
+        height - 10.0,
+        moves.len(),
+        if more > 0 {
+            format!(", {more} more in the list")
+        } else {
+            String::new()
+        }
+    );
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,7 +9,8 @@ use std::fmt::Write as _;
 use super::{Hackenbush, TIER_UNIT, bits, outcome_class};
 use crate::error::Result;
 use crate::game::{
-    Annotations, Game, Move, PositionError, Status, TierPosition, TierVisitor, Tiered, Value,
+    Annotations, Game, Move, Notation, Omissions, PositionError, Status, TierPosition, TierVisitor,
+    Tiered, Value,
 };
 
 impl Game for Hackenbush {
@@ -63,7 +64,9 @@ impl Game for Hackenbush {
     fn max_children(&self) -> u64 {
         self.max_children
     }
+}
 
+impl Notation for Hackenbush {
     fn parse_position(&self, text: &str) -> Result<u64, PositionError> {
         self.read_position(text)
     }
@@ -119,6 +122,8 @@ impl Game for Hackenbush {
         Ok(a)
     }
 }
+
+impl Omissions for Hackenbush {}
 
 impl Tiered for Hackenbush {
     /// Finite and ended by the player who cannot move: never drawn.

@@ -15,7 +15,7 @@
 //! Beyond win/loss, positions have exact values: a component without green edges is a number
 //! (the simplicity rule over its options), a green-only component a nimber (mex over its
 //! options), and a sum of such components the sum. They are computed on demand, memoised per
-//! component, and reported by [`crate::game::Game::annotate`] beside the outcome class read from
+//! component, and reported by [`crate::game::Notation::annotate`] beside the outcome class read from
 //! the table.
 //!
 //! The files: `parse` reads graph files, stalk and tree specs and position texts, `game` holds

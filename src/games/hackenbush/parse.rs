@@ -130,7 +130,7 @@ impl Hackenbush {
         Self::assemble(spec, None, edges).enumerate(max_memory)
     }
 
-    /// The index of a position text ([`Game::parse_position`]).
+    /// The index of a position text ([`Notation::parse_position`]).
     pub(super) fn read_position(&self, text: &str) -> Result<u64, PositionError> {
         let t = text.trim();
         let (body, right) = match t.rsplit_once('/') {

@@ -4,8 +4,8 @@
 use super::parse::TreeParser;
 use super::*;
 use crate::error::Error;
-use crate::game::Game;
 use crate::game::check_round_trip;
+use crate::game::{Game, Notation};
 
 fn file(text: &str) -> Result<Hackenbush> {
     Hackenbush::parse_file("h.txt", text.as_bytes(), u64::MAX)

@@ -5,14 +5,13 @@ use std::path::Path;
 use super::figures::Counterexample;
 use crate::error::{Error, ResearchError, Result};
 use crate::game::Game;
-use crate::games::AnyGame;
 use crate::games::cell::{Board, Layout, picture};
 use crate::table::Table;
 
 /// The cell game of `table`, which must be Bridg-It of size `n` (any index: every
 /// configuration, or those alternation reaches with Left first, sliced or symmetric).
 pub(super) fn bridgit_game(n: u32, table: &Table) -> Result<&crate::games::cell::CellGame> {
-    let AnyGame::Cell(game) = table.game() else {
+    let Some(game) = table.game().cell_game() else {
         return Err(ResearchError::NotBridgit.into());
     };
     if game.layout() != &Layout::Board(Board::Bridgit(n)) {

@@ -29,7 +29,7 @@ mod error;
 mod query;
 
 use super::{Catalog, Limits, Served, assets};
-use crate::game::{Game, Value};
+use crate::game::{Notation, Value};
 use crate::lookup::Lookups;
 use crate::table::{LineStep, Probe};
 use crate::with_game;

@@ -542,7 +542,7 @@ mod tests {
 
     fn cells_of(spec: &str, ranks: usize) -> (Vec<u64>, Vec<u64>) {
         let game = AnyGame::open(spec, u64::MAX).unwrap();
-        let AnyGame::Cell(g) = &game else {
+        let Some(g) = game.cell_game() else {
             panic!("a cell game")
         };
         let board = g
@@ -602,7 +602,7 @@ mod tests {
     #[test]
     fn jobs_cover_a_key_tier_once_in_order() {
         let game = AnyGame::open("hex:4,start=L,sym", u64::MAX).unwrap();
-        let AnyGame::Cell(g) = &game else { panic!() };
+        let Some(g) = game.cell_game() else { panic!() };
         let s = g.board_shape().and_then(|b| b.sliced()).unwrap().index;
         for k in 0..s.tier_rows.len() as u32 {
             let mut jobs = Jobs::new(s, k, 3);
@@ -621,7 +621,7 @@ mod tests {
     #[test]
     fn a_failing_or_dying_rank_stops_every_rank_and_is_named() {
         let game = AnyGame::open("hex:4,start=L,sliced", u64::MAX).unwrap();
-        let AnyGame::Cell(g) = &game else { panic!() };
+        let Some(g) = game.cell_game() else { panic!() };
         let board = g.board_shape().and_then(|b| b.sliced()).unwrap();
         let n = g.size();
         for panic in [false, true] {

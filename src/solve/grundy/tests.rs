@@ -3,6 +3,7 @@
 //! recursion) on acyclic graphs, and the single-token values of the counter engine.
 
 use super::*;
+use crate::game::Notation;
 use crate::game::Value;
 use crate::games::Source;
 use crate::games::digraph::Digraph;
