@@ -89,6 +89,10 @@ def test_ctrl_c_stops_a_build(tmp_path):
     spec = f"shannon:{graph}"
     out = tmp_path / "g.rdb"
     timer = threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT))
+    # A process started in the background by a shell without job control (as a CI runner may
+    # start this one) inherits SIGINT ignored, and Python then keeps it ignored: the interpreter's
+    # own Ctrl-C handler is put in place for the test, as in an interactive session.
+    handler = signal.signal(signal.SIGINT, signal.default_int_handler)
     started = time.monotonic()
     timer.start()
     try:
@@ -96,6 +100,7 @@ def test_ctrl_c_stops_a_build(tmp_path):
             retrodb.build(spec, out, remoteness=True, threads=1, progress=False)
     finally:
         timer.cancel()
+        signal.signal(signal.SIGINT, handler)
     stopped = time.monotonic() - started
     assert not out.exists()
     # The lock is released and the same build runs to the end afterwards.
