@@ -17,15 +17,15 @@
 mod notation;
 pub use notation::{NotationError, NotationReason};
 pub mod numbers;
-pub mod values;
 
 use std::collections::HashMap;
 
 use numbers::{Dyadic, simplest_between};
 
-/// A game in a [`Games`] arena.
+/// A game in a [`Games`] arena: its id there (the crate's table of position values,
+/// `games::values`, keeps ids in its arrays).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Game(u32);
+pub struct Game(pub(crate) u32);
 
 impl Game {
     pub fn index(self) -> usize {

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use retrodb::Notation;
-use retrodb::cgt::values::{ValueOf, value_of};
+use retrodb::games::values::{ValueOf, value_of};
 use retrodb::games::{self, AnyGame, PictureStyle};
 use retrodb::with_game;
 

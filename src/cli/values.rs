@@ -6,10 +6,10 @@ use std::time::Instant;
 
 use anyhow::{Result, bail};
 use retrodb::Game;
-use retrodb::cgt::values::{MAX_CELLS, board_values, tier_census};
 use retrodb::error::human_bytes;
 use retrodb::game::Tiered;
 use retrodb::games::AnyGame;
+use retrodb::games::values::{MAX_CELLS, board_values, tier_census};
 
 #[derive(clap::Args)]
 pub struct Args {

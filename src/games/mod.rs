@@ -2,22 +2,92 @@
 //! `digraph:FILE`) into a concrete game.
 //!
 //! Adding a game (docs/ARCHITECTURE.md, "Adding a game"; `subtraction.rs` is the worked example):
-//! a module implementing [`crate::game::Game`], [`crate::game::Notation`] and
-//! [`crate::game::Omissions`] (empty where the defaults do), and in this file its `pub mod`, a
-//! variant of [`AnyGame`], an arm in `with_game!` (and in `with_tiered_game!` for an acyclic
-//! game, which implements [`crate::game::Tiered`] too), its kinds in [`KINDS`] and an arm in
-//! `AnyGame::read`. [`AnyGame`]'s other methods have defaults for games without a picture, a
-//! source file or a start of their own. Nothing outside `games/` names a game.
+//! a module implementing [`crate::game::Game`], [`crate::game::Notation`],
+//! [`crate::game::Omissions`] (empty where the defaults do) and [`Family`] (its spec kinds and
+//! how a spec is read; the rest has defaults), and one line in the list below. The list makes
+//! the module, the [`AnyGame`] variant, `with_game!`, `with_tiered_game!` (for a game marked
+//! `tiered`, which implements [`crate::game::Tiered`] too), the spec kinds ([`kinds`]) and the
+//! reading of a spec. Nothing outside `games/` names a game.
 
-pub mod cell;
-pub mod digraph;
-pub mod hackenbush;
+/// The games retrodb knows, one line each: `Variant(module::Type) tiered` for an acyclic game
+/// solved tier by tier, `plain` for the rest.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __games {
+    ($($then:tt)*) => {
+        $crate::__games_do! { [
+            Digraph(digraph::Digraph) plain,
+            Hackenbush(hackenbush::Hackenbush) tiered,
+            Cell(cell::CellGame) tiered,
+            Subtraction(subtraction::Subtraction) plain,
+        ] $($then)* }
+    };
+}
+
+/// What [`__games!`]'s list is made into: the modules and [`AnyGame`] (`declare`, once, here),
+/// the arms of `with_game!` (`with`) and of `with_tiered_game!` (`tiered`, the tiered games'
+/// arms gathered one entry at a time).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __games_do {
+    ([$($v:ident($m:ident::$t:ident) $k:ident,)*] declare) => {
+        $(pub mod $m;)*
+
+        /// Every game retrodb knows, as one concrete type per family.
+        pub enum AnyGame {
+            $($v($m::$t),)*
+        }
+
+        /// The spec kinds of every family and what their argument is, for help texts and errors.
+        pub fn kinds() -> impl Iterator<Item = &'static (&'static str, &'static str)> {
+            [$(<$m::$t as Family>::KINDS,)*].into_iter().flatten()
+        }
+
+        /// The game a spec names, by the family that reads its kind; `None` for an unknown kind.
+        fn open_kind(spec: &SpecInput<'_>) -> Option<Result<AnyGame>> {
+            $(
+                if <$m::$t as Family>::KINDS.iter().any(|(k, _)| *k == spec.kind) {
+                    return Some(<$m::$t as Family>::open(spec).map(AnyGame::$v));
+                }
+            )*
+            None
+        }
+    };
+    ([$($v:ident($m:ident::$t:ident) $k:ident,)*] with ($any:expr) $g:ident ($body:expr)) => {
+        match $any {
+            $($crate::games::AnyGame::$v($g) => $body,)*
+        }
+    };
+    ([$($list:tt)*] tiered ($any:expr) $g:ident ($body:expr) ($o:pat) ($other:expr)) => {
+        $crate::__games_do!(@tiered [] [$($list)*] ($any) $g ($body) ($o) ($other))
+    };
+    (@tiered [$($arms:tt)*] [$v:ident($m:ident::$t:ident) tiered, $($rest:tt)*]
+        ($any:expr) $g:ident ($body:expr) ($o:pat) ($other:expr)) => {
+        $crate::__games_do!(@tiered [$($arms)* $crate::games::AnyGame::$v($g) => $body,]
+            [$($rest)*] ($any) $g ($body) ($o) ($other))
+    };
+    (@tiered [$($arms:tt)*] [$v:ident($m:ident::$t:ident) plain, $($rest:tt)*]
+        ($any:expr) $g:ident ($body:expr) ($o:pat) ($other:expr)) => {
+        $crate::__games_do!(@tiered [$($arms)*] [$($rest)*] ($any) $g ($body) ($o) ($other))
+    };
+    (@tiered [$($arms:tt)*] [] ($any:expr) $g:ident ($body:expr) ($o:pat) ($other:expr)) => {
+        match $any {
+            $($arms)*
+            $o => $other,
+        }
+    };
+}
+
+crate::__games!(declare);
+
+pub mod family;
 pub mod source;
-pub mod subtraction;
+pub mod values;
 
 use crate::error::{Error, Result};
 use crate::game::{Game, Notation};
 use crate::progress::{Progress, Silent};
+pub use family::{Family, SpecInput};
 pub use source::{InputBytes, Source};
 
 /// Who is to move at a position and, where the game is over, who has won: in words, for people
@@ -34,28 +104,12 @@ pub struct Turn {
     pub outcome: Option<String>,
 }
 
-/// Every game retrodb knows, as one concrete type per family.
-pub enum AnyGame {
-    Digraph(digraph::Digraph),
-    /// `hackenbush:FILE`, `hackenbush-stalk:BRR` and `hackenbush-tree:l(l;rl)`.
-    Hackenbush(hackenbush::Hackenbush),
-    /// `shannon`, `shannon-vertex`, `bridgit` and `hex`: one core, so one variant.
-    Cell(cell::CellGame),
-    /// `subtract:N,MOVES`: the worked example of adding a game.
-    Subtraction(subtraction::Subtraction),
-}
-
 /// Runs `$body` with `$g` bound to the concrete game inside an [`AnyGame`], so generic code
 /// (solvers, table writers) is compiled once per game type with no dynamic dispatch in loops.
 #[macro_export]
 macro_rules! with_game {
     ($any:expr, $g:ident => $body:expr) => {
-        match $any {
-            $crate::games::AnyGame::Digraph($g) => $body,
-            $crate::games::AnyGame::Hackenbush($g) => $body,
-            $crate::games::AnyGame::Cell($g) => $body,
-            $crate::games::AnyGame::Subtraction($g) => $body,
-        }
+        $crate::__games!(with ($any) $g ($body))
     };
 }
 
@@ -65,49 +119,12 @@ macro_rules! with_game {
 #[macro_export]
 macro_rules! with_tiered_game {
     ($any:expr, $g:ident => $body:expr, $o:pat => $other:expr) => {
-        match $any {
-            $crate::games::AnyGame::Hackenbush($g) => $body,
-            $crate::games::AnyGame::Cell($g) => $body,
-            $o => $other,
-        }
+        $crate::__games!(tiered ($any) $g ($body) ($o) ($other))
     };
 }
 
-/// The game families and what their argument is, for help texts and errors.
-pub const KINDS: &[(&str, &str)] = &[
-    ("digraph", "an edge-list file: 'u v' per line"),
-    (
-        "hackenbush",
-        "a graph file: 'u v C' per line, C one of B, R, G; vertex 0 is the ground",
-    ),
-    (
-        "hackenbush-stalk",
-        "edge colours from the ground up, e.g. BRR",
-    ),
-    (
-        "hackenbush-tree",
-        "a tree in CGSuite style, e.g. l(l;rl) (l blue, r red, e green)",
-    ),
-    (
-        "shannon",
-        "a graph file: 'u v' per edge and 'terminals A B'; cells are the edges",
-    ),
-    (
-        "shannon-vertex",
-        "a graph file as for shannon; cells are the non-terminal vertices",
-    ),
-    (
-        "bridgit",
-        "the board size N (3: 13 cells; 5, the commercial board: 41)",
-    ),
-    ("hex", "the side N of the N x N rhombus"),
-    (
-        "subtract",
-        "a heap and the amounts a move may take, e.g. 20,1,3,4",
-    ),
-];
-
 /// Where a file-backed game reads its input from.
+#[derive(Clone, Copy)]
 pub enum Input<'a> {
     /// Read the file named in the spec.
     Disk,
@@ -141,55 +158,25 @@ impl AnyGame {
             spec: spec.to_string(),
             msg: format!("expected KIND:ARGUMENT, with KIND one of {}", kind_list()),
         })?;
-        // Cell games may end in ',start=L': the file is what comes before.
-        let file = match kind {
-            "shannon" | "shannon-vertex" => cell::split_start(spec, cell::split_sliced(arg).0)?.0,
-            _ => arg,
+        let reading = SpecInput {
+            spec,
+            kind,
+            arg,
+            max_memory,
+            input,
+            progress,
         };
-        let bytes = || -> Result<InputBytes<'_>> {
-            match input {
-                Input::Disk => source::map_file(file, progress),
-                Input::Embedded(b) => Ok(InputBytes::Borrowed(b)),
-            }
-        };
-        match kind {
-            "digraph" => Ok(AnyGame::Digraph(digraph::Digraph::parse(
-                arg,
-                &bytes()?,
-                max_memory,
-            )?)),
-            "hackenbush" => Ok(AnyGame::Hackenbush(hackenbush::Hackenbush::parse_file(
-                arg,
-                bytes()?.bytes(),
-                max_memory,
-            )?)),
-            "hackenbush-stalk" => Ok(AnyGame::Hackenbush(hackenbush::Hackenbush::parse_stalk(
-                arg, max_memory,
-            )?)),
-            "hackenbush-tree" => Ok(AnyGame::Hackenbush(hackenbush::Hackenbush::parse_tree(
-                arg, max_memory,
-            )?)),
-            "shannon" | "shannon-vertex" | "bridgit" | "hex" => Ok(AnyGame::Cell(
-                cell::CellGame::load(kind, arg, bytes, max_memory)?,
-            )),
-            "subtract" => Ok(AnyGame::Subtraction(subtraction::Subtraction::parse(
-                spec, arg,
-            )?)),
-            _ => Err(Error::Spec {
+        open_kind(&reading).unwrap_or_else(|| {
+            Err(Error::Spec {
                 spec: spec.to_string(),
                 msg: format!("unknown game '{kind}'; known games: {}", kind_list()),
-            }),
-        }
+            })
+        })
     }
 
     /// The input file the game was built from, for games that read one.
     pub fn source(&self) -> Option<&Source> {
-        match self {
-            AnyGame::Digraph(g) => Some(g.source()),
-            AnyGame::Hackenbush(g) => g.source(),
-            AnyGame::Cell(g) => g.source(),
-            _ => None,
-        }
+        with_game!(self, g => g.input_source())
     }
 
     pub fn spec(&self) -> String {
@@ -200,23 +187,14 @@ impl AnyGame {
     /// cell games' and Hackenbush's tables are small, or counted by their kernels' estimates.)
     /// The input file's bytes a game keeps to embed in its table are not counted here.
     pub fn resident_bytes(&self) -> u64 {
-        match self {
-            AnyGame::Digraph(g) => g.resident_bytes(),
-            _ => 0,
-        }
+        with_game!(self, g => g.held_bytes())
     }
 
     /// Bytes the game took at its peak while it was being loaded: a digraph's edge list beside
     /// the arrays made from it ([`digraph::Digraph::memory_estimate`]), plus, for an input small
     /// enough to embed in the table, the mapped file's pages and the copy kept of them.
     pub fn load_peak_bytes(&self) -> u64 {
-        match self {
-            AnyGame::Digraph(g) => {
-                let kept = g.source().bytes.as_ref().map_or(0, |b| b.len() as u64);
-                digraph::Digraph::memory_estimate(g.size(), g.edge_count()) + 2 * kept
-            }
-            _ => 0,
-        }
+        with_game!(self, g => g.loading_peak())
     }
 
     pub fn size(&self) -> u64 {
@@ -226,11 +204,13 @@ impl AnyGame {
     /// What a tier of the game counts, in words (`filled cells`, `edges removed`; `tier` for
     /// games without a meaning of their own).
     pub fn tier_meaning(&self) -> &'static str {
-        match self {
-            AnyGame::Cell(_) => "filled cells",
-            AnyGame::Hackenbush(_) => "edges removed",
-            _ => "tier",
-        }
+        with_game!(self, g => g.tier_words())
+    }
+
+    /// Whether positions have values as games ([`values::PositionValues`]): the full tables of
+    /// cell games (no fixed start) and Hackenbush.
+    pub fn valued_as_games(&self) -> bool {
+        with_game!(self, g => g.valued_as_games())
     }
 
     /// The cell game inside, for the clients that read only cell games (play, Lehman's
@@ -241,146 +221,50 @@ impl AnyGame {
             _ => None,
         }
     }
-}
 
-/// How [`AnyGame::picture`] and [`picture`] draw: plain text, text with ANSI colours, or SVG.
-pub use cell::picture::Style as PictureStyle;
-
-impl AnyGame {
     /// A picture of a position with the cells of the moves to `marked` children highlighted;
     /// `None` when the game has no picture in that style.
     pub fn picture(&self, pos: u64, marked: &[u64], style: PictureStyle) -> Option<String> {
-        match self {
-            AnyGame::Cell(g) => {
-                let cells: Vec<u32> = marked
-                    .iter()
-                    .filter_map(|&child| g.claimed_cell(pos, child))
-                    .collect();
-                g.picture(pos, &cells, style)
-            }
-            AnyGame::Hackenbush(g) => match style {
-                PictureStyle::Svg => None,
-                _ => g.render(pos),
-            },
-            _ => None,
-        }
+        with_game!(self, g => g.marked_picture(pos, marked, style))
     }
-}
 
-impl AnyGame {
     /// The position a person starts from: the empty board of a cell game (the first mover's
     /// turn), every edge standing in Hackenbush, the lowest used vertex of a digraph.
     pub fn start(&self) -> Option<u64> {
-        match self {
-            AnyGame::Cell(g) => {
-                let empty = ".".repeat(g.cells() as usize);
-                ["", "/L", "/R"].iter().find_map(|suffix| {
-                    g.parse_position(&format!("{empty}{suffix}"))
-                        .ok()
-                        .filter(|&p| g.status(p) != crate::game::Status::Unused)
-                })
-            }
-            AnyGame::Hackenbush(g) => {
-                let all = match g.edges().len() {
-                    64 => u64::MAX,
-                    n => (1u64 << n) - 1,
-                };
-                g.index(all, false)
-            }
-            other => with_game!(other, g => (0..g.size())
-                .find(|&p| g.status(p) != crate::game::Status::Unused)),
-        }
+        with_game!(self, g => g.start_position())
     }
 
     /// A standalone SVG picture of a position, for every game: a cell game's board as
     /// `retrodb show --svg` draws it; Hackenbush's graph and a digraph vertex with its
     /// neighbours as the web board draws them.
     pub fn svg(&self, pos: u64) -> String {
-        if let AnyGame::Cell(g) = self
-            && let Some(svg) = g.picture(pos, &[], PictureStyle::Svg)
-        {
-            return svg;
-        }
-        self.board_svg(pos, &with_game!(self, g => g.moves(pos)))
+        self.picture(pos, &[], PictureStyle::Svg)
+            .unwrap_or_else(|| self.board_svg(pos, &with_game!(self, g => g.moves(pos))))
     }
 
     /// Who is to move at `pos` and, where the game is over, who has won.
     pub fn turn(&self, pos: u64) -> Turn {
-        match self {
-            AnyGame::Cell(g) => {
-                use cell::picture::{player_name, won_text};
-                let mover = g.mover(pos);
-                let (l, r) = g.masks(pos);
-                Turn {
-                    to_move: player_name(mover).into(),
-                    opponent: player_name(mover.other()).into(),
-                    outcome: g.winner(l, r).map(|w| won_text(w).into()),
-                }
-            }
-            AnyGame::Hackenbush(g) => {
-                let (me, other) = if hackenbush::Hackenbush::right_to_move(pos) {
-                    ("Right (red)", "Left (blue)")
-                } else {
-                    ("Left (blue)", "Right (red)")
-                };
-                Turn {
-                    to_move: me.into(),
-                    opponent: other.into(),
-                    outcome: g
-                        .moves(pos)
-                        .is_empty()
-                        .then(|| format!("{me} has no edge left to cut: {other} has won")),
-                }
-            }
-            other => Turn {
-                to_move: "the player to move".into(),
-                opponent: "the other player".into(),
-                outcome: with_game!(other, g => g.moves(pos)).is_empty().then(|| {
-                    format!("the token on {pos} cannot move: the player to move has lost")
-                }),
-            },
-        }
+        with_game!(self, g => g.turn_at(pos))
     }
 
     /// [`AnyGame::board_svg`] of the position `text` names, stored at `pos`, drawn as asked: in
     /// an index of one board per symmetry class (`,sym`), the asked board with its own moves'
     /// names ([`crate::game::Notation::asked_board`]), else the stored position.
     pub fn board_svg_as_asked(&self, text: &str, pos: u64) -> String {
-        if let AnyGame::Cell(g) = self
-            && let Some(svg) = g.asked_svg(text, pos)
-        {
-            return svg;
-        }
-        self.board_svg(pos, &with_game!(self, g => g.moves(pos)))
+        with_game!(self, g => g.asked_picture(text, pos))
+            .unwrap_or_else(|| self.board_svg(pos, &with_game!(self, g => g.moves(pos))))
     }
 
     /// The web board's SVG of a position: every game draws one, with each of `moves` (the
     /// position's moves, as [`Notation::moves`] lists them) a clickable `<g class="move"
     /// data-move="NAME">` holding a `.mark` circle for the page to colour by the move's value.
     pub fn board_svg(&self, pos: u64, moves: &[crate::game::Move]) -> String {
-        match self {
-            AnyGame::Cell(g) => {
-                let targets: Vec<(u32, String)> = moves
-                    .iter()
-                    .filter_map(|m| g.claimed_cell(pos, m.child).map(|c| (c, m.name.clone())))
-                    .collect();
-                cell::picture::board_svg(g.layout(), &g.states(pos), g.mover(pos), &targets)
-            }
-            AnyGame::Hackenbush(g) => {
-                // Moves are named `eK` by the edge cut.
-                let targets: Vec<(usize, String)> = moves
-                    .iter()
-                    .filter_map(|m| {
-                        let k = m.name.strip_prefix('e')?.parse().ok()?;
-                        Some((k, m.name.clone()))
-                    })
-                    .collect();
-                g.svg(pos, &targets)
-            }
-            other => with_game!(other, g => digraph::neighbourhood_svg(g, pos, moves)),
-        }
+        with_game!(self, g => g.board_picture(pos, moves))
     }
 }
+
+/// How [`AnyGame::picture`] and [`picture`] draw: plain text, text with ANSI colours, or SVG.
+pub use cell::picture::Style as PictureStyle;
 
 /// A picture of a position given by its text, without building the game's index — so boards
 /// too large to solve can be drawn too. What reading the input waits for (a named FIFO's
@@ -411,5 +295,5 @@ pub fn picture(
 }
 
 fn kind_list() -> String {
-    KINDS.iter().map(|(k, _)| *k).collect::<Vec<_>>().join(", ")
+    kinds().map(|(k, _)| *k).collect::<Vec<_>>().join(", ")
 }

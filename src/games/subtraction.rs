@@ -1,23 +1,29 @@
 //! A subtraction game, `subtract:N,MOVES` (`subtract:20,1,3,4`): a heap of N tokens; a move
 //! takes one of the allowed amounts; the player who cannot move loses. The position is the
 //! heap's size, so the index is `0..=N`. The worked example of adding a game
-//! (docs/ARCHITECTURE.md): the rules, the notation, and one line in `games/mod.rs`.
+//! (docs/ARCHITECTURE.md): the rules, the notation, its spec, and one line in `games/mod.rs`.
 
 use crate::error::{Error, Result};
 use crate::game::{Game, Move, Notation, Omissions, PositionError, Status};
+use crate::games::{Family, SpecInput};
 
 pub struct Subtraction {
     heap: u64,
     takes: Vec<u64>,
 }
 
-impl Subtraction {
-    pub fn parse(spec: &str, arg: &str) -> Result<Subtraction> {
+impl Family for Subtraction {
+    const KINDS: &'static [(&'static str, &'static str)] = &[(
+        "subtract",
+        "a heap and the amounts a move may take, e.g. 20,1,3,4",
+    )];
+
+    fn open(spec: &SpecInput<'_>) -> Result<Subtraction> {
         let bad = |msg: &str| Error::Spec {
-            spec: spec.into(),
+            spec: spec.spec.into(),
             msg: msg.into(),
         };
-        let mut nums = arg.split(',').map(|s| s.trim().parse::<u64>());
+        let mut nums = spec.arg.split(',').map(|s| s.trim().parse::<u64>());
         let heap = nums
             .next()
             .and_then(|n| n.ok())

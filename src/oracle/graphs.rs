@@ -330,13 +330,6 @@ impl Graph {
         true
     }
 
-    /// One unordered terminal pair `(a, b)`, `a < b`, from each orbit of the automorphism group
-    /// on pairs of distinct vertices: the smallest pair of the orbit, in increasing order (found
-    /// by individualisation and refinement, [`super::orbits`]).
-    pub fn terminal_pairs(&self) -> Vec<(usize, usize)> {
-        super::orbits::pair_representatives(self)
-    }
-
     /// The canonical form: the relabelling with the largest graph6 bit string. Brute force over
     /// all permutations, so only for `n <= MAX_GENERATE`.
     pub fn canonical(&self) -> Result<Graph, GraphError> {

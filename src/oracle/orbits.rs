@@ -190,6 +190,16 @@ impl Classes {
     }
 }
 
+impl Graph {
+    /// One unordered terminal pair `(a, b)`, `a < b`, from each orbit of the automorphism group
+    /// on pairs of distinct vertices: the smallest pair of the orbit, in increasing order (found
+    /// by individualisation and refinement, [`pair_representatives`]). Here, beside the
+    /// refinement, so that the graph type does not import its orbits.
+    pub fn terminal_pairs(&self) -> Vec<(usize, usize)> {
+        pair_representatives(self)
+    }
+}
+
 /// One pair `(a, b)`, `a < b`, from each orbit of the automorphism group on unordered pairs of
 /// distinct vertices — the smallest of its orbit — in increasing order.
 pub fn pair_representatives(g: &Graph) -> Vec<(usize, usize)> {

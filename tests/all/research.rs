@@ -116,7 +116,7 @@ fn confirm_counterexamples(report: &Json, table: &str) -> usize {
 /// `board_values`), the difference of the two options is formed with `sub`, and its outcome
 /// (who wins moving first and moving second) must be the one the claim says.
 fn confirm_game_order(c: &Json, probe: &Json, kind: &str) {
-    use retrodb::cgt::values::PositionValues;
+    use retrodb::games::values::PositionValues;
     let claim = c["claim"].as_str().unwrap();
     let position = c["position"].as_str().unwrap();
     // N^2 + (N-1)^2 cells.

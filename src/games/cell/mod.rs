@@ -18,6 +18,7 @@
 
 pub mod alternation;
 pub mod board;
+mod family;
 pub mod graph;
 mod index;
 pub mod layout;

@@ -351,6 +351,34 @@ impl Digraph {
     }
 }
 
+impl crate::games::Family for Digraph {
+    const KINDS: &'static [(&'static str, &'static str)] =
+        &[("digraph", "an edge-list file: 'u v' per line")];
+
+    fn open(spec: &crate::games::SpecInput<'_>) -> Result<Digraph> {
+        Digraph::parse(spec.arg, &spec.bytes(spec.arg)?, spec.max_memory)
+    }
+
+    fn input_source(&self) -> Option<&Source> {
+        Some(self.source())
+    }
+
+    fn held_bytes(&self) -> u64 {
+        self.resident_bytes()
+    }
+
+    /// The edge list beside the arrays made from it ([`Digraph::memory_estimate`]), plus, for
+    /// an input small enough to embed in the table, the mapped file's pages and the copy kept.
+    fn loading_peak(&self) -> u64 {
+        let kept = self.source().bytes.as_ref().map_or(0, |b| b.len() as u64);
+        Digraph::memory_estimate(self.size(), self.edge_count()) + 2 * kept
+    }
+
+    fn board_picture(&self, pos: u64, moves: &[Move]) -> String {
+        neighbourhood_svg(self, pos, moves)
+    }
+}
+
 /// [`Digraph::neighbourhood_svg`] for any game whose positions are named by their index: the
 /// web board's default picture.
 pub fn neighbourhood_svg<G: Game>(game: &G, pos: u64, moves: &[Move]) -> String {

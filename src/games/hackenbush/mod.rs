@@ -22,6 +22,7 @@
 //! the rules as a [`crate::game::Game`] and a [`crate::game::Tiered`] game, `values` the exact
 //! values, and `picture` the web board's SVG.
 
+mod family;
 mod game;
 mod parse;
 mod picture;

@@ -123,7 +123,7 @@ fn info(t: &Served) -> TableInfo<'_> {
         },
         remoteness: t.table.has_remoteness(),
         grundy: t.table.has_grundy(),
-        game_values: crate::cgt::values::PositionValues::defined_for(t.table.game()),
+        game_values: crate::games::values::PositionValues::defined_for(t.table.game()),
         win,
         loss,
         draw,

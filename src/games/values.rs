@@ -20,8 +20,8 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use super::numbers::Dyadic;
-use super::{Game, Games};
+use crate::cgt::numbers::Dyadic;
+use crate::cgt::{Game, Games};
 use crate::shape::{PlainBoard, digit_masks};
 
 /// Every configuration's value (indexed by configuration, `0..3^cells`), in `games`.
@@ -343,10 +343,7 @@ impl<'a> PositionValues<'a> {
     /// Whether `game`'s positions have values as games here: the full tables of cell games
     /// (no fixed start) and Hackenbush.
     pub fn defined_for(game: &crate::games::AnyGame) -> bool {
-        match game.cell_game() {
-            Some(g) => g.start().is_none(),
-            None => matches!(game, crate::games::AnyGame::Hackenbush(_)),
-        }
+        game.valued_as_games()
     }
 
     /// `None` for games without values (digraphs, cell games indexed for one first mover).
