@@ -83,16 +83,25 @@ pub fn check_disk(what: impl Into<String>, out: &std::path::Path, need: u64) -> 
     }
 }
 
+/// A size that [`parse_size`] cannot read; the text is as given.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SizeError {
+    #[error("'{0}' is not a size (examples: 512M, 4G, 1000000)")]
+    NotASize(String),
+    #[error("'{text}': unknown size unit '{unit}' (use K, M, G or T)")]
+    Unit { text: String, unit: String },
+    #[error("'{0}' is larger than any machine's memory")]
+    TooLarge(String),
+}
+
 /// Reads a size such as `512M`, `4G`, `1.5GiB` or a plain number of bytes.
-pub fn parse_size(text: &str) -> std::result::Result<u64, String> {
+pub fn parse_size(text: &str) -> std::result::Result<u64, SizeError> {
     let t = text.trim();
     let split = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
-    let num: f64 = num
-        .parse()
-        .map_err(|_| format!("'{text}' is not a size (examples: 512M, 4G, 1000000)"))?;
+    let num: f64 = num.parse().map_err(|_| SizeError::NotASize(text.into()))?;
     let mult: u64 = match unit.trim().to_ascii_lowercase().as_str() {
         "" | "b" => 1,
         "k" | "kb" | "kib" => 1 << 10,
@@ -100,15 +109,16 @@ pub fn parse_size(text: &str) -> std::result::Result<u64, String> {
         "g" | "gb" | "gib" => 1 << 30,
         "t" | "tb" | "tib" => 1 << 40,
         _ => {
-            return Err(format!(
-                "'{text}': unknown size unit '{unit}' (use K, M, G or T)"
-            ));
+            return Err(SizeError::Unit {
+                text: text.into(),
+                unit: unit.into(),
+            });
         }
     };
     let bytes = num * mult as f64;
     // `as u64` saturates: a size past 2^64 would silently become 16 EiB.
     if !bytes.is_finite() || bytes >= u64::MAX as f64 {
-        return Err(format!("'{text}' is larger than any machine's memory"));
+        return Err(SizeError::TooLarge(text.into()));
     }
     Ok(bytes as u64)
 }
@@ -123,10 +133,16 @@ mod tests {
         assert_eq!(parse_size("4G"), Ok(4 << 30));
         assert_eq!(parse_size("1.5GiB"), Ok(3 << 29));
         assert_eq!(parse_size("1000"), Ok(1000));
-        assert!(parse_size("lots").is_err());
-        assert!(parse_size("3 parsecs").is_err());
+        assert_eq!(parse_size("lots"), Err(SizeError::NotASize("lots".into())));
+        assert!(
+            matches!(parse_size("3 parsecs"), Err(SizeError::Unit { unit, .. }) if unit == " parsecs")
+        );
+        assert!(matches!(
+            parse_size("99999999999T"),
+            Err(SizeError::TooLarge(_))
+        ));
         let e = parse_size("99999999999999999999T").unwrap_err();
-        assert!(e.contains("larger than"), "{e}");
+        assert!(e.to_string().contains("larger than"), "{e}");
         assert!(parse_size("20000000T").is_err());
     }
 

@@ -127,7 +127,7 @@ impl GrundyFields {
     }
 
     /// The fields as a header holds them at byte `g` of `bytes` (after the embedded input).
-    fn decode(bytes: &[u8], g: usize) -> std::result::Result<GrundyFields, String> {
+    fn decode(bytes: &[u8], g: usize) -> std::result::Result<GrundyFields, TableErrorKind> {
         let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
         let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().unwrap());
         let section = |o: usize| Section {
@@ -136,7 +136,9 @@ impl GrundyFields {
         };
         let width = bytes[g + 36];
         if ![1, 2, 4].contains(&width) {
-            return Err(format!("bad generalized Sprague-Grundy code width {width}"));
+            return Err(TableErrorKind::Damaged(format!(
+                "bad generalized Sprague-Grundy code width {width}"
+            )));
         }
         Ok(GrundyFields {
             values: section(g),
@@ -158,7 +160,7 @@ impl SourceRef {
         embedded_len: u64,
         src_len: u64,
         src_hash: u64,
-    ) -> std::result::Result<SourceRef, String> {
+    ) -> std::result::Result<SourceRef, TableErrorKind> {
         Ok(match kind {
             0 => SourceRef::None,
             1 => SourceRef::Embedded {
@@ -176,7 +178,7 @@ impl SourceRef {
                 hash: src_hash,
                 bytes: None,
             }),
-            k => return Err(format!("unknown source kind {k}")),
+            k => return Err(TableErrorKind::Damaged(format!("unknown source kind {k}"))),
         })
     }
 }
@@ -357,7 +359,7 @@ impl Header {
         // The generalized Sprague-Grundy fields follow the embedded input.
         let grundy = if grundy_len > 0 {
             let g = (FIXED as u64 + spec_len + embedded_len) as usize;
-            Some(GrundyFields::decode(bytes, g).map_err(bad)?)
+            Some(GrundyFields::decode(bytes, g).map_err(fail)?)
         } else {
             None
         };
@@ -372,7 +374,7 @@ impl Header {
         }
         let name = spec.split_once(':').map_or("", |(_, a)| a).to_string();
         let source = SourceRef::decode(bytes[26], name, spec_len, embedded_len, src_len, src_hash)
-            .map_err(bad)?;
+            .map_err(fail)?;
         let header = Header {
             version,
             header_len,
@@ -446,7 +448,7 @@ impl Header {
     /// remoteness, and the input's length and hash where there is no input, or no copy of it.
     /// They are zero (rounds: all-ones) in every table retrodb writes; the header's checksum
     /// covers them, so only a table written otherwise has anything else there.
-    pub fn check_unused(&self, bytes: &[u8]) -> std::result::Result<(), String> {
+    pub fn check_unused(&self, bytes: &[u8]) -> std::result::Result<(), TableErrorKind> {
         let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
         let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().unwrap());
         let mut unused = vec![("the reserved byte 27", bytes[27] as u64, 0)];
@@ -485,9 +487,9 @@ impl Header {
             ));
         }
         match unused.iter().find(|(_, got, want)| got != want) {
-            Some((what, got, want)) => Err(format!(
+            Some((what, got, want)) => Err(TableErrorKind::Damaged(format!(
                 "{what} is {got}, not {want} (a field this table does not use)"
-            )),
+            ))),
             None => Ok(()),
         }
     }
@@ -514,7 +516,7 @@ impl Header {
 
     /// Checks that the sections fit the file and agree with the size.
     fn check_layout(&self, file_len: u64) -> std::result::Result<(), TableErrorKind> {
-        self.check_lengths().map_err(TableErrorKind::Damaged)?;
+        self.check_lengths()?;
         let (values, sets) = self
             .grundy
             .map_or((Section::default(), Section::default()), |g| {
@@ -547,9 +549,11 @@ impl Header {
     }
 
     /// Checks that the sections' lengths agree with the size and the encoding.
-    fn check_lengths(&self) -> std::result::Result<(), String> {
+    fn check_lengths(&self) -> std::result::Result<(), TableErrorKind> {
         if self.counts.iter().try_fold(0u64, |a, &c| a.checked_add(c)) != Some(self.size) {
-            return Err("value counts do not add up to the size".into());
+            return Err(TableErrorKind::Damaged(
+                "value counts do not add up to the size".into(),
+            ));
         }
         let block = self.block as u64;
         // The Sprague-Grundy sections' checksums: the values' (raw blocks; a stream's are
@@ -557,24 +561,30 @@ impl Header {
         let mut grundy_sums = 0u64;
         if let Some(g) = &self.grundy {
             if g.width != GrundyFields::width_for(g.finite, g.set_count) {
-                return Err(format!(
+                return Err(TableErrorKind::Damaged(format!(
                     "{} finite values and {} reach sets take codes of {} bytes, not {}",
                     g.finite,
                     g.set_count,
                     GrundyFields::width_for(g.finite, g.set_count),
                     g.width
-                ));
+                )));
             }
             if g.sets.len != GrundyFields::sets_len(g.finite, g.set_count) {
-                return Err("the reach sets section has the wrong length".into());
+                return Err(TableErrorKind::Damaged(
+                    "the reach sets section has the wrong length".into(),
+                ));
             }
             if g.set_count > self.size {
-                return Err("more reach sets than positions".into());
+                return Err(TableErrorKind::Damaged(
+                    "more reach sets than positions".into(),
+                ));
             }
             grundy_sums = g.sets.blocks(block);
             if self.encoding == Encoding::Raw {
                 if g.values.len != self.size.saturating_mul(g.width as u64) {
-                    return Err("the Sprague-Grundy values section has the wrong length".into());
+                    return Err(TableErrorKind::Damaged(
+                        "the Sprague-Grundy values section has the wrong length".into(),
+                    ));
                 }
                 grundy_sums = grundy_sums.saturating_add(g.values.blocks(block));
             }
@@ -583,32 +593,42 @@ impl Header {
             Encoding::Raw => {
                 let cell_bytes = crate::cells::words_for(self.size) * 8;
                 if self.cells.len != cell_bytes {
-                    return Err(format!(
+                    return Err(TableErrorKind::Damaged(format!(
                         "cells section is {} bytes, {} positions need {cell_bytes}",
                         self.cells.len, self.size
-                    ));
+                    )));
                 }
                 let rem_bytes = remoteness_len(self.size, self.remoteness_width);
                 if self.remoteness.len != rem_bytes {
-                    return Err("remoteness section has the wrong length".into());
+                    return Err(TableErrorKind::Damaged(
+                        "remoteness section has the wrong length".into(),
+                    ));
                 }
                 let blocks = self.cells.blocks(block) + self.remoteness.blocks(block);
                 if self.sums.len != blocks.saturating_add(grundy_sums).saturating_mul(8) {
-                    return Err("checksum section has the wrong length".into());
+                    return Err(TableErrorKind::Damaged(
+                        "checksum section has the wrong length".into(),
+                    ));
                 }
             }
             Encoding::Zstd | Encoding::ZstdOmitted => {
                 let f = self.frame_positions;
                 if self.encoding == Encoding::ZstdOmitted && self.remoteness_width > 0 {
-                    return Err("a table with omitted positions holds no remoteness".into());
+                    return Err(TableErrorKind::Damaged(
+                        "a table with omitted positions holds no remoteness".into(),
+                    ));
                 }
                 if f == 0 || !f.is_multiple_of(32) || f > 1 << 30 {
-                    return Err(format!("bad frame size {f} positions"));
+                    return Err(TableErrorKind::Damaged(format!(
+                        "bad frame size {f} positions"
+                    )));
                 }
                 let streams = 1 + (self.remoteness_width > 0) as u64 + self.grundy.is_some() as u64;
                 let dictionary = (self.dictionary.len > 0) as u64;
                 if (self.remoteness_width > 0) != (self.remoteness.len > 0) {
-                    return Err("remoteness section disagrees with its width".into());
+                    return Err(TableErrorKind::Damaged(
+                        "remoteness section disagrees with its width".into(),
+                    ));
                 }
                 if self.sums.len
                     != (self.size.div_ceil(f) + 1)
@@ -617,7 +637,9 @@ impl Header {
                         .saturating_add(grundy_sums)
                         .saturating_mul(8)
                 {
-                    return Err("checksum section has the wrong length".into());
+                    return Err(TableErrorKind::Damaged(
+                        "checksum section has the wrong length".into(),
+                    ));
                 }
             }
         }

@@ -34,7 +34,7 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
         self.verify_padding()?;
         let h = self.header();
         h.check_unused(&self.bytes()[..h.header_len as usize])
-            .map_err(|m| self.fail(TableErrorKind::Damaged(m)))?;
+            .map_err(|kind| self.fail(kind))?;
         self.verify_blocks(progress)?;
         self.verify_tail()
     }
