@@ -509,94 +509,143 @@ impl VertexSweep {
             tiered::solve(g, &table, &SolveOptions::default())?;
             let mut values: Vec<u8> = (0..size).map(|p| table.get(p)).collect();
             let map = self.index_map(g, &minimax)?;
-            let mut disagreements = 0u64;
-            let mut examples = Vec::new();
-            let mut note = |examples: &mut Vec<String>, text: String| {
-                disagreements += 1;
-                if examples.len() < EXAMPLES {
-                    examples.push(text);
-                }
-            };
-
-            // This table's own reading of three texts: the empty positions and one more.
+            let mut notes = Notes::default();
             let other = (splitmix::hash(size ^ (a as u64) << 32 ^ b as u64) % minimax.codes() as u64) as usize;
-            for (code, mover) in [(0, Player::Short), (0, Player::Cut), (other, Player::Cut)] {
-                let text = minimax.text(code, mover);
-                let pos = g.parse_position(&text)?;
-                let want = map.at[code][(mover == Player::Cut) as usize];
-                if pos != want {
-                    note(&mut examples, format!("{text}: parses to index {pos}, other tables of its size to {want}"));
-                }
-            }
-
+            check_texts(g, &minimax, &map, other, &mut notes)?;
             if let Some(c) = &self.opts.corrupt
                 && (c.graph6.as_str(), c.a, c.b) == (graph6, a, b)
             {
-                let pos = g.parse_position(&c.position)?;
-                let flipped = match values[pos as usize] {
-                    cells::WIN => cells::LOSS,
-                    _ => cells::WIN,
-                };
-                values[pos as usize] = flipped;
+                flip(g, &c.position, &mut values)?;
             }
-            let value_at = |pos: u64| cells::value(values[pos as usize]);
-
-            // Every position against the minimax.
-            let mut positions = 0u64;
-            for (code, at) in map.at.iter().enumerate() {
-                for (&pos, mover) in at.iter().zip(MOVERS) {
-                    positions += 1;
-                    let want = minimax.value(code, mover);
-                    let got = value_at(pos);
-                    if got != Some(want) {
-                        note(&mut examples, format!("{}: table {got:?}, minimax {want}", minimax.text(code, mover)));
-                    }
-                }
-            }
-            let empty = map.at[0];
-            let table_class = match (value_at(empty[0]), value_at(empty[1])) {
-                (Some(s), Some(c)) => Class::from_values(s, c),
-                _ => None,
+            let (positions, table_class) = against_minimax(&values, &map, &minimax, &mut notes);
+            let engine_positions = if engines {
+                against_counter(g, &values, &mut notes)
+            } else {
+                0
             };
-            let minimax_class = minimax.class();
-            if table_class != minimax_class || table_class.is_none() {
-                note(&mut examples, format!("empty position class: table {table_class:?}, minimax {minimax_class:?}"));
-            }
-
-            // The counter engine on the same game, every index.
-            let mut engine_positions = 0;
-            if engines {
-                let words = cells::zeroed_words(cells::words_for(size));
-                let other = Cells::new(&words, size);
-                counter::solve(g, &other, &SolveOptions::default());
-                for pos in 0..size {
-                    engine_positions += 1;
-                    let (t, c) = (values[pos as usize], other.get(pos));
-                    if t != c {
-                        note(&mut examples, format!(
-                            "{}: tiered engine {:?}, counter engine {:?}",
-                            g.position_text(pos),
-                            cells::value(t),
-                            cells::value(c)
-                        ));
-                    }
-                }
-            }
-
             Ok(PairOutcome {
                 a,
                 b,
                 adjacent: graph.has_edge(a, b),
                 table_class,
-                minimax_class,
+                minimax_class: minimax.class(),
                 edge_class,
                 positions,
                 engine_positions,
-                disagreements,
-                examples,
+                disagreements: notes.disagreements,
+                examples: notes.examples,
             })
         }, _ => unreachable!("a shannon-vertex: game is a cell game"))
     }
+}
+
+/// One pair's disagreements: all counted, the first [`EXAMPLES`] kept.
+#[derive(Default)]
+struct Notes {
+    disagreements: u64,
+    examples: Vec<String>,
+}
+
+impl Notes {
+    fn note(&mut self, text: String) {
+        self.disagreements += 1;
+        if self.examples.len() < EXAMPLES {
+            self.examples.push(text);
+        }
+    }
+}
+
+/// This table's own reading of three texts, the empty positions and the one of code `other` with
+/// Cut to move, against the indices other tables of its size gave them.
+fn check_texts<G: Notation>(
+    game: &G,
+    minimax: &Minimax,
+    map: &IndexMap,
+    other: usize,
+    notes: &mut Notes,
+) -> Result<()> {
+    for (code, mover) in [(0, Player::Short), (0, Player::Cut), (other, Player::Cut)] {
+        let text = minimax.text(code, mover);
+        let pos = game.parse_position(&text)?;
+        let want = map.at[code][(mover == Player::Cut) as usize];
+        if pos != want {
+            notes.note(format!(
+                "{text}: parses to index {pos}, other tables of its size to {want}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Flips the value at `position` between win and loss (a deliberate fault, for tests).
+fn flip<G: Notation>(game: &G, position: &str, values: &mut [u8]) -> Result<()> {
+    let pos = game.parse_position(position)?;
+    let flipped = match values[pos as usize] {
+        cells::WIN => cells::LOSS,
+        _ => cells::WIN,
+    };
+    values[pos as usize] = flipped;
+    Ok(())
+}
+
+/// Every position's value against the minimax, and the empty position's class against the
+/// minimax's: the positions compared and the table's class.
+fn against_minimax(
+    values: &[u8],
+    map: &IndexMap,
+    minimax: &Minimax,
+    notes: &mut Notes,
+) -> (u64, Option<Class>) {
+    let value_at = |pos: u64| cells::value(values[pos as usize]);
+    let mut positions = 0u64;
+    for (code, at) in map.at.iter().enumerate() {
+        for (&pos, mover) in at.iter().zip(MOVERS) {
+            positions += 1;
+            let want = minimax.value(code, mover);
+            let got = value_at(pos);
+            if got != Some(want) {
+                notes.note(format!(
+                    "{}: table {got:?}, minimax {want}",
+                    minimax.text(code, mover)
+                ));
+            }
+        }
+    }
+    let empty = map.at[0];
+    let table_class = match (value_at(empty[0]), value_at(empty[1])) {
+        (Some(s), Some(c)) => Class::from_values(s, c),
+        _ => None,
+    };
+    let minimax_class = minimax.class();
+    if table_class != minimax_class || table_class.is_none() {
+        notes.note(format!(
+            "empty position class: table {table_class:?}, minimax {minimax_class:?}"
+        ));
+    }
+    (positions, table_class)
+}
+
+/// The counter engine on the same game against the tiered engine's `values`, every index: the
+/// positions compared.
+fn against_counter<G: Notation>(game: &G, values: &[u8], notes: &mut Notes) -> u64 {
+    let size = game.size();
+    let words = cells::zeroed_words(cells::words_for(size));
+    let other = Cells::new(&words, size);
+    counter::solve(game, &other, &SolveOptions::default());
+    let mut positions = 0;
+    for pos in 0..size {
+        positions += 1;
+        let (t, c) = (values[pos as usize], other.get(pos));
+        if t != c {
+            notes.note(format!(
+                "{}: tiered engine {:?}, counter engine {:?}",
+                game.position_text(pos),
+                cells::value(t),
+                cells::value(c)
+            ));
+        }
+    }
+    positions
 }
 
 /// Sweeps `graphs` in one batch (lines numbered from 1) and reports.

@@ -278,24 +278,8 @@ impl Context<'_> {
     fn serve(&self, k: u32, opts: &SolveOptions, progress: &dyn Progress) -> Step {
         let comm = self.comm;
         let ranks = comm.ranks();
-        let mut jobs = Jobs::new(self.s, k, ranks);
         let threads = rayon::current_num_threads();
-        // Per rank, the jobs given and not yet reported (rank 0's own included).
-        let mut given: Vec<Vec<Range<usize>>> = vec![Vec::new(); ranks];
-        let mut ended = vec![false; ranks];
-        ended[0] = true;
-        let mut probes = 0u64;
-        // The first failure: this rank's own error, or another rank's failed job.
-        let mut own: Option<Error> = None;
-        let mut blame: Option<Error> = None;
-        let merge = |ends: [(u64, u64); 2]| -> Result<()> {
-            for (w, bits) in ends {
-                if bits != 0 {
-                    self.decider.sink.or_word(w, bits)?;
-                }
-            }
-            Ok(())
-        };
+        let mut tier = Serving::new(self, k, progress);
         let outcome = std::thread::scope(|scope| -> Result<()> {
             let (job_tx, job_rx) = crossbeam::channel::unbounded::<Range<usize>>();
             let (done_tx, done_rx) = crossbeam::channel::unbounded();
@@ -313,80 +297,30 @@ impl Context<'_> {
                 loop {
                     let mut busy = false;
                     // Messages from the workers.
-                    while let Some((from, msg)) =
-                        comm.recv_any(false).map_err(|e| stopped(e, &given, k))?
+                    while let Some((from, msg)) = comm
+                        .recv_any(false)
+                        .map_err(|e| stopped(e, &tier.given, k))?
                     {
                         busy = true;
-                        match msg.as_slice() {
-                            &[REQUEST, t] => {
-                                let job = (own.is_none() && blame.is_none())
-                                    .then(|| jobs.next(t as usize))
-                                    .flatten();
-                                match job {
-                                    Some(rows) => {
-                                        comm.send(from, &[JOB, rows.start as u64, rows.end as u64])
-                                            .map_err(|e| stopped(e, &given, k))?;
-                                        given[from].push(rows);
-                                    }
-                                    None => {
-                                        comm.send(from, &[TIER_END])
-                                            .map_err(|e| stopped(e, &given, k))?;
-                                        ended[from] = true;
-                                    }
-                                }
-                            }
-                            &[DONE, a, b, ok, p, w0, b0, w1, b1] => {
-                                let rows = a as usize..b as usize;
-                                given[from].retain(|r| *r != rows);
-                                if ok == 1 {
-                                    probes += p;
-                                    merge([(w0, b0), (w1, b1)])?;
-                                    progress.advance(positions(self.s, &rows));
-                                } else if blame.is_none() {
-                                    blame = Some(Error::Rank {
-                                        rank: from,
-                                        msg: format!(
-                                            "failed deciding rows {a}..{b} of key tier {k} (its \
-                                             message says why); the build stopped"
-                                        ),
-                                    });
-                                }
-                            }
-                            other => {
-                                return Err(Error::Rank {
-                                    rank: from,
-                                    msg: format!("sent {other:?}, which is no request"),
-                                });
-                            }
-                        }
+                        tier.answer(from, &msg)?;
                     }
                     // Rank 0's own jobs (the one waited for below first, if any).
                     while let Some((rows, r)) = waited.take().or_else(|| done_rx.try_recv().ok()) {
                         busy = true;
-                        given[0].retain(|g| *g != rows);
-                        match r {
-                            Ok((p, ends)) => {
-                                probes += p;
-                                merge(ends)?;
-                                progress.advance(positions(self.s, &rows));
-                            }
-                            Err(e) => {
-                                own.get_or_insert(e);
-                            }
-                        }
+                        tier.own_done(rows, r)?;
                     }
-                    if own.is_none() && opts.stop.requested() {
-                        own = Some(Error::Interrupted("the solve was interrupted".into()));
+                    if tier.own.is_none() && opts.stop.requested() {
+                        tier.own = Some(Error::Interrupted("the solve was interrupted".into()));
                     }
-                    let failed = own.is_some() || blame.is_some();
-                    while !failed && given[0].len() < LOCAL_DEPTH {
-                        let Some(rows) = jobs.next(threads) else {
+                    let failed = tier.failed();
+                    while !failed && tier.given[0].len() < LOCAL_DEPTH {
+                        let Some(rows) = tier.jobs.next(threads) else {
                             break;
                         };
-                        given[0].push(rows.clone());
+                        tier.given[0].push(rows.clone());
                         job_tx.send(rows).expect("rank 0's solving thread runs");
                     }
-                    if ended.iter().all(|&e| e) && given.iter().all(Vec::is_empty) {
+                    if tier.ended.iter().all(|&e| e) && tier.given.iter().all(Vec::is_empty) {
                         return Ok(());
                     }
                     if !busy {
@@ -403,11 +337,126 @@ impl Context<'_> {
             drop(job_tx);
             result
         });
-        let mine = match (outcome, own) {
+        let mine = match (outcome, tier.own) {
             (Err(e), _) | (Ok(()), Some(e)) => Err(e),
-            (Ok(()), None) => Ok(probes),
+            (Ok(()), None) => Ok(tier.probes),
         };
-        Step { mine, blame }
+        Step {
+            mine,
+            blame: tier.blame,
+        }
+    }
+}
+
+/// Rank 0's account of the key tier it serves: the jobs left, given and reported, and the
+/// first failure.
+struct Serving<'c, 'a> {
+    ctx: &'c Context<'a>,
+    k: u32,
+    progress: &'c dyn Progress,
+    jobs: Jobs,
+    /// Per rank, the jobs given and not yet reported (rank 0's own included).
+    given: Vec<Vec<Range<usize>>>,
+    /// Per rank, told the tier is over (rank 0 from the start).
+    ended: Vec<bool>,
+    probes: u64,
+    /// The first failure: this rank's own error, or another rank's failed job.
+    own: Option<Error>,
+    blame: Option<Error>,
+}
+
+impl<'c, 'a> Serving<'c, 'a> {
+    fn new(ctx: &'c Context<'a>, k: u32, progress: &'c dyn Progress) -> Self {
+        let ranks = ctx.comm.ranks();
+        let mut ended = vec![false; ranks];
+        ended[0] = true;
+        Serving {
+            ctx,
+            k,
+            progress,
+            jobs: Jobs::new(ctx.s, k, ranks),
+            given: vec![Vec::new(); ranks],
+            ended,
+            probes: 0,
+            own: None,
+            blame: None,
+        }
+    }
+
+    /// Whether a job failed, here or on another rank: no more jobs are handed out.
+    fn failed(&self) -> bool {
+        self.own.is_some() || self.blame.is_some()
+    }
+
+    /// Answers a worker's message: a request with the next job (or the tier's end), a report
+    /// by merging its end words (or by blaming the rank for its failure).
+    fn answer(&mut self, from: usize, msg: &[u64]) -> Result<()> {
+        let (comm, k) = (self.ctx.comm, self.k);
+        match *msg {
+            [REQUEST, t] => {
+                let job = (!self.failed())
+                    .then(|| self.jobs.next(t as usize))
+                    .flatten();
+                match job {
+                    Some(rows) => {
+                        comm.send(from, &[JOB, rows.start as u64, rows.end as u64])
+                            .map_err(|e| stopped(e, &self.given, k))?;
+                        self.given[from].push(rows);
+                    }
+                    None => {
+                        comm.send(from, &[TIER_END])
+                            .map_err(|e| stopped(e, &self.given, k))?;
+                        self.ended[from] = true;
+                    }
+                }
+            }
+            [DONE, a, b, ok, p, w0, b0, w1, b1] => {
+                let rows = a as usize..b as usize;
+                self.given[from].retain(|r| *r != rows);
+                if ok == 1 {
+                    self.done(&rows, p, [(w0, b0), (w1, b1)])?;
+                } else if self.blame.is_none() {
+                    self.blame = Some(Error::Rank {
+                        rank: from,
+                        msg: format!(
+                            "failed deciding rows {a}..{b} of key tier {k} (its message says \
+                             why); the build stopped"
+                        ),
+                    });
+                }
+            }
+            ref other => {
+                return Err(Error::Rank {
+                    rank: from,
+                    msg: format!("sent {other:?}, which is no request"),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Takes in one of rank 0's own jobs, finished by its solving thread.
+    fn own_done(&mut self, rows: Range<usize>, r: Result<Report>) -> Result<()> {
+        self.given[0].retain(|g| *g != rows);
+        match r {
+            Ok((p, ends)) => self.done(&rows, p, ends)?,
+            Err(e) => {
+                self.own.get_or_insert(e);
+            }
+        }
+        Ok(())
+    }
+
+    /// A job done well: its children read counted, its end words ORed into the table.
+    fn done(&mut self, rows: &Range<usize>, probes: u64, ends: [(u64, u64); 2]) -> Result<()> {
+        self.probes += probes;
+        for (w, bits) in ends {
+            if bits != 0 {
+                self.ctx.decider.sink.or_word(w, bits)?;
+            }
+        }
+        self.progress.advance(positions(self.ctx.s, rows));
+        Ok(())
     }
 }
 
