@@ -10,6 +10,9 @@ use retrodb::games::digraph;
 use retrodb::solve::{SolveOptions, counter};
 use retrodb::table::cells::{Cells, words_for, zeroed_words};
 
+mod pools;
+use pools::with_each_pool;
+
 fn env_u64(name: &str, default: u64) -> u64 {
     std::env::var(name)
         .ok()
@@ -25,12 +28,7 @@ fn digraph_solve(c: &mut Criterion) {
     let mut group = c.benchmark_group("counter/digraph");
     group.sample_size(10);
     group.throughput(Throughput::Elements(edges));
-    let all = std::thread::available_parallelism().map_or(2, |n| n.get());
-    for threads in [1, all] {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
+    with_each_pool(|threads, pool| {
         group.bench_function(format!("{vertices}v-{edges}e/threads-{threads}"), |b| {
             b.iter(|| {
                 let words = zeroed_words(words_for(g.size()));
@@ -38,7 +36,7 @@ fn digraph_solve(c: &mut Criterion) {
                 pool.install(|| counter::solve(&g, &cells, &SolveOptions::default()))
             })
         });
-    }
+    });
     group.finish();
 }
 

@@ -13,6 +13,9 @@ use retrodb::solve::{SolveOptions, counter, tiered};
 use retrodb::table::cells::{Cells, words_for, zeroed_words};
 use retrodb::with_tiered_game;
 
+mod pools;
+use pools::with_each_pool;
+
 /// Sums what a tier walk lists, so the walk itself is measured.
 struct Sum(u64);
 
@@ -32,12 +35,7 @@ fn solves(c: &mut Criterion) {
         let mut group = c.benchmark_group(format!("solve/{spec}"));
         group.sample_size(10);
         group.throughput(Throughput::Elements(g.size()));
-        let all = std::thread::available_parallelism().map_or(2, |n| n.get());
-        for threads in [1, all] {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap();
+        with_each_pool(|threads, pool| {
             group.bench_function(format!("tiered/threads-{threads}"), |b| {
                 b.iter(|| {
                     let words = zeroed_words(words_for(g.size()));
@@ -52,7 +50,7 @@ fn solves(c: &mut Criterion) {
                     pool.install(|| counter::solve(g, &cells, &SolveOptions::default()))
                 })
             });
-        }
+        });
         group.finish();
 
         let mut group = c.benchmark_group(format!("positions/{spec}"));

@@ -30,7 +30,7 @@ use crate::solve::distributed::digraph::{self as engine, Part};
 use crate::table::OutputLock;
 use crate::table::format::{self, remoteness_bytes, remoteness_width};
 use crate::table::workfiles::sibling;
-use crate::table::write::{GameFields, RawLayout, TableFile, TempFile};
+use crate::table::write::{GameFields, RawFields, RawLayout, TableFile, TempFile};
 
 // A rank's vertices fill whole checksum blocks of the cells (2 bits a vertex) and of the
 // remoteness (1 to 4 bytes), so each rank's checksums are the table's.
@@ -203,7 +203,14 @@ fn commit(
         tail.extend_from_slice(&r[5 + k..]);
     }
     table.push_sums(tail);
-    table.commit_raw(game, n, counts, rounds, width, None)
+    table.commit_raw(&RawFields {
+        game,
+        size: n,
+        counts,
+        rounds,
+        rem_width: width,
+        grundy: None,
+    })
 }
 
 /// Rank 0: checks the destination, takes the output's lock and creates the work file with a

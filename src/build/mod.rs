@@ -94,6 +94,15 @@ impl BuildOptions {
     pub(crate) fn progress(&self) -> &dyn Progress {
         self.progress.as_deref().unwrap_or(&Silent)
     }
+
+    /// The solve's options of this build: its remoteness, progress and stop.
+    pub(crate) fn solve_options(&self) -> SolveOptions {
+        SolveOptions {
+            remoteness: self.remoteness,
+            progress: self.progress.clone(),
+            stop: self.stop.clone(),
+        }
+    }
 }
 
 impl Default for BuildOptions {
@@ -397,11 +406,7 @@ fn build_raw(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<BuildSum
     };
     let mut writer = RawWriter::create(out, fields, size)?;
     let solve_start = Instant::now();
-    let sopts = SolveOptions {
-        remoteness: opts.remoteness,
-        progress: opts.progress.clone(),
-        stop: opts.stop.clone(),
-    };
+    let sopts = opts.solve_options();
     let (stats, width, rem_bytes) = {
         let cells = writer.cells(size);
         let stats = with_game!(game, g => solve::counter::solve(g, &cells, &sopts));

@@ -187,38 +187,8 @@ fn suite(s: &SuiteArgs) -> Result<()> {
     let all = std::thread::available_parallelism().map_or(1, |n| n.get());
     let thread_counts: Vec<usize> = if all > 1 { vec![1, all] } else { vec![1] };
 
-    let mut read_rates = Vec::new();
-    for &t in &thread_counts {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(t).build()?;
-        let r = pool.install(|| retrodb::bench::random_read_rate(s.read_buffer, s.reads));
-        if !s.json {
-            outln!(
-                "random 8-byte reads over {}: {} thread(s) {:.1}M/s ({:.2} ns a read a thread)",
-                human_bytes(r.buffer_bytes),
-                t,
-                r.per_second / 1e6,
-                t as f64 * 1e9 / r.per_second
-            )?;
-        }
-        read_rates.push(r);
-    }
-    let mut compute_rates: Vec<retrodb::bench::ReadRate> = Vec::new();
-    for &t in &thread_counts {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(t).build()?;
-        let r = pool.install(|| retrodb::bench::random_read_rate(COMPUTE_BUFFER, s.reads));
-        if !s.json {
-            let scale = compute_rates.first().map_or(String::new(), |one| {
-                format!(" ({:.2}x)", r.per_second / one.per_second)
-            });
-            outln!(
-                "the same over {} (the cache; compute-bound): {} thread(s) {:.1}M/s{scale}",
-                human_bytes(r.buffer_bytes),
-                t,
-                r.per_second / 1e6
-            )?;
-        }
-        compute_rates.push(r);
-    }
+    let read_rates = read_rates(s, &thread_counts)?;
+    let compute_rates = compute_rates(s, &thread_counts)?;
 
     let exe = std::env::current_exe().context("finding the retrodb binary")?;
     let mut rows = Vec::new();
@@ -229,66 +199,10 @@ fn suite(s: &SuiteArgs) -> Result<()> {
             let out = s.work.join(format!("{case}.rdb"));
             let v = build_in_child(&exe, &spec, t, &out, s.engine.as_deref())?;
             let _ = std::fs::remove_file(&out);
-            let num = |key: &str| v[key].as_f64().unwrap_or(0.0);
-            let secs = num("solve_seconds").max(1e-9);
-            let positions = num("positions") as u64;
-            let probes = (num("parent_visits") + num("child_probes")) as u64;
-            let peak = num("peak_rss_bytes") as u64;
-            let speedup = match one_thread {
-                None => 1.0,
-                Some(base) => base / secs,
-            };
-            one_thread.get_or_insert(secs);
-            let row = Row {
-                case: case.to_string(),
-                spec: spec.clone(),
-                engine: v["engine"].as_str().unwrap_or("?").to_string(),
-                kernel: v["kernel"].as_str().unwrap_or("?").to_string(),
-                threads: t,
-                positions,
-                edges: v["edges"].as_u64(),
-                probes,
-                solve_seconds: secs,
-                ns_per_position: secs * 1e9 / positions.max(1) as f64,
-                ns_per_probe: (probes > 0).then(|| secs * 1e9 / probes as f64),
-                speedup,
-                peak_rss_bytes: peak,
-                peak_bytes_per_position: peak as f64 / positions.max(1) as f64,
-            };
+            let row = Row::new(case, &spec, t, &v, one_thread);
+            one_thread.get_or_insert(row.solve_seconds);
             if !s.json {
-                if rows.is_empty() {
-                    outln!(
-                        "{:<10} {:<8} {:<16} {:>3} {:>13} {:>8} {:>8} {:>13} {:>13} {:>8} {:>7} {:>8}",
-                        "case",
-                        "engine",
-                        "kernel",
-                        "thr",
-                        "positions",
-                        "solve s",
-                        "ns/pos",
-                        "edges",
-                        "reads",
-                        "ns/read",
-                        "speedup",
-                        "peak B/p"
-                    )?;
-                }
-                outln!(
-                    "{:<10} {:<8} {:<16} {:>3} {:>13} {:>8.2} {:>8.2} {:>13} {:>13} {:>8} {:>7.2} {:>8.2}",
-                    row.case,
-                    row.engine,
-                    row.kernel,
-                    row.threads,
-                    super::grouped(row.positions),
-                    row.solve_seconds,
-                    row.ns_per_position,
-                    row.edges.map_or("-".to_string(), super::grouped),
-                    super::grouped(row.probes),
-                    row.ns_per_probe
-                        .map_or("-".to_string(), |n| format!("{n:.2}")),
-                    row.speedup,
-                    row.peak_bytes_per_position
-                )?;
+                print_row(&row, rows.is_empty())?;
             }
             rows.push(row);
         }
@@ -301,6 +215,126 @@ fn suite(s: &SuiteArgs) -> Result<()> {
         };
         outln!("{}", serde_json::to_string(&report)?)?;
     }
+    Ok(())
+}
+
+/// The random-read rate over `buffer` bytes, `reads` reads a thread, on a pool of `threads`.
+fn read_rate(threads: usize, buffer: u64, reads: u64) -> Result<retrodb::bench::ReadRate> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()?;
+    Ok(pool.install(|| retrodb::bench::random_read_rate(buffer, reads)))
+}
+
+/// The machine's random-read bound over `--read-buffer`, with each thread count (printed unless
+/// `--json`).
+fn read_rates(s: &SuiteArgs, thread_counts: &[usize]) -> Result<Vec<retrodb::bench::ReadRate>> {
+    let mut rates = Vec::new();
+    for &t in thread_counts {
+        let r = read_rate(t, s.read_buffer, s.reads)?;
+        if !s.json {
+            outln!(
+                "random 8-byte reads over {}: {} thread(s) {:.1}M/s ({:.2} ns a read a thread)",
+                human_bytes(r.buffer_bytes),
+                t,
+                r.per_second / 1e6,
+                t as f64 * 1e9 / r.per_second
+            )?;
+        }
+        rates.push(r);
+    }
+    Ok(rates)
+}
+
+/// The same loop over [`COMPUTE_BUFFER`], with each thread count, printed with its speed-up over
+/// one thread unless `--json`.
+fn compute_rates(s: &SuiteArgs, thread_counts: &[usize]) -> Result<Vec<retrodb::bench::ReadRate>> {
+    let mut rates: Vec<retrodb::bench::ReadRate> = Vec::new();
+    for &t in thread_counts {
+        let r = read_rate(t, COMPUTE_BUFFER, s.reads)?;
+        if !s.json {
+            let scale = rates.first().map_or(String::new(), |one| {
+                format!(" ({:.2}x)", r.per_second / one.per_second)
+            });
+            outln!(
+                "the same over {} (the cache; compute-bound): {} thread(s) {:.1}M/s{scale}",
+                human_bytes(r.buffer_bytes),
+                t,
+                r.per_second / 1e6
+            )?;
+        }
+        rates.push(r);
+    }
+    Ok(rates)
+}
+
+impl Row {
+    /// The row of one build with `threads` threads from the child's JSON `v`; `one_thread` is the
+    /// case's one-thread solve time, if that row came first.
+    fn new(case: &str, spec: &str, threads: usize, v: &Json, one_thread: Option<f64>) -> Row {
+        let num = |key: &str| v[key].as_f64().unwrap_or(0.0);
+        let secs = num("solve_seconds").max(1e-9);
+        let positions = num("positions") as u64;
+        let probes = (num("parent_visits") + num("child_probes")) as u64;
+        let peak = num("peak_rss_bytes") as u64;
+        let speedup = match one_thread {
+            None => 1.0,
+            Some(base) => base / secs,
+        };
+        Row {
+            case: case.to_string(),
+            spec: spec.to_string(),
+            engine: v["engine"].as_str().unwrap_or("?").to_string(),
+            kernel: v["kernel"].as_str().unwrap_or("?").to_string(),
+            threads,
+            positions,
+            edges: v["edges"].as_u64(),
+            probes,
+            solve_seconds: secs,
+            ns_per_position: secs * 1e9 / positions.max(1) as f64,
+            ns_per_probe: (probes > 0).then(|| secs * 1e9 / probes as f64),
+            speedup,
+            peak_rss_bytes: peak,
+            peak_bytes_per_position: peak as f64 / positions.max(1) as f64,
+        }
+    }
+}
+
+/// Prints `row` as a line of the suite's table, under the header if `header`.
+fn print_row(row: &Row, header: bool) -> Result<()> {
+    if header {
+        outln!(
+            "{:<10} {:<8} {:<16} {:>3} {:>13} {:>8} {:>8} {:>13} {:>13} {:>8} {:>7} {:>8}",
+            "case",
+            "engine",
+            "kernel",
+            "thr",
+            "positions",
+            "solve s",
+            "ns/pos",
+            "edges",
+            "reads",
+            "ns/read",
+            "speedup",
+            "peak B/p"
+        )?;
+    }
+    outln!(
+        "{:<10} {:<8} {:<16} {:>3} {:>13} {:>8.2} {:>8.2} {:>13} {:>13} {:>8} {:>7.2} {:>8.2}",
+        row.case,
+        row.engine,
+        row.kernel,
+        row.threads,
+        super::grouped(row.positions),
+        row.solve_seconds,
+        row.ns_per_position,
+        row.edges.map_or("-".to_string(), super::grouped),
+        super::grouped(row.probes),
+        row.ns_per_probe
+            .map_or("-".to_string(), |n| format!("{n:.2}")),
+        row.speedup,
+        row.peak_bytes_per_position
+    )?;
     Ok(())
 }
 

@@ -22,13 +22,53 @@ fn drawn(quiet: bool) -> bool {
     !quiet && std::io::stderr().is_terminal()
 }
 
+/// An indicatif bar (hidden or drawn) and whether it is on the screen: what [`Bar`] and
+/// [`StageBar`] share, the units, the step's words and the notes above the bar.
+struct Screen {
+    bar: ProgressBar,
+    /// Told a stage, so on the screen when drawn: a note goes above it, not across it.
+    shown: AtomicBool,
+}
+
+impl Screen {
+    fn new(bar: ProgressBar) -> Screen {
+        Screen {
+            bar,
+            shown: AtomicBool::new(false),
+        }
+    }
+
+    /// The bar shows a stage now.
+    fn show(&self) {
+        self.shown.store(true, Ordering::Relaxed);
+    }
+
+    fn advance(&self, n: u64) {
+        self.bar.inc(n);
+    }
+
+    fn step(&self, what: &str) {
+        self.bar.set_message(what.to_string());
+    }
+
+    fn reach(&self, done: u64) {
+        self.bar.set_position(done);
+    }
+
+    fn note(&self, line: &str) {
+        if self.shown.load(Ordering::Relaxed) {
+            self.bar.suspend(|| print_note(line));
+        } else {
+            print_note(line);
+        }
+    }
+}
+
 /// A bar labelled with what it shows (`solving`, `compressing`, `counting`): a stage sets its
 /// length and its message (a compression's stage words; a solve's stage has none, its steps
 /// set the message: `tier 3 of 9`).
 pub struct Bar {
-    bar: ProgressBar,
-    /// Told a stage, so on the screen when drawn: a note goes above it, not across it.
-    shown: AtomicBool,
+    screen: Screen,
     /// The bar this one takes the place of (a build's compression follows its solve): cleared
     /// when this one is first told a stage or a note.
     after: Option<(ProgressBar, AtomicBool)>,
@@ -49,26 +89,25 @@ impl Bar {
             ProgressBar::hidden()
         };
         Bar {
-            bar,
-            shown: AtomicBool::new(false),
+            screen: Screen::new(bar),
             after: None,
         }
     }
 
     /// This bar, taking the place of `before` once it is first told anything.
     pub fn after(mut self, before: &Bar) -> Bar {
-        self.after = Some((before.bar.clone(), AtomicBool::new(false)));
+        self.after = Some((before.screen.bar.clone(), AtomicBool::new(false)));
         self
     }
 
     /// A line of the command's own (a tier's line), printed above the bar.
     pub fn line(&self, text: &str) {
-        self.bar.suspend(|| errln!("{text}"));
+        self.screen.bar.suspend(|| errln!("{text}"));
     }
 
     /// Clears the bar (it is also cleared when the last handle of it goes).
     pub fn clear(&self) {
-        self.bar.finish_and_clear();
+        self.screen.bar.finish_and_clear();
     }
 
     fn take_over(&self) {
@@ -83,31 +122,28 @@ impl Bar {
 impl Progress for Bar {
     fn stage(&self, what: &str, total: u64) {
         self.take_over();
-        self.bar.set_message(what.to_string());
-        self.bar.set_length(total);
-        self.bar.set_position(0);
-        self.shown.store(true, Ordering::Relaxed);
+        let bar = &self.screen.bar;
+        bar.set_message(what.to_string());
+        bar.set_length(total);
+        bar.set_position(0);
+        self.screen.show();
     }
 
     fn advance(&self, n: u64) {
-        self.bar.inc(n);
+        self.screen.advance(n);
     }
 
     fn step(&self, what: &str) {
-        self.bar.set_message(what.to_string());
+        self.screen.step(what);
     }
 
     fn reach(&self, done: u64) {
-        self.bar.set_position(done);
+        self.screen.reach(done);
     }
 
     fn note(&self, line: &str) {
         self.take_over();
-        if self.shown.load(Ordering::Relaxed) {
-            self.bar.suspend(|| print_note(line));
-        } else {
-            print_note(line);
-        }
+        self.screen.note(line);
     }
 }
 
@@ -116,9 +152,7 @@ impl Progress for Bar {
 /// dictionary being trained). Hidden as [`Bar`] is (`--quiet`, or stderr not a terminal). It is
 /// cleared when dropped.
 pub struct StageBar {
-    bar: ProgressBar,
-    /// Told a stage (see [`Bar`]).
-    shown: AtomicBool,
+    screen: Screen,
 }
 
 impl StageBar {
@@ -132,8 +166,7 @@ impl StageBar {
             ProgressBar::hidden()
         };
         StageBar {
-            bar,
-            shown: AtomicBool::new(false),
+            screen: Screen::new(bar),
         }
     }
 }
@@ -141,7 +174,7 @@ impl StageBar {
 /// Cleared when done, or when the command fails (its message then stands alone).
 impl Drop for StageBar {
     fn drop(&mut self) {
-        self.bar.finish_and_clear();
+        self.screen.bar.finish_and_clear();
     }
 }
 
@@ -152,35 +185,31 @@ impl Progress for StageBar {
         } else {
             "{msg} [{elapsed_precise}] {bar:30} {human_pos}/{human_len} ({eta} left)"
         };
-        self.bar
-            .set_style(ProgressStyle::with_template(template).expect("valid template"));
-        self.bar.set_length(total);
-        self.bar.set_position(0);
-        self.bar.reset_elapsed();
-        self.bar.set_message(what.to_string());
+        let bar = &self.screen.bar;
+        bar.set_style(ProgressStyle::with_template(template).expect("valid template"));
+        bar.set_length(total);
+        bar.set_position(0);
+        bar.reset_elapsed();
+        bar.set_message(what.to_string());
         // Past the redraw rate's limit: every stage is shown, a short one too.
-        self.bar.force_draw();
-        self.shown.store(true, Ordering::Relaxed);
+        bar.force_draw();
+        self.screen.show();
     }
 
     fn advance(&self, n: u64) {
-        self.bar.inc(n);
+        self.screen.advance(n);
     }
 
     fn step(&self, what: &str) {
-        self.bar.set_message(what.to_string());
+        self.screen.step(what);
     }
 
     fn reach(&self, done: u64) {
-        self.bar.set_position(done);
+        self.screen.reach(done);
     }
 
     fn note(&self, line: &str) {
-        if self.shown.load(Ordering::Relaxed) {
-            self.bar.suspend(|| print_note(line));
-        } else {
-            print_note(line);
-        }
+        self.screen.note(line);
     }
 }
 

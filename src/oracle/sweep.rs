@@ -205,12 +205,6 @@ pub fn check_pair(graph: &Graph, a: usize, b: usize, opts: &SweepOptions) -> Res
     let text = shannon_file(graph, a, b);
     let spec = format!("shannon:sweep/{graph6}-{a}-{b}.txt");
     let game = AnyGame::load(&spec, Input::Embedded(text.as_bytes()), opts.max_memory)?;
-    let oracle_value = |text: &str| -> Result<Value> {
-        let (claims, mover) = parse_position(text, m)?;
-        oracle
-            .value(&claims, mover)
-            .map_err(|e| oracle_refused(&spec, text, e))
-    };
     let need = solve::Engine::Tiered.memory_estimate(&game, false);
     crate::with_tiered_game!(&game, g => {
         let size = g.size();
@@ -229,119 +223,16 @@ pub fn check_pair(graph: &Graph, a: usize, b: usize, opts: &SweepOptions) -> Res
             .into());
         }
         tiered::solve(g, &table, &SolveOptions::default())?;
-        let table_value = |pos: u64| cells::value(table.get(pos));
-
-        let empty = ".".repeat(m);
-        let mut examples = Vec::new();
-        let mut disagreements = 0u64;
-        let mut empty_values = Vec::new();
-        for suffix in ["/L", "/R"] {
-            let text = format!("{empty}{suffix}");
-            let pos = g.parse_position(&text)?;
-            let want = oracle_value(&text)?;
-            let got = table_value(pos);
-            if got != Some(want) {
-                disagreements += 1;
-                examples.push(format!("{text}: table {got:?}, lehman {want}"));
-            }
-            empty_values.push(got.unwrap_or(Value::Draw));
-        }
-        let table_class = Class::from_values(empty_values[0], empty_values[1]);
-        let lehman_class = oracle.class();
-        if table_class != Some(lehman_class) {
-            disagreements += 1;
-            examples.push(format!(
-                "empty position class: table {table_class:?}, lehman {lehman_class}"
-            ));
-        }
-
-        let mut positions_checked = 2;
-        if m <= opts.all_positions_max_edges {
-            // Every configuration of the edges, both movers: the position text is written from
-            // the claims, Lehman's outcome computed once for both movers, and the table read at
-            // the index the game parses from the text.
-            let marks: Vec<AtomicU64> = (0..size.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
-            let (checked, bad, mut found) = (0..3u64.pow(m as u32))
-                .into_par_iter()
-                .map_init(
-                    || (Workspace::default(), vec![Claim::Free; m], String::new()),
-                    |(ws, claims, text), code| -> Result<Tally> {
-                        let mut c = code;
-                        text.clear();
-                        for slot in claims.iter_mut() {
-                            let (claim, ch) = CLAIMS[(c % 3) as usize];
-                            *slot = claim;
-                            text.push(ch);
-                            c /= 3;
-                        }
-                        let outcome = oracle
-                            .outcome(claims, ws)
-                            .map_err(|e| oracle_refused(&spec, text, e))?;
-                        let mut tally = Tally::default();
-                        for (suffix, mover) in [("/L", Player::Short), ("/R", Player::Cut)] {
-                            text.truncate(m);
-                            text.push_str(suffix);
-                            let pos = g.parse_position(text)?;
-                            marks[(pos / 64) as usize].fetch_or(1 << (pos % 64), Relaxed);
-                            let want = mover_value(outcome, mover);
-                            let got = table_value(pos);
-                            tally.0 += 1;
-                            if got != Some(want) {
-                                tally.1 += 1;
-                                tally.2.push(format!("{text}: table {got:?}, lehman {want}"));
-                            }
-                        }
-                        Ok(tally)
-                    },
-                )
-                .try_reduce(Tally::default, add_tallies)?;
-            // The texts reached distinct indices, and every index in use: the index is a
-            // bijection between positions and the table's used indices.
-            let marked: u64 = marks.iter().map(|w| u64::from(w.load(Relaxed).count_ones())).sum();
-            let missed = (0..size)
-                .into_par_iter()
-                .filter(|&pos| {
-                    marks[(pos / 64) as usize].load(Relaxed) & (1 << (pos % 64)) == 0
-                        && g.status(pos) != Status::Unused
-                })
-                .count();
-            if marked != checked || missed > 0 {
-                disagreements += 1;
-                examples.push(format!(
-                    "the index: {checked} position texts reached {marked} distinct indices, and \
-                     {missed} indices in use were not reached"
-                ));
-            }
-            positions_checked = checked;
-            disagreements += bad;
-            examples.append(&mut found);
+        let compare = Compare { game: g, table: &table, oracle: &oracle, spec: &spec, m };
+        let (empty, table_class, lehman_class) = compare.empty_positions()?;
+        let rest = if m <= opts.all_positions_max_edges {
+            // Every position, the two empty ones among them: those are counted once.
+            let (checked, bad, found) = compare.every_position()?;
+            (checked - empty.0, bad, found)
         } else {
-            // Random positions, the same ones on every run (the seed is the pair's).
-            let seed = graph6.bytes().fold(a as u64 * 31 + b as u64, |h, c| {
-                h.wrapping_mul(0x100_0000_01b3) ^ c as u64
-            });
-            let picks: Vec<u64> = (0..opts.random_positions as u64)
-                .map(|k| splitmix::hash(seed.wrapping_add(k)) % size)
-                .filter(|&pos| g.status(pos) != Status::Unused)
-                .collect();
-            let (checked, bad, mut found) = picks
-                .par_iter()
-                .map(|&pos| -> Result<Tally> {
-                    let text = g.position_text(pos);
-                    let want = oracle_value(&text)?;
-                    let got = table_value(pos);
-                    Ok(if got == Some(want) {
-                        (1, 0, Vec::new())
-                    } else {
-                        (1, 1, vec![format!("{text}: table {got:?}, lehman {want}")])
-                    })
-                })
-                .try_reduce(Tally::default, add_tallies)?;
-            positions_checked += checked;
-            disagreements += bad;
-            examples.append(&mut found);
-        }
-        examples.truncate(EXAMPLES);
+            compare.random_positions(pair_seed(&graph6, a, b), opts.random_positions)?
+        };
+        let (positions_checked, disagreements, examples) = add_tallies(empty, rest)?;
         Ok(PairResult {
             graph6,
             vertices: graph.vertices(),
@@ -355,6 +246,159 @@ pub fn check_pair(graph: &Graph, a: usize, b: usize, opts: &SweepOptions) -> Res
             examples,
         })
     }, _ => unreachable!("a shannon: game is a cell game"))
+}
+
+/// The seed of a pair's random positions: the same ones on every run.
+fn pair_seed(graph6: &str, a: usize, b: usize) -> u64 {
+    graph6.bytes().fold(a as u64 * 31 + b as u64, |h, c| {
+        h.wrapping_mul(0x100_0000_01b3) ^ c as u64
+    })
+}
+
+/// One pair's solved table beside Lehman's oracle: what each comparison reads.
+struct Compare<'a, G> {
+    game: &'a G,
+    table: &'a Cells<'a>,
+    oracle: &'a EdgeGame,
+    spec: &'a str,
+    /// The graph's edges: the cells of a position text.
+    m: usize,
+}
+
+impl<G: Notation> Compare<'_, G> {
+    /// Lehman's value of a position text.
+    fn oracle_value(&self, text: &str) -> Result<Value> {
+        let (claims, mover) = parse_position(text, self.m)?;
+        self.oracle
+            .value(&claims, mover)
+            .map_err(|e| oracle_refused(self.spec, text, e))
+    }
+
+    /// The table's value at `pos`; `None` for an undecided cell.
+    fn table_value(&self, pos: u64) -> Option<Value> {
+        cells::value(self.table.get(pos))
+    }
+
+    /// The empty position with each mover, and the class the two give: the tally, the table's
+    /// class and Lehman's.
+    fn empty_positions(&self) -> Result<(Tally, Option<Class>, Class)> {
+        let empty = ".".repeat(self.m);
+        let mut examples = Vec::new();
+        let mut disagreements = 0u64;
+        let mut empty_values = Vec::new();
+        for suffix in ["/L", "/R"] {
+            let text = format!("{empty}{suffix}");
+            let pos = self.game.parse_position(&text)?;
+            let want = self.oracle_value(&text)?;
+            let got = self.table_value(pos);
+            if got != Some(want) {
+                disagreements += 1;
+                examples.push(format!("{text}: table {got:?}, lehman {want}"));
+            }
+            empty_values.push(got.unwrap_or(Value::Draw));
+        }
+        let table_class = Class::from_values(empty_values[0], empty_values[1]);
+        let lehman_class = self.oracle.class();
+        if table_class != Some(lehman_class) {
+            disagreements += 1;
+            examples.push(format!(
+                "empty position class: table {table_class:?}, lehman {lehman_class}"
+            ));
+        }
+        Ok(((2, disagreements, examples), table_class, lehman_class))
+    }
+
+    /// Every configuration of the edges, both movers: the position text is written from the
+    /// claims, Lehman's outcome computed once for both movers, and the table read at the index
+    /// the game parses from the text. Also checks that the texts reach every index in use, each
+    /// once.
+    fn every_position(&self) -> Result<Tally> {
+        let (game, m, size) = (self.game, self.m, self.game.size());
+        let marks: Vec<AtomicU64> = (0..size.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
+        let (checked, bad, mut found) = (0..3u64.pow(m as u32))
+            .into_par_iter()
+            .map_init(
+                || (Workspace::default(), vec![Claim::Free; m], String::new()),
+                |(ws, claims, text), code| -> Result<Tally> {
+                    let mut c = code;
+                    text.clear();
+                    for slot in claims.iter_mut() {
+                        let (claim, ch) = CLAIMS[(c % 3) as usize];
+                        *slot = claim;
+                        text.push(ch);
+                        c /= 3;
+                    }
+                    let outcome = self
+                        .oracle
+                        .outcome(claims, ws)
+                        .map_err(|e| oracle_refused(self.spec, text, e))?;
+                    let mut tally = Tally::default();
+                    for (suffix, mover) in [("/L", Player::Short), ("/R", Player::Cut)] {
+                        text.truncate(m);
+                        text.push_str(suffix);
+                        let pos = game.parse_position(text)?;
+                        marks[(pos / 64) as usize].fetch_or(1 << (pos % 64), Relaxed);
+                        let want = mover_value(outcome, mover);
+                        let got = self.table_value(pos);
+                        tally.0 += 1;
+                        if got != Some(want) {
+                            tally.1 += 1;
+                            tally
+                                .2
+                                .push(format!("{text}: table {got:?}, lehman {want}"));
+                        }
+                    }
+                    Ok(tally)
+                },
+            )
+            .try_reduce(Tally::default, add_tallies)?;
+        // The texts reached distinct indices, and every index in use: the index is a
+        // bijection between positions and the table's used indices.
+        let marked: u64 = marks
+            .iter()
+            .map(|w| u64::from(w.load(Relaxed).count_ones()))
+            .sum();
+        let missed = (0..size)
+            .into_par_iter()
+            .filter(|&pos| {
+                marks[(pos / 64) as usize].load(Relaxed) & (1 << (pos % 64)) == 0
+                    && game.status(pos) != Status::Unused
+            })
+            .count();
+        let mut tally = (checked, bad, Vec::new());
+        if marked != checked || missed > 0 {
+            tally.1 += 1;
+            tally.2.push(format!(
+                "the index: {checked} position texts reached {marked} distinct indices, and \
+                 {missed} indices in use were not reached"
+            ));
+        }
+        tally.2.append(&mut found);
+        Ok(tally)
+    }
+
+    /// `count` positions drawn from `seed` (those in use), each text read back into Lehman's
+    /// oracle.
+    fn random_positions(&self, seed: u64, count: usize) -> Result<Tally> {
+        let size = self.game.size();
+        let picks: Vec<u64> = (0..count as u64)
+            .map(|k| splitmix::hash(seed.wrapping_add(k)) % size)
+            .filter(|&pos| self.game.status(pos) != Status::Unused)
+            .collect();
+        picks
+            .par_iter()
+            .map(|&pos| -> Result<Tally> {
+                let text = self.game.position_text(pos);
+                let want = self.oracle_value(&text)?;
+                let got = self.table_value(pos);
+                Ok(if got == Some(want) {
+                    (1, 0, Vec::new())
+                } else {
+                    (1, 1, vec![format!("{text}: table {got:?}, lehman {want}")])
+                })
+            })
+            .try_reduce(Tally::default, add_tallies)
+    }
 }
 
 /// Sweeps `graphs`: every terminal pair up to automorphism of each, solved and compared.

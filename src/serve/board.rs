@@ -21,7 +21,7 @@ use serde::Serialize;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::compression::CompressionLayer;
 
-use super::api::{ApiError, Probing, Query, lookup_error};
+use super::api::{ApiError, Probing, Query, lookup_error, table_name, unknown_table};
 use super::{Catalog, Limits, Served};
 use crate::games::Turn;
 use crate::table::Probe;
@@ -83,25 +83,12 @@ async fn wrong_method() -> Response {
 
 impl Board {
     fn table(&self, name: Result<Path<String>, PathRejection>) -> Result<usize, ApiError> {
-        let Path(name) = name.map_err(|e| {
-            ApiError::bad(
-                "bad_table_name",
-                format!("the table name in the path: {}", e.body_text()),
-            )
-        })?;
+        let name = table_name(name)?;
         let tables = self.catalog.tables();
-        tables.iter().position(|t| t.name == name).ok_or_else(|| {
-            let names: Vec<&str> = tables.iter().map(|t| t.name.as_str()).collect();
-            ApiError::new(
-                StatusCode::NOT_FOUND,
-                "unknown_table",
-                format!(
-                    "no table named '{}'; tables: {}",
-                    name.escape_debug(),
-                    names.join(", ")
-                ),
-            )
-        })
+        tables
+            .iter()
+            .position(|t| t.name == name)
+            .ok_or_else(|| unknown_table(&name, tables))
     }
 }
 

@@ -17,6 +17,7 @@ use rayon::prelude::*;
 use super::{SolveOptions, SolveStats};
 use crate::cells::{self, Cells};
 use crate::game::{Game, Status, Value};
+use crate::progress::Progress;
 
 /// Bytes per counter for a game whose positions have at most `max_children` moves.
 pub fn counter_width(max_children: u64) -> u64 {
@@ -80,58 +81,18 @@ fn run<G: Game, C: Counter>(game: &G, cells: &Cells<'_>, opts: &SolveOptions) ->
     let counters: Vec<C> = cells::zeroed_atomics(size);
     let remoteness: Option<Vec<AtomicU32>> = opts.remoteness.then(|| cells::zeroed_atomics(size));
     let progress = opts.begin_progress(size);
+    let run = Run {
+        game,
+        size,
+        cells,
+        counters: &counters,
+        remoteness: remoteness.as_deref(),
+        opts,
+        progress,
+    };
     progress.step("round 0");
     let edges = AtomicU64::new(0);
-
-    // Round 0: terminal positions, and the children counted for every open one.
-    let chunks = size.div_ceil(CHUNK as u64);
-    let pieces: Vec<Vec<u64>> = (0..chunks)
-        .into_par_iter()
-        .map(|k| {
-            let mut decided = Vec::new();
-            if opts.stop.requested() {
-                return decided;
-            }
-            let mut local_edges = 0u64;
-            let start = k * CHUNK as u64;
-            let end = (start + CHUNK as u64).min(size);
-            for pos in start..end {
-                match game.status(pos) {
-                    Status::Unused => {
-                        if let Some(rem) = &remoteness {
-                            rem[pos as usize].store(crate::remoteness::NONE, Ordering::Relaxed);
-                        }
-                    }
-                    Status::Over(Value::Draw) => {
-                        // A drawn end decides nothing about its parents: it keeps their counters
-                        // above zero, like a child that stays undecided.
-                        cells.decide(pos, cells::DRAW);
-                        if let Some(rem) = &remoteness {
-                            rem[pos as usize].store(crate::remoteness::NONE, Ordering::Relaxed);
-                        }
-                    }
-                    Status::Over(v) => {
-                        cells.decide(pos, cells::code(v));
-                        decided.push(pos);
-                    }
-                    Status::Open => {
-                        let n = game.child_count(pos);
-                        local_edges += n;
-                        if n == 0 {
-                            cells.decide(pos, cells::LOSS);
-                            decided.push(pos);
-                        } else {
-                            counters[pos as usize].set(n);
-                        }
-                    }
-                }
-            }
-            edges.fetch_add(local_edges, Ordering::Relaxed);
-            progress.advance(end - start);
-            decided
-        })
-        .collect();
-    let mut frontier = concat(pieces);
+    let mut frontier = run.round_zero(&edges);
     progress.reach(0);
 
     let visits = AtomicU64::new(0);
@@ -141,6 +102,114 @@ fn run<G: Game, C: Counter>(game: &G, cells: &Cells<'_>, opts: &SolveOptions) ->
     while !frontier.is_empty() {
         round += 1;
         progress.step(&format!("round {round}"));
+        frontier = run.round(&frontier, round, &visits);
+        decided_total += frontier.len() as u64;
+    }
+
+    run.draws();
+    progress.reach(size);
+    debug_assert!(decided_total <= size);
+
+    SolveStats {
+        counts: cells.counts(),
+        rounds: Some(round),
+        parent_visits: visits.into_inner(),
+        edges: Some(edges.into_inner()),
+        child_probes: 0,
+        remoteness: remoteness.map(cells::into_plain),
+    }
+}
+
+/// What every phase of one solve reads and writes; each phase takes its fields apart first, so
+/// its loops read them as plain locals.
+struct Run<'a, G, C> {
+    game: &'a G,
+    /// `game.size()`.
+    size: u64,
+    cells: &'a Cells<'a>,
+    counters: &'a [C],
+    remoteness: Option<&'a [AtomicU32]>,
+    opts: &'a SolveOptions,
+    progress: &'a dyn Progress,
+}
+
+impl<G: Game, C: Counter> Run<'_, G, C> {
+    /// Round 0: terminal positions, and the children counted for every open one (added to
+    /// `edges`). Returns the positions decided, the first frontier.
+    #[inline]
+    fn round_zero(&self, edges: &AtomicU64) -> Vec<u64> {
+        let Run {
+            game,
+            size,
+            cells,
+            counters,
+            remoteness,
+            opts,
+            progress,
+        } = *self;
+        let chunks = size.div_ceil(CHUNK as u64);
+        let pieces: Vec<Vec<u64>> = (0..chunks)
+            .into_par_iter()
+            .map(|k| {
+                let mut decided = Vec::new();
+                if opts.stop.requested() {
+                    return decided;
+                }
+                let mut local_edges = 0u64;
+                let start = k * CHUNK as u64;
+                let end = (start + CHUNK as u64).min(size);
+                for pos in start..end {
+                    match game.status(pos) {
+                        Status::Unused => {
+                            if let Some(rem) = &remoteness {
+                                rem[pos as usize].store(crate::remoteness::NONE, Ordering::Relaxed);
+                            }
+                        }
+                        Status::Over(Value::Draw) => {
+                            // A drawn end decides nothing about its parents: it keeps their
+                            // counters above zero, like a child that stays undecided.
+                            cells.decide(pos, cells::DRAW);
+                            if let Some(rem) = &remoteness {
+                                rem[pos as usize].store(crate::remoteness::NONE, Ordering::Relaxed);
+                            }
+                        }
+                        Status::Over(v) => {
+                            cells.decide(pos, cells::code(v));
+                            decided.push(pos);
+                        }
+                        Status::Open => {
+                            let n = game.child_count(pos);
+                            local_edges += n;
+                            if n == 0 {
+                                cells.decide(pos, cells::LOSS);
+                                decided.push(pos);
+                            } else {
+                                counters[pos as usize].set(n);
+                            }
+                        }
+                    }
+                }
+                edges.fetch_add(local_edges, Ordering::Relaxed);
+                progress.advance(end - start);
+                decided
+            })
+            .collect();
+        concat(pieces)
+    }
+
+    /// Round `round`: the parents of `frontier`'s positions (each step added to `visits`).
+    /// Returns the positions decided, the next frontier.
+    #[inline]
+    fn round(&self, frontier: &[u64], round: u32, visits: &AtomicU64) -> Vec<u64> {
+        let Run {
+            game,
+            cells,
+            counters,
+            remoteness,
+            opts,
+            progress,
+            ..
+        } = *self;
         let pieces: Vec<Vec<u64>> = frontier
             .par_chunks(CHUNK)
             .map(|chunk| {
@@ -180,35 +249,33 @@ fn run<G: Game, C: Counter>(game: &G, cells: &Cells<'_>, opts: &SolveOptions) ->
                 decided
             })
             .collect();
-        frontier = concat(pieces);
-        decided_total += frontier.len() as u64;
+        concat(pieces)
     }
 
-    // What is still undecided among open positions is a draw: an undecided open position still
-    // has a counter above zero, unused and terminal indices never had one.
-    let words = cells.words();
-    (0..words.len()).into_par_iter().for_each(|w| {
-        let start = w as u64 * cells::CELLS_PER_WORD;
-        let end = (start + cells::CELLS_PER_WORD).min(size);
-        for pos in start..end {
-            if counters[pos as usize].get() > 0
-                && cells.decide(pos, cells::DRAW)
-                && let Some(rem) = &remoteness
-            {
-                rem[pos as usize].store(crate::remoteness::NONE, Ordering::Relaxed);
+    /// What is still undecided among open positions is a draw: an undecided open position still
+    /// has a counter above zero, unused and terminal indices never had one.
+    #[inline]
+    fn draws(&self) {
+        let Run {
+            size,
+            cells,
+            counters,
+            remoteness,
+            ..
+        } = *self;
+        let words = cells.words();
+        (0..words.len()).into_par_iter().for_each(|w| {
+            let start = w as u64 * cells::CELLS_PER_WORD;
+            let end = (start + cells::CELLS_PER_WORD).min(size);
+            for pos in start..end {
+                if counters[pos as usize].get() > 0
+                    && cells.decide(pos, cells::DRAW)
+                    && let Some(rem) = &remoteness
+                {
+                    rem[pos as usize].store(crate::remoteness::NONE, Ordering::Relaxed);
+                }
             }
-        }
-    });
-    progress.reach(size);
-    debug_assert!(decided_total <= size);
-
-    SolveStats {
-        counts: cells.counts(),
-        rounds: Some(round),
-        parent_visits: visits.into_inner(),
-        edges: Some(edges.into_inner()),
-        child_probes: 0,
-        remoteness: remoteness.map(cells::into_plain),
+        });
     }
 }
 

@@ -16,38 +16,7 @@ impl Hackenbush {
     pub fn svg(&self, pos: u64, moves: &[(usize, String)]) -> String {
         use crate::games::cell::picture::{BLUE, GREEN, RED, svg_move, svg_open};
         let set = self.set_of(pos);
-        // Distance from the ground over all edges; vertices nothing joins to the ground go on
-        // the top row.
-        let mut depth: HashMap<u64, usize> = HashMap::from([(0, 0)]);
-        let mut rows: Vec<Vec<u64>> = vec![vec![0]];
-        loop {
-            let last = rows.len() - 1;
-            let mut next = Vec::new();
-            for e in &self.edges {
-                for (a, b) in [(e.u, e.v), (e.v, e.u)] {
-                    if depth.get(&a) == Some(&last) && !depth.contains_key(&b) {
-                        depth.insert(b, last + 1);
-                        next.push(b);
-                    }
-                }
-            }
-            if next.is_empty() {
-                break;
-            }
-            rows.push(next);
-        }
-        let mut stray: Vec<u64> = Vec::new();
-        for e in &self.edges {
-            for v in [e.u, e.v] {
-                if let std::collections::hash_map::Entry::Vacant(e) = depth.entry(v) {
-                    e.insert(rows.len());
-                    stray.push(v);
-                }
-            }
-        }
-        if !stray.is_empty() {
-            rows.push(stray);
-        }
+        let rows = self.rows();
         let (step, width, margin) = (80.0f64, 420.0f64, 30.0f64);
         let ground = margin + step * (rows.len() - 1) as f64 + 20.0;
         let mut at: HashMap<u64, (f64, f64)> = HashMap::new();
@@ -79,34 +48,7 @@ impl Hackenbush {
                 .entry((e.u.min(e.v), e.u.max(e.v)))
                 .and_modify(|c| *c += 1)
                 .or_insert(0);
-            let (path, mid) = if e.u == e.v {
-                (
-                    format!(
-                        "M {x1:.1} {y1:.1} C {:.1} {:.1} {:.1} {:.1} {x1:.1} {y1:.1}",
-                        x1 - 30.0,
-                        y1 - 45.0,
-                        x1 + 30.0,
-                        y1 - 45.0
-                    ),
-                    (x1, y1 - 34.0),
-                )
-            } else {
-                let bend = if k == 0 {
-                    0.0
-                } else {
-                    (if k % 2 == 1 { 1.0 } else { -1.0 }) * 18.0 * k.div_ceil(2) as f64
-                };
-                let (dx, dy) = (x2 - x1, y2 - y1);
-                let len = (dx * dx + dy * dy).sqrt().max(1.0);
-                let (qx, qy) = (
-                    (x1 + x2) / 2.0 - dy / len * bend * 2.0,
-                    (y1 + y2) / 2.0 + dx / len * bend * 2.0,
-                );
-                (
-                    format!("M {x1:.1} {y1:.1} Q {qx:.1} {qy:.1} {x2:.1} {y2:.1}"),
-                    ((x1 + 2.0 * qx + x2) / 4.0, (y1 + 2.0 * qy + y2) / 4.0),
-                )
-            };
+            let (path, mid) = edge_path((x1, y1), (x2, y2), e.u == e.v, k);
             let colour = match e.colour {
                 Colour::Blue => BLUE,
                 Colour::Red => RED,
@@ -151,5 +93,70 @@ impl Hackenbush {
             }
         );
         s
+    }
+
+    /// The vertices in rows by their distance from the ground over all edges, the ground alone
+    /// in row 0; vertices nothing joins to the ground go on the top row.
+    fn rows(&self) -> Vec<Vec<u64>> {
+        let mut depth: HashMap<u64, usize> = HashMap::from([(0, 0)]);
+        let mut rows: Vec<Vec<u64>> = vec![vec![0]];
+        loop {
+            let last = rows.len() - 1;
+            let mut next = Vec::new();
+            for e in &self.edges {
+                for (a, b) in [(e.u, e.v), (e.v, e.u)] {
+                    if depth.get(&a) == Some(&last) && !depth.contains_key(&b) {
+                        depth.insert(b, last + 1);
+                        next.push(b);
+                    }
+                }
+            }
+            if next.is_empty() {
+                break;
+            }
+            rows.push(next);
+        }
+        let mut stray: Vec<u64> = Vec::new();
+        for e in &self.edges {
+            for v in [e.u, e.v] {
+                if let std::collections::hash_map::Entry::Vacant(e) = depth.entry(v) {
+                    e.insert(rows.len());
+                    stray.push(v);
+                }
+            }
+        }
+        if !stray.is_empty() {
+            rows.push(stray);
+        }
+        rows
+    }
+}
+
+/// The path of an edge from `(x1, y1)` to `(x2, y2)` and the middle where its move mark goes: a
+/// loop above its vertex, or for the `k`-th edge between the same two vertices a curve bent to
+/// alternate sides, further each pair (the first straight).
+fn edge_path(
+    (x1, y1): (f64, f64),
+    (x2, y2): (f64, f64),
+    self_loop: bool,
+    k: u32,
+) -> (String, (f64, f64)) {
+    if self_loop {
+        (
+            format!(
+                "M {x1:.1} {y1:.1} C {:.1} {:.1} {:.1} {:.1} {x1:.1} {y1:.1}",
+                x1 - 30.0,
+                y1 - 45.0,
+                x1 + 30.0,
+                y1 - 45.0
+            ),
+            (x1, y1 - 34.0),
+        )
+    } else {
+        let (qx, qy) = crate::games::cell::picture::parallel_control((x1, y1), (x2, y2), k, 18.0);
+        (
+            format!("M {x1:.1} {y1:.1} Q {qx:.1} {qy:.1} {x2:.1} {y2:.1}"),
+            ((x1 + 2.0 * qx + x2) / 4.0, (y1 + 2.0 * qy + y2) / 4.0),
+        )
     }
 }

@@ -2,9 +2,13 @@
 //! answers themselves, and the middleware's and router's own errors turned into the same JSON.
 
 use axum::body::{Body, Bytes};
+use axum::extract::Path;
+use axum::extract::rejection::PathRejection;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
+
+use crate::serve::Served;
 
 /// An error answer: a status, a short code for programs and a sentence for people.
 #[derive(Debug)]
@@ -38,6 +42,33 @@ impl ApiError {
             e.to_string(),
         )
     }
+}
+
+/// The table name in a request's path, or the `bad_table_name` answer (400).
+pub(in crate::serve) fn table_name(
+    name: Result<Path<String>, PathRejection>,
+) -> Result<String, ApiError> {
+    let Path(name) = name.map_err(|e| {
+        ApiError::bad(
+            "bad_table_name",
+            format!("the table name in the path: {}", e.body_text()),
+        )
+    })?;
+    Ok(name)
+}
+
+/// The `unknown_table` answer (404) to a name none of `tables` has, naming those it has.
+pub(in crate::serve) fn unknown_table(name: &str, tables: &[Served]) -> ApiError {
+    let names: Vec<&str> = tables.iter().map(|t| t.name.as_str()).collect();
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        "unknown_table",
+        format!(
+            "no table named '{}'; tables: {}",
+            name.escape_debug(),
+            names.join(", ")
+        ),
+    )
 }
 
 impl IntoResponse for ApiError {

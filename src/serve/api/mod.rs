@@ -37,6 +37,7 @@ use batch::batch;
 pub use error::ApiError;
 pub(super) use error::lookup_error;
 use error::{internal, json, json_errors, json_response, not_found, panicked};
+pub(super) use error::{table_name, unknown_table};
 pub(super) use query::{Probing, Query};
 
 /// What every handler shares.
@@ -142,29 +143,10 @@ async fn list(
 
 impl App {
     fn table(&self, name: Result<Path<String>, PathRejection>) -> Result<&Served, ApiError> {
-        let Path(name) = name.map_err(|e| {
-            ApiError::bad(
-                "bad_table_name",
-                format!("the table name in the path: {}", e.body_text()),
-            )
-        })?;
-        self.catalog.get(&name).ok_or_else(|| {
-            let names: Vec<&str> = self
-                .catalog
-                .tables()
-                .iter()
-                .map(|t| t.name.as_str())
-                .collect();
-            ApiError::new(
-                StatusCode::NOT_FOUND,
-                "unknown_table",
-                format!(
-                    "no table named '{}'; tables: {}",
-                    name.escape_debug(),
-                    names.join(", ")
-                ),
-            )
-        })
+        let name = table_name(name)?;
+        self.catalog
+            .get(&name)
+            .ok_or_else(|| unknown_table(&name, self.catalog.tables()))
     }
 
     /// The place of a served table in the catalog (for work handed to another thread).

@@ -15,7 +15,7 @@ mod text;
 
 use super::{EMPTY, LEFT, Layout, Player};
 
-pub(crate) use svg::{BLUE, GREEN, RED, svg_move, svg_open, xml_escape};
+pub(crate) use svg::{BLUE, GREEN, RED, parallel_control, svg_move, svg_open, xml_escape};
 
 /// How to draw.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

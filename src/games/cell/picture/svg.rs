@@ -240,18 +240,9 @@ fn graph_svg(
     target: &Target<'_>,
     to_move: &str,
 ) -> String {
-    let n = g.vertices.max(2) as usize;
     let (radius, margin) = (150.0f64, 40.0f64);
     let centre = margin + radius;
-    // Terminal a first (left), b half way round (right), the rest in id order between them.
-    let mut order: Vec<u32> = (0..g.vertices).filter(|&v| v != g.a && v != g.b).collect();
-    order.insert(0, g.a);
-    order.insert((n / 2).min(order.len()), g.b);
-    let mut at = vec![(0.0, 0.0); n];
-    for (k, &v) in order.iter().enumerate() {
-        let angle = std::f64::consts::PI - 2.0 * std::f64::consts::PI * k as f64 / n as f64;
-        at[v as usize] = (centre + radius * angle.cos(), centre - radius * angle.sin());
-    }
+    let at = circle(g, centre, radius);
     let size = 2.0 * centre;
     let mut s = svg_open(size, size + 24.0);
     let mut seen: std::collections::HashMap<(u32, u32), u32> = std::collections::HashMap::new();
@@ -259,42 +250,7 @@ fn graph_svg(
         let key = (u.min(v), u.max(v));
         let k = *seen.entry(key).and_modify(|c| *c += 1).or_insert(0);
         let ((x1, y1), (x2, y2)) = (at[u as usize], at[v as usize]);
-        // Parallel edges bend alternately to either side, further each time; a loop is a
-        // small circle beside its vertex.
-        let (path, mid) = if u == v {
-            let (cx, cy) = (x1 + (x1 - centre) * 0.12, y1 + (y1 - centre) * 0.12);
-            (
-                format!(
-                    "M {x1:.1} {y1:.1} A 12 12 0 1 1 {:.1} {:.1}",
-                    x1 + 0.1,
-                    y1 + 0.1
-                ),
-                (cx, cy),
-            )
-        } else {
-            let bend = if k == 0 {
-                0.0
-            } else {
-                let side = if k % 2 == 1 { 1.0 } else { -1.0 };
-                side * 22.0 * k.div_ceil(2) as f64
-            };
-            let (dx, dy) = (x2 - x1, y2 - y1);
-            let len = (dx * dx + dy * dy).sqrt().max(1.0);
-            let (qx, qy) = (
-                (x1 + x2) / 2.0 - dy / len * bend * 2.0,
-                (y1 + y2) / 2.0 + dx / len * bend * 2.0,
-            );
-            // The mark sits 40% of the way along, so crossing edges (the diagonals of a
-            // square) keep their marks apart.
-            let t = 0.4;
-            let at_t = |a: f64, q: f64, b: f64| {
-                (1.0 - t) * (1.0 - t) * a + 2.0 * (1.0 - t) * t * q + t * t * b
-            };
-            (
-                format!("M {x1:.1} {y1:.1} Q {qx:.1} {qy:.1} {x2:.1} {y2:.1}"),
-                (at_t(x1, qx, x2), at_t(y1, qy, y2)),
-            )
-        };
+        let (path, mid) = graph_edge_path((x1, y1), (x2, y2), u == v, k, centre);
         let (stroke, width, dash) = match (edge_cells, states.get(i).copied()) {
             (true, Some(LEFT)) => (BLUE, 6.0, ""),
             (true, Some(RIGHT)) => (RED, 2.0, " stroke-dasharray=\"6 5\""),
@@ -313,6 +269,100 @@ fn graph_svg(
             svg_move(&mut s, name, mid.0, mid.1, 8.0, 14.0);
         }
     }
+    graph_vertices(&mut s, g, &at, edge_cells, states, mark, target);
+    writeln!(
+        s,
+        "<text x=\"8\" y=\"{:.0}\" font-size=\"14\">terminals {} and {} (black); {to_move}</text>\n</svg>",
+        size + 12.0,
+        g.a,
+        g.b
+    )
+    .unwrap();
+    s
+}
+
+/// Where [`graph_svg`] draws each vertex: on a circle of `radius` about (`centre`, `centre`),
+/// terminal a first (left), b half way round (right), the rest in id order between them.
+fn circle(g: &Graph, centre: f64, radius: f64) -> Vec<(f64, f64)> {
+    let n = g.vertices.max(2) as usize;
+    let mut order: Vec<u32> = (0..g.vertices).filter(|&v| v != g.a && v != g.b).collect();
+    order.insert(0, g.a);
+    order.insert((n / 2).min(order.len()), g.b);
+    let mut at = vec![(0.0, 0.0); n];
+    for (k, &v) in order.iter().enumerate() {
+        let angle = std::f64::consts::PI - 2.0 * std::f64::consts::PI * k as f64 / n as f64;
+        at[v as usize] = (centre + radius * angle.cos(), centre - radius * angle.sin());
+    }
+    at
+}
+
+/// The control point of the `k`-th edge from `(x1, y1)` to `(x2, y2)` between the same two
+/// vertices, drawn as a quadratic curve: parallel edges bend alternately to either side, `spread`
+/// further each pair, the first straight.
+pub(crate) fn parallel_control(
+    (x1, y1): (f64, f64),
+    (x2, y2): (f64, f64),
+    k: u32,
+    spread: f64,
+) -> (f64, f64) {
+    let bend = if k == 0 {
+        0.0
+    } else {
+        let side = if k % 2 == 1 { 1.0 } else { -1.0 };
+        side * spread * k.div_ceil(2) as f64
+    };
+    let (dx, dy) = (x2 - x1, y2 - y1);
+    let len = (dx * dx + dy * dy).sqrt().max(1.0);
+    (
+        (x1 + x2) / 2.0 - dy / len * bend * 2.0,
+        (y1 + y2) / 2.0 + dx / len * bend * 2.0,
+    )
+}
+
+/// The path of the `k`-th edge between two vertices of [`graph_svg`] and where its move mark
+/// goes: a loop is a small circle beside its vertex (away from `centre`), parallel edges bend
+/// alternately to either side.
+fn graph_edge_path(
+    (x1, y1): (f64, f64),
+    (x2, y2): (f64, f64),
+    self_loop: bool,
+    k: u32,
+    centre: f64,
+) -> (String, (f64, f64)) {
+    if self_loop {
+        let (cx, cy) = (x1 + (x1 - centre) * 0.12, y1 + (y1 - centre) * 0.12);
+        return (
+            format!(
+                "M {x1:.1} {y1:.1} A 12 12 0 1 1 {:.1} {:.1}",
+                x1 + 0.1,
+                y1 + 0.1
+            ),
+            (cx, cy),
+        );
+    }
+    let (qx, qy) = parallel_control((x1, y1), (x2, y2), k, 22.0);
+    // The mark sits 40% of the way along, so crossing edges (the diagonals of a square) keep
+    // their marks apart.
+    let t = 0.4;
+    let at_t =
+        |a: f64, q: f64, b: f64| (1.0 - t) * (1.0 - t) * a + 2.0 * (1.0 - t) * t * q + t * t * b;
+    (
+        format!("M {x1:.1} {y1:.1} Q {qx:.1} {qy:.1} {x2:.1} {y2:.1}"),
+        (at_t(x1, qx, x2), at_t(y1, qy, y2)),
+    )
+}
+
+/// [`graph_svg`]'s vertices at `at`: terminals black, a vertex game's claimed cells in their
+/// player's colour, each labelled with its id, and a move mark on each empty cell `target` names.
+fn graph_vertices(
+    s: &mut String,
+    g: &Graph,
+    at: &[(f64, f64)],
+    edge_cells: bool,
+    states: &[u8],
+    mark: &dyn Fn(usize) -> bool,
+    target: &Target<'_>,
+) {
     let inner = g.inner_vertices();
     for v in 0..g.vertices {
         let (x, y) = at[v as usize];
@@ -344,16 +394,7 @@ fn graph_svg(
             && states[i] == EMPTY
             && let Some(name) = target(i)
         {
-            svg_move(&mut s, name, x, y, 13.0, 16.0);
+            svg_move(s, name, x, y, 13.0, 16.0);
         }
     }
-    writeln!(
-        s,
-        "<text x=\"8\" y=\"{:.0}\" font-size=\"14\">terminals {} and {} (black); {to_move}</text>\n</svg>",
-        size + 12.0,
-        g.a,
-        g.b
-    )
-    .unwrap();
-    s
 }

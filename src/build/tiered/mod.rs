@@ -1,6 +1,7 @@
-//! A tiered build: its plan (which tiers this run solves, the memory and disk it needs), and
-//! the run itself through work files beside the output, with a checkpoint where a later run can
-//! resume ([`super::checkpoint`]).
+//! A tiered build: its plan (which tiers this run solves, the memory and disk it needs:
+//! `plan.rs`), and the run itself through work files beside the output, with a checkpoint where
+//! a later run can resume ([`super::checkpoint`]); the plain board's kernel with remoteness
+//! streams its nibbles into the table while it solves (`streaming.rs`).
 //!
 //! Invariant: the work files are touched only while the output's lock is held, and a tier is
 //! named in a checkpoint only once everything it needs is synced to disk.
@@ -10,123 +11,23 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use super::checkpoint::{self, Checkpoint, Found, Identity};
+use super::checkpoint::{self, Checkpoint, Identity};
 use super::{BuildOptions, BuildSummary, interrupted};
 use crate::cells::Cells;
 use crate::error::{Error, Result};
 use crate::game::Tiered;
 use crate::games::AnyGame;
-use crate::solve::plan::{self, Kernel};
+use crate::solve::plan::Kernel;
 use crate::solve::{self, SolveOptions, SolveStats};
 use crate::table::OutputLock;
-use crate::table::workfiles::sibling;
 use crate::table::write::{GameFields, RawWriter};
 use crate::with_tiered_game;
 
-/// What a run of a tiered build will do, worked out before it starts (from the game, the
-/// options and the checkpoint beside the output).
-#[derive(Clone, Debug, Serialize)]
-pub struct TieredPlan {
-    pub tiers: u32,
-    /// The kernel this run solves with ([`solve::plan::choose`]); `None` for a game the tiered
-    /// engine cannot solve.
-    pub kernel: Option<Kernel>,
-    /// The checkpoint this run resumes below, if any.
-    pub resumed: Option<Checkpoint>,
-    /// A checkpoint beside the output that this build may not resume, and why (what differs);
-    /// the build is refused unless [`BuildOptions::restart`] discards it.
-    pub refused: Option<String>,
-    /// Tiers from here up are finished.
-    pub done_from: u32,
-    /// This run solves tiers `lowest..done_from`, top down.
-    pub lowest: u32,
-    /// Positions left to solve after this checkpoint (all the tiers below it).
-    pub positions_left: u64,
-    /// Peak memory of this run, bytes.
-    pub memory_bytes: u64,
-    /// Disk this run still needs for its work files, bytes (beyond what they hold already).
-    pub disk_bytes: u64,
-    /// Free disk beside the output, where the system says.
-    pub disk_free: Option<u64>,
-    /// Seconds the rest of the build would take at the rate of the earlier runs.
-    pub seconds_left: Option<f64>,
-}
+mod plan;
+mod streaming;
 
-/// The plan of a tiered build of `game` into `out` (see [`TieredPlan`]).
-pub fn plan_tiered(game: &AnyGame, out: &Path, opts: &BuildOptions) -> TieredPlan {
-    let size = game.size();
-    let tiers = with_tiered_game!(game, g => g.tier_count(), _ => 0);
-    let (mut resumed, refused) = match checkpoint::read(out, &Identity::of(game, opts.remoteness)) {
-        _ if opts.restart => (None, None),
-        Found::Nothing => (None, None),
-        Found::Resume(c) => (Some(c).filter(|m| m.tier < tiers), None),
-        Found::Differs(why) => (None, Some(why)),
-    };
-    let done_from = resumed.as_ref().map_or(tiers, |m| m.tier);
-    let lowest = done_from.saturating_sub(opts.stop_after_tiers.unwrap_or(tiers));
-    // Memory: the cells of this run's tiers (of a tier and its child tier where tiers are
-    // index ranges, else all of them) and, with remoteness, a byte per index. Disk: the cells
-    // from this run's lowest tier up and, with remoteness, the table's remoteness section and
-    // the checkpoints' files (a new one is written before the previous one is deleted).
-    let solving = lowest..done_from;
-    let fresh = done_from == tiers;
-    let kernel = plan::kernel(game, solve::Engine::Tiered, opts.remoteness, fresh);
-    let memory_bytes = match kernel {
-        Some(k) => with_tiered_game!(game, g => {
-            plan::tiered_memory(k, g, solving.clone(), opts.remoteness)
-                .saturating_add(solve::PROCESS_BYTES)
-        }, _ => 0),
-        None => 0,
-    };
-    let cells_on_disk = with_tiered_game!(game, g => g.tier_range(lowest), _ => None)
-        .map_or(size, |r| size - r.start)
-        .div_ceil(4);
-    let disk_all = match kernel {
-        // The row kernel keeps remoteness in the work file: nibbles of every position, written
-        // in place (no checkpoint files).
-        Some(Kernel::SlicedRemoteness) => cells_on_disk.saturating_add(
-            crate::table::format::remoteness_len(size, crate::table::format::REM_NIBBLES),
-        ),
-        _ if opts.remoteness => cells_on_disk.saturating_add(size.saturating_mul(3)),
-        _ => cells_on_disk,
-    };
-    let rem_file = resumed.as_ref().map(|m| checkpoint::rem_path(out, m.tier));
-    let have = [Some(sibling(out, "partial")), rem_file]
-        .iter()
-        .flatten()
-        .filter_map(|p| std::fs::metadata(p).ok())
-        .map(|m| {
-            use std::os::unix::fs::MetadataExt;
-            m.blocks() * 512
-        })
-        .sum::<u64>();
-    // Where tiers are ranges, the finished ones are exactly the indices from `done_from`'s on.
-    let solved = match with_tiered_game!(game, g => g.tier_range(done_from), _ => None) {
-        Some(r) if resumed.is_some() => size - r.start,
-        _ => resumed.as_ref().map_or(0, |m| m.solved),
-    };
-    if let Some(m) = resumed.as_mut() {
-        m.solved = solved;
-    }
-    let positions_left = size.saturating_sub(solved);
-    let seconds_left = resumed
-        .as_ref()
-        .filter(|m| m.timed > 0 && m.seconds > 0.0)
-        .map(|m| positions_left as f64 * m.seconds / m.timed as f64);
-    TieredPlan {
-        tiers,
-        kernel,
-        resumed,
-        refused,
-        done_from,
-        lowest,
-        positions_left,
-        memory_bytes,
-        disk_bytes: disk_all.saturating_sub(have),
-        disk_free: crate::memory::disk_free(crate::memory::dir_of(out)),
-        seconds_left,
-    }
-}
+pub use plan::{TieredPlan, plan_tiered};
+use streaming::solve_streaming;
 
 /// After each tier of a tiered build: how it went and what is left.
 #[derive(Clone, Debug, Serialize)]
@@ -199,21 +100,8 @@ pub(super) fn build_with(
         tiers, done_from, ..
     } = plan;
     let resumed = plan.resumed.clone();
-    if let Some(why) = &plan.refused {
-        // Resuming would mix cells of another game, input or option into this table; starting
-        // over silently would throw away the other build's work.
-        return Err(crate::error::BuildError::OtherBuild {
-            checkpoint: checkpoint::path(out).display().to_string(),
-            why: why.to_string(),
-        }
-        .into());
-    }
+    let kernel = checked_kernel(&spec, size, out, opts, &plan)?;
     let identity = Identity::of(game, opts.remoteness);
-    let kernel = plan.kernel.ok_or_else(|| Error::Spec {
-        spec: spec.clone(),
-        msg: "the tiered engine cannot solve this game".into(),
-    })?;
-    check_resources(&spec, size, out, opts, &plan, kernel)?;
     // The remoteness a resumed run starts from, read into the engine's memory and checked
     // against the checkpoint's sum.
     let resume_rem = match &resumed {
@@ -239,20 +127,9 @@ pub(super) fn build_with(
         let nibbles = unsafe { solve::slicedrem::Nibbles::over_file(writer.nibble_words()) };
         // The finished tiers' cells, and their nibbles where the work file holds them.
         let digest = |tiers: std::ops::Range<u32>| {
-            with_tiered_game!(game, g => {
-                let sum = solve::digest::tiers_digest(g, &cells, tiers.clone());
-                if in_file_rem {
-                    sum.wrapping_add(solve::digest::tiers_nibbles_digest(g, &nibbles, tiers))
-                } else {
-                    sum
-                }
-            }, _ => 0)
+            finished_digest(game, &cells, in_file_rem.then_some(&nibbles), tiers)
         };
-        let sopts = SolveOptions {
-            remoteness: opts.remoteness,
-            progress: opts.progress.clone(),
-            stop: opts.stop.clone(),
-        };
+        let sopts = opts.solve_options();
         let mut tiers_done = TiersDone::start(
             (out, opts),
             &writer,
@@ -293,23 +170,59 @@ pub(super) fn build_with(
         solve_seconds,
         started,
     };
-    let summary = |stats: &SolveStats, path: String, complete: bool, file_bytes: u64| {
-        run.summary(stats, path, complete, file_bytes)
-    };
     let Some(solved) = stats else {
         writer.flush()?;
-        let partial = SolveStats::default();
-        return Ok(summary(
-            &partial,
-            cells_path.display().to_string(),
-            false,
-            0,
-        ));
+        let path = cells_path.display().to_string();
+        return Ok(run.summary(&SolveStats::default(), path, false, 0));
     };
     let (stats, file_bytes) = write_table(game, writer, solved, in_file_rem || streamed_rem)?;
     checkpoint::remove_rem_files(out, None);
     let _ = std::fs::remove_file(checkpoint::path(out));
-    Ok(summary(&stats, out.display().to_string(), true, file_bytes))
+    Ok(run.summary(&stats, out.display().to_string(), true, file_bytes))
+}
+
+/// The kernel `plan` chose, once the build may go ahead: no other build's checkpoint is in the
+/// way, the tiered engine solves the game `spec` (`size` positions), and memory and disk hold
+/// the run.
+fn checked_kernel(
+    spec: &str,
+    size: u64,
+    out: &Path,
+    opts: &BuildOptions,
+    plan: &TieredPlan,
+) -> Result<Kernel> {
+    if let Some(why) = &plan.refused {
+        // Resuming would mix cells of another game, input or option into this table; starting
+        // over silently would throw away the other build's work.
+        return Err(crate::error::BuildError::OtherBuild {
+            checkpoint: checkpoint::path(out).display().to_string(),
+            why: why.to_string(),
+        }
+        .into());
+    }
+    let kernel = plan.kernel.ok_or_else(|| Error::Spec {
+        spec: spec.to_string(),
+        msg: "the tiered engine cannot solve this game".into(),
+    })?;
+    check_resources(spec, size, out, opts, plan, kernel)?;
+    Ok(kernel)
+}
+
+/// The digest of the finished `tiers`' cells, and of their nibbles where the work file holds
+/// them (`nibbles`).
+fn finished_digest(
+    game: &AnyGame,
+    cells: &Cells<'_>,
+    nibbles: Option<&solve::slicedrem::Nibbles<'_>>,
+    tiers: std::ops::Range<u32>,
+) -> u64 {
+    with_tiered_game!(game, g => {
+        let sum = solve::digest::tiers_digest(g, cells, tiers.clone());
+        match nibbles {
+            Some(n) => sum.wrapping_add(solve::digest::tiers_nibbles_digest(g, n, tiers)),
+            None => sum,
+        }
+    }, _ => 0)
 }
 
 /// Where a run's solve writes and where it starts: the work file's writer, its cells and
@@ -628,109 +541,4 @@ impl TiersDone<'_> {
         self.tier_start = Instant::now();
         Ok(go_on)
     }
-}
-
-/// The plain board's kernel with remoteness ([`Kernel::PlainRemoteness`]), the table's nibbles
-/// written while it solves: a thread of its own packs each block of the nibble section as soon
-/// as the solve is done with its positions ([`solve::plainrem::final_tiers`]), hashes it,
-/// writes it to `writer` and starts the disk's writes, so that after the solve only the last
-/// levels' blocks, the cells and the sync are left. The engine's bytes stay in memory (they
-/// are what the kernel reads), so nothing the solve touches is mapped from the file.
-fn solve_streaming(
-    game: &AnyGame,
-    writer: &RawWriter,
-    cells: &Cells<'_>,
-    opts: &SolveOptions,
-    after: &mut impl FnMut(solve::tiers::TierDone<'_>) -> Result<bool>,
-) -> Result<Option<solve::tiers::Solved>> {
-    let shape = with_tiered_game!(game, g => g.board_shape(), _ => None);
-    let board = shape
-        .and_then(crate::shape::BoardShape::plain)
-        .expect("the plain board's kernel was chosen for a plain board");
-    let size = cells.len();
-    let rem = solve::tiers::AnonBytes::new(size).map_err(|source| Error::Io {
-        path: format!("{size} bytes of anonymous memory for remoteness"),
-        source,
-    })?;
-    // A nibble block holds as many configurations as it has bytes.
-    let finals = solve::plainrem::final_tiers(&board, crate::table::format::BLOCK as u64);
-    let (reports, reported) = std::sync::mpsc::channel::<u32>();
-    std::thread::scope(|scope| {
-        let streamer = scope.spawn(|| {
-            let written = stream_blocks(writer, &rem, &finals, reported);
-            if written.is_err() {
-                // No table can come of this solve: stop it.
-                opts.stop.request();
-            }
-            written
-        });
-        let solved =
-            solve::tiered::solve_plain_remoteness(&board, cells, &rem, opts, &mut |done| {
-                // The writer may go on with the blocks this tier leaves final.
-                let _ = reports.send(done.tier);
-                after(done)
-            });
-        drop(reports);
-        // The solve is over: the rest of the cells go to the disk while the last blocks are
-        // written.
-        writer.start_cells_writeback(0..size);
-        streamer.join().expect("the nibble writer does not panic")?;
-        Ok(solved?.map(|stats| solve::tiers::Solved {
-            stats,
-            remoteness: None,
-            rem_width: crate::table::format::REM_NIBBLES,
-        }))
-    })
-}
-
-/// [`solve_streaming`]'s writer: for each tier the solve reports (highest first), the nibble
-/// blocks that tier leaves final (`finals[k]`: the tier that makes block `k` so), in file
-/// order, packed from the engine's bytes `rem`, written and sent to the disk a run of
-/// consecutive blocks at a time. Once tier 0 is reported, every block is written.
-fn stream_blocks(
-    writer: &RawWriter,
-    rem: &solve::tiers::AnonBytes,
-    finals: &[u32],
-    reported: std::sync::mpsc::Receiver<u32>,
-) -> Result<()> {
-    let positions = rem.len();
-    // The blocks in the order they become final, highest tier first.
-    let mut order: Vec<usize> = (0..finals.len()).collect();
-    order.sort_by_key(|&k| (std::cmp::Reverse(finals[k]), k));
-    let (mut next, mut fresh, mut out) = (0, Vec::new(), Vec::new());
-    // The file system's journal may carry other programs' data that the commit's sync would
-    // wait for (ext4 writes a file's data before the metadata that names it, other files'
-    // too): a sync now, while the solve works and this file holds almost nothing, takes that
-    // wait off the end.
-    writer.sync_cells()?;
-    for tier in reported {
-        fresh.clear();
-        while next < order.len() && finals[order[next]] >= tier {
-            fresh.push(order[next]);
-            next += 1;
-        }
-        fresh.sort_unstable();
-        let mut run_start = 0;
-        for (i, &k) in fresh.iter().enumerate() {
-            let (at, len) = writer.nibble_block(k);
-            let from = 2 * at as usize;
-            let to = (from + 2 * len).min(positions);
-            // SAFETY: the solve reported a tier that leaves block `k`'s positions final (their
-            // bytes are written no more), and the channel's message orders their writes
-            // before this read.
-            let bytes = unsafe { rem.final_range(from..to) };
-            out.resize(len, 0);
-            solve::tiered::engine_nibbles(bytes, &mut out);
-            writer.write_nibble_block(k, &out)?;
-            if i == 0 || fresh[i - 1] + 1 != k {
-                run_start = k;
-            }
-            // The run's cells are final too, but their pages stay with the solve (mapped):
-            // starting their write-back here slowed it (TLB shootdowns), docs/BENCHMARKS.md.
-            if fresh.get(i + 1) != Some(&(k + 1)) {
-                writer.start_nibble_writeback(run_start..k + 1);
-            }
-        }
-    }
-    Ok(())
 }

@@ -1,14 +1,9 @@
-//! Writing table files: [`TableFile`], the one writer that assembles a table file (its
-//! sections, their block checksums in order, the checksums section and the header, the
-//! temporary file synced and renamed into place), the raw table a build fills over it
-//! ([`RawWriter`]), a rank's share of a raw table written by several processes
-//! ([`RawLayout::write_share`]), and the header's game and source fields. Every table file —
-//! a single-process build, a build across ranks, compression, decompression — is committed by
-//! [`TableFile::commit`]. It knows files and bytes; what goes into the cells is the caller's
-//! business.
+//! [`RawWriter`]: the raw table a build fills, its cells (and the remoteness' nibbles where the
+//! kernel writes them in place) memory-mapped from the work file, finished through
+//! [`TableFile::commit_raw`].
 //!
-//! Invariant: a file appears under its final name only complete — written, checksummed, synced
-//! and renamed; on any error the temporary file is removed (a resumable work file is kept).
+//! Invariant: the cells are the work file's shared mapping, written in place by the solver;
+//! their checksums are taken only once the solve is over.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -16,403 +11,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use memmap2::{MmapOptions, MmapRaw};
 use rayon::prelude::*;
 
-use super::format::{self, Encoding, Header, PAGE, Section, SourceRef, align};
-pub(crate) use super::workfiles::TempFile;
-use super::workfiles::{OutputLock, allocate};
+use super::raw::{GrundyBytes, RawFields, raw_grundy_sections, raw_sections};
+use super::{GameFields, TableFile, TempFile};
 use crate::cells;
 use crate::error::{Error, Result};
-use crate::games::{AnyGame, Source};
-
-/// The header's description of the game: its spec, and its input embedded or referred to; and
-/// whether the header has the generalized Sprague-Grundy fields (which change its length).
-pub(crate) struct GameFields {
-    pub spec: String,
-    pub source: SourceRef,
-    pub embedded: Vec<u8>,
-    pub grundy: bool,
-}
-
-impl GameFields {
-    pub fn of(game: &AnyGame) -> GameFields {
-        GameFields::of_source(game.spec(), game.source())
-    }
-
-    /// The fields of a game with this spec and input.
-    pub fn of_source(spec: String, source: Option<&Source>) -> GameFields {
-        let (source, embedded) = match source {
-            None => (SourceRef::None, Vec::new()),
-            Some(src) => match &src.bytes {
-                Some(bytes) => (
-                    SourceRef::Embedded {
-                        source: src.clone(),
-                        offset: format::FIXED as u64 + spec.len() as u64,
-                    },
-                    bytes.to_vec(),
-                ),
-                None => (SourceRef::Referenced(src.clone()), Vec::new()),
-            },
-        };
-        GameFields {
-            spec,
-            source,
-            embedded,
-            grundy: false,
-        }
-    }
-
-    /// These fields for a table with generalized Sprague-Grundy values.
-    pub fn with_grundy(self) -> GameFields {
-        GameFields {
-            grundy: true,
-            ..self
-        }
-    }
-
-    /// The same fields as a table's header has them (the embedded bytes read from `map`).
-    pub fn from_header(h: &Header, map: &[u8]) -> GameFields {
-        let embedded = match &h.source {
-            SourceRef::Embedded { source, offset } => {
-                map[*offset as usize..(*offset + source.len) as usize].to_vec()
-            }
-            _ => Vec::new(),
-        };
-        GameFields {
-            spec: h.spec.clone(),
-            source: h.source.clone(),
-            embedded,
-            grundy: h.grundy.is_some(),
-        }
-    }
-
-    pub fn header_len(&self) -> u64 {
-        let embedded = if matches!(self.source, SourceRef::Embedded { .. }) {
-            self.embedded.len() as u64
-        } else {
-            0
-        };
-        Header::len_for(&self.spec, embedded, self.grundy)
-    }
-}
-
-/// xxh3-64 of every `block` bytes of `bytes` (the last block may be shorter).
-pub(crate) fn block_sums(bytes: &[u8], block: u64) -> Vec<u64> {
-    bytes
-        .par_chunks(block as usize)
-        .map(xxhash_rust::xxh3::xxh3_64)
-        .collect()
-}
-
-/// [`block_sums`] of bytes in a shared mapping of a file, dropping each megabyte's pages from
-/// the process's resident memory once hashed ([`crate::cells::release_file_pages`]), so that
-/// hashing a table larger than the memory a build was planned with does not hold it all.
-///
-/// # Safety
-/// `bytes` must lie in a shared mapping of a file.
-unsafe fn mapped_block_sums(bytes: &[u8], block: u64) -> Vec<u64> {
-    const GROUP: usize = 16;
-    bytes
-        .par_chunks(block as usize * GROUP)
-        .flat_map_iter(|group| {
-            let sums: Vec<u64> = group
-                .chunks(block as usize)
-                .map(xxhash_rust::xxh3::xxh3_64)
-                .collect();
-            let at = group.as_ptr() as usize;
-            // SAFETY: the group lies in the caller's shared file mapping, whose contents the
-            // advice leaves as they are.
-            unsafe { crate::cells::release_file_pages(at, at + group.len()) };
-            sums
-        })
-        .collect()
-}
-
-/// A table file being written, in the manner of fst's `raw::Builder`: the temporary (or
-/// resumable work) file and the checksums of the blocks written so far, in the order the format
-/// lists them. [`TableFile::commit`] is the one place a table file is finished: the checksums
-/// section, the header, the sync and the rename. Dropped uncommitted, a temporary file is
-/// removed ([`TempFile`]).
-pub(crate) struct TableFile {
-    tmp: TempFile,
-    sums: Vec<u64>,
-}
-
-impl TableFile {
-    /// A new table `out`, written through `.NAME.tmp-PID` beside it.
-    pub fn create(out: &Path) -> Result<TableFile> {
-        Ok(TableFile::over(TempFile::create(out)?))
-    }
-
-    fn over(tmp: TempFile) -> TableFile {
-        TableFile {
-            tmp,
-            sums: Vec::new(),
-        }
-    }
-
-    /// Writes `bytes` at `at`, outside any checksummed section (a token, a dictionary whose
-    /// checksum [`TableFile::push_sums`] adds later).
-    pub fn write_at(&self, bytes: &[u8], at: u64) -> Result<()> {
-        self.tmp.write_at(bytes, at)
-    }
-
-    /// Waits for the bytes written so far to reach the disk.
-    pub fn sync(&self) -> Result<()> {
-        self.tmp.sync()
-    }
-
-    /// Writes a section's `bytes` at `at` and appends their blocks' checksums.
-    pub fn write_section(&mut self, bytes: &[u8], at: u64) -> Result<()> {
-        self.tmp.write_at_parallel(bytes, at)?;
-        self.sums.extend(block_sums(bytes, format::BLOCK as u64));
-        Ok(())
-    }
-
-    /// Appends checksums of blocks written otherwise (mapped, streamed, by other ranks).
-    pub fn push_sums(&mut self, sums: impl IntoIterator<Item = u64>) {
-        self.sums.extend(sums);
-    }
-
-    /// The temporary file and the checksums so far, for a writer that interleaves both (the
-    /// compressed streams).
-    pub fn parts(&mut self) -> (&TempFile, &mut Vec<u64>) {
-        (&self.tmp, &mut self.sums)
-    }
-
-    /// The checksums section after `end` (aligned to `align_to`) and its hash, as a header
-    /// records them.
-    pub fn sums_section(&self, end: u64, align_to: u64) -> (Section, u64) {
-        sums_section(end, align_to, &self.sums)
-    }
-
-    /// Finishes the table: writes the checksums where `header` places them (its checksums
-    /// section and hash must be [`TableFile::sums_section`]'s), cuts the file there, writes the
-    /// header (with `embedded`, the game's input where the header holds it), syncs and renames
-    /// the file into place. Returns the file's size.
-    pub fn commit(self, header: &Header, embedded: &[u8]) -> Result<u64> {
-        let bytes = sums_bytes(&self.sums);
-        assert_eq!(
-            header.sums.len,
-            bytes.len() as u64,
-            "the header's checksums"
-        );
-        debug_assert_eq!(header.sums_hash, xxhash_rust::xxh3::xxh3_64(&bytes));
-        let tmp = self.tmp;
-        tmp.write_at(&bytes, header.sums.offset)?;
-        // The file ends with the checksums: a resumed work file longer than this table (it
-        // cannot be, but a damaged one might) is cut to them.
-        tmp.file
-            .set_len(header.sums.end())
-            .map_err(|e| Error::io(&tmp.path, e))?;
-        tmp.write_at(&header.encode(embedded), 0)?;
-        tmp.commit()
-    }
-
-    /// Finishes a raw table of `game` with `size` positions ([`raw_header`]'s fields) whose
-    /// sections are all written and checksummed.
-    pub fn commit_raw(
-        self,
-        game: &GameFields,
-        size: u64,
-        counts: [u64; 4],
-        rounds: Option<u32>,
-        rem_width: u8,
-        grundy: Option<&GrundyBytes>,
-    ) -> Result<u64> {
-        let header = raw_header(game, size, counts, rounds, rem_width, grundy, &self.sums);
-        self.commit(&header, &game.embedded)
-    }
-}
-
-/// A raw table's layout when several processes write it, each a share of the positions
-/// (a build across ranks): where a share's cells and remoteness go, and their checksums.
-pub(crate) struct RawLayout {
-    cells: Section,
-    remoteness: Section,
-    width: u8,
-}
-
-impl RawLayout {
-    /// The layout of a raw table with a header of `header_len` bytes, `size` positions and
-    /// remoteness `width` bytes a position (0 for none; not nibbles).
-    pub fn new(header_len: u64, size: u64, width: u8) -> RawLayout {
-        assert_ne!(
-            width,
-            format::REM_NIBBLES,
-            "a share's remoteness is whole bytes"
-        );
-        let (cells, remoteness) = raw_sections(header_len, size, width);
-        RawLayout {
-            cells,
-            remoteness,
-            width,
-        }
-    }
-
-    /// Writes the share that starts at position `first` (a multiple of the positions in a
-    /// checksum block of the cells and of the remoteness) into `file`, the table's work file
-    /// opened at `path`, and syncs it; returns the checksums of its cells' blocks and of its
-    /// remoteness' blocks, which [`TableFile::push_sums`] takes from every share in position
-    /// order, the cells' before the remoteness'.
-    pub fn write_share(
-        &self,
-        file: &std::fs::File,
-        path: &Path,
-        first: u64,
-        cell_bytes: &[u8],
-        rem_bytes: &[u8],
-    ) -> Result<(Vec<u64>, Vec<u64>)> {
-        use std::os::unix::fs::FileExt;
-        let per_byte = cells::CELLS_PER_WORD / 8;
-        file.write_all_at(cell_bytes, self.cells.offset + first / per_byte)
-            .map_err(|e| Error::io(path, e))?;
-        if self.width > 0 {
-            file.write_all_at(
-                rem_bytes,
-                self.remoteness.offset + first * self.width as u64,
-            )
-            .map_err(|e| Error::io(path, e))?;
-        }
-        file.sync_data().map_err(|e| Error::io(path, e))?;
-        let block = format::BLOCK as u64;
-        Ok((block_sums(cell_bytes, block), block_sums(rem_bytes, block)))
-    }
-}
-
-/// The cells and remoteness sections of a raw table with a header of `header_len` bytes, `size`
-/// positions and `rem_width` bytes of remoteness each (an empty section at 0 when none).
-pub(crate) fn raw_sections(header_len: u64, size: u64, rem_width: u8) -> (Section, Section) {
-    let cells_sec = Section {
-        offset: align(header_len, PAGE),
-        len: cells::words_for(size) * 8,
-    };
-    let rem_sec = if rem_width > 0 {
-        Section {
-            offset: align(cells_sec.end(), PAGE),
-            len: format::remoteness_len(size, rem_width),
-        }
-    } else {
-        Section::default()
-    };
-    (cells_sec, rem_sec)
-}
-
-/// A table's generalized Sprague-Grundy values as its sections hold them: the codes, `width`
-/// bytes a position, and the reach sets' words (docs/FORMAT.md).
-pub(crate) struct GrundyBytes {
-    pub finite: u32,
-    pub width: u8,
-    pub set_count: u64,
-    pub values: Vec<u8>,
-    pub sets: Vec<u8>,
-}
-
-impl GrundyBytes {
-    /// The sections of a labelling (codes past the width's reach are refused by the
-    /// labelling, which keeps them below `u32::MAX`).
-    pub fn of(labels: &crate::grundy::Labels) -> GrundyBytes {
-        let set_count = labels.set_count();
-        let width = format::GrundyFields::width_for(labels.finite, set_count);
-        let w = width as usize;
-        let mut values = vec![0u8; labels.codes.len() * w];
-        values
-            .par_chunks_mut(w * 4096)
-            .zip(labels.codes.par_chunks(4096))
-            .for_each(|(dst, src)| {
-                for (d, &c) in dst.chunks_mut(w).zip(src) {
-                    d.copy_from_slice(&c.to_le_bytes()[..w]);
-                }
-            });
-        GrundyBytes {
-            finite: labels.finite,
-            width,
-            set_count,
-            values,
-            sets: labels.sets.iter().flat_map(|x| x.to_le_bytes()).collect(),
-        }
-    }
-}
-
-/// The sections of a raw table with generalized Sprague-Grundy values after the cells and
-/// remoteness ending at `end`: the codes (`size` of `width` bytes) on the next page, the reach
-/// sets (`sets_len` bytes) on the next multiple of 8.
-pub(crate) fn raw_grundy_sections(
-    end: u64,
-    size: u64,
-    width: u8,
-    sets_len: u64,
-) -> (Section, Section) {
-    let values = Section {
-        offset: align(end, PAGE),
-        len: size * width as u64,
-    };
-    let sets = Section {
-        offset: align(values.end(), 8),
-        len: sets_len,
-    };
-    (values, sets)
-}
-
-/// The checksums section's bytes.
-fn sums_bytes(sums: &[u64]) -> Vec<u8> {
-    sums.iter().flat_map(|s| s.to_le_bytes()).collect()
-}
-
-/// The checksums section holding `sums` after `end` (aligned to `align_to`: 8 in a raw table,
-/// 1 in a compressed one, which has no padding) and its hash.
-fn sums_section(end: u64, align_to: u64, sums: &[u64]) -> (Section, u64) {
-    let section = Section {
-        offset: align(end, align_to),
-        len: sums.len() as u64 * 8,
-    };
-    (section, xxhash_rust::xxh3::xxh3_64(&sums_bytes(sums)))
-}
-
-/// The header of a raw table of `game` whose blocks (cells', then remoteness', then the
-/// Sprague-Grundy values' and reach sets' when `grundy` has them) have the checksums `sums`.
-fn raw_header(
-    game: &GameFields,
-    size: u64,
-    counts: [u64; 4],
-    rounds: Option<u32>,
-    rem_width: u8,
-    grundy: Option<&GrundyBytes>,
-    sums: &[u64],
-) -> Header {
-    let (cells_sec, rem_sec) = raw_sections(game.header_len(), size, rem_width);
-    let mut end = rem_sec.end().max(cells_sec.end());
-    let grundy = grundy.map(|g| {
-        let (values, sets) = raw_grundy_sections(end, size, g.width, g.sets.len() as u64);
-        end = sets.end().max(values.end());
-        format::GrundyFields {
-            values,
-            sets,
-            finite: g.finite,
-            width: g.width,
-            set_count: g.set_count,
-        }
-    });
-    let (sums_sec, sums_hash) = sums_section(end, 8, sums);
-    Header {
-        version: format::version_for(&game.spec),
-        header_len: game.header_len(),
-        size,
-        encoding: Encoding::Raw,
-        remoteness_width: rem_width,
-        block: format::BLOCK,
-        counts,
-        cells: cells_sec,
-        remoteness: rem_sec,
-        sums: sums_sec,
-        sums_hash,
-        rounds,
-        frame_positions: 0,
-        level: 0,
-        dictionary: Section::default(),
-        grundy,
-        spec: game.spec.clone(),
-        source: game.source.clone(),
-    }
-}
+use crate::table::format::{self, PAGE};
+use crate::table::workfiles::{OutputLock, allocate};
 
 /// A raw table being written: the temporary file with its cells section memory-mapped, and
 /// its remoteness section too where the solver writes it in place ([`RawWriter::with_nibbles`]).
@@ -842,6 +446,37 @@ impl RawWriter {
         }
         drop(map);
         drop(rem_map);
-        file.commit_raw(&game, size, counts, rounds, rem_width, grundy.as_ref())
+        file.commit_raw(&RawFields {
+            game: &game,
+            size,
+            counts,
+            rounds,
+            rem_width,
+            grundy: grundy.as_ref(),
+        })
     }
+}
+
+/// [`block_sums`] of bytes in a shared mapping of a file, dropping each megabyte's pages from
+/// the process's resident memory once hashed ([`crate::cells::release_file_pages`]), so that
+/// hashing a table larger than the memory a build was planned with does not hold it all.
+///
+/// # Safety
+/// `bytes` must lie in a shared mapping of a file.
+unsafe fn mapped_block_sums(bytes: &[u8], block: u64) -> Vec<u64> {
+    const GROUP: usize = 16;
+    bytes
+        .par_chunks(block as usize * GROUP)
+        .flat_map_iter(|group| {
+            let sums: Vec<u64> = group
+                .chunks(block as usize)
+                .map(xxhash_rust::xxh3::xxh3_64)
+                .collect();
+            let at = group.as_ptr() as usize;
+            // SAFETY: the group lies in the caller's shared file mapping, whose contents the
+            // advice leaves as they are.
+            unsafe { crate::cells::release_file_pages(at, at + group.len()) };
+            sums
+        })
+        .collect()
 }

@@ -36,9 +36,13 @@ use super::vertex::{self, Minimax, VertexGame};
 use crate::error::{Error, OracleError, Result};
 use crate::game::{Game, Notation, Status};
 use crate::games::{AnyGame, Input};
-use crate::solve::{SolveOptions, counter, tiered};
+use crate::solve::{SolveOptions, tiered};
 use crate::splitmix;
 use crate::table::cells::{self, Cells};
+
+mod compare;
+
+use compare::{Notes, against_counter, against_minimax, check_texts, flip};
 
 /// The most vertices the census takes: the terminals and the minimax's most cells.
 pub const MAX_VERTICES: usize = vertex::MAX_CELLS + 2;
@@ -509,91 +513,31 @@ impl VertexSweep {
             tiered::solve(g, &table, &SolveOptions::default())?;
             let mut values: Vec<u8> = (0..size).map(|p| table.get(p)).collect();
             let map = self.index_map(g, &minimax)?;
-            let mut disagreements = 0u64;
-            let mut examples = Vec::new();
-            let mut note = |examples: &mut Vec<String>, text: String| {
-                disagreements += 1;
-                if examples.len() < EXAMPLES {
-                    examples.push(text);
-                }
-            };
-
-            // This table's own reading of three texts: the empty positions and one more.
+            let mut notes = Notes::default();
             let other = (splitmix::hash(size ^ (a as u64) << 32 ^ b as u64) % minimax.codes() as u64) as usize;
-            for (code, mover) in [(0, Player::Short), (0, Player::Cut), (other, Player::Cut)] {
-                let text = minimax.text(code, mover);
-                let pos = g.parse_position(&text)?;
-                let want = map.at[code][(mover == Player::Cut) as usize];
-                if pos != want {
-                    note(&mut examples, format!("{text}: parses to index {pos}, other tables of its size to {want}"));
-                }
-            }
-
+            check_texts(g, &minimax, &map, other, &mut notes)?;
             if let Some(c) = &self.opts.corrupt
                 && (c.graph6.as_str(), c.a, c.b) == (graph6, a, b)
             {
-                let pos = g.parse_position(&c.position)?;
-                let flipped = match values[pos as usize] {
-                    cells::WIN => cells::LOSS,
-                    _ => cells::WIN,
-                };
-                values[pos as usize] = flipped;
+                flip(g, &c.position, &mut values)?;
             }
-            let value_at = |pos: u64| cells::value(values[pos as usize]);
-
-            // Every position against the minimax.
-            let mut positions = 0u64;
-            for (code, at) in map.at.iter().enumerate() {
-                for (&pos, mover) in at.iter().zip(MOVERS) {
-                    positions += 1;
-                    let want = minimax.value(code, mover);
-                    let got = value_at(pos);
-                    if got != Some(want) {
-                        note(&mut examples, format!("{}: table {got:?}, minimax {want}", minimax.text(code, mover)));
-                    }
-                }
-            }
-            let empty = map.at[0];
-            let table_class = match (value_at(empty[0]), value_at(empty[1])) {
-                (Some(s), Some(c)) => Class::from_values(s, c),
-                _ => None,
+            let (positions, table_class) = against_minimax(&values, &map, &minimax, &mut notes);
+            let engine_positions = if engines {
+                against_counter(g, &values, &mut notes)
+            } else {
+                0
             };
-            let minimax_class = minimax.class();
-            if table_class != minimax_class || table_class.is_none() {
-                note(&mut examples, format!("empty position class: table {table_class:?}, minimax {minimax_class:?}"));
-            }
-
-            // The counter engine on the same game, every index.
-            let mut engine_positions = 0;
-            if engines {
-                let words = cells::zeroed_words(cells::words_for(size));
-                let other = Cells::new(&words, size);
-                counter::solve(g, &other, &SolveOptions::default());
-                for pos in 0..size {
-                    engine_positions += 1;
-                    let (t, c) = (values[pos as usize], other.get(pos));
-                    if t != c {
-                        note(&mut examples, format!(
-                            "{}: tiered engine {:?}, counter engine {:?}",
-                            g.position_text(pos),
-                            cells::value(t),
-                            cells::value(c)
-                        ));
-                    }
-                }
-            }
-
             Ok(PairOutcome {
                 a,
                 b,
                 adjacent: graph.has_edge(a, b),
                 table_class,
-                minimax_class,
+                minimax_class: minimax.class(),
                 edge_class,
                 positions,
                 engine_positions,
-                disagreements,
-                examples,
+                disagreements: notes.disagreements,
+                examples: notes.examples,
             })
         }, _ => unreachable!("a shannon-vertex: game is a cell game"))
     }

@@ -38,6 +38,10 @@ use crate::solve::sliced::{KeyTiers, ROWS_PER_UNIT, RowKernel, clear_from, or_wo
 use crate::solve::tiers::{Solved, TierDone};
 use crate::solve::{SolveOptions, SolveStats};
 
+mod serving;
+
+use serving::Serving;
+
 /// Where the ranks' decided rows go: the table being written, which `solve/` does not open.
 pub trait JobSink: Sync {
     /// Writes `words` as the cells' words from word `first` on: the interior words of a job,
@@ -278,24 +282,8 @@ impl Context<'_> {
     fn serve(&self, k: u32, opts: &SolveOptions, progress: &dyn Progress) -> Step {
         let comm = self.comm;
         let ranks = comm.ranks();
-        let mut jobs = Jobs::new(self.s, k, ranks);
         let threads = rayon::current_num_threads();
-        // Per rank, the jobs given and not yet reported (rank 0's own included).
-        let mut given: Vec<Vec<Range<usize>>> = vec![Vec::new(); ranks];
-        let mut ended = vec![false; ranks];
-        ended[0] = true;
-        let mut probes = 0u64;
-        // The first failure: this rank's own error, or another rank's failed job.
-        let mut own: Option<Error> = None;
-        let mut blame: Option<Error> = None;
-        let merge = |ends: [(u64, u64); 2]| -> Result<()> {
-            for (w, bits) in ends {
-                if bits != 0 {
-                    self.decider.sink.or_word(w, bits)?;
-                }
-            }
-            Ok(())
-        };
+        let mut tier = Serving::new(self, k, progress);
         let outcome = std::thread::scope(|scope| -> Result<()> {
             let (job_tx, job_rx) = crossbeam::channel::unbounded::<Range<usize>>();
             let (done_tx, done_rx) = crossbeam::channel::unbounded();
@@ -313,80 +301,30 @@ impl Context<'_> {
                 loop {
                     let mut busy = false;
                     // Messages from the workers.
-                    while let Some((from, msg)) =
-                        comm.recv_any(false).map_err(|e| stopped(e, &given, k))?
+                    while let Some((from, msg)) = comm
+                        .recv_any(false)
+                        .map_err(|e| stopped(e, &tier.given, k))?
                     {
                         busy = true;
-                        match msg.as_slice() {
-                            &[REQUEST, t] => {
-                                let job = (own.is_none() && blame.is_none())
-                                    .then(|| jobs.next(t as usize))
-                                    .flatten();
-                                match job {
-                                    Some(rows) => {
-                                        comm.send(from, &[JOB, rows.start as u64, rows.end as u64])
-                                            .map_err(|e| stopped(e, &given, k))?;
-                                        given[from].push(rows);
-                                    }
-                                    None => {
-                                        comm.send(from, &[TIER_END])
-                                            .map_err(|e| stopped(e, &given, k))?;
-                                        ended[from] = true;
-                                    }
-                                }
-                            }
-                            &[DONE, a, b, ok, p, w0, b0, w1, b1] => {
-                                let rows = a as usize..b as usize;
-                                given[from].retain(|r| *r != rows);
-                                if ok == 1 {
-                                    probes += p;
-                                    merge([(w0, b0), (w1, b1)])?;
-                                    progress.advance(positions(self.s, &rows));
-                                } else if blame.is_none() {
-                                    blame = Some(Error::Rank {
-                                        rank: from,
-                                        msg: format!(
-                                            "failed deciding rows {a}..{b} of key tier {k} (its \
-                                             message says why); the build stopped"
-                                        ),
-                                    });
-                                }
-                            }
-                            other => {
-                                return Err(Error::Rank {
-                                    rank: from,
-                                    msg: format!("sent {other:?}, which is no request"),
-                                });
-                            }
-                        }
+                        tier.answer(from, &msg)?;
                     }
                     // Rank 0's own jobs (the one waited for below first, if any).
                     while let Some((rows, r)) = waited.take().or_else(|| done_rx.try_recv().ok()) {
                         busy = true;
-                        given[0].retain(|g| *g != rows);
-                        match r {
-                            Ok((p, ends)) => {
-                                probes += p;
-                                merge(ends)?;
-                                progress.advance(positions(self.s, &rows));
-                            }
-                            Err(e) => {
-                                own.get_or_insert(e);
-                            }
-                        }
+                        tier.own_done(rows, r)?;
                     }
-                    if own.is_none() && opts.stop.requested() {
-                        own = Some(Error::Interrupted("the solve was interrupted".into()));
+                    if tier.own.is_none() && opts.stop.requested() {
+                        tier.own = Some(Error::Interrupted("the solve was interrupted".into()));
                     }
-                    let failed = own.is_some() || blame.is_some();
-                    while !failed && given[0].len() < LOCAL_DEPTH {
-                        let Some(rows) = jobs.next(threads) else {
+                    let failed = tier.failed();
+                    while !failed && tier.given[0].len() < LOCAL_DEPTH {
+                        let Some(rows) = tier.jobs.next(threads) else {
                             break;
                         };
-                        given[0].push(rows.clone());
+                        tier.given[0].push(rows.clone());
                         job_tx.send(rows).expect("rank 0's solving thread runs");
                     }
-                    if ended.iter().all(|&e| e) && given.iter().all(Vec::is_empty) {
+                    if tier.ended.iter().all(|&e| e) && tier.given.iter().all(Vec::is_empty) {
                         return Ok(());
                     }
                     if !busy {
@@ -403,11 +341,14 @@ impl Context<'_> {
             drop(job_tx);
             result
         });
-        let mine = match (outcome, own) {
+        let mine = match (outcome, tier.own) {
             (Err(e), _) | (Ok(()), Some(e)) => Err(e),
-            (Ok(()), None) => Ok(probes),
+            (Ok(()), None) => Ok(tier.probes),
         };
-        Step { mine, blame }
+        Step {
+            mine,
+            blame: tier.blame,
+        }
     }
 }
 
