@@ -5,7 +5,7 @@
 //! and the remoteness and compares them with the single-process counter engine. Exits non-zero
 //! on any difference.
 
-use retrodb::cells::{self, Cells};
+use retrodb::base::cells::{self, Cells};
 use retrodb::game::Game;
 use retrodb::solve::distributed::comm::Comm;
 use retrodb::solve::distributed::digraph::{Part, Split, solve_batched};

@@ -11,8 +11,10 @@ use std::fmt;
 
 use serde::Serialize;
 
+pub mod shape;
+
 pub use crate::error::PositionError;
-use crate::shape::{BoardShape, PlainBoard, digit_masks};
+use shape::{BoardShape, PlainBoard, digit_masks};
 
 /// The game-theoretic value of a position, for the player to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -138,7 +140,7 @@ pub trait Game: Sync {
 
     /// Whether the game is impartial in the sense of sums of tokens: the moves do not depend on
     /// who is to move, every position is open or unused, and a player who cannot move loses.
-    /// Such a game's positions have generalized Sprague-Grundy values ([`crate::grundy`]), and
+    /// Such a game's positions have generalized Sprague-Grundy values ([`crate::base::grundy`]), and
     /// a sum of its positions (several tokens, a move moving one) is answered from them. Games
     /// say so; the default is no.
     fn impartial(&self) -> bool {

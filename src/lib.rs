@@ -4,42 +4,41 @@
 //! retrograde analysis, keeps them as packed 2-bit tables in memory-mapped files, and answers
 //! position lookups from them.
 //!
-//! The data flows one way: a game spec becomes a [`games::AnyGame`]; [`build`] has a solver from
-//! [`solve`] decide every position into 2-bit [`cells`] held by a [`table`] file; a
-//! [`table::Table`] opens the file again, rebuilds the game from its header and answers probes.
-//! Imports run one way too: cli -> build -> solve / table -> games -> game / shape
+//! The data flows one way: a game spec becomes a [`games::AnyGame`]; [`builder`] has a solver
+//! from [`solve`] decide every position into 2-bit [`base::cells`] held by a [`table`] file; a
+//! [`table::Table`] opens the file again, rebuilds the game from its header and answers probes
+//! ([`table::lookup`] orders its moves and adds the line and the values as games).
+//! Imports run one way too: cli -> builder -> solve / table -> games -> game
 //! (docs/ARCHITECTURE.md).
 //!
+//! The library is these modules: the contract a game meets ([`game`], with the board shapes a
+//! game may declare), the games ([`games`]), the solvers ([`solve`]), the table files and their
+//! lookups ([`table`]), the build that joins them ([`builder`]), combinatorial game theory's
+//! canonical forms ([`cgt`]), the HTTP server ([`serve`]), the error ([`error`]) and what every
+//! layer shares ([`base`]: 2-bit cells, Sprague-Grundy values, remoteness' encodings, memory
+//! limits, progress, the random generator). The applications built on it — the terminal game,
+//! the benchmarks, the Bridg-It research and the independent checkers — are [`apps`].
+//!
 //! ```no_run
-//! use retrodb::{build::{self, BuildOptions}, games::AnyGame, table};
+//! use retrodb::{builder::{self, BuildOptions}, games::AnyGame, table};
 //! let game = AnyGame::open("digraph:data/seed001.txt", u64::MAX)?;
-//! let summary = build::build(&game, "seed001.rdb".as_ref(), &BuildOptions::default())?;
+//! let summary = builder::build(&game, "seed001.rdb".as_ref(), &BuildOptions::default())?;
 //! let t = table::Table::open("seed001.rdb".as_ref())?;
 //! let answer = t.probe_text("4")?;
 //! assert_eq!(answer.value, retrodb::Value::Win);
 //! # Ok::<(), retrodb::Error>(())
 //! ```
 
-pub mod bench;
-pub mod build;
-pub mod cells;
+pub mod apps;
+pub mod base;
+pub mod builder;
 pub mod cgt;
 pub mod error;
 pub mod game;
 pub mod games;
-pub mod grundy;
-pub mod lookup;
-pub mod memory;
-pub mod oracle;
-pub mod play;
-pub mod progress;
-pub mod remoteness;
-pub mod research;
 #[cfg(feature = "serve")]
 pub mod serve;
-pub mod shape;
 pub mod solve;
-pub mod splitmix;
 pub mod table;
 
 pub use error::{Error, Result};

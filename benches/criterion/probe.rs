@@ -6,8 +6,8 @@
 //! temporary directory.
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
-use retrodb::bench::random_positions;
-use retrodb::build::{self, BuildOptions};
+use retrodb::apps::bench::random_positions;
+use retrodb::builder::{self, BuildOptions};
 use retrodb::games::AnyGame;
 use retrodb::table::{self, Table, zstd::Params};
 
@@ -17,12 +17,12 @@ fn probes(c: &mut Criterion) {
     let raw = dir.path().join("raw.rdb");
     let z = dir.path().join("z.rdb");
     let game = AnyGame::open(&spec, u64::MAX).expect("game");
-    build::build(&game, &raw, &BuildOptions::default()).expect("build");
+    builder::build(&game, &raw, &BuildOptions::default()).expect("build");
     table::compress(
         &Table::open(&raw).unwrap(),
         &z,
         Params::default(),
-        &retrodb::progress::Silent,
+        &retrodb::base::progress::Silent,
     )
     .expect("compress");
 

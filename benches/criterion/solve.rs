@@ -6,9 +6,9 @@
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use retrodb::Game;
+use retrodb::base::cells::{Cells, words_for, zeroed_words};
 use retrodb::games::digraph;
 use retrodb::solve::{SolveOptions, counter};
-use retrodb::table::cells::{Cells, words_for, zeroed_words};
 
 mod pools;
 use pools::with_each_pool;

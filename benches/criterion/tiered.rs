@@ -7,10 +7,10 @@
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use retrodb::Game;
+use retrodb::base::cells::{Cells, words_for, zeroed_words};
 use retrodb::game::{TierPosition, TierVisitor, Tiered};
 use retrodb::games::AnyGame;
 use retrodb::solve::{SolveOptions, counter, tiered};
-use retrodb::table::cells::{Cells, words_for, zeroed_words};
 use retrodb::with_tiered_game;
 
 mod pools;

@@ -11,10 +11,10 @@ use std::time::{Duration, Instant};
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use retrodb::build::threads::{self, ThreadsError};
-use retrodb::build::{self as table_build, BuildOptions};
+use retrodb::base::progress::Progress;
+use retrodb::builder::threads::{self, ThreadsError};
+use retrodb::builder::{self as table_build, BuildOptions};
 use retrodb::games::AnyGame;
-use retrodb::progress::Progress;
 
 use crate::{error, raise, serialized};
 
@@ -52,7 +52,7 @@ pub fn build<'py>(
             ThreadsError::Start { .. } => raise("BuildError", e.to_string()),
         })?),
     };
-    let max_memory = max_memory.unwrap_or_else(retrodb::memory::default_limit);
+    let max_memory = max_memory.unwrap_or_else(retrodb::base::memory::default_limit);
     let solving = Arc::new(Kept::default());
     let compressing = Arc::new(Kept::default());
     let game = py

@@ -15,8 +15,8 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyList, PyString, PyTuple};
 use retrodb::games::{AnyGame, PictureStyle};
-use retrodb::lookup::{Ask, Lookups};
 use retrodb::table::Table as RawTable;
+use retrodb::table::lookup::{Ask, Lookups};
 use retrodb::{Game as _, Notation as _, Status, Value, with_game};
 
 mod build;
@@ -54,7 +54,7 @@ fn note(line: &str) {
 /// Notes alone, for work that shows no progress (opening a game).
 struct Notes;
 
-impl retrodb::progress::Progress for Notes {
+impl retrodb::base::progress::Progress for Notes {
     fn stage(&self, _what: &str, _total: u64) {}
     fn advance(&self, _n: u64) {}
     fn step(&self, _what: &str) {}
@@ -320,7 +320,7 @@ impl Table {
         let text = position_text(&t, "game_value()", position)?;
         py.detach(|| {
             let (pos, _) = t.locate(&text)?;
-            retrodb::lookup::game_value(t.game(), pos, free_moves)
+            retrodb::table::lookup::game_value(t.game(), pos, free_moves)
         })
         .map_err(error)
     }
@@ -712,7 +712,7 @@ impl Game {
     #[new]
     fn new(py: Python<'_>, spec: &str) -> PyResult<Game> {
         let game = py
-            .detach(|| AnyGame::open_with(spec, retrodb::memory::default_limit(), &Notes))
+            .detach(|| AnyGame::open_with(spec, retrodb::base::memory::default_limit(), &Notes))
             .map_err(error)?;
         Ok(Game {
             game: GameRef::Own(Arc::new(game)),

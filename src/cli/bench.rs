@@ -52,7 +52,7 @@ struct SuiteArgs {
     #[arg(long, default_value = "bench-work")]
     work: PathBuf,
     /// Size of the buffer for the random-read bound.
-    #[arg(long, default_value = "2G", value_parser = retrodb::memory::parse_size)]
+    #[arg(long, default_value = "2G", value_parser = retrodb::base::memory::parse_size)]
     read_buffer: u64,
     /// Random reads per thread for the bound.
     #[arg(long, default_value_t = 100_000_000)]
@@ -81,7 +81,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
             batch,
             json,
         } => {
-            let r = retrodb::bench::probe(&table, samples, batch)?;
+            let r = retrodb::apps::bench::probe(&table, samples, batch)?;
             if json {
                 outln!("{}", serde_json::to_string(&r)?)?;
             } else {
@@ -104,7 +104,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
             }
         }
         What::Values { table, file, json } => {
-            let r = retrodb::bench::values(&table, &file)?;
+            let r = retrodb::apps::bench::values(&table, &file)?;
             if json {
                 outln!("{}", serde_json::to_string(&r)?)?;
             } else {
@@ -158,10 +158,10 @@ struct Row {
 
 #[derive(Serialize)]
 struct Report {
-    read_rates: Vec<retrodb::bench::ReadRate>,
+    read_rates: Vec<retrodb::apps::bench::ReadRate>,
     /// The same loop over a buffer that fits the first-level cache: the machine's own limit for
     /// thread scaling of work that does not wait on memory.
-    compute_rates: Vec<retrodb::bench::ReadRate>,
+    compute_rates: Vec<retrodb::apps::bench::ReadRate>,
     rows: Vec<Row>,
 }
 
@@ -219,16 +219,19 @@ fn suite(s: &SuiteArgs) -> Result<()> {
 }
 
 /// The random-read rate over `buffer` bytes, `reads` reads a thread, on a pool of `threads`.
-fn read_rate(threads: usize, buffer: u64, reads: u64) -> Result<retrodb::bench::ReadRate> {
+fn read_rate(threads: usize, buffer: u64, reads: u64) -> Result<retrodb::apps::bench::ReadRate> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()?;
-    Ok(pool.install(|| retrodb::bench::random_read_rate(buffer, reads)))
+    Ok(pool.install(|| retrodb::apps::bench::random_read_rate(buffer, reads)))
 }
 
 /// The machine's random-read bound over `--read-buffer`, with each thread count (printed unless
 /// `--json`).
-fn read_rates(s: &SuiteArgs, thread_counts: &[usize]) -> Result<Vec<retrodb::bench::ReadRate>> {
+fn read_rates(
+    s: &SuiteArgs,
+    thread_counts: &[usize],
+) -> Result<Vec<retrodb::apps::bench::ReadRate>> {
     let mut rates = Vec::new();
     for &t in thread_counts {
         let r = read_rate(t, s.read_buffer, s.reads)?;
@@ -248,8 +251,11 @@ fn read_rates(s: &SuiteArgs, thread_counts: &[usize]) -> Result<Vec<retrodb::ben
 
 /// The same loop over [`COMPUTE_BUFFER`], with each thread count, printed with its speed-up over
 /// one thread unless `--json`.
-fn compute_rates(s: &SuiteArgs, thread_counts: &[usize]) -> Result<Vec<retrodb::bench::ReadRate>> {
-    let mut rates: Vec<retrodb::bench::ReadRate> = Vec::new();
+fn compute_rates(
+    s: &SuiteArgs,
+    thread_counts: &[usize],
+) -> Result<Vec<retrodb::apps::bench::ReadRate>> {
+    let mut rates: Vec<retrodb::apps::bench::ReadRate> = Vec::new();
     for &t in thread_counts {
         let r = read_rate(t, COMPUTE_BUFFER, s.reads)?;
         if !s.json {

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Result;
-use retrodb::build::{self, BuildOptions, BuildSummary};
+use retrodb::builder::{self, BuildOptions, BuildSummary};
 use retrodb::error::human_bytes;
 use retrodb::games::AnyGame;
 
@@ -34,7 +34,7 @@ pub struct Args {
     quiet: bool,
     /// Refuse builds estimated to need more memory than this (e.g. 8G; default: 80% of the
     /// memory available).
-    #[arg(long, value_name = "SIZE", value_parser = retrodb::memory::parse_size)]
+    #[arg(long, value_name = "SIZE", value_parser = retrodb::base::memory::parse_size)]
     max_memory: Option<u64>,
     /// The retrograde engine: counter (any game) or tiered (acyclic games). Default: tiered
     /// where it applies, counter otherwise.
@@ -47,7 +47,7 @@ pub struct Args {
     /// Tiered engine: make a finished tier a checkpoint when this many seconds have passed
     /// since the last one (0: every tier). An interrupted build resumes below the last
     /// checkpoint; each checkpoint writes the work files back to disk.
-    // The default is build::CHECKPOINT_EVERY.
+    // The default is builder::CHECKPOINT_EVERY.
     #[arg(long, value_name = "SECS", default_value = "60", value_parser = seconds)]
     checkpoint_every: std::time::Duration,
     /// Tiered engine: when the work files beside the output belong to another build (another
@@ -77,7 +77,9 @@ pub fn run(a: Args) -> Result<ExitCode> {
     if a.mpi {
         return run_mpi(a);
     }
-    let max_memory = a.max_memory.unwrap_or_else(retrodb::memory::default_limit);
+    let max_memory = a
+        .max_memory
+        .unwrap_or_else(retrodb::base::memory::default_limit);
     let solving = Arc::new(Bar::new(a.quiet, "solving"));
     let compressing = Arc::new(Bar::new(a.quiet, "compressing").after(&solving));
     let load_start = std::time::Instant::now();
@@ -105,20 +107,20 @@ pub fn run(a: Args) -> Result<ExitCode> {
     if a.tiers.is_some() && a.compress {
         anyhow::bail!("--tiers stops a build before its table exists; build, then compress");
     }
-    build::check_options(&game, &opts)?;
+    builder::check_options(&game, &opts)?;
     if !a.quiet && !a.json {
         show_plan(&game, &out, &mut opts, &solving);
     }
-    let mut summary = build::build(&game, &out, &opts)?;
+    let mut summary = builder::build(&game, &out, &opts)?;
     compressing.clear();
     solving.clear();
     // The whole command's work: reading the input and building the game count too.
     summary.total_seconds = load_start.elapsed().as_secs_f64();
-    let peak = retrodb::memory::peak_rss();
+    let peak = retrodb::base::memory::peak_rss();
     if a.json {
         let mut v = serde_json::to_value(&summary)?;
         v["peak_rss_bytes"] = serde_json::json!(peak);
-        v["estimated_peak_bytes"] = serde_json::json!(build::estimate(&game, &opts).memory_bytes);
+        v["estimated_peak_bytes"] = serde_json::json!(builder::estimate(&game, &opts).memory_bytes);
         v["threads"] = serde_json::json!(rayon::current_num_threads());
         v["load_seconds"] = serde_json::json!(load_seconds);
         outln!("{v}")?;
@@ -156,13 +158,13 @@ fn seconds(text: &str) -> std::result::Result<std::time::Duration, String> {
 /// above `bar`, for the run's first tier and for each tier that took a while or became a
 /// checkpoint.
 fn show_plan(game: &AnyGame, out: &std::path::Path, opts: &mut BuildOptions, bar: &Arc<Bar>) {
-    let lines = build::report::before_build(game, out, opts);
+    let lines = builder::report::before_build(game, out, opts);
     for line in &lines {
         errln!("{line}");
     }
     if lines.len() > 1 {
         let bar = Arc::clone(bar);
-        opts.on_tier = Some(build::report::tier_lines(move |line| bar.line(&line)));
+        opts.on_tier = Some(builder::report::tier_lines(move |line| bar.line(&line)));
     }
 }
 
@@ -194,7 +196,9 @@ fn run_mpi(a: Args) -> Result<ExitCode> {
     }
     let comm = retrodb::solve::distributed::mpi::MpiComm::init()?;
     let out = a.output.clone().unwrap_or_else(|| default_name(&a.game));
-    let max_memory = a.max_memory.unwrap_or_else(retrodb::memory::default_limit);
+    let max_memory = a
+        .max_memory
+        .unwrap_or_else(retrodb::base::memory::default_limit);
     if !digraph {
         return run_mpi_sliced(&comm, a, &out, max_memory);
     }
@@ -205,7 +209,7 @@ fn run_mpi(a: Args) -> Result<ExitCode> {
         progress: Some(Arc::new(super::Notes)),
         ..BuildOptions::default()
     };
-    let summary = match build::distributed::build_digraph(&comm, &a.game, &out, &opts) {
+    let summary = match builder::distributed::build_digraph(&comm, &a.game, &out, &opts) {
         Ok(s) => s,
         Err(e) => {
             // Every rank stops; each says why (the failing one names the file, line or rank).
@@ -216,7 +220,7 @@ fn run_mpi(a: Args) -> Result<ExitCode> {
     if comm.rank() == 0 {
         if a.json {
             let mut v = serde_json::to_value(&summary)?;
-            v["peak_rss_bytes_rank0"] = serde_json::json!(retrodb::memory::peak_rss());
+            v["peak_rss_bytes_rank0"] = serde_json::json!(retrodb::base::memory::peak_rss());
             v["threads"] = serde_json::json!(rayon::current_num_threads());
             outln!("{v}")?;
         } else {
@@ -269,12 +273,12 @@ fn run_mpi_sliced(
         // The plan and the tier lines of a single-process build (the game is opened once more
         // here, before the ranks open it, for the plan's figures).
         if let Ok(game) = AnyGame::open_with(&a.game, max_memory, &*solving)
-            && build::distributed::sliced_unsupported(&game, &opts).is_none()
+            && builder::distributed::sliced_unsupported(&game, &opts).is_none()
         {
             show_plan(&game, out, &mut opts, &solving);
         }
     }
-    let summary = match build::distributed::build_sliced(comm, &a.game, out, &opts) {
+    let summary = match builder::distributed::build_sliced(comm, &a.game, out, &opts) {
         Ok(s) => s,
         Err(e) => {
             solving.clear();
@@ -287,7 +291,7 @@ fn run_mpi_sliced(
     let Some(s) = &summary.build else {
         return Ok(ExitCode::SUCCESS);
     };
-    let peak = retrodb::memory::peak_rss();
+    let peak = retrodb::base::memory::peak_rss();
     if a.json {
         let mut v = serde_json::to_value(s)?;
         v["ranks"] = serde_json::json!(summary.ranks);
@@ -319,12 +323,12 @@ fn bytes_by_rank(bytes: &[u64]) -> String {
 /// The tier after which the build aborts, from `RETRODB_CRASH_AFTER_TIER`: a crash the tests of
 /// resumption inject into the real process (it dies as from a signal, with no chance to clean
 /// up). It lives in the command line, not the library, which offers only the hook.
-fn crash_after_tier() -> Option<build::HaltAfterTier> {
+fn crash_after_tier() -> Option<builder::HaltAfterTier> {
     let tier: u32 = std::env::var("RETRODB_CRASH_AFTER_TIER")
         .ok()?
         .parse()
         .ok()?;
-    Some(std::sync::Arc::new(move |r: &build::TierReport| {
+    Some(std::sync::Arc::new(move |r: &builder::TierReport| {
         if r.tier == tier {
             errln!("retrodb: RETRODB_CRASH_AFTER_TIER={tier}: aborting as asked");
             std::process::abort();

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use retrodb::Value;
-use retrodb::build::{self, BuildOptions};
+use retrodb::builder::{self, BuildOptions};
 use retrodb::games::{AnyGame, Input, PictureStyle};
 use retrodb::table::{self, ProbeMove, Table, zstd::Params};
 
@@ -65,7 +65,7 @@ fn digraph(a: &Args) -> Result<()> {
         progress: Some(std::sync::Arc::new(super::Notes)),
         ..BuildOptions::default()
     };
-    let summary = build::build(&game, &out, &opts)?;
+    let summary = builder::build(&game, &out, &opts)?;
     super::build::print_summary(&summary, None)?;
     let t = Table::open(&out)?;
     t.verify_checksums()?;
@@ -107,13 +107,13 @@ fn bridgit(a: &Args) -> Result<()> {
     outln!(
         "\n2. Bridg-It on the size-3 board (13 bridge sites, both players to move: 3,188,646 positions)"
     )?;
-    let game = AnyGame::open("bridgit:3", retrodb::memory::default_limit())?;
+    let game = AnyGame::open("bridgit:3", retrodb::base::memory::default_limit())?;
     let opts = BuildOptions {
         remoteness: true,
         progress: Some(std::sync::Arc::new(super::Notes)),
         ..BuildOptions::default()
     };
-    let summary = build::build(&game, &raw, &opts)?;
+    let summary = builder::build(&game, &raw, &opts)?;
     let [_, win, loss, _] = summary.counts;
     outln!(
         "solved with remoteness in {} with {} threads: {} win, {} loss, raw table {}",

@@ -41,7 +41,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
                 anyhow::bail!("--sinks is a fraction in [0, 1), got {sinks}");
             }
             let sink_count = (sinks * vertices as f64) as u64;
-            retrodb::build::generate::random_digraph_file(
+            retrodb::builder::generate::random_digraph_file(
                 &output,
                 vertices,
                 edges,

@@ -172,7 +172,7 @@ pub fn verify(a: VerifyArgs) -> Result<ExitCode> {
         }
     )?;
     if let Some(n) = a.lehman {
-        let r = retrodb::oracle::check::lehman_sample(&t, n, a.seed)?;
+        let r = retrodb::apps::oracle::check::lehman_sample(&t, n, a.seed)?;
         outln!(
             "{}: {} random positions compared with Lehman's criterion (seed {}): {} disagreements",
             a.table.display(),

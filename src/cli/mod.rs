@@ -84,7 +84,7 @@ enum Command {
 
 pub fn run(cli: Cli) -> Result<ExitCode> {
     if let Some(n) = cli.threads {
-        use retrodb::build::threads::{self, ThreadsError};
+        use retrodb::builder::threads::{self, ThreadsError};
         threads::set_global(n).map_err(|e| match e {
             ThreadsError::Zero => anyhow::anyhow!("--threads {e}"),
             ThreadsError::TooMany { .. } => anyhow::anyhow!("--threads {n}: {e}"),
@@ -114,7 +114,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
 
 pub use out::stdout_error;
 pub use progress::{Bar, Notes, StageBar};
-pub use retrodb::build::report::grouped;
+pub use retrodb::builder::report::grouped;
 
 /// A duration for people: milliseconds under a second (`0.4 ms`, `38 ms`), else seconds
 /// (`2.41 s`).

@@ -6,11 +6,11 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Result;
-use retrodb::build::cache;
+use retrodb::apps::play::{Match, Opponent};
+use retrodb::builder::cache;
 use retrodb::error::cut;
 use retrodb::games::PictureStyle;
 use retrodb::games::cell::Player;
-use retrodb::play::{Match, Opponent};
 
 #[derive(clap::Args)]
 pub struct Args {

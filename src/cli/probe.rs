@@ -9,7 +9,7 @@ use retrodb::Value;
 use retrodb::error::Error;
 use retrodb::game::Annotations;
 use retrodb::games::PictureStyle;
-use retrodb::lookup::{Ask, Lookups};
+use retrodb::table::lookup::{Ask, Lookups};
 use retrodb::table::{LineStep, Probe, ProbeMove, Table};
 
 #[derive(clap::Args)]
@@ -284,7 +284,7 @@ fn extra(a: &Annotations) -> String {
     a.0.iter().map(|(k, v)| format!("\t{k}={v}")).collect()
 }
 
-fn grundy(g: &Option<retrodb::grundy::Grundy>) -> String {
+fn grundy(g: &Option<retrodb::base::grundy::Grundy>) -> String {
     g.as_ref()
         .map_or(String::new(), |g| format!("\tgrundy={g}"))
 }

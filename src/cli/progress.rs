@@ -10,7 +10,7 @@ use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use retrodb::progress::Progress;
+use retrodb::base::progress::Progress;
 
 /// A note as every front end prints it.
 fn print_note(line: &str) {

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Result, bail};
-use retrodb::research;
+use retrodb::apps::research;
 
 #[derive(clap::Args)]
 pub struct Args {

@@ -28,7 +28,7 @@ pub struct Args {
 }
 
 /// Positions visited at most for the value.
-const VALUE_LIMIT: usize = retrodb::lookup::VALUE_LIMIT;
+const VALUE_LIMIT: usize = retrodb::table::lookup::VALUE_LIMIT;
 
 pub fn run(a: Args) -> Result<ExitCode> {
     let style = if std::io::stdout().is_terminal() {
@@ -54,7 +54,11 @@ pub fn run(a: Args) -> Result<ExitCode> {
 
 /// `value: TEXT` for games with values, or why there is none.
 fn value_line(a: &Args) -> Result<String> {
-    let game = match AnyGame::open_with(&a.game, retrodb::memory::default_limit(), &super::Notes) {
+    let game = match AnyGame::open_with(
+        &a.game,
+        retrodb::base::memory::default_limit(),
+        &super::Notes,
+    ) {
         Ok(g) => g,
         Err(e) => return Ok(format!("value: not computed ({e})")),
     };

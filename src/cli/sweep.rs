@@ -8,9 +8,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
-use retrodb::oracle::graphs::{self, Graph};
-use retrodb::oracle::sweep::{self, Row, SweepOptions, SweepReport};
-use retrodb::oracle::vertex_sweep::{
+use retrodb::apps::oracle::graphs::{self, Graph};
+use retrodb::apps::oracle::sweep::{self, Row, SweepOptions, SweepReport};
+use retrodb::apps::oracle::vertex_sweep::{
     Corruption, VertexRow, VertexSweep, VertexSweepOptions, VertexSweepReport,
 };
 
@@ -47,7 +47,7 @@ pub struct Args {
     random_positions: usize,
     /// Refuse tables estimated to need more memory than this (e.g. 8G; default: 80% of the memory
     /// available).
-    #[arg(long, value_name = "SIZE", value_parser = retrodb::memory::parse_size)]
+    #[arg(long, value_name = "SIZE", value_parser = retrodb::base::memory::parse_size)]
     max_memory: Option<u64>,
     /// Vertex version: also solve with the counter engine, and compare its table with the
     /// tiered engine's at every position, on one graph in N (chosen by a hash of its graph6
@@ -98,7 +98,9 @@ pub fn run(a: Args) -> Result<ExitCode> {
     let opts = SweepOptions {
         all_positions_max_edges: a.all_positions_max_edges,
         random_positions: a.random_positions,
-        max_memory: a.max_memory.unwrap_or_else(retrodb::memory::default_limit),
+        max_memory: a
+            .max_memory
+            .unwrap_or_else(retrodb::base::memory::default_limit),
     };
     let report = sweep::sweep(&graphs, &opts)?;
     if a.json {
@@ -131,7 +133,9 @@ fn run_vertex(a: Args) -> Result<ExitCode> {
     }
     let opts = VertexSweepOptions {
         engine_sample: a.engine_sample,
-        max_memory: a.max_memory.unwrap_or_else(retrodb::memory::default_limit),
+        max_memory: a
+            .max_memory
+            .unwrap_or_else(retrodb::base::memory::default_limit),
         corrupt: corruption()?,
     };
     let mut sweep = VertexSweep::new(opts);
@@ -244,7 +248,7 @@ fn print_vertex_report(r: &VertexSweepReport) -> Result<(), super::out::StdoutEr
         .iter()
         .filter(|c| c.pairs > 0 && c.vertex != c.edge)
     {
-        let show = |e: &Option<retrodb::oracle::vertex_sweep::Example>| {
+        let show = |e: &Option<retrodb::apps::oracle::vertex_sweep::Example>| {
             e.as_ref().map_or("none".to_string(), |e| {
                 format!(
                     "{} {} {} ({} vertices, {} edges)",

@@ -22,7 +22,7 @@ pub struct Args {
     free_moves: u32,
     /// Refuse games whose values would need more memory than this (e.g. 8G; default: 80% of
     /// the memory available).
-    #[arg(long, value_name = "SIZE", value_parser = retrodb::memory::parse_size)]
+    #[arg(long, value_name = "SIZE", value_parser = retrodb::base::memory::parse_size)]
     max_memory: Option<u64>,
     /// The figures as one JSON object.
     #[arg(long)]
@@ -30,7 +30,9 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> Result<ExitCode> {
-    let limit = a.max_memory.unwrap_or_else(retrodb::memory::default_limit);
+    let limit = a
+        .max_memory
+        .unwrap_or_else(retrodb::base::memory::default_limit);
     let game = AnyGame::open_with(&a.game, limit, &super::Notes)?;
     let Some(cell) = game.cell_game() else {
         bail!(
@@ -54,7 +56,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
     }
     let configurations = 3u64.pow(board.cells);
     // The values and their atomic working copy (4 bytes each), and the census's walk.
-    retrodb::memory::check(
+    retrodb::base::memory::check(
         format!("the values of {}", a.game),
         configurations * 8,
         limit,
@@ -63,7 +65,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
     let start = Instant::now();
     let v = board_values(&board, a.free_moves)?;
     let seconds = start.elapsed().as_secs_f64();
-    let peak = retrodb::memory::peak_rss();
+    let peak = retrodb::base::memory::peak_rss();
     let start = Instant::now();
     let tiers = tier_census(&board, &v);
     let census_seconds = start.elapsed().as_secs_f64();

@@ -5,9 +5,9 @@
 //! a default, for a game without a picture, an input file or a start of its own.
 
 use super::{Input, InputBytes, PictureStyle, Source, Turn, source};
+use crate::base::progress::Progress;
 use crate::error::Result;
 use crate::game::{Move, Notation, Status};
-use crate::progress::Progress;
 
 /// A spec being read: its kind and argument, the memory limit, and where its input file comes
 /// from (the disk, or the bytes a table embeds).

@@ -84,9 +84,9 @@ pub mod family;
 pub mod source;
 pub mod values;
 
+use crate::base::progress::{Progress, Silent};
 use crate::error::{Error, Result};
 use crate::game::{Game, Notation};
-use crate::progress::{Progress, Silent};
 pub use family::{Family, SpecInput};
 pub use source::{InputBytes, Source};
 
@@ -285,7 +285,7 @@ pub fn picture(
     };
     if !matches!(kind, "shannon" | "shannon-vertex" | "bridgit" | "hex") {
         // Other games draw through their `render`, which needs the game built.
-        let game = AnyGame::open_with(spec, crate::memory::default_limit(), progress)?;
+        let game = AnyGame::open_with(spec, crate::base::memory::default_limit(), progress)?;
         let pos = with_game!(&game, g => g.parse_position(position))?;
         return game.picture(pos, &[], style).ok_or_else(none);
     }

@@ -10,8 +10,8 @@ use std::sync::Arc;
 
 use memmap2::Mmap;
 
+use crate::base::progress::Progress;
 use crate::error::{Error, Result};
-use crate::progress::Progress;
 
 /// Inputs up to this size are copied into the table header.
 pub const EMBED_LIMIT: u64 = 64 << 20;

@@ -22,7 +22,7 @@ use rayon::prelude::*;
 
 use crate::cgt::numbers::Dyadic;
 use crate::cgt::{Game, Games};
-use crate::shape::{PlainBoard, digit_masks};
+use crate::game::shape::{PlainBoard, digit_masks};
 
 /// Every configuration's value (indexed by configuration, `0..3^cells`), in `games`.
 pub struct BoardValues {

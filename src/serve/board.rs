@@ -8,7 +8,7 @@
 //!
 //! The invariant: the page needs nothing but this answer to draw a position and to play the
 //! table's best move (the first of `moves`), so it holds no game logic. It answers through
-//! [`crate::lookup::Lookups`] as the API does, and its query and errors are the API's (unknown
+//! [`crate::table::lookup::Lookups`] as the API does, and its query and errors are the API's (unknown
 //! parameters refused, JSON errors `{"error": CODE, "detail": TEXT}`).
 
 use axum::Router;

@@ -29,8 +29,8 @@ use rayon::prelude::*;
 
 use super::tiers::{FinishedTiers, Solved, TierDone};
 use super::{SolveOptions, SolveStats};
-use crate::cells::{self, Cells};
-use crate::shape::{PlainBoard, digit_masks};
+use crate::base::cells::{self, Cells};
+use crate::game::shape::{PlainBoard, digit_masks};
 
 /// Cells in a row's columns: `3^8 = 6561` columns, 103 words a row and plane (and a column's
 /// cells fit a byte).

@@ -15,9 +15,9 @@ use std::sync::atomic::{AtomicU8, AtomicU16, AtomicU32, AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use super::{SolveOptions, SolveStats};
-use crate::cells::{self, Cells};
+use crate::base::cells::{self, Cells};
+use crate::base::progress::Progress;
 use crate::game::{Game, Status, Value};
-use crate::progress::Progress;
 
 /// Bytes per counter for a game whose positions have at most `max_children` moves.
 pub fn counter_width(max_children: u64) -> u64 {
@@ -162,7 +162,8 @@ impl<G: Game, C: Counter> Run<'_, G, C> {
                     match game.status(pos) {
                         Status::Unused => {
                             if let Some(rem) = &remoteness {
-                                rem[pos as usize].store(crate::remoteness::NONE, Ordering::Relaxed);
+                                rem[pos as usize]
+                                    .store(crate::base::remoteness::NONE, Ordering::Relaxed);
                             }
                         }
                         Status::Over(Value::Draw) => {
@@ -170,7 +171,8 @@ impl<G: Game, C: Counter> Run<'_, G, C> {
                             // counters above zero, like a child that stays undecided.
                             cells.decide(pos, cells::DRAW);
                             if let Some(rem) = &remoteness {
-                                rem[pos as usize].store(crate::remoteness::NONE, Ordering::Relaxed);
+                                rem[pos as usize]
+                                    .store(crate::base::remoteness::NONE, Ordering::Relaxed);
                             }
                         }
                         Status::Over(v) => {
@@ -272,7 +274,7 @@ impl<G: Game, C: Counter> Run<'_, G, C> {
                     && cells.decide(pos, cells::DRAW)
                     && let Some(rem) = &remoteness
                 {
-                    rem[pos as usize].store(crate::remoteness::NONE, Ordering::Relaxed);
+                    rem[pos as usize].store(crate::base::remoteness::NONE, Ordering::Relaxed);
                 }
             }
         });

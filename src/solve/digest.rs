@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rayon::prelude::*;
 use xxhash_rust::xxh3::{Xxh3, xxh3_64_with_seed};
 
-use crate::cells::Cells;
+use crate::base::cells::Cells;
 use crate::game::{TierPosition, TierVisitor, Tiered};
 
 /// Words hashed as one piece of a contiguous tier.

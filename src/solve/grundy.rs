@@ -1,6 +1,6 @@
 //! The generalized Sprague-Grundy labelling (Fraenkel and Yesha's algorithm, run as retrograde
 //! rounds): the value of every position of an impartial game, cycles included
-//! ([`crate::grundy`], docs/SUMS.md).
+//! ([`crate::base::grundy`], docs/SUMS.md).
 //!
 //! Stage `m` labels the positions of value `m`, the way the counter engine labels losses.
 //! Positions still open at its start have followers of every value below `m`. A follower
@@ -30,11 +30,11 @@ use rayon::prelude::*;
 
 use super::SolveOptions;
 use super::counter::{Counter, counter_width};
-use crate::cells::{self, Cells};
+use crate::base::cells::{self, Cells};
+use crate::base::grundy::{Labels, StageReport};
+use crate::base::progress::Progress;
 use crate::error::{Error, Result};
 use crate::game::{Game, Status};
-use crate::grundy::{Labels, StageReport};
-use crate::progress::Progress;
 
 /// Positions handed to one task at a time.
 const CHUNK: usize = 4096;
@@ -458,7 +458,7 @@ fn codes_and_sets(
         });
     became.par_sort_unstable();
     reached.par_sort_unstable();
-    let words = crate::grundy::words_per_set(finite);
+    let words = crate::base::grundy::words_per_set(finite);
     let mut ids: HashMap<Vec<u64>, u32> = HashMap::new();
     // Most infinite positions reach just the values below the stage they became infinite in:
     // their set's id by that stage, without hashing.

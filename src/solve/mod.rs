@@ -1,5 +1,5 @@
 //! The retrograde engines. They know the [`crate::game::Game`] contract and the 2-bit
-//! [`crate::cells`], and nothing of any particular game or of files.
+//! [`crate::base::cells`], and nothing of any particular game or of files.
 //!
 //! - [`counter`]: the counter-decrement engine, for any game (cycles and draws included).
 //! - [`tiered`]: the tiered engine, for acyclic games that number their tiers; it decides every
@@ -23,8 +23,8 @@ pub mod slicedrem;
 pub mod tiered;
 pub mod tiers;
 
+use crate::base::progress::{Progress, Silent};
 use crate::games::AnyGame;
-use crate::progress::{Progress, Silent};
 use crate::with_tiered_game;
 
 /// Which retrograde engine solves a game.
@@ -164,7 +164,7 @@ pub struct SolveStats {
     /// fewer than the edges where a values-only solve stops at a position's first lost child).
     pub child_probes: u64,
     /// Per position, the round it was decided in; present when asked for. Draws and unused
-    /// indices hold [`crate::remoteness::NONE`].
+    /// indices hold [`crate::base::remoteness::NONE`].
     pub remoteness: Option<Vec<u32>>,
 }
 

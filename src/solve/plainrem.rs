@@ -16,9 +16,9 @@ use rayon::prelude::*;
 
 use super::bitplane::{Columns, LOW};
 use super::tiers::{AnonBytes, FinishedTiers, TierDone};
-use crate::cells::{self, Cells};
-use crate::progress::Progress;
-use crate::shape::{PlainBoard, digit_masks};
+use crate::base::cells::{self, Cells};
+use crate::base::progress::Progress;
+use crate::game::shape::{PlainBoard, digit_masks};
 
 /// Rows a task takes at a time.
 const ROWS_PER_UNIT: usize = 4;
@@ -308,7 +308,9 @@ mod tests {
         )
         .unwrap();
         let shape = crate::with_tiered_game!(&game, g => g.board_shape(), _ => None);
-        let board = shape.and_then(crate::shape::BoardShape::plain).unwrap();
+        let board = shape
+            .and_then(crate::game::shape::BoardShape::plain)
+            .unwrap();
         let size = game.size();
         let words = cells::zeroed_words(cells::words_for(size));
         let table = Cells::new(&words, size);
@@ -342,7 +344,7 @@ mod tests {
                 &board,
                 &table,
                 &rem,
-                &crate::progress::Silent,
+                &crate::base::progress::Silent,
                 &crate::solve::Stop::new(),
                 &mut after,
             )

@@ -15,9 +15,9 @@
 use std::ops::Range;
 
 use super::Engine;
+use crate::game::shape::BoardShape;
 use crate::game::{Game, Tiered};
 use crate::games::AnyGame;
-use crate::shape::BoardShape;
 use crate::with_tiered_game;
 
 /// What a game declares about itself, as far as the choice of a kernel goes.
@@ -27,9 +27,9 @@ pub enum Shape {
     Graph,
     /// An acyclic game with tiers ([`Tiered`]) of no shape the fast kernels know.
     Tiers,
-    /// Tiers, and a plain board ([`crate::shape::PlainBoard`]).
+    /// Tiers, and a plain board ([`crate::game::shape::PlainBoard`]).
     PlainBoard,
-    /// Tiers, and the sliced index of a claiming game ([`crate::shape::SlicedBoard`]).
+    /// Tiers, and the sliced index of a claiming game ([`crate::game::shape::SlicedBoard`]).
     SlicedBoard,
 }
 

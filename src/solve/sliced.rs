@@ -23,9 +23,9 @@ use bits::*;
 use super::bitplane::RowFacts;
 use super::tiers::{FinishedTiers, Solved, TierDone};
 use super::{SolveOptions, SolveStats};
-use crate::cells::{CELLS_PER_WORD, Cells, LOSS, WIN};
-use crate::shape::SlicedBoard;
-use crate::shape::sliced::{MAX_LOW, Row, Sliced};
+use crate::base::cells::{CELLS_PER_WORD, Cells, LOSS, WIN};
+use crate::game::shape::SlicedBoard;
+use crate::game::shape::sliced::{MAX_LOW, Row, Sliced};
 
 /// Rows a task takes at a time.
 pub(crate) const ROWS_PER_UNIT: usize = 4;

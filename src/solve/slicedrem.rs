@@ -31,9 +31,9 @@ use super::sliced::{
 };
 use super::tiers::{Solved, TierDone};
 use super::{SolveOptions, SolveStats};
-use crate::cells::{CELLS_PER_WORD, Cells, LOSS, WIN};
-use crate::shape::SlicedBoard;
-use crate::shape::sliced::{Row, Sliced};
+use crate::base::cells::{CELLS_PER_WORD, Cells, LOSS, WIN};
+use crate::game::shape::SlicedBoard;
+use crate::game::shape::sliced::{Row, Sliced};
 
 /// Nibbles a 64-bit word holds.
 pub const NIBBLES_PER_WORD: u64 = 16;
@@ -82,7 +82,10 @@ impl<'a> Nibbles<'a> {
         let base = self.words.as_ptr() as usize;
         // SAFETY: the range lies inside the words, a shared file mapping (`over_file`).
         unsafe {
-            crate::cells::release_file_pages(base + bytes(range.start), base + bytes(range.end))
+            crate::base::cells::release_file_pages(
+                base + bytes(range.start),
+                base + bytes(range.end),
+            )
         }
     }
 

@@ -28,16 +28,16 @@ use super::plan::{self, Kernel};
 pub use super::plan::{MAX_TIERS, unsupported};
 use super::tiers::{AnonBytes, FinishedTiers, Solved, TierDone};
 use super::{Engine, SolveOptions, SolveStats};
-use crate::cells::{self, Cells};
+use crate::base::cells::{self, Cells};
+use crate::game::shape::{BoardShape, PlainBoard};
 use crate::game::{Status, TierPosition, TierVisitor, Tiered, Value};
-use crate::shape::{BoardShape, PlainBoard};
 
 /// Remoteness as the engine keeps it while solving: one byte, `2 * (remoteness + 1) + lost`
-/// (lost: 1 when the player to move there loses), and [`crate::remoteness::ENGINE_NONE`] (0)
+/// (lost: 1 when the player to move there loses), and [`crate::base::remoteness::ENGINE_NONE`] (0)
 /// for none (draws, unused indices), so zeroed memory and fresh files start as "none" and a
 /// child is read with one load. Halving and subtracting one (wrapping) gives the table's
-/// one-byte encoding, where all-ones ([`crate::remoteness::stored_none`]) is none.
-const NONE: u8 = crate::remoteness::ENGINE_NONE;
+/// one-byte encoding, where all-ones ([`crate::base::remoteness::stored_none`]) is none.
+const NONE: u8 = crate::base::remoteness::ENGINE_NONE;
 
 /// Solves `game` into `cells` (all undecided, `game.size()` of them). Fails only for a game
 /// whose walk lists no position at all.

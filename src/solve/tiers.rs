@@ -17,7 +17,7 @@ pub struct TierDone<'a> {
     /// Positions the tier listed.
     pub positions: u64,
     /// What a later call needs to resume below this tier: every index's remoteness byte as the
-    /// engine keeps it ([`crate::remoteness::ENGINE_NONE`] for none); empty for a values-only solve.
+    /// engine keeps it ([`crate::base::remoteness::ENGINE_NONE`] for none); empty for a values-only solve.
     pub remoteness: &'a [AtomicU8],
 }
 
@@ -138,7 +138,7 @@ impl AnonBytes {
     pub(super) fn words(&self) -> &[std::sync::atomic::AtomicU64] {
         let Some(map) = &self.map else { return &[] };
         // SAFETY: as in `atomics`.
-        unsafe { crate::cells::mapped_atomics(map) }
+        unsafe { crate::base::cells::mapped_atomics(map) }
     }
 
     /// The bytes as atomics, for the solver's threads.
@@ -147,7 +147,7 @@ impl AnonBytes {
         // SAFETY: the map is anonymous (no file, no other process), writable and lives as long
         // as `self`; a plain slice (`bytes`, `bytes_mut`) is only made where no atomic slice is
         // in use.
-        unsafe { crate::cells::mapped_atomics(map) }
+        unsafe { crate::base::cells::mapped_atomics(map) }
     }
 }
 

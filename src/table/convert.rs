@@ -16,10 +16,10 @@ use super::read::Table;
 use super::workfiles::OutputLock;
 use super::write::{GameFields, RawWriter, TableFile, TempFile};
 use super::zstd::{DontCareFill, Entry, Params, compress_frame, seek_table};
-use crate::cells;
+use crate::base::cells;
+use crate::base::progress::Progress;
 use crate::error::{ConvertError, Error, Result};
 use crate::game::{Game, Omissions, Rules, by_rules};
-use crate::progress::Progress;
 use crate::with_game;
 
 /// Frames compressed together before they are written (per thread).
@@ -433,13 +433,13 @@ fn remoteness_frame(
         return nibble_frame(input, first, n, fill);
     }
     let mut out = vec![0u8; n as usize * w];
-    let mut prev = crate::remoteness::NONE;
+    let mut prev = crate::base::remoteness::NONE;
     with_game!(input.game(), g => {
         for i in 0..n as usize {
             let pos = first + i as u64;
             let r = match (by_rules(g, pos), fill) {
                 (Rules::Search, _) | (_, DontCareFill::Stored) => {
-                    prev = input.remoteness(pos)?.unwrap_or(crate::remoteness::NONE);
+                    prev = input.remoteness(pos)?.unwrap_or(crate::base::remoteness::NONE);
                     prev
                 }
                 (_, DontCareFill::Previous | DontCareFill::Second | DontCareFill::Best) => prev,
@@ -501,11 +501,11 @@ pub fn decompress(input: &Table, out: &Path, progress: &dyn Progress) -> Result<
     TempFile::check_destination(out)?;
     let _lock = OutputLock::acquire(out, progress)?;
     // The raw file: header, sections (each page-aligned) and 8 bytes of checksum a block.
-    let data = crate::cells::words_for(size) * 8
+    let data = crate::base::cells::words_for(size) * 8
         + format::remoteness_len(size, h.remoteness_width)
         + h.grundy.map_or(0, |g| size * g.width as u64 + g.sets.len);
     let raw_bytes = game.header_len() + data + 2 * format::PAGE + (data / h.block as u64 + 2) * 8;
-    crate::memory::check_disk(
+    crate::base::memory::check_disk(
         format!("decompressing {}", input.path().display()),
         out,
         raw_bytes,
@@ -558,7 +558,12 @@ pub fn decompress(input: &Table, out: &Path, progress: &dyn Progress) -> Result<
                 let first = k as u64 * CHUNK;
                 for (i, d) in bytes.chunks_mut(w).enumerate() {
                     let pos = first + i as u64;
-                    put_remoteness(d, input.remoteness(pos)?.unwrap_or(crate::remoteness::NONE));
+                    put_remoteness(
+                        d,
+                        input
+                            .remoteness(pos)?
+                            .unwrap_or(crate::base::remoteness::NONE),
+                    );
                 }
                 progress.advance((bytes.len() / w) as u64);
                 Ok::<(), Error>(())

@@ -16,7 +16,7 @@
 use super::Table;
 use super::format::{Encoding, REM_NIBBLES, Section, get_remoteness, remoteness_of_nibble};
 use super::payload::{Payload, ZstdFrames};
-use crate::cells;
+use crate::base::cells;
 use crate::error::Result;
 use crate::game::{Rules, Value, by_rules};
 use crate::with_game;

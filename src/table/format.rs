@@ -101,7 +101,7 @@ impl Section {
 pub struct GrundyFields {
     /// One code of `width` bytes a position (raw), or a zstd stream of them (compressed).
     pub values: Section,
-    /// The reach sets, `set_count` of [`crate::grundy::words_per_set`]`(finite)` 64-bit words
+    /// The reach sets, `set_count` of [`crate::base::grundy::words_per_set`]`(finite)` 64-bit words
     /// each, in both encodings.
     pub sets: Section,
     /// The number of finite values (the largest plus one; 0 when no position has one).
@@ -114,7 +114,7 @@ pub struct GrundyFields {
 impl GrundyFields {
     /// Bytes of the reach sets.
     pub fn sets_len(finite: u32, set_count: u64) -> u64 {
-        set_count.saturating_mul(crate::grundy::words_per_set(finite) as u64 * 8)
+        set_count.saturating_mul(crate::base::grundy::words_per_set(finite) as u64 * 8)
     }
 
     /// The narrowest width whose all-ones code (an unused index) lies above every value's code.
@@ -591,7 +591,7 @@ impl Header {
         }
         match self.encoding {
             Encoding::Raw => {
-                let cell_bytes = crate::cells::words_for(self.size) * 8;
+                let cell_bytes = crate::base::cells::words_for(self.size) * 8;
                 if self.cells.len != cell_bytes {
                     return Err(TableErrorKind::Damaged(format!(
                         "cells section is {} bytes, {} positions need {cell_bytes}",

@@ -9,13 +9,12 @@
 //! for lookups near each other (`cursor.rs`) sit on top; failures are a [`TableError`] with a kind a caller can match.
 //!
 //! This layer knows files and bytes, and games only to rebuild a table's game from its header;
-//! it never calls a solver (that is [`crate::build`]).
+//! it never calls a solver (that is [`crate::builder`]).
 
-/// The cells moved to [`crate::cells`]; this path keeps working.
-pub use crate::cells;
 mod convert;
 mod cursor;
 pub mod format;
+pub mod lookup;
 mod payload;
 mod probe;
 mod read;

@@ -8,9 +8,9 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::Table;
+use crate::base::grundy::Grundy;
 use crate::error::{Error, LookupError, Result};
 use crate::game::{Annotations, Game, Move, Notation, PositionError, Value};
-use crate::grundy::Grundy;
 use crate::with_game;
 
 /// The answer for one position.
@@ -388,7 +388,8 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
             return Err(self.no_grundy());
         }
         let bad = |reason: String| Error::Position(PositionError::new(text, reason));
-        let pieces = crate::grundy::split_sum(text).map_err(|r| bad(format!("a sum: {r}")))?;
+        let pieces =
+            crate::base::grundy::split_sum(text).map_err(|r| bad(format!("a sum: {r}")))?;
         let mut tokens = Vec::with_capacity(pieces.len());
         let mut values = Vec::with_capacity(pieces.len());
         for (k, piece) in pieces.iter().enumerate() {
@@ -405,10 +406,10 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
             tokens.push(pos);
             values.push(value);
         }
-        let grundy = crate::grundy::sum(&values);
+        let grundy = crate::base::grundy::sum(&values);
         let text_of = |p: u64| with_game!(self.game(), g => g.position_text(p));
         let texts: Vec<String> = tokens.iter().map(|&p| text_of(p)).collect();
-        let winning = crate::grundy::winning_moves(&tokens, &values, |v| {
+        let winning = crate::base::grundy::winning_moves(&tokens, &values, |v| {
             let moves = with_game!(self.game(), g => g.moves(v));
             moves
                 .into_iter()

@@ -20,7 +20,7 @@ use super::format::{
     Encoding, Header, REM_NIBBLES, SourceRef, get_remoteness, remoteness_of_nibble,
 };
 use super::payload::{Payload, RawBlocks, ZstdFrames, check_padding};
-use crate::cells;
+use crate::base::cells;
 use crate::error::table::TableErrorKind;
 use crate::error::{Error, LookupError, Result};
 use crate::game::{Game, Notation, Omissions, Rules, Value, by_rules};
@@ -111,7 +111,7 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
                 Payload::Zstd(ZstdFrames::open(map, &header, &sums, cache_bytes).map_err(fail)?)
             }
         };
-        let max_memory = crate::memory::default_limit();
+        let max_memory = crate::base::memory::default_limit();
         let game = match &header.source {
             SourceRef::None => AnyGame::load(&header.spec, Input::Disk, max_memory),
             SourceRef::Embedded { source, offset } => {

@@ -1,6 +1,6 @@
 //! Verifying a table: every checksum (raw blocks, or compressed frames and what they decode
 //! to), the padding, and every position (or a random sample) against its children under the
-//! decision rule ([`crate::cells::verdict`]).
+//! decision rule ([`crate::base::cells::verdict`]).
 //!
 //! Invariant: verification reads through the same checked paths as lookups, so it can only
 //! pass a table whose every byte matched its checksum.
@@ -9,12 +9,12 @@ use rayon::prelude::*;
 
 use super::Table;
 use super::payload::{Payload, ZstdFrames, check_padding};
-use crate::cells;
+use crate::base::cells;
+use crate::base::progress::{Progress, Silent};
+use crate::base::splitmix;
 use crate::error::table::{Checked, TableErrorKind};
 use crate::error::{Error, Result};
 use crate::game::{Game, Notation, Status, Value};
-use crate::progress::{Progress, Silent};
-use crate::splitmix;
 use crate::with_game;
 
 impl<B: AsRef<[u8]> + Sync> Table<B> {
@@ -157,7 +157,7 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
 
     /// Checks every position against the rules and its children's values (and remoteness when
     /// stored; and where the table holds generalized Sprague-Grundy values, the value against
-    /// its followers' by [`crate::grundy::check_local`] and against the position's own
+    /// its followers' by [`crate::base::grundy::check_local`] and against the position's own
     /// outcome). Returns the number of indices checked.
     pub fn verify_positions(&self, progress: &dyn Progress) -> Result<u64> {
         const CHUNK: u64 = 1 << 14;
@@ -280,7 +280,7 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
                         if let Some(e) = failure {
                             return Err(e);
                         }
-                        crate::grundy::check_local(x, &followers).map_err(|m| {
+                        crate::base::grundy::check_local(x, &followers).map_err(|m| {
                             describe(format!("generalized Sprague-Grundy {m}"))
                         })?;
                     }
@@ -303,8 +303,8 @@ mod tests {
     //! A table whose generalized Sprague-Grundy codes are wrong though every checksum matches
     //! (as a writer's mistake would leave it): verification names the position.
 
+    use crate::base::grundy::{Grundy, Labels};
     use crate::games::{AnyGame, Input};
-    use crate::grundy::{Grundy, Labels};
     use crate::table::Table;
     use crate::table::write::{GameFields, GrundyBytes, RawWriter};
 
@@ -339,7 +339,7 @@ mod tests {
         for v in 0..12 {
             cells.decide(
                 v,
-                crate::cells::code(self::labels().get(v).unwrap().value()),
+                crate::base::cells::code(self::labels().get(v).unwrap().value()),
             );
         }
         let counts = cells.counts();
@@ -347,7 +347,7 @@ mod tests {
         w.finish(counts, None, 0, &[]).unwrap();
         let t = Table::open(&out).unwrap();
         t.verify_checksums()?;
-        t.verify_positions(&crate::progress::Silent)
+        t.verify_positions(&crate::base::progress::Silent)
     }
 
     #[test]

@@ -19,8 +19,8 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+use crate::base::progress::Progress;
 use crate::error::{Error, Result};
-use crate::progress::Progress;
 
 /// `.NAME.WHAT` beside `out`.
 pub(crate) fn sibling(out: &Path, what: &str) -> PathBuf {
@@ -64,7 +64,7 @@ impl OutputLock {
     /// a note to `progress` for each file. Refused when another process is writing `out`.
     pub fn acquire(out: &Path, progress: &dyn Progress) -> Result<OutputLock> {
         let path = sibling(out, "lock");
-        let dir = crate::memory::dir_of(out);
+        let dir = crate::base::memory::dir_of(out);
         if !dir.is_dir() {
             // A file error (Python's FileError, an OSError), as opening a file there would be.
             return Err(Error::io(
@@ -128,7 +128,7 @@ impl Drop for OutputLock {
 /// telling `progress` of each.
 fn remove_stale(out: &Path, progress: &dyn Progress) {
     let name = file_name(out);
-    let dir = crate::memory::dir_of(out);
+    let dir = crate::base::memory::dir_of(out);
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -183,9 +183,9 @@ pub(crate) fn allocate(file: &File, path: &Path, len: u64) -> Result<()> {
         0 => Ok(()),
         libc::ENOSPC => Err(Error::Disk {
             what: format!("writing {}", path.display()),
-            path: crate::memory::dir_of(path).display().to_string(),
+            path: crate::base::memory::dir_of(path).display().to_string(),
             need: len,
-            free: crate::memory::disk_free(crate::memory::dir_of(path)).unwrap_or(0),
+            free: crate::base::memory::disk_free(crate::base::memory::dir_of(path)).unwrap_or(0),
         }),
         // File systems without the call: fall back to the length alone.
         libc::EOPNOTSUPP | libc::EINVAL => {
@@ -326,7 +326,7 @@ impl Drop for TempFile {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::progress::Silent;
+    use crate::base::progress::Silent;
 
     #[test]
     fn a_second_writer_is_refused_and_the_lock_file_goes_away() {
@@ -360,7 +360,7 @@ mod tests {
         for n in names {
             std::fs::write(dir.path().join(n), b"x").unwrap();
         }
-        let told = crate::progress::tests::Kept::default();
+        let told = crate::base::progress::tests::Kept::default();
         drop(OutputLock::acquire(&out, &told).unwrap());
         let mut notes = told.notes.into_inner().unwrap();
         notes.sort();

@@ -2,7 +2,7 @@
 //! alternation reaches, the same position text, moves (names, the positions they make, values,
 //! remoteness) and value as the alternation index, which holds every board itself.
 
-use retrodb::build::{self, BuildOptions};
+use retrodb::builder::{self, BuildOptions};
 use retrodb::games::AnyGame;
 use retrodb::table::{Probe, Table};
 use retrodb::{Game, Notation};
@@ -41,9 +41,9 @@ fn symmetric_tables_answer_on_the_asked_board() {
             ..BuildOptions::default()
         };
         let plain = dir.path().join("alt.rdb");
-        build::build(&open(spec), &plain, &opts).unwrap();
+        builder::build(&open(spec), &plain, &opts).unwrap();
         let sym = dir.path().join("sym.rdb");
-        build::build(&open(&format!("{spec},sym")), &sym, &opts).unwrap();
+        builder::build(&open(&format!("{spec},sym")), &sym, &opts).unwrap();
         let (plain, sym) = (Table::open(&plain).unwrap(), Table::open(&sym).unwrap());
         let AnyGame::Cell(g) = plain.game() else {
             panic!("{spec} is a cell game");
@@ -81,7 +81,7 @@ fn other_tables_answer_as_probe_text_does() {
         remoteness: true,
         ..BuildOptions::default()
     };
-    build::build(&open("digraph:data/seed001.txt"), &out, &opts).unwrap();
+    builder::build(&open("digraph:data/seed001.txt"), &out, &opts).unwrap();
     let t = Table::open(&out).unwrap();
     for v in ["0", "4", "8", "11"] {
         let got = t.probe_as_asked(v).unwrap();

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, mpsc};
 
 use crate::common::{retrodb, stderr};
-use retrodb::build::{self, BuildOptions};
+use retrodb::builder::{self, BuildOptions};
 use retrodb::game::Notation;
 use retrodb::games::AnyGame;
 use retrodb::solve::Engine;
@@ -83,7 +83,7 @@ fn a_second_concurrent_build_of_the_same_output_is_refused() {
     let opts = BuildOptions {
         engine: Some(Engine::Tiered),
         // Pauses the first build after its first tier, its work files open.
-        on_tier: Some(Arc::new(move |_r: &build::TierReport| {
+        on_tier: Some(Arc::new(move |_r: &builder::TierReport| {
             if let Some(tx) = started_tx.lock().unwrap().take() {
                 tx.send(()).unwrap();
                 go_rx.lock().unwrap().recv().unwrap();
@@ -93,10 +93,10 @@ fn a_second_concurrent_build_of_the_same_output_is_refused() {
     };
     let first = {
         let out = out.clone();
-        std::thread::spawn(move || build::build(&open("hex:3"), &out, &opts))
+        std::thread::spawn(move || builder::build(&open("hex:3"), &out, &opts))
     };
     started_rx.recv().unwrap();
-    let err = build::build(&open("hex:3"), &out, &BuildOptions::default()).unwrap_err();
+    let err = builder::build(&open("hex:3"), &out, &BuildOptions::default()).unwrap_err();
     assert!(
         err.to_string()
             .contains("another retrodb process is writing it"),
@@ -127,7 +127,7 @@ fn a_flipped_byte_in_a_checkpoints_cells_is_detected_on_resume() {
         stop_after_tiers: Some(4),
         ..BuildOptions::default()
     };
-    assert!(!build::build(&game, &out, &stop).unwrap().complete);
+    assert!(!builder::build(&game, &out, &stop).unwrap().complete);
     let partial = dir.path().join(".flip.rdb.partial");
     let mut bytes = std::fs::read(&partial).unwrap();
     // A full board is in the top tier, finished before the checkpoint. The cells start at the
@@ -138,7 +138,7 @@ fn a_flipped_byte_in_a_checkpoints_cells_is_detected_on_resume() {
     assert_ne!((bytes[at] >> shift) & 3, 0, "the full board is decided");
     bytes[at] ^= 3 << shift;
     std::fs::write(&partial, &bytes).unwrap();
-    let err = build::build(&game, &out, &BuildOptions::default()).unwrap_err();
+    let err = builder::build(&game, &out, &BuildOptions::default()).unwrap_err();
     let text = err.to_string();
     assert!(
         text.contains("work file damaged") && text.contains(".flip.rdb.partial"),
@@ -152,7 +152,7 @@ fn a_flipped_byte_in_a_checkpoints_cells_is_detected_on_resume() {
     // Undone, the same build resumes and writes the table every build writes.
     bytes[at] ^= 3 << shift;
     std::fs::write(&partial, &bytes).unwrap();
-    let s = build::build(&game, &out, &BuildOptions::default()).unwrap();
+    let s = builder::build(&game, &out, &BuildOptions::default()).unwrap();
     assert!(s.complete && s.resumed_from_tier.is_some());
     assert_eq!(xxh3_of(&out), HEX3);
     Table::open(&out).unwrap().verify_checksums().unwrap();
@@ -167,13 +167,13 @@ fn the_halt_hook_stops_a_build_that_resumes_later() {
     let halt = BuildOptions {
         engine: Some(Engine::Tiered),
         checkpoint_every: std::time::Duration::ZERO,
-        halt_after_tier: Some(Arc::new(|r: &build::TierReport| r.tier == 5)),
+        halt_after_tier: Some(Arc::new(|r: &builder::TierReport| r.tier == 5)),
         ..BuildOptions::default()
     };
-    let err = build::build(&game, &out, &halt).unwrap_err();
+    let err = builder::build(&game, &out, &halt).unwrap_err();
     assert!(matches!(err, Error::Interrupted(_)), "{err}");
     assert!(!out.exists());
-    let s = build::build(&game, &out, &BuildOptions::default()).unwrap();
+    let s = builder::build(&game, &out, &BuildOptions::default()).unwrap();
     assert_eq!(s.resumed_from_tier, Some(5));
     assert_eq!(xxh3_of(&out), HEX3);
 }

@@ -2,7 +2,7 @@
 //! must give the table's outcome for both movers.
 
 use retrodb::Value;
-use retrodb::build::{self, BuildOptions};
+use retrodb::builder::{self, BuildOptions};
 use retrodb::game::Tiered;
 use retrodb::games::AnyGame;
 use retrodb::games::values::board_values;
@@ -12,7 +12,7 @@ fn check(spec: &str, free_moves: u32) -> usize {
     let game = AnyGame::open(spec, u64::MAX).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.rdb");
-    build::build(&game, &path, &BuildOptions::default()).unwrap();
+    builder::build(&game, &path, &BuildOptions::default()).unwrap();
     let t = Table::open(&path).unwrap();
     let AnyGame::Cell(cell) = &game else {
         panic!("{spec} is a cell game")
@@ -109,7 +109,7 @@ fn hackenbush_values_agree_with_the_surreal_values() {
         let game = AnyGame::open(spec, u64::MAX).unwrap();
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.rdb");
-        build::build(&game, &path, &BuildOptions::default()).unwrap();
+        builder::build(&game, &path, &BuildOptions::default()).unwrap();
         let t = Table::open(&path).unwrap();
         let mut v = retrodb::games::values::PositionValues::new(t.game(), 1, 1 << 20).unwrap();
         let mut compared = 0;
@@ -345,7 +345,7 @@ fn position_values_limit_each_value_not_the_memo() {
     // Boards with 7 of 9 cells claimed: at most 3^2 boards below each.
     let mut computed = 0;
     for config in 0..3u64.pow(9) {
-        let (l, r) = retrodb::shape::digit_masks(config, 9);
+        let (l, r) = retrodb::game::shape::digit_masks(config, 9);
         if (l | r).count_ones() != 7 {
             continue;
         }

@@ -232,7 +232,7 @@ fn every_flipped_byte_is_detected() {
     let good = build_seed(dir.path(), &["--remoteness"]);
     let bytes = std::fs::read(&good).unwrap();
     let bad = dir.path().join("bad.rdb");
-    let mut rng = retrodb::splitmix::SplitMix64(99);
+    let mut rng = retrodb::base::splitmix::SplitMix64(99);
     for _ in 0..150 {
         let at = rng.below(bytes.len() as u64) as usize;
         let mut copy = bytes.clone();

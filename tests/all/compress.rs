@@ -6,7 +6,7 @@ use std::process::Output;
 
 use crate::common::{retrodb, retrodb_stdin};
 
-use retrodb::splitmix::SplitMix64;
+use retrodb::base::splitmix::SplitMix64;
 use retrodb::table::Table;
 
 fn ok(o: &Output) -> String {

@@ -7,10 +7,10 @@ use std::collections::VecDeque;
 use std::sync::OnceLock;
 
 use proptest::prelude::*;
+use retrodb::base::cells::{self, Cells, zeroed_words};
 use retrodb::games::Source;
 use retrodb::games::digraph::Digraph;
 use retrodb::solve::{SolveOptions, counter};
-use retrodb::table::cells::{self, Cells, zeroed_words};
 
 /// A vertex's value with its remoteness, as the queue solver and the engine give it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -201,12 +201,12 @@ fn table_by(spec: &str, text: &str, engine: retrodb::solve::Engine) -> Vec<u8> {
     let game = AnyGame::load(spec, Input::Embedded(text.as_bytes()), u64::MAX).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("t.rdb");
-    let opts = retrodb::build::BuildOptions {
+    let opts = retrodb::builder::BuildOptions {
         remoteness: true,
         engine: Some(engine),
-        ..retrodb::build::BuildOptions::default()
+        ..retrodb::builder::BuildOptions::default()
     };
-    retrodb::build::build(&game, &out, &opts).unwrap();
+    retrodb::builder::build(&game, &out, &opts).unwrap();
     std::fs::read(&out).unwrap()
 }
 

@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 
 use proptest::prelude::*;
 use retrodb::Value;
-use retrodb::build::{self, BuildOptions};
+use retrodb::builder::{self, BuildOptions};
 use retrodb::games::AnyGame;
 use retrodb::table::{Table, zstd::Params};
 
@@ -48,7 +48,7 @@ fn samples() -> &'static [Sample] {
                     ..BuildOptions::default()
                 };
                 let game = AnyGame::open(spec, u64::MAX).unwrap();
-                build::build(&game, &out, &opts).unwrap();
+                builder::build(&game, &out, &opts).unwrap();
                 let bytes = std::fs::read(&out).unwrap();
                 let t = Table::from_bytes(&out, bytes.clone(), 1 << 20).unwrap();
                 let answers = (0..t.header().size)

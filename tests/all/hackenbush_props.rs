@@ -5,11 +5,11 @@
 use std::collections::HashMap;
 
 use retrodb::Value;
+use retrodb::base::cells::{self, Cells};
+use retrodb::base::splitmix::SplitMix64;
 use retrodb::cgt::numbers::Dyadic;
 use retrodb::games::hackenbush::{Colour, Hackenbush, outcome_class, random_text};
 use retrodb::solve::{SolveOptions, counter};
-use retrodb::splitmix::SplitMix64;
-use retrodb::table::cells::{self, Cells};
 use retrodb::{Game, Notation};
 
 /// Solves `g` in memory with the counter engine; the value of every index.

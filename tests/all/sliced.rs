@@ -1,7 +1,7 @@
 //! The sliced index (docs/SLICES.md), with and without symmetry, against the alternation index
 //! and the plain build of every configuration: the same value for every position.
 
-use retrodb::build::{self, BuildOptions};
+use retrodb::builder::{self, BuildOptions};
 use retrodb::games::AnyGame;
 use retrodb::table;
 use retrodb::{Game, Notation, Omissions};
@@ -29,7 +29,7 @@ fn sliced_and_symmetric_tables_agree_with_the_alternation_index() {
     ] {
         let every: usize = every;
         let plain = dir.path().join("alt.rdb");
-        build::build(&open(spec), &plain, &BuildOptions::default()).unwrap();
+        builder::build(&open(spec), &plain, &BuildOptions::default()).unwrap();
         let reference = Table::open(&plain).unwrap();
         let AnyGame::Cell(r) = reference.game() else {
             panic!("{spec} is a cell game");
@@ -39,7 +39,7 @@ fn sliced_and_symmetric_tables_agree_with_the_alternation_index() {
         // position alternation reaches.
         let base = spec.split(",start=").next().unwrap();
         let full = dir.path().join("plain.rdb");
-        build::build(&open(base), &full, &BuildOptions::default()).unwrap();
+        builder::build(&open(base), &full, &BuildOptions::default()).unwrap();
         let full = Table::open(&full).unwrap();
         let AnyGame::Cell(f) = full.game() else {
             panic!("{base} is a cell game");
@@ -72,7 +72,7 @@ fn sliced_and_symmetric_tables_agree_with_the_alternation_index() {
             let other = format!("{spec}{suffix}");
             let game = open(&other);
             let out = dir.path().join("sliced.rdb");
-            let summary = build::build(&game, &out, &BuildOptions::default()).unwrap();
+            let summary = builder::build(&game, &out, &BuildOptions::default()).unwrap();
             assert!(summary.complete, "{other}");
             let table = Table::open(&out).unwrap();
             let AnyGame::Cell(g) = table.game() else {
@@ -91,7 +91,13 @@ fn sliced_and_symmetric_tables_agree_with_the_alternation_index() {
             // A compressed copy (don't-care cells filled from the row-by-row rules) answers
             // the same.
             let z = dir.path().join("sliced-z.rdb");
-            table::compress(&table, &z, quick_compression(), &retrodb::progress::Silent).unwrap();
+            table::compress(
+                &table,
+                &z,
+                quick_compression(),
+                &retrodb::base::progress::Silent,
+            )
+            .unwrap();
             let zt = Table::open(&z).unwrap();
             for pos in (0..g.size()).step_by(every) {
                 assert_eq!(
@@ -140,7 +146,7 @@ fn the_row_kernel_with_remoteness_agrees_with_the_plain_boards() {
         ),
     ] {
         let full = dir.path().join("plain.rdb");
-        let s = build::build(&open(base), &full, &rem(None)).unwrap();
+        let s = builder::build(&open(base), &full, &rem(None)).unwrap();
         assert_eq!(s.kernel, Kernel::PlainRemoteness, "{base}");
         let full = Table::open(&full).unwrap();
         let AnyGame::Cell(f) = full.game() else {
@@ -148,7 +154,7 @@ fn the_row_kernel_with_remoteness_agrees_with_the_plain_boards() {
         };
         for spec in sliced {
             let out = dir.path().join("rows.rdb");
-            let summary = build::build(&open(spec), &out, &rem(None)).unwrap();
+            let summary = builder::build(&open(spec), &out, &rem(None)).unwrap();
             assert_eq!(summary.kernel, Kernel::SlicedRemoteness, "{spec}");
             let table = Table::open(&out).unwrap();
             assert_eq!(
@@ -171,7 +177,13 @@ fn the_row_kernel_with_remoteness_agrees_with_the_plain_boards() {
             }
             assert_eq!(table.header().rounds, Some(longest + 1), "{spec}");
             let z = dir.path().join("rows-z.rdb");
-            table::compress(&table, &z, quick_compression(), &retrodb::progress::Silent).unwrap();
+            table::compress(
+                &table,
+                &z,
+                quick_compression(),
+                &retrodb::base::progress::Silent,
+            )
+            .unwrap();
             let zt = Table::open(&z).unwrap();
             for pos in (0..g.size()).step_by(7) {
                 assert_eq!(
@@ -181,14 +193,14 @@ fn the_row_kernel_with_remoteness_agrees_with_the_plain_boards() {
                 );
             }
             let back = dir.path().join("rows-back.rdb");
-            table::decompress(&zt, &back, &retrodb::progress::Silent).unwrap();
+            table::decompress(&zt, &back, &retrodb::base::progress::Silent).unwrap();
             assert!(
                 std::fs::read(&back).unwrap() == std::fs::read(&out).unwrap(),
                 "{spec}: decompressed differs from the build"
             );
             if counter {
                 let c = dir.path().join("counter.rdb");
-                build::build(&open(spec), &c, &rem(Some(Engine::Counter))).unwrap();
+                builder::build(&open(spec), &c, &rem(Some(Engine::Counter))).unwrap();
                 assert!(
                     std::fs::read(&c).unwrap() == std::fs::read(&out).unwrap(),
                     "{spec}: the counter engine wrote another table"

@@ -8,8 +8,8 @@
 use std::path::Path;
 
 use retrodb::Value;
-use retrodb::grundy::{Grundy, sum};
-use retrodb::splitmix::SplitMix64;
+use retrodb::base::grundy::{Grundy, sum};
+use retrodb::base::splitmix::SplitMix64;
 use serde_json::Value as Json;
 
 use crate::common::{fails, ok, path_str, retrodb, retrodb_stdin, stderr, stdout};

@@ -3,7 +3,7 @@
 
 use std::process::Output;
 
-use retrodb::oracle::graphs::connected_graphs;
+use retrodb::apps::oracle::graphs::connected_graphs;
 use serde_json::Value as Json;
 
 use crate::common::{fails, retrodb, retrodb_stdin, stderr, stdout};
@@ -146,7 +146,7 @@ fn permutations(n: usize) -> Vec<Vec<usize>> {
 }
 
 /// The smallest pair of each orbit of unordered vertex pairs, trying all `n!` permutations.
-fn brute_pair_reps(g: &retrodb::oracle::graphs::Graph) -> Vec<(usize, usize)> {
+fn brute_pair_reps(g: &retrodb::apps::oracle::graphs::Graph) -> Vec<(usize, usize)> {
     let n = g.vertices();
     let autos: Vec<Vec<usize>> = permutations(n)
         .into_iter()
@@ -359,7 +359,7 @@ fn vertex_sweep_bad_input_is_a_clear_error() {
         "{err}"
     );
     // A path on fifteen vertices is more than the census takes.
-    let path15 = retrodb::oracle::graphs::Graph::from_edges(
+    let path15 = retrodb::apps::oracle::graphs::Graph::from_edges(
         15,
         &(0..14).map(|v| (v, v + 1)).collect::<Vec<_>>(),
     )

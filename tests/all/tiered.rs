@@ -6,7 +6,7 @@ use crate::common;
 
 use std::path::Path;
 
-use retrodb::build::{self, BuildOptions};
+use retrodb::builder::{self, BuildOptions};
 use retrodb::game::Tiered;
 use retrodb::games::AnyGame;
 use retrodb::solve::Engine;
@@ -67,7 +67,7 @@ fn build(game: &AnyGame, dir: &Path, engine: Engine, threads: usize, rem: bool) 
         .build()
         .unwrap();
     let summary = pool
-        .install(|| build::build(game, &out, &opts))
+        .install(|| builder::build(game, &out, &opts))
         .unwrap_or_else(|e| panic!("{}: {e}", game.spec()));
     assert_eq!(summary.engine, engine);
     std::fs::read(&out).unwrap()
@@ -219,9 +219,8 @@ fn check_tiers_catches_a_broken_walk() {
     // The engine itself refuses a walk that lists nothing, rather than a table of unused
     // indices.
     let broken = Broken { inner, how: 3 };
-    let words =
-        retrodb::table::cells::zeroed_words(retrodb::table::cells::words_for(broken.size()));
-    let cells = retrodb::table::cells::Cells::new(&words, broken.size());
+    let words = retrodb::base::cells::zeroed_words(retrodb::base::cells::words_for(broken.size()));
+    let cells = retrodb::base::cells::Cells::new(&words, broken.size());
     let err = retrodb::solve::tiered::solve(&broken, &cells, &Default::default())
         .err()
         .expect("refused")
@@ -237,7 +236,7 @@ fn tiered_engine_refuses_cyclic_games_clearly() {
         engine: Some(Engine::Tiered),
         ..BuildOptions::default()
     };
-    let err = build::build(&game, &dir.path().join("t.rdb"), &opts)
+    let err = builder::build(&game, &dir.path().join("t.rdb"), &opts)
         .unwrap_err()
         .to_string();
     assert!(
@@ -245,7 +244,8 @@ fn tiered_engine_refuses_cyclic_games_clearly() {
         "{err}"
     );
     // The default picks the counter engine for it.
-    let summary = build::build(&game, &dir.path().join("t.rdb"), &BuildOptions::default()).unwrap();
+    let summary =
+        builder::build(&game, &dir.path().join("t.rdb"), &BuildOptions::default()).unwrap();
     assert_eq!(summary.engine, Engine::Counter);
 }
 
@@ -261,7 +261,7 @@ fn build_refuses_to_replace_a_special_file() {
     let socket = dir.path().join("not-a-table");
     let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
     let game = open("hex:1");
-    let err = build::build(&game, &socket, &BuildOptions::default())
+    let err = builder::build(&game, &socket, &BuildOptions::default())
         .unwrap_err()
         .to_string();
     assert!(err.contains("not a regular file"), "{err}");
@@ -279,9 +279,9 @@ fn memory_guard_refuses_with_the_estimate_and_the_limit() {
             max_memory: 5_000,
             ..BuildOptions::default()
         };
-        let need = build::estimate(&game, &opts).memory_bytes;
+        let need = builder::estimate(&game, &opts).memory_bytes;
         assert!(need > 5_000);
-        let err = build::build(&game, &dir.path().join("t.rdb"), &opts)
+        let err = builder::build(&game, &dir.path().join("t.rdb"), &opts)
             .unwrap_err()
             .to_string();
         assert!(
@@ -291,14 +291,14 @@ fn memory_guard_refuses_with_the_estimate_and_the_limit() {
         assert!(!dir.path().join("t.rdb").exists());
     }
     // The tiered engine's estimate is far below the counter engine's.
-    let t = build::estimate(
+    let t = builder::estimate(
         &game,
         &BuildOptions {
             engine: Some(Engine::Tiered),
             ..BuildOptions::default()
         },
     );
-    let c = build::estimate(
+    let c = builder::estimate(
         &game,
         &BuildOptions {
             engine: Some(Engine::Counter),
@@ -334,7 +334,7 @@ fn an_interrupted_tiered_build_resumes_to_the_same_file() {
                 stop_after_tiers: Some(2),
                 ..BuildOptions::default()
             };
-            let s = build::build(&game, &out, &opts).unwrap();
+            let s = builder::build(&game, &out, &opts).unwrap();
             assert_eq!(
                 s.resumed_from_tier.is_some(),
                 runs > 0,
@@ -504,9 +504,13 @@ fn a_checkpoint_of_another_game_is_not_resumed() {
         stop_after_tiers: Some(3),
         ..BuildOptions::default()
     };
-    assert!(!build::build(&open("hex:3"), &out, &stop).unwrap().complete);
+    assert!(
+        !builder::build(&open("hex:3"), &out, &stop)
+            .unwrap()
+            .complete
+    );
     let game = open("bridgit:2");
-    let err = build::build(&game, &out, &BuildOptions::default())
+    let err = builder::build(&game, &out, &BuildOptions::default())
         .unwrap_err()
         .to_string();
     assert!(
@@ -518,7 +522,7 @@ fn a_checkpoint_of_another_game_is_not_resumed() {
         restart: true,
         ..BuildOptions::default()
     };
-    let s = build::build(&game, &out, &restart).unwrap();
+    let s = builder::build(&game, &out, &restart).unwrap();
     assert!(s.complete && s.resumed_from_tier.is_none());
     assert!(std::fs::read(&out).unwrap() == build(&game, dir.path(), Engine::Counter, 1, false));
 }
@@ -597,7 +601,7 @@ fn tier_reports_and_plans_follow_the_checkpoints() {
     let (size, tiers) =
         with_tiered_game!(&game, g => (g.size(), g.tier_count()), _ => unreachable!());
     let len = |t: u32| with_tiered_game!(&game, g => g.tier_range(t).map_or(0, |r| r.end - r.start), _ => 0);
-    let fresh = build::plan_tiered(&game, &out, &BuildOptions::default());
+    let fresh = builder::plan_tiered(&game, &out, &BuildOptions::default());
     assert!(fresh.resumed.is_none());
     assert_eq!(
         (fresh.done_from, fresh.lowest, fresh.positions_left),
@@ -609,12 +613,12 @@ fn tier_reports_and_plans_follow_the_checkpoints() {
     let opts = BuildOptions {
         engine: Some(Engine::Tiered),
         stop_after_tiers: Some(3),
-        on_tier: Some(Arc::new(move |r: &build::TierReport| {
+        on_tier: Some(Arc::new(move |r: &builder::TierReport| {
             sink.lock().unwrap().push(r.clone())
         })),
         ..BuildOptions::default()
     };
-    let s = build::build(&game, &out, &opts).unwrap();
+    let s = builder::build(&game, &out, &opts).unwrap();
     assert!(!s.complete);
     let got = reports.lock().unwrap().clone();
     let listed: Vec<(u32, u64)> = got.iter().map(|r| (r.tier, r.positions)).collect();
@@ -625,7 +629,7 @@ fn tier_reports_and_plans_follow_the_checkpoints() {
     assert_eq!((last.solved, last.left), (done, size - done));
     assert!(last.checkpoint, "the run's last tier is a checkpoint");
     // The next run's plan resumes below it, with the time at the first run's rate.
-    let next = build::plan_tiered(&game, &out, &BuildOptions::default());
+    let next = builder::plan_tiered(&game, &out, &BuildOptions::default());
     let m = next.resumed.as_ref().expect("a checkpoint");
     assert_eq!((m.tier, m.solved), (tiers - 3, done));
     assert_eq!(
@@ -649,7 +653,7 @@ fn a_damaged_checkpoint_is_refused_by_name() {
         stop_after_tiers: Some(4),
         ..BuildOptions::default()
     };
-    assert!(!build::build(&game, &out, &stop).unwrap().complete);
+    assert!(!builder::build(&game, &out, &stop).unwrap().complete);
     let rem = dir
         .path()
         .join(format!(".damaged.rdb.partial-rem.{}", tiers - 4));
@@ -657,18 +661,18 @@ fn a_damaged_checkpoint_is_refused_by_name() {
     let at = bytes.iter().position(|&b| b != 0).expect("some remoteness");
     bytes[at] ^= 1;
     std::fs::write(&rem, &bytes).unwrap();
-    let err = build::build(&game, &out, &stop).unwrap_err().to_string();
+    let err = builder::build(&game, &out, &stop).unwrap_err().to_string();
     assert!(
         err.contains("work file damaged") && err.contains(".damaged.rdb.partial-rem."),
         "{err}"
     );
     std::fs::remove_file(&rem).unwrap();
-    let err = build::build(&game, &out, &stop).unwrap_err().to_string();
+    let err = builder::build(&game, &out, &stop).unwrap_err().to_string();
     assert!(err.contains(".damaged.rdb.partial-rem."), "{err}");
     assert!(!out.exists());
     for e in std::fs::read_dir(dir.path()).unwrap() {
         std::fs::remove_file(e.unwrap().path()).unwrap();
     }
-    let whole = build::build(&game, &out, &BuildOptions::default()).unwrap();
+    let whole = builder::build(&game, &out, &BuildOptions::default()).unwrap();
     assert!(whole.complete && whole.resumed_from_tier.is_none());
 }

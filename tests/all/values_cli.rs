@@ -22,7 +22,7 @@ fn values_json_counts_every_tier() {
         let mut all = vec![0u64; cells as usize + 1];
         let mut open = vec![0u64; cells as usize + 1];
         for code in 0..3u64.pow(cells) {
-            let (l, r) = retrodb::shape::digit_masks(code, cells);
+            let (l, r) = retrodb::game::shape::digit_masks(code, cells);
             let t = (l | r).count_ones() as usize;
             all[t] += 1;
             open[t] += u64::from(g.winner(l, r).is_none());

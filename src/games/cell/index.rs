@@ -10,8 +10,8 @@
 use super::alternation::Alternation;
 use super::wins::WinTable;
 use super::{Player, for_each_cell};
-use crate::shape::digit_masks;
-use crate::shape::sliced::Sliced;
+use crate::game::shape::digit_masks;
+use crate::game::shape::sliced::Sliced;
 
 /// Base-3 digits decoded per table lookup.
 const CHUNK_DIGITS: u32 = 8;

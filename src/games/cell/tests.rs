@@ -7,10 +7,10 @@ use std::sync::atomic::AtomicU64;
 use proptest::prelude::*;
 
 use super::*;
-use crate::cells::{self, Cells};
+use crate::base::cells::{self, Cells};
 use crate::game::check_round_trip;
 use crate::solve::{self, SolveOptions};
-use crate::splitmix::SplitMix64;
+use crate::base::splitmix::SplitMix64;
 
 fn board(b: Board) -> CellGame {
     CellGame::new(format!("{b:?}"), Layout::Board(b), None, u64::MAX).unwrap()
@@ -539,7 +539,7 @@ fn sliced_index_holds_every_reachable_board_under_the_boards_symmetries() {
             .map(|s| s.perm)
             .collect();
         let what = format!("{b:?}, {first:?} first");
-        crate::shape::sliced::check_index(&what, b.cell_count() as u32, first, &group);
+        crate::game::shape::sliced::check_index(&what, b.cell_count() as u32, first, &group);
     }
 }
 

@@ -12,8 +12,8 @@ use super::alternation::Alternation;
 use super::index::Index;
 use super::{CellGame, Links, Player};
 use crate::game::{Game, Status, TierPosition, TierVisitor, Tiered, Value};
-use crate::shape::sliced::Sliced;
-use crate::shape::{BoardShape, PlainBoard, SlicedBoard, digit_masks};
+use crate::game::shape::sliced::Sliced;
+use crate::game::shape::{BoardShape, PlainBoard, SlicedBoard, digit_masks};
 
 /// Boards up to this many cells order their children by pivotal counts over every set of
 /// cells (`2^16` floods); larger ones by what a cell touches.

@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use super::{Digraph, MAX_VERTICES};
 use crate::error::{Error, Result};
 use crate::games::source::Source;
-use crate::splitmix::SplitMix64;
+use crate::base::splitmix::SplitMix64;
 
 pub fn check_random(vertices: u64, sinks: u64) -> Result<()> {
     if vertices == 0 || vertices > MAX_VERTICES {

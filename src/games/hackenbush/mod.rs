@@ -233,7 +233,7 @@ impl Hackenbush {
                 limit: max_memory,
             });
         }
-        crate::memory::check(what(), count * 8, max_memory)?;
+        crate::base::memory::check(what(), count * 8, max_memory)?;
         let mut all = Vec::with_capacity(count as usize);
         self.grow(0, self.at_ground, 0, &mut |s| {
             all.push(s);

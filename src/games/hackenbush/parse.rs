@@ -10,7 +10,7 @@ use super::{Colour, Edge, Hackenbush, MAX_EDGES, MAX_VERTEX_ID, bits};
 use crate::error::{Error, Result};
 use crate::game::PositionError;
 use crate::games::source::{self, Source};
-use crate::splitmix::SplitMix64;
+use crate::base::splitmix::SplitMix64;
 
 impl Hackenbush {
     /// Reads a graph file: one edge `u v C` a line, `#` comments.

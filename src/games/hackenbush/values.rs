@@ -41,7 +41,7 @@ impl std::hash::Hasher for MaskHasher {
     }
 
     fn finish(&self) -> u64 {
-        crate::splitmix::mix(self.0)
+        crate::base::splitmix::mix(self.0)
     }
 }
 

@@ -30,7 +30,7 @@ mod query;
 
 use super::{Catalog, Limits, Served, assets};
 use crate::game::{Notation, Value};
-use crate::lookup::Lookups;
+use crate::table::lookup::Lookups;
 use crate::table::{LineStep, Probe};
 use crate::with_game;
 use batch::batch;

@@ -2,8 +2,8 @@
 //! what a probe or a batch is asked to answer ([`Probing`]).
 
 use super::error::{ApiError, lookup_error};
-use crate::lookup::{Ask, Lookups};
 use crate::serve::Served;
+use crate::table::lookup::{Ask, Lookups};
 
 /// How a probe or a batch answers, from its query: with or without moves, and what the lookup
 /// adds ([`Ask`]).

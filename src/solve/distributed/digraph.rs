@@ -18,7 +18,7 @@
 use std::ops::Range;
 
 use super::comm::Comm;
-use crate::cells::{self, Cells};
+use crate::base::cells::{self, Cells};
 use crate::error::Result;
 
 /// Vertices per rank are a multiple of this, so each rank's cells (2 bits each) and remoteness
@@ -174,7 +174,7 @@ fn route(
 pub struct Solved {
     /// The owned vertices' cells, in the table's packed words (2 bits each).
     pub words: Vec<std::sync::atomic::AtomicU64>,
-    /// Per owned vertex: the remoteness, [`crate::remoteness::NONE`] for draws and unused ids.
+    /// Per owned vertex: the remoteness, [`crate::base::remoteness::NONE`] for draws and unused ids.
     pub remoteness: Option<Vec<u32>>,
     /// The last round that decided a vertex anywhere (the counter engine's round count).
     pub rounds: u32,
@@ -204,7 +204,8 @@ pub fn solve_batched(
     let len = own.end - own.start;
     let words = cells::zeroed_words(cells::words_for(len));
     let cells = Cells::new(&words, len);
-    let mut rem: Option<Vec<u32>> = remoteness.then(|| vec![crate::remoteness::NONE; len as usize]);
+    let mut rem: Option<Vec<u32>> =
+        remoteness.then(|| vec![crate::base::remoteness::NONE; len as usize]);
     let mut counters = part.out_deg.clone();
 
     // Round 0: vertices with parents but no moves are lost; ids with neither are unused.

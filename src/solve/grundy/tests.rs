@@ -3,12 +3,12 @@
 //! recursion) on acyclic graphs, and the single-token values of the counter engine.
 
 use super::*;
+use crate::base::grundy::{Grundy, check_local, sum, winning_moves};
+use crate::base::splitmix::SplitMix64;
 use crate::game::Notation;
 use crate::game::Value;
 use crate::games::Source;
 use crate::games::digraph::Digraph;
-use crate::grundy::{Grundy, check_local, sum, winning_moves};
-use crate::splitmix::SplitMix64;
 use proptest::prelude::*;
 
 /// A small random digraph: `n` vertices, up to `2n + 2` edges (loops and repeated edges

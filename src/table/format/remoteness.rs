@@ -1,13 +1,13 @@
 //! The remoteness section's encoding on disk (docs/FORMAT.md): the width a table's remoteness
 //! takes, its bytes (all-ones for none, [`stored_none`]) or nibbles relative to the value
 //! ([`super::REM_NIBBLES`]), and the lengths of the sections and frames that hold it. What
-//! "none" is in memory and on disk is named in [`crate::remoteness`].
+//! "none" is in memory and on disk is named in [`crate::base::remoteness`].
 
 use rayon::prelude::*;
 
 use super::REM_NIBBLES;
-use crate::cells;
-use crate::remoteness::stored_none;
+use crate::base::cells;
+use crate::base::remoteness::stored_none;
 
 /// Bytes of a raw table's remoteness section for `size` positions of `width` (whole 64-bit
 /// words of nibbles for [`REM_NIBBLES`], as the cells are whole words).
@@ -53,7 +53,7 @@ pub fn remoteness_of_nibble(code: u8, n: u8) -> Option<u32> {
     }
 }
 
-/// Stores `r` ([`crate::remoteness::NONE`] for none) in `d.len()` bytes, none as
+/// Stores `r` ([`crate::base::remoteness::NONE`] for none) in `d.len()` bytes, none as
 /// [`stored_none`] (all-ones).
 pub fn put_remoteness(d: &mut [u8], r: u32) {
     let none = stored_none(d.len() as u8);
@@ -86,7 +86,7 @@ pub fn remoteness_width(max: u32) -> u8 {
     }
 }
 
-/// `rem` (in memory, [`crate::remoteness::NONE`] for none) stored `width` bytes each, as a raw table's remoteness
+/// `rem` (in memory, [`crate::base::remoteness::NONE`] for none) stored `width` bytes each, as a raw table's remoteness
 /// section holds it (empty for width 0).
 pub fn remoteness_bytes(rem: &[u32], width: u8) -> Vec<u8> {
     if width == 0 {

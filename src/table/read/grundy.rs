@@ -39,7 +39,7 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
     }
 
     /// The stored generalized Sprague-Grundy code of position `pos` (below the size):
-    /// [`crate::grundy::Labels`]'s codes, an unused index's `u32::MAX`.
+    /// [`crate::base::grundy::Labels`]'s codes, an unused index's `u32::MAX`.
     pub(crate) fn grundy_code(&self, pos: u64) -> Result<u32> {
         let g = self.header.grundy.ok_or_else(|| self.no_grundy())?;
         if pos >= self.header.size {
@@ -75,7 +75,7 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
         let code = u32::from_le_bytes(b);
         let all_ones = if w == 4 { u32::MAX } else { (1 << (8 * w)) - 1 };
         Ok(if code == all_ones {
-            crate::grundy::Labels::UNUSED
+            crate::base::grundy::Labels::UNUSED
         } else {
             code
         })
@@ -90,7 +90,7 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
                 g.set_count
             ))));
         }
-        let len = crate::grundy::words_per_set(g.finite) as u64 * 8;
+        let len = crate::base::grundy::words_per_set(g.finite) as u64 * 8;
         let (from, to) = (id * len, (id + 1) * len);
         let block = self.header.block as u64;
         let first = self.header.grundy_sums().1;
@@ -104,7 +104,7 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
             .chunks_exact(8)
             .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
             .collect();
-        Ok(crate::grundy::set_members(&words))
+        Ok(crate::base::grundy::set_members(&words))
     }
 
     /// The generalized Sprague-Grundy codes of positions `first..first + n` of a raw table as
@@ -139,15 +139,15 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
 
     /// The generalized Sprague-Grundy value of a position (`None` for an unused index); an
     /// error for a table without the values.
-    pub fn grundy(&self, pos: u64) -> Result<Option<crate::grundy::Grundy>> {
+    pub fn grundy(&self, pos: u64) -> Result<Option<crate::base::grundy::Grundy>> {
         let g = self.header.grundy.ok_or_else(|| self.no_grundy())?;
         let code = self.grundy_code(pos)?;
-        Ok(if code == crate::grundy::Labels::UNUSED {
+        Ok(if code == crate::base::grundy::Labels::UNUSED {
             None
         } else if code < g.finite {
-            Some(crate::grundy::Grundy::Finite(code))
+            Some(crate::base::grundy::Grundy::Finite(code))
         } else {
-            Some(crate::grundy::Grundy::Infinite(
+            Some(crate::base::grundy::Grundy::Infinite(
                 self.grundy_set((code - g.finite) as u64)?,
             ))
         })

@@ -11,7 +11,7 @@ use std::path::Path;
 use rayon::prelude::*;
 
 use super::{GameFields, block_sums, sums_section};
-use crate::cells;
+use crate::base::cells;
 use crate::error::{Error, Result};
 use crate::table::format::{self, Encoding, Header, PAGE, Section, align};
 
@@ -101,7 +101,7 @@ pub(crate) struct GrundyBytes {
 impl GrundyBytes {
     /// The sections of a labelling (codes past the width's reach are refused by the
     /// labelling, which keeps them below `u32::MAX`).
-    pub fn of(labels: &crate::grundy::Labels) -> GrundyBytes {
+    pub fn of(labels: &crate::base::grundy::Labels) -> GrundyBytes {
         let set_count = labels.set_count();
         let width = format::GrundyFields::width_for(labels.finite, set_count);
         let w = width as usize;

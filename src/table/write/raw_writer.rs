@@ -13,7 +13,7 @@ use rayon::prelude::*;
 
 use super::raw::{GrundyBytes, RawFields, raw_grundy_sections, raw_sections};
 use super::{GameFields, TableFile, TempFile};
-use crate::cells;
+use crate::base::cells;
 use crate::error::{Error, Result};
 use crate::table::format::{self, PAGE};
 use crate::table::workfiles::{OutputLock, allocate};
@@ -149,7 +149,7 @@ impl RawWriter {
                     let at = group.as_ptr() as usize;
                     // SAFETY: the group lies in the writer's shared file mapping, whose
                     // contents the advice leaves as they are.
-                    unsafe { crate::cells::release_file_pages(at, at + group.len()) };
+                    unsafe { crate::base::cells::release_file_pages(at, at + group.len()) };
                     let _ = requests.send((rem_sec.offset + first as u64, group.len() as u64));
                     sums
                 })
@@ -252,7 +252,7 @@ impl RawWriter {
         };
         // SAFETY: as `words`: the map is writable, lives as long as `self`, over a file no other
         // process writes or truncates, and no plain view of it is made while `self` is shared.
-        unsafe { crate::cells::mapped_atomics(map) }
+        unsafe { crate::base::cells::mapped_atomics(map) }
     }
 
     fn with_file(tmp: TempFile, game: GameFields, size: u64) -> Result<RawWriter> {
@@ -333,7 +333,7 @@ impl RawWriter {
         // SAFETY: the map is writable and lives as long as `self`, over a file no other
         // process writes or truncates (see `with_file`); the only plain view of these bytes
         // (`bytes_mut`) needs `&mut self`, so it cannot coexist with this slice.
-        unsafe { crate::cells::mapped_atomics(map) }
+        unsafe { crate::base::cells::mapped_atomics(map) }
     }
 
     /// Writes the cells mapped so far to the file and waits for the disk (a resumable build's
@@ -458,7 +458,7 @@ impl RawWriter {
 }
 
 /// [`block_sums`] of bytes in a shared mapping of a file, dropping each megabyte's pages from
-/// the process's resident memory once hashed ([`crate::cells::release_file_pages`]), so that
+/// the process's resident memory once hashed ([`crate::base::cells::release_file_pages`]), so that
 /// hashing a table larger than the memory a build was planned with does not hold it all.
 ///
 /// # Safety
@@ -475,7 +475,7 @@ unsafe fn mapped_block_sums(bytes: &[u8], block: u64) -> Vec<u64> {
             let at = group.as_ptr() as usize;
             // SAFETY: the group lies in the caller's shared file mapping, whose contents the
             // advice leaves as they are.
-            unsafe { crate::cells::release_file_pages(at, at + group.len()) };
+            unsafe { crate::base::cells::release_file_pages(at, at + group.len()) };
             sums
         })
         .collect()

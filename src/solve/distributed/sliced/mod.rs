@@ -29,11 +29,11 @@ use std::time::Duration;
 use rayon::prelude::*;
 
 use super::comm::{Comm, agree, all_gather};
-use crate::cells::{CELLS_PER_WORD, Cells, into_plain, zeroed_words};
+use crate::base::cells::{CELLS_PER_WORD, Cells, into_plain, zeroed_words};
+use crate::base::progress::Progress;
 use crate::error::{Error, Result};
-use crate::progress::Progress;
-use crate::shape::SlicedBoard;
-use crate::shape::sliced::Sliced;
+use crate::game::shape::SlicedBoard;
+use crate::game::shape::sliced::Sliced;
 use crate::solve::sliced::{KeyTiers, ROWS_PER_UNIT, RowKernel, clear_from, or_words};
 use crate::solve::tiers::{Solved, TierDone};
 use crate::solve::{SolveOptions, SolveStats};
@@ -103,7 +103,7 @@ pub fn solve(
     let progress = if rank == 0 {
         opts.begin_progress(plan.todo)
     } else {
-        &crate::progress::Silent
+        &crate::base::progress::Silent
     };
     let mut agreed_after = |done: TierDone<'_>| -> Result<bool> {
         let mine = if rank == 0 { after(done) } else { Ok(true) };
@@ -435,7 +435,7 @@ impl Jobs {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cells::zeroed_words;
+    use crate::base::cells::zeroed_words;
     use crate::game::{Game, Tiered};
     use crate::games::AnyGame;
     use crate::solve::distributed::comm::run_local;
@@ -491,7 +491,7 @@ mod tests {
             .and_then(|b| b.sliced())
             .expect("a sliced board");
         let n = g.size();
-        let single = zeroed_words(crate::cells::words_for(n));
+        let single = zeroed_words(crate::base::cells::words_for(n));
         let cells = Cells::new(&single, n);
         crate::solve::sliced::solve(
             &board,
@@ -501,7 +501,7 @@ mod tests {
             &mut |_| Ok(true),
         )
         .unwrap();
-        let shared = zeroed_words(crate::cells::words_for(n));
+        let shared = zeroed_words(crate::base::cells::words_for(n));
         let reported = std::sync::Mutex::new(Vec::new());
         run_local(ranks, |c| {
             let cells = Cells::new(&shared, n);
@@ -566,7 +566,7 @@ mod tests {
         let board = g.board_shape().and_then(|b| b.sliced()).unwrap();
         let n = g.size();
         for panic in [false, true] {
-            let shared = zeroed_words(crate::cells::words_for(n));
+            let shared = zeroed_words(crate::base::cells::words_for(n));
             let e = run_local(3, |c| {
                 let cells = Cells::new(&shared, n);
                 let words = Words(&shared);

@@ -1,0 +1,105 @@
+//! A finished table of a Shannon edge game (`shannon:FILE` or `bridgit:N`, any index) compared
+//! with Lehman's criterion at random positions: the check `retrodb verify --lehman N` runs on
+//! tables too large to compare whole.
+//!
+//! The invariant: the expected value comes from [`super::lehman`] alone (the graph, the claims
+//! and the mover, read from the position text); the table is only read.
+
+use rayon::prelude::*;
+
+use super::lehman::EdgeGame;
+use super::sweep::{Tally, add_tallies, parse_position};
+use crate::base::splitmix;
+use crate::error::{Error, OracleError, Result};
+use crate::game::{Game, Notation};
+use crate::games::cell::{Board, Layout};
+use crate::table::Table;
+
+/// What [`lehman_sample`] found.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct LehmanReport {
+    /// Positions compared (random indices; an index with no position is drawn again).
+    pub checked: u64,
+    pub disagreements: u64,
+    /// Up to five disagreements: position, table value, Lehman's value.
+    pub examples: Vec<String>,
+}
+
+/// The Lehman game of a table's game, or why it has none.
+fn edge_game(table: &Table) -> Result<EdgeGame> {
+    let spec = &table.header().spec;
+    let refuse = || {
+        Error::Oracle(OracleError::NotEdgeGame {
+            path: table.path().display().to_string(),
+            spec: spec.clone(),
+        })
+    };
+    let Some(g) = table.game().cell_game() else {
+        return Err(refuse());
+    };
+    let graph = match g.layout() {
+        Layout::Edges(graph) => graph.clone(),
+        Layout::Board(b @ Board::Bridgit(_)) => b.graph(),
+        _ => return Err(refuse()),
+    };
+    let edges = graph
+        .edges
+        .iter()
+        .map(|&(u, v)| (u as usize, v as usize))
+        .collect();
+    EdgeGame::new(
+        graph.vertices as usize,
+        edges,
+        graph.a as usize,
+        graph.b as usize,
+    )
+    .map_err(|e| {
+        Error::Oracle(OracleError::Unsupported {
+            spec: spec.clone(),
+            reason: e.to_string(),
+        })
+    })
+}
+
+/// Compares `count` random positions of `table` (the same ones for the same `seed`) with
+/// Lehman's criterion, in parallel.
+pub fn lehman_sample(table: &Table, count: u64, seed: u64) -> Result<LehmanReport> {
+    let oracle = edge_game(table)?;
+    let Some(g) = table.game().cell_game() else {
+        unreachable!("edge_game accepts cell games only")
+    };
+    let size = g.size();
+    let cells = g.cells() as usize;
+    let one = |k: u64| -> Result<Tally> {
+        // Draw until an index holds a position (sliced and plain indices have none unused, but
+        // a table may).
+        let mut draw = k;
+        let (pos, got) = loop {
+            let pos = splitmix::hash(seed ^ splitmix::hash(draw)) % size.max(1);
+            if let Some(v) = table.value(pos)? {
+                break (pos, v);
+            }
+            draw = draw.wrapping_add(splitmix::GAMMA);
+        };
+        let text = g.position_text(pos);
+        // The text names the mover (`/L` or `/R`); Left is Short, the connector.
+        let (claims, mover) = parse_position(&text, cells)?;
+        let want = oracle.value(&claims, mover).map_err(|e| {
+            crate::apps::oracle::sweep::oracle_refused(&table.header().spec, &text, e)
+        })?;
+        Ok(if got == want {
+            (1, 0, Vec::new())
+        } else {
+            (1, 1, vec![format!("{text}: table {got}, Lehman {want}")])
+        })
+    };
+    let (checked, disagreements, examples) = (0..count)
+        .into_par_iter()
+        .map(one)
+        .try_reduce(Tally::default, add_tallies)?;
+    Ok(LehmanReport {
+        checked,
+        disagreements,
+        examples,
+    })
+}

@@ -1,0 +1,151 @@
+//! `retrodb research bridgit`: every strategy and conjecture of this module checked against a
+//! complete table of Bridg-It of one size, with the smallest counterexample of each claim.
+//!
+//! Positions are every open configuration of the board with either player to move — the table's
+//! whole index — and, separately, those that arise in play (Left moving first, so Left to move
+//! with equal counts or Right to move with one more Left cell). The invariant: every figure comes
+//! from cell states and the table's values, and every counterexample carries the position text and
+//! the table values that make it one, so `retrodb probe` reproduces it.
+//!
+//! The files: `figures` holds the reported figures, `scan` checks each claim at each position
+//! against the table (the pairwise comparisons in `tally`), `spanning` plays the spanning-tree
+//! strategy's lines, `sample` runs the claims that need values (and remoteness, when the table
+//! has it) on a uniform random sample of the play population (for boards too large to scan
+//! whole), and `text` renders a report for the terminal.
+
+mod boards;
+mod figures;
+mod sample;
+mod scan;
+mod spanning;
+mod tally;
+mod text;
+
+use std::path::Path;
+
+use rayon::prelude::*;
+
+use super::order::GameOrder;
+use crate::base::progress::Progress;
+use crate::error::{Error, ResearchError, Result};
+use crate::game::Game;
+use crate::table::Table;
+use boards::{bridgit_game, draw_counterexamples};
+pub use figures::{
+    Counterexample, Estimate, LeftOut, NamedMove, OptionalFigures, OutcomeClassFigures, Population,
+    Proportion, RankingFigures, Report, SampleFigures, SpanningTreeFigures, TableOrderFigures,
+    ValuesSummary,
+};
+pub use sample::research_sample;
+use scan::{ClaimChecker, Detail, Findings, RANKINGS};
+use spanning::spanning_tree_lines;
+pub use text::render_text;
+
+/// Opens the Bridg-It table of size `n` with remoteness at `path` (default: the table cache,
+/// [`crate::builder::cache`]), building it first when the file is absent (reporting to
+/// `progress`).
+pub fn open_or_build(
+    n: u32,
+    path: Option<&Path>,
+    progress: std::sync::Arc<dyn Progress>,
+) -> Result<(Table, bool)> {
+    crate::builder::cache::open_or_build(&format!("bridgit:{n}"), path, progress)
+}
+
+/// The conventions `C` the game order is tested under by default: a finished board is worth
+/// 1, 2, 3 or 4 free moves to its winner.
+pub const DEFAULT_CONVENTIONS: [u32; 4] = [1, 2, 3, 4];
+
+/// Runs every check on Bridg-It of size `n` against its table, the game order under each
+/// convention of `conventions` (the first gives the counterexamples). `svg_dir` receives one
+/// SVG per counterexample (named `bridgit-N-CLAIM.svg`).
+pub fn research(
+    n: u32,
+    table: &Table,
+    conventions: &[u32],
+    svg_dir: Option<&Path>,
+) -> Result<Report> {
+    research_with_progress(
+        n,
+        table,
+        conventions,
+        svg_dir,
+        &crate::base::progress::Silent,
+    )
+}
+
+/// [`research`], reporting the positions scanned on `progress` (one stage, no words).
+pub fn research_with_progress(
+    n: u32,
+    table: &Table,
+    conventions: &[u32],
+    svg_dir: Option<&Path>,
+    progress: &dyn Progress,
+) -> Result<Report> {
+    let game = bridgit_game(n, table)?;
+    if game.start().is_some() || !table.has_remoteness() {
+        return Err(ResearchError::NotComplete {
+            path: table.path().display().to_string(),
+            spec: game.spec(),
+            n,
+            remoteness: table.has_remoteness(),
+        }
+        .into());
+    }
+    if conventions.is_empty() || conventions.contains(&0) {
+        return Err(ResearchError::Conventions.into());
+    }
+    let orders = conventions
+        .iter()
+        .map(|&c| GameOrder::new(game, c))
+        .collect::<Result<Vec<_>>>()?;
+    let scan = ClaimChecker::new(game, table, n, &orders, Detail::Full);
+    let (spanning_tree, st_loss) = spanning_tree_lines(&scan, n)?;
+    const CHUNK: u64 = 1 << 12;
+    let chunks = game.size().div_ceil(CHUNK);
+    progress.stage("", game.size());
+    let acc = (0..chunks)
+        .into_par_iter()
+        .map(|k| {
+            let mut found = Findings::new(conventions, Detail::Full);
+            let end = ((k + 1) * CHUNK).min(game.size());
+            for pos in k * CHUNK..end {
+                scan.position(pos, &mut found)?;
+            }
+            progress.advance(end - k * CHUNK);
+            Ok::<Findings, Error>(found)
+        })
+        .try_reduce(
+            || Findings::new(conventions, Detail::Full),
+            |a, b| Ok(a.merge(b)),
+        )?;
+    let mut counterexamples: Vec<Counterexample> =
+        st_loss.into_iter().chain(acc.found.into_values()).collect();
+    draw_counterexamples(game, n, &mut counterexamples, svg_dir)?;
+    Ok(Report {
+        game: game.spec(),
+        size: n,
+        table: table.path().display().to_string(),
+        spanning_tree: Some(spanning_tree),
+        game_order_same_for_every_c: Some(acc.pops.iter().all(|p| {
+            let first = &p.game_order[..RANKINGS.len()];
+            p.pairs_order_depends_on_c == Some(0)
+                && p.game_order
+                    .chunks(RANKINGS.len())
+                    .all(|c| c.iter().zip(first).all(|(a, b)| a.counts() == b.counts()))
+        })),
+        game_values: orders
+            .iter()
+            .map(|o| ValuesSummary {
+                free_moves: o.free_moves,
+                distinct_values: o.distinct(),
+            })
+            .collect(),
+        populations: acc.pops.to_vec(),
+        sample: None,
+        counterexamples,
+    })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,123 @@
+//! The plan of a tiered build: which tiers this run solves, from the checkpoint beside the
+//! output, and the memory, disk and time it needs, worked out before anything is written.
+//!
+//! Invariant: planning only reads (the checkpoint, the work files' sizes); the build acts on
+//! the plan.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::super::BuildOptions;
+use super::super::checkpoint::{self, Checkpoint, Found, Identity};
+use crate::game::Tiered;
+use crate::games::AnyGame;
+use crate::solve;
+use crate::solve::plan::{self, Kernel};
+use crate::table::workfiles::sibling;
+use crate::with_tiered_game;
+
+/// What a run of a tiered build will do, worked out before it starts (from the game, the
+/// options and the checkpoint beside the output).
+#[derive(Clone, Debug, Serialize)]
+pub struct TieredPlan {
+    pub tiers: u32,
+    /// The kernel this run solves with ([`solve::plan::choose`]); `None` for a game the tiered
+    /// engine cannot solve.
+    pub kernel: Option<Kernel>,
+    /// The checkpoint this run resumes below, if any.
+    pub resumed: Option<Checkpoint>,
+    /// A checkpoint beside the output that this build may not resume, and why (what differs);
+    /// the build is refused unless [`BuildOptions::restart`] discards it.
+    pub refused: Option<String>,
+    /// Tiers from here up are finished.
+    pub done_from: u32,
+    /// This run solves tiers `lowest..done_from`, top down.
+    pub lowest: u32,
+    /// Positions left to solve after this checkpoint (all the tiers below it).
+    pub positions_left: u64,
+    /// Peak memory of this run, bytes.
+    pub memory_bytes: u64,
+    /// Disk this run still needs for its work files, bytes (beyond what they hold already).
+    pub disk_bytes: u64,
+    /// Free disk beside the output, where the system says.
+    pub disk_free: Option<u64>,
+    /// Seconds the rest of the build would take at the rate of the earlier runs.
+    pub seconds_left: Option<f64>,
+}
+
+/// The plan of a tiered build of `game` into `out` (see [`TieredPlan`]).
+pub fn plan_tiered(game: &AnyGame, out: &Path, opts: &BuildOptions) -> TieredPlan {
+    let size = game.size();
+    let tiers = with_tiered_game!(game, g => g.tier_count(), _ => 0);
+    let (mut resumed, refused) = match checkpoint::read(out, &Identity::of(game, opts.remoteness)) {
+        _ if opts.restart => (None, None),
+        Found::Nothing => (None, None),
+        Found::Resume(c) => (Some(c).filter(|m| m.tier < tiers), None),
+        Found::Differs(why) => (None, Some(why)),
+    };
+    let done_from = resumed.as_ref().map_or(tiers, |m| m.tier);
+    let lowest = done_from.saturating_sub(opts.stop_after_tiers.unwrap_or(tiers));
+    // Memory: the cells of this run's tiers (of a tier and its child tier where tiers are
+    // index ranges, else all of them) and, with remoteness, a byte per index. Disk: the cells
+    // from this run's lowest tier up and, with remoteness, the table's remoteness section and
+    // the checkpoints' files (a new one is written before the previous one is deleted).
+    let solving = lowest..done_from;
+    let fresh = done_from == tiers;
+    let kernel = plan::kernel(game, solve::Engine::Tiered, opts.remoteness, fresh);
+    let memory_bytes = match kernel {
+        Some(k) => with_tiered_game!(game, g => {
+            plan::tiered_memory(k, g, solving.clone(), opts.remoteness)
+                .saturating_add(solve::PROCESS_BYTES)
+        }, _ => 0),
+        None => 0,
+    };
+    let cells_on_disk = with_tiered_game!(game, g => g.tier_range(lowest), _ => None)
+        .map_or(size, |r| size - r.start)
+        .div_ceil(4);
+    let disk_all = match kernel {
+        // The row kernel keeps remoteness in the work file: nibbles of every position, written
+        // in place (no checkpoint files).
+        Some(Kernel::SlicedRemoteness) => cells_on_disk.saturating_add(
+            crate::table::format::remoteness_len(size, crate::table::format::REM_NIBBLES),
+        ),
+        _ if opts.remoteness => cells_on_disk.saturating_add(size.saturating_mul(3)),
+        _ => cells_on_disk,
+    };
+    let rem_file = resumed.as_ref().map(|m| checkpoint::rem_path(out, m.tier));
+    let have = [Some(sibling(out, "partial")), rem_file]
+        .iter()
+        .flatten()
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .map(|m| {
+            use std::os::unix::fs::MetadataExt;
+            m.blocks() * 512
+        })
+        .sum::<u64>();
+    // Where tiers are ranges, the finished ones are exactly the indices from `done_from`'s on.
+    let solved = match with_tiered_game!(game, g => g.tier_range(done_from), _ => None) {
+        Some(r) if resumed.is_some() => size - r.start,
+        _ => resumed.as_ref().map_or(0, |m| m.solved),
+    };
+    if let Some(m) = resumed.as_mut() {
+        m.solved = solved;
+    }
+    let positions_left = size.saturating_sub(solved);
+    let seconds_left = resumed
+        .as_ref()
+        .filter(|m| m.timed > 0 && m.seconds > 0.0)
+        .map(|m| positions_left as f64 * m.seconds / m.timed as f64);
+    TieredPlan {
+        tiers,
+        kernel,
+        resumed,
+        refused,
+        done_from,
+        lowest,
+        positions_left,
+        memory_bytes,
+        disk_bytes: disk_all.saturating_sub(have),
+        disk_free: crate::base::memory::disk_free(crate::base::memory::dir_of(out)),
+        seconds_left,
+    }
+}
