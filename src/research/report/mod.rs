@@ -15,8 +15,11 @@
 
 mod boards;
 mod figures;
+mod late;
+mod lehman_sample;
 mod sample;
 mod scan;
+mod source;
 mod spanning;
 mod tally;
 mod text;
@@ -36,8 +39,11 @@ pub use figures::{
     Proportion, RankingFigures, Report, SampleFigures, SpanningTreeFigures, TableOrderFigures,
     ValuesSummary,
 };
+pub use late::{LateReport, LateTier, research_late};
+pub use lehman_sample::{SamplePopulation, research_lehman};
 pub use sample::research_sample;
 use scan::{ClaimChecker, Detail, Findings, RANKINGS};
+use source::Source;
 use spanning::spanning_tree_lines;
 pub use text::render_text;
 
@@ -93,7 +99,7 @@ pub fn research_with_progress(
         .iter()
         .map(|&c| GameOrder::new(game, c))
         .collect::<Result<Vec<_>>>()?;
-    let scan = ClaimChecker::new(game, table, n, &orders, Detail::Full);
+    let scan = ClaimChecker::new(Source::Table { game, table }, n, &orders, Detail::Full);
     let (spanning_tree, st_loss) = spanning_tree_lines(&scan, n)?;
     const CHUNK: u64 = 1 << 12;
     let chunks = game.size().div_ceil(CHUNK);
@@ -104,7 +110,7 @@ pub fn research_with_progress(
             let mut found = Findings::new(conventions, Detail::Full);
             let end = ((k + 1) * CHUNK).min(game.size());
             for pos in k * CHUNK..end {
-                scan.position(pos, &mut found)?;
+                scan.position(game, pos, &mut found)?;
             }
             progress.advance(end - k * CHUNK);
             Ok::<Findings, Error>(found)
@@ -115,7 +121,7 @@ pub fn research_with_progress(
         )?;
     let mut counterexamples: Vec<Counterexample> =
         st_loss.into_iter().chain(acc.found.into_values()).collect();
-    draw_counterexamples(game, n, &mut counterexamples, svg_dir)?;
+    draw_counterexamples(n, &mut counterexamples, svg_dir)?;
     Ok(Report {
         game: game.spec(),
         size: n,

@@ -25,20 +25,21 @@ use super::figures::{
     SampleFigures, TableOrderFigures,
 };
 use super::scan::{ClaimChecker, Detail, Findings, PositionAt, RANKINGS};
+use super::source::Source;
 use crate::error::{Error, ResearchError, Result};
 use crate::game::Game;
-use crate::games::cell::Player;
 use crate::games::cell::alternation::Alternation;
+use crate::games::cell::{CellGame, Player};
 use crate::progress::Progress;
 use crate::splitmix::SplitMix64;
 use crate::table::Table;
 
 /// The normal quantile of a two-sided 95% interval.
-const Z95: f64 = 1.959_963_984_540_054;
+pub(super) const Z95: f64 = 1.959_963_984_540_054;
 
 /// What a sample of Bridg-It from a Left-first table cannot give, whatever its size; from a
 /// table without remoteness, the figures against the table's order of options too.
-fn left_out(remoteness: bool) -> Vec<LeftOut> {
+pub(super) fn left_out(remoteness: bool) -> Vec<LeftOut> {
     let table_order = LeftOut {
         figures: "ranking: pairs agree / contradict / conj. ties / table ties / both tie; \
                   'equivalent' pairs that differ in remoteness",
@@ -97,7 +98,7 @@ pub fn wilson(k: u64, n: u64, z: f64) -> Option<Estimate> {
 /// Per-position sums of one ratio `Σy / Σx` (pairs or moves counted per sampled position), for
 /// its delta-method variance.
 #[derive(Clone, Copy, Debug, Default)]
-struct RatioSums {
+pub(super) struct RatioSums {
     n: f64,
     y: f64,
     x: f64,
@@ -107,7 +108,7 @@ struct RatioSums {
 }
 
 impl RatioSums {
-    fn add(&mut self, y: u64, x: u64) {
+    pub(super) fn add(&mut self, y: u64, x: u64) {
         let (y, x) = (y as f64, x as f64);
         self.n += 1.0;
         self.y += y;
@@ -117,7 +118,7 @@ impl RatioSums {
         self.xy += x * y;
     }
 
-    fn merge(&mut self, o: &RatioSums) {
+    pub(super) fn merge(&mut self, o: &RatioSums) {
         self.n += o.n;
         self.y += o.y;
         self.x += o.x;
@@ -127,7 +128,7 @@ impl RatioSums {
     }
 
     /// `R = Σy / Σx` with `R ± z·sqrt(Σ(y − R·x)² / (n(n − 1)·x̄²))`, clipped to `[0, 1]`.
-    fn interval(&self, z: f64) -> Option<Estimate> {
+    pub(super) fn interval(&self, z: f64) -> Option<Estimate> {
         if self.x == 0.0 || self.n < 2.0 {
             return None;
         }
@@ -144,11 +145,11 @@ impl RatioSums {
 }
 
 /// Reads a share's (count, total) from a population's figures.
-type Read = Box<dyn Fn(&Population) -> (u64, u64) + Send + Sync>;
+pub(super) type Read = Box<dyn Fn(&Population) -> (u64, u64) + Send + Sync>;
 
 /// One measured share: its name, what it counts, and how to read (count, total) from a
 /// population's figures.
-struct Measure {
+pub(super) struct Measure {
     name: String,
     what: String,
     /// Counted in pairs or moves (clusters per position), not in positions.
@@ -172,7 +173,7 @@ fn measure(
 
 /// Every share a sampled report gives, in the order it prints them; with `remoteness`, the
 /// ranking against the table's order of options too.
-fn measures(remoteness: bool) -> Vec<Measure> {
+pub(super) fn measures(remoteness: bool) -> Vec<Measure> {
     let won = |p: &Population| p.optional.mover_executable_won + p.optional.won_not_executable;
     let mut m = vec![
         measure(
@@ -390,25 +391,147 @@ struct Chunk {
     draws: u64,
 }
 
+/// What a sample found: the figures of the population `pop` of `found`, each measure's
+/// per-position sums, and the draws it took (finished boards drawn again included).
+pub(super) struct Sampled {
+    found: Findings,
+    sums: Vec<RatioSums>,
+    pub(super) draws: u64,
+    pop: usize,
+}
+
+/// Draws `count` positions with `seed` and checks each: `draw` turns one random stream into
+/// the figures of one position (into population `pop`), or `None` for a finished board, drawn
+/// again. Sample `k` depends only on the seed and `k`. The positions checked are reported on
+/// `progress` (one stage, no words).
+pub(super) fn sample_with(
+    count: u64,
+    seed: u64,
+    detail: Detail,
+    measures: &[Measure],
+    pop: usize,
+    progress: &dyn Progress,
+    draw: impl Fn(&mut SplitMix64) -> Result<Option<Findings>> + Sync,
+) -> Result<Sampled> {
+    // One stream per sample, mixed from the seed and the sample's number.
+    let base = SplitMix64(seed).next_u64();
+    let one = |k: u64, chunk: &mut Chunk| -> Result<()> {
+        let mut rng = SplitMix64(base ^ SplitMix64(k).next_u64());
+        let here = loop {
+            chunk.draws += 1;
+            if let Some(here) = draw(&mut rng)? {
+                break here;
+            }
+        };
+        for (m, s) in measures.iter().zip(&mut chunk.sums) {
+            let (y, x) = (m.get)(&here.pops[pop]);
+            s.add(y, x);
+        }
+        let found = std::mem::take(&mut chunk.found);
+        chunk.found = found.merge(here);
+        Ok(())
+    };
+    let empty = || Chunk {
+        found: Findings::new(&[], detail),
+        sums: vec![RatioSums::default(); measures.len()],
+        draws: 0,
+    };
+    const CHUNK: u64 = 1 << 10;
+    progress.stage("", count);
+    let acc = (0..count.div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|c| {
+            let mut chunk = empty();
+            let end = ((c + 1) * CHUNK).min(count);
+            for k in c * CHUNK..end {
+                one(k, &mut chunk)?;
+            }
+            progress.advance(end - c * CHUNK);
+            Ok::<Chunk, Error>(chunk)
+        })
+        .try_reduce(empty, |mut a, b| {
+            a.found = a.found.merge(b.found);
+            for (x, y) in a.sums.iter_mut().zip(&b.sums) {
+                x.merge(y);
+            }
+            a.draws += b.draws;
+            Ok(a)
+        })?;
+    Ok(Sampled {
+        found: acc.found,
+        sums: acc.sums,
+        draws: acc.draws,
+        pop,
+    })
+}
+
+impl Sampled {
+    /// The sampled population's figures, named `name`.
+    pub(super) fn population(&self, name: &str) -> Population {
+        let mut p = self.found.pops[self.pop].clone();
+        p.name = name.into();
+        p
+    }
+
+    /// Every measure's share of the population `p` (this sample's), with its 95% interval.
+    pub(super) fn proportions(&self, measures: &[Measure], p: &Population) -> Vec<Proportion> {
+        measures
+            .iter()
+            .zip(&self.sums)
+            .map(|(m, s)| {
+                let (count, of) = (m.get)(p);
+                Proportion {
+                    name: m.name.clone(),
+                    what: m.what.clone(),
+                    count,
+                    of,
+                    share: if m.clustered {
+                        s.interval(Z95)
+                    } else {
+                        wilson(count, of, Z95)
+                    },
+                    interval: if m.clustered { "ratio" } else { "wilson" },
+                }
+            })
+            .collect()
+    }
+
+    /// The population's size, estimated from the share of open draws among `boards` boards.
+    pub(super) fn population_size(&self, positions: u64, boards: f64) -> Estimate {
+        let open = wilson(positions, self.draws, Z95).expect("at least one draw");
+        Estimate {
+            value: open.value * boards,
+            low: open.low * boards,
+            high: open.high * boards,
+        }
+    }
+
+    /// The smallest counterexample of each claim found.
+    pub(super) fn counterexamples(self) -> Vec<Counterexample> {
+        self.found.found.into_values().collect()
+    }
+}
+
 /// Checks every claim the scan's detail allows at the open board `(l, r)` with `t` cells
 /// claimed (Left-first counts), looked up through the table's index: the figures of that one
 /// position, in the play population.
 fn check_board(
     scan: &ClaimChecker<'_>,
+    game: &CellGame,
     boards: &Alternation,
     l: u64,
     r: u64,
     t: u32,
 ) -> Result<Findings> {
-    let game = scan.game;
     let mover = boards.mover(t);
     let cells = game.states_of_masks(l, r);
-    let index = game
-        .try_index(l, r, mover)
-        .ok_or_else(|| Error::Research(ResearchError::NoIndex { spec: game.spec() }))?;
+    if game.try_index(l, r, mover).is_none() {
+        return Err(Error::Research(ResearchError::NoIndex {
+            spec: game.spec(),
+        }));
+    }
     let at = PositionAt {
-        index,
-        value: scan.value(index)?,
+        value: scan.value(&cells, mover)?,
         in_play: true,
         cells: &cells,
         mover,
@@ -448,78 +571,18 @@ pub fn research_sample(
     } else {
         Detail::ValuesOnly
     };
-    let scan = ClaimChecker::new(game, table, n, &[], detail);
+    let scan = ClaimChecker::new(Source::Table { game, table }, n, &[], detail);
     let boards = Alternation::new(game.cells(), Player::Left);
     let measures = measures(remoteness);
-    // One stream per sample, mixed from the seed and the sample's number.
-    let base = SplitMix64(seed).next_u64();
-    let one = |k: u64, chunk: &mut Chunk| -> Result<()> {
-        let mut rng = SplitMix64(base ^ SplitMix64(k).next_u64());
-        let (l, r, t) = loop {
-            chunk.draws += 1;
-            let (l, r) = boards.masks(rng.below(boards.size()));
-            if game.winner(l, r).is_none() {
-                break (l, r, (l | r).count_ones());
-            }
-        };
-        let here = check_board(&scan, &boards, l, r, t)?;
-        for (m, s) in measures.iter().zip(&mut chunk.sums) {
-            let (y, x) = (m.get)(&here.pops[1]);
-            s.add(y, x);
+    let sampled = sample_with(count, seed, detail, &measures, 1, progress, |rng| {
+        let (l, r) = boards.masks(rng.below(boards.size()));
+        if game.winner(l, r).is_some() {
+            return Ok(None);
         }
-        let found = std::mem::take(&mut chunk.found);
-        chunk.found = found.merge(here);
-        Ok(())
-    };
-    let empty = || Chunk {
-        found: Findings::new(&[], detail),
-        sums: vec![RatioSums::default(); measures.len()],
-        draws: 0,
-    };
-    const CHUNK: u64 = 1 << 10;
-    progress.stage("", count);
-    let acc = (0..count.div_ceil(CHUNK))
-        .into_par_iter()
-        .map(|c| {
-            let mut chunk = empty();
-            let end = ((c + 1) * CHUNK).min(count);
-            for k in c * CHUNK..end {
-                one(k, &mut chunk)?;
-            }
-            progress.advance(end - c * CHUNK);
-            Ok::<Chunk, Error>(chunk)
-        })
-        .try_reduce(empty, |mut a, b| {
-            a.found = a.found.merge(b.found);
-            for (x, y) in a.sums.iter_mut().zip(&b.sums) {
-                x.merge(y);
-            }
-            a.draws += b.draws;
-            Ok(a)
-        })?;
-    let mut play = acc.found.pops[1].clone();
-    play.name = "play".into();
-    let proportions = measures
-        .iter()
-        .zip(&acc.sums)
-        .map(|(m, s)| {
-            let (count, of) = (m.get)(&play);
-            Proportion {
-                name: m.name.clone(),
-                what: m.what.clone(),
-                count,
-                of,
-                share: if m.clustered {
-                    s.interval(Z95)
-                } else {
-                    wilson(count, of, Z95)
-                },
-                interval: if m.clustered { "ratio" } else { "wilson" },
-            }
-        })
-        .collect();
-    let open = wilson(count, acc.draws, Z95).expect("at least one draw");
-    let scale = boards.size() as f64;
+        let t = (l | r).count_ones();
+        check_board(&scan, game, &boards, l, r, t).map(Some)
+    })?;
+    let play = sampled.population("play");
     let sample = SampleFigures {
         method: format!(
             "{count} open boards drawn uniformly (with replacement) from the {} boards with \
@@ -527,22 +590,19 @@ pub fn research_sample(
              drawn again), each looked up through the table's index",
             boards.size()
         ),
+        population_name: "play".into(),
         seed,
         positions: count,
-        draws: acc.draws,
-        boards: boards.size(),
+        draws: sampled.draws,
+        boards: boards.size() as f64,
         remoteness,
         confidence: 0.95,
-        population: Estimate {
-            value: open.value * scale,
-            low: open.low * scale,
-            high: open.high * scale,
-        },
-        proportions,
+        population: sampled.population_size(count, boards.size() as f64),
+        proportions: sampled.proportions(&measures, &play),
         left_out: left_out(remoteness),
     };
-    let mut counterexamples: Vec<Counterexample> = acc.found.found.into_values().collect();
-    draw_counterexamples(game, n, &mut counterexamples, svg_dir)?;
+    let mut counterexamples = sampled.counterexamples();
+    draw_counterexamples(n, &mut counterexamples, svg_dir)?;
     Ok(Report {
         game: game.spec(),
         size: n,
@@ -587,14 +647,19 @@ mod tests {
             .find(|p| p.name == "play")
             .unwrap();
         let game = bridgit_game(2, &sym).unwrap();
-        let scan = ClaimChecker::new(game, &sym, 2, &[], Detail::Remoteness);
+        let scan = ClaimChecker::new(
+            Source::Table { game, table: &sym },
+            2,
+            &[],
+            Detail::Remoteness,
+        );
         let boards = Alternation::new(game.cells(), Player::Left);
         let mut got = Findings::new(&[], Detail::Remoteness);
         for k in 0..boards.size() {
             let (l, r) = boards.masks(k);
             if game.winner(l, r).is_none() {
                 let t = (l | r).count_ones();
-                got = got.merge(check_board(&scan, &boards, l, r, t).unwrap());
+                got = got.merge(check_board(&scan, game, &boards, l, r, t).unwrap());
             }
         }
         let got = &got.pops[1];
