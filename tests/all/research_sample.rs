@@ -33,7 +33,7 @@ fn sample(table: &str, n: u64, seed: u64) -> Json {
 
 /// The exact (count, of) of a sampled proportion's name, from the complete report's play
 /// population.
-fn exact(play: &Json, name: &str) -> (u64, u64) {
+pub(crate) fn exact(play: &Json, name: &str) -> (u64, u64) {
     let n = |j: &Json, k: &str| j[k].as_u64().unwrap_or_else(|| panic!("{name}: {k}"));
     let o = &play["optional"];
     let positions = n(play, "positions");
@@ -84,6 +84,11 @@ fn exact(play: &Json, name: &str) -> (u64, u64) {
 
 /// The play population of the complete size-3 report committed in `docs/`.
 fn exhaustive_play() -> Json {
+    exhaustive("play")
+}
+
+/// The population `name` (`all` or `play`) of the complete size-3 report committed in `docs/`.
+pub(crate) fn exhaustive(name: &str) -> Json {
     let docs: Json = serde_json::from_str(
         &std::fs::read_to_string(
             Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/research/bridgit-3.json"),
@@ -95,7 +100,7 @@ fn exhaustive_play() -> Json {
         .as_array()
         .unwrap()
         .iter()
-        .find(|p| p["name"] == "play")
+        .find(|p| p["name"] == name)
         .unwrap()
         .clone()
 }
@@ -104,7 +109,7 @@ fn exhaustive_play() -> Json {
 /// its interval's half-width (about 4 standard errors), and most within the 95% interval itself
 /// (the figures share one sample, so their misses come together; 95% of them on average).
 /// Returns the names of the proportions checked.
-fn assert_intervals_hold(report: &Json, play: &Json) -> Vec<String> {
+pub(crate) fn assert_intervals_hold(report: &Json, play: &Json) -> Vec<String> {
     let proportions = report["sample"]["proportions"].as_array().unwrap();
     let mut inside = 0;
     for p in proportions {

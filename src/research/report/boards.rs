@@ -36,7 +36,7 @@ pub(super) fn draw_counterexamples(
     let layout = Layout::Board(Board::Bridgit(n));
     for c in counterexamples {
         let (states, mover) =
-            crate::games::cell::notation::parse_cells(&c.position, layout.cell_count() as u64)?;
+            crate::games::cell::notation::parse_cells(&c.position, layout.cell_count())?;
         let draw = |style| picture::draw(&layout, &states, mover, &c.cells, style);
         c.picture = draw(picture::Style::Plain).unwrap_or_default();
         if let Some(dir) = svg_dir {

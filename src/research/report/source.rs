@@ -117,3 +117,87 @@ impl Source<'_> {
 pub(super) fn finished(graphs: &[super::super::geometry::PlayerGraph; 2], cells: &[u8]) -> bool {
     graphs.iter().any(|g| g.bridges_needed(cells) == Some(0))
 }
+
+#[cfg(test)]
+mod tests {
+    use rayon::prelude::*;
+
+    use super::super::scan::{ClaimChecker, Detail, Findings};
+    use super::*;
+    use crate::game::{Game, Status};
+    use crate::games::AnyGame;
+
+    fn table(dir: &std::path::Path, n: u32) -> Table {
+        let path = dir.join(format!("b{n}.rdb"));
+        let game = AnyGame::open(&format!("bridgit:{n}"), u64::MAX).unwrap();
+        crate::build::build(&game, &path, &Default::default()).unwrap();
+        Table::open(&path).unwrap()
+    }
+
+    /// Lehman's criterion gives the table's value at every position of Bridg-It 2 and 3 (every
+    /// configuration, either player to move, finished boards included), both read through the
+    /// research's sources by cell states.
+    #[test]
+    fn lehman_gives_the_tables_values_on_every_position_of_sizes_2_and_3() {
+        let dir = tempfile::tempdir().unwrap();
+        for n in [2, 3] {
+            let table = table(dir.path(), n);
+            let game = table.game().cell_game().unwrap();
+            let by_table = Source::Table {
+                game,
+                table: &table,
+            };
+            let by_lehman = Source::Lehman(lehman_game(n).unwrap());
+            let (wins, disagree) = (0..game.size())
+                .into_par_iter()
+                .map(|pos| {
+                    let (cells, mover) = (game.states(pos), game.mover(pos));
+                    let want = by_table.value(&cells, mover).unwrap();
+                    let got = by_lehman.value(&cells, mover).unwrap();
+                    (u64::from(want == Value::Win), u64::from(want != got))
+                })
+                .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+            assert_eq!(disagree, 0, "size {n}");
+            assert!(wins > 0 && wins < game.size(), "size {n}: {wins} wins");
+        }
+    }
+
+    /// Every figure of the claims that need values, over every position of Bridg-It 2 and 3,
+    /// is the same read from the table and from Lehman's criterion.
+    #[test]
+    fn every_values_only_figure_of_sizes_2_and_3_is_the_same_from_lehman_and_the_table() {
+        let dir = tempfile::tempdir().unwrap();
+        for n in [2, 3] {
+            let table = table(dir.path(), n);
+            let game = table.game().cell_game().unwrap();
+            let scan = |source| {
+                let scan = ClaimChecker::new(source, n, &[], Detail::ValuesOnly);
+                (0..game.size())
+                    .into_par_iter()
+                    .fold(
+                        || Findings::new(&[], Detail::ValuesOnly),
+                        |mut f, pos| {
+                            scan.position(game, pos, &mut f).unwrap();
+                            f
+                        },
+                    )
+                    .reduce(|| Findings::new(&[], Detail::ValuesOnly), Findings::merge)
+            };
+            let a = scan(Source::Table {
+                game,
+                table: &table,
+            });
+            let b = scan(Source::Lehman(lehman_game(n).unwrap()));
+            let json = |f: &Findings| serde_json::to_value(&f.pops).unwrap();
+            assert_eq!(json(&a), json(&b), "size {n}");
+            assert_eq!(
+                a.found.keys().collect::<Vec<_>>(),
+                b.found.keys().collect::<Vec<_>>()
+            );
+            let open = (0..game.size())
+                .filter(|&p| game.status(p) == Status::Open)
+                .count() as u64;
+            assert_eq!(a.pops[0].positions, open);
+        }
+    }
+}
