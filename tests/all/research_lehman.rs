@@ -117,3 +117,110 @@ fn lehman_sampling_refuses_clearly() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("'play'"));
 }
+
+/// Lehman's value of a position text of Bridg-It `n`, through the oracle's own parser and the
+/// board's graph (not the research's sources).
+fn oracle_value(n: u32, text: &str) -> &'static str {
+    use retrodb::games::cell::Board;
+    use retrodb::oracle::lehman::EdgeGame;
+    let g = Board::Bridgit(n).graph();
+    let edges = g
+        .edges
+        .iter()
+        .map(|&(u, v)| (u as usize, v as usize))
+        .collect();
+    let game = EdgeGame::new(g.vertices as usize, edges, g.a as usize, g.b as usize).unwrap();
+    let (claims, mover) = retrodb::oracle::sweep::parse_position(text, g.edges.len()).unwrap();
+    match game.value(&claims, mover).unwrap() {
+        retrodb::game::Value::Win => "win",
+        retrodb::game::Value::Loss => "loss",
+        v => panic!("{text}: {v:?}"),
+    }
+}
+
+/// The position text after the mover claims cell `cell` of `text`.
+fn after(text: &str, cell: usize) -> String {
+    let (cells, mover) = text.split_once('/').unwrap();
+    let mut c: Vec<char> = cells.chars().collect();
+    assert_eq!(c[cell], '.', "{text}: cell {cell} is taken");
+    c[cell] = mover.chars().next().unwrap();
+    let next = if mover == "L" { "R" } else { "L" };
+    format!("{}/{next}", c.into_iter().collect::<String>())
+}
+
+/// Every counterexample committed from a Lehman sample (sizes 4 to 6) is confirmed through the
+/// oracle's own position parser: the position's value and each named move's value are
+/// Lehman's, and each claim's condition holds on them (a losing option ranked above a winning
+/// one; no top option winning though some option wins; 'equivalent' options of different
+/// outcomes; neither player able to execute the optional strategy).
+#[test]
+fn committed_lehman_counterexamples_are_confirmed_by_the_oracle() {
+    use retrodb::research::{PlayerGraph, optional_moves};
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/research");
+    let mut confirmed = 0;
+    for (n, file) in [
+        (4, "bridgit-4-all-lehman.json"),
+        (4, "bridgit-4-play-lehman.json"),
+        (5, "bridgit-5-all-lehman.json"),
+        (6, "bridgit-6-all-lehman.json"),
+    ] {
+        let report: Json =
+            serde_json::from_str(&std::fs::read_to_string(dir.join(file)).unwrap()).unwrap();
+        for c in report["counterexamples"].as_array().unwrap() {
+            let (claim, text) = (
+                c["claim"].as_str().unwrap(),
+                c["position"].as_str().unwrap(),
+            );
+            assert_eq!(oracle_value(n, text), c["value"], "{file} {claim}");
+            let moves: Vec<(usize, &str)> = c["moves"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| {
+                    let name = m["move"].as_str().unwrap();
+                    let cell: usize = name[..name.find('(').unwrap()].parse().unwrap();
+                    let v = oracle_value(n, &after(text, cell));
+                    assert_eq!(v, m["value"], "{file} {claim} {name}");
+                    (cell, v)
+                })
+                .collect();
+            let empties: Vec<usize> = text
+                .char_indices()
+                .filter(|&(_, ch)| ch == '.')
+                .map(|(i, _)| i)
+                .collect();
+            let some_win = empties
+                .iter()
+                .any(|&e| oracle_value(n, &after(text, e)) == "loss");
+            if claim.ends_with("win-below-loss") {
+                assert_eq!((moves[0].1, moves[1].1), ("win", "loss"), "{file} {claim}");
+            } else if claim.ends_with("top-misses-win") {
+                assert!(
+                    some_win && moves.iter().all(|m| m.1 == "win"),
+                    "{file} {claim}"
+                );
+            } else if claim.ends_with("equivalent-differ") {
+                assert_ne!(moves[0].1, moves[1].1, "{file} {claim}");
+            } else if claim == "optional.neither-executable" {
+                let cells: Vec<u8> = text[..text.find('/').unwrap()]
+                    .chars()
+                    .map(|ch| match ch {
+                        'L' => retrodb::games::cell::LEFT,
+                        'R' => retrodb::games::cell::RIGHT,
+                        _ => retrodb::games::cell::EMPTY,
+                    })
+                    .collect();
+                for p in [
+                    retrodb::games::cell::Player::Left,
+                    retrodb::games::cell::Player::Right,
+                ] {
+                    assert!(!optional_moves(&PlayerGraph::bridgit(n, p), &cells).executable());
+                }
+            } else {
+                panic!("{file}: unexpected claim {claim}");
+            }
+            confirmed += 1;
+        }
+    }
+    assert!(confirmed >= 20, "{confirmed}");
+}
