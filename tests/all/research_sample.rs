@@ -325,9 +325,22 @@ fn sampled_research_refuses_clearly() {
         String::from_utf8(out.stderr).unwrap()
     };
     assert!(err(&["research", "bridgit", "--size", "4"]).contains("--sample"));
-    assert!(err(&["research", "bridgit", "--size", "3", "--sample", "10"]).contains("--table"));
     let dir = tempfile::tempdir().unwrap();
     let sym = build(dir.path(), "bridgit:3,start=L,sym", "b3s.rdb", false);
+    // Every configuration is sampled by Lehman's criterion, not from a table.
+    let all = [
+        "research",
+        "bridgit",
+        "--size",
+        "3",
+        "--table",
+        &sym,
+        "--sample",
+        "10",
+        "--population",
+        "all",
+    ];
+    assert!(err(&all).contains("leave out --table"));
     // The complete report needs every configuration with remoteness.
     assert!(err(&["research", "bridgit", "--size", "3", "--table", &sym]).contains("--sample N"));
     let right = build(dir.path(), "bridgit:2,start=R", "b2r.rdb", false);

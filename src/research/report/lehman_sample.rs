@@ -118,7 +118,9 @@ pub fn research_lehman(
     let cells = scan.labels.len();
     let measures = measures(false);
     let pop = population.index();
-    let boards = Alternation::new(cells as u32, Player::Left);
+    // The Left-first numbering, for 'play' only (its counts overflow beyond size 4).
+    let boards = (population == SamplePopulation::Play)
+        .then(|| Alternation::new(cells as u32, Player::Left));
     let sampled = sample_with(
         count,
         seed,
@@ -130,6 +132,7 @@ pub fn research_lehman(
             let (states, mover) = match population {
                 SamplePopulation::All => any_configuration(rng, cells),
                 SamplePopulation::Play => {
+                    let boards = boards.as_ref().expect("the play numbering");
                     let (l, r) = boards.masks(rng.below(boards.size()));
                     let t = (l | r).count_ones();
                     (states_of_masks(cells, l, r), boards.mover(t))
@@ -153,15 +156,17 @@ pub fn research_lehman(
                  criterion"
             ),
         ),
-        SamplePopulation::Play => (
-            boards.size() as f64,
-            format!(
-                "{count} open boards drawn uniformly (with replacement) from the {} boards with \
-                 Left-first counts (SplitMix64 from the seed, one stream per sample; finished \
-                 boards drawn again), each valued by Lehman's criterion",
-                boards.size()
-            ),
-        ),
+        SamplePopulation::Play => {
+            let size = boards.as_ref().map_or(0, Alternation::size);
+            (
+                size as f64,
+                format!(
+                    "{count} open boards drawn uniformly (with replacement) from the {size} boards \
+                     with Left-first counts (SplitMix64 from the seed, one stream per sample; \
+                     finished boards drawn again), each valued by Lehman's criterion"
+                ),
+            )
+        }
     };
     let sample = SampleFigures {
         method,

@@ -11,7 +11,10 @@
 //! against the table (the pairwise comparisons in `tally`), `spanning` plays the spanning-tree
 //! strategy's lines, `sample` runs the claims that need values (and remoteness, when the table
 //! has it) on a uniform random sample of the play population (for boards too large to scan
-//! whole), and `text` renders a report for the terminal.
+//! whole), and `text` renders a report for the terminal. `source` is where a scan reads values:
+//! a table, or Lehman's criterion, which `lehman_sample` uses to sample every configuration (or
+//! the play population) of sizes with no table; `late` tests the ranking in the game order on
+//! late positions, building each option's canonical form from the position.
 
 mod boards;
 mod figures;
