@@ -4,6 +4,12 @@
 //! on a uniform random sample of the play population, from any table of the board
 //! (`bridgit:4,start=L,sym`, with or without remoteness).
 //!
+//! Without `--table`, `--sample N --population all|play` values the positions by Lehman's
+//! criterion, at sizes 2 to 6 (`research::research_lehman`).
+//!
+//! `retrodb research late --size N --exact-to E`: the ranking in the game order on late
+//! positions, canonical forms built per position (`research::research_late`).
+//!
 //! `retrodb research tiers --table FILE [--json]`: the distribution of value and remoteness by
 //! tier of any table of a game with tiers (`research::depth`).
 
@@ -74,8 +80,8 @@ pub struct TiersArgs {
 
 #[derive(clap::Args)]
 pub struct BridgitArgs {
-    /// The board size (2 takes a second, 3 about a minute and a half with a progress bar; 4
-    /// only with --sample and --table: its complete table would hold 2*3^25 positions).
+    /// The board size (2 takes a second, 3 about a minute and a half with a progress bar; 4 to
+    /// 6 only with --sample: a table of size 4, or Lehman's criterion without --table).
     #[arg(long)]
     size: u32,
     /// The table to use, built there (with remoteness) if the file is absent. Default: a cache

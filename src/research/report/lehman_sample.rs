@@ -15,7 +15,8 @@ use std::path::Path;
 
 use super::boards::draw_counterexamples;
 use super::figures::{Report, SampleFigures};
-use super::sample::{left_out, measures, sample_with};
+use super::measures::{left_out, measures};
+use super::sample::sample_with;
 use super::scan::{ClaimChecker, Detail, Findings, PositionAt, in_play};
 use super::source::{Source, finished, lehman_game};
 use crate::error::{ResearchError, Result};

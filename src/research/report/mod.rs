@@ -20,6 +20,7 @@ mod boards;
 mod figures;
 mod late;
 mod lehman_sample;
+mod measures;
 mod sample;
 mod scan;
 mod source;
