@@ -4,6 +4,12 @@
 //! on a uniform random sample of the play population, from any table of the board
 //! (`bridgit:4,start=L,sym`, with or without remoteness).
 //!
+//! Without `--table`, `--sample N --population all|play` values the positions by Lehman's
+//! criterion, at sizes 2 to 6 (`research::research_lehman`).
+//!
+//! `retrodb research late --size N --exact-to E`: the ranking in the game order on late
+//! positions, canonical forms built per position (`research::research_late`).
+//!
 //! `retrodb research tiers --table FILE [--json]`: the distribution of value and remoteness by
 //! tier of any table of a game with tiers (`research::depth`).
 
@@ -28,6 +34,34 @@ enum Subject {
     /// Per tier (filled cells, for cell games): the positions, wins, losses, the longest win
     /// and loss, and the wins and losses at each remoteness.
     Tiers(TiersArgs),
+    /// The option ranking in the game order on Bridg-It's late positions, without a table.
+    ///
+    /// Every position of the play population (Left first) with at most --exact-to empty cells,
+    /// then --sample boards drawn from each tier up to --sample-to empty cells; each option's
+    /// canonical form built from the position (a finished board worth 1 to its winner).
+    Late(LateArgs),
+}
+
+#[derive(clap::Args)]
+pub struct LateArgs {
+    /// The board size (2 to 4).
+    #[arg(long)]
+    size: u32,
+    /// Count every board with at most this many empty cells.
+    #[arg(long, value_name = "E")]
+    exact_to: u32,
+    /// Sample the tiers beyond --exact-to up to this many empty cells.
+    #[arg(long, value_name = "F", default_value_t = 0)]
+    sample_to: u32,
+    /// Boards drawn per sampled tier.
+    #[arg(long, value_name = "K", default_value_t = 0)]
+    sample: u64,
+    /// The seed of the sampled tiers.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// The report as one JSON object (the default is JSON too; the flag is for symmetry).
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(clap::Args)]
@@ -46,8 +80,8 @@ pub struct TiersArgs {
 
 #[derive(clap::Args)]
 pub struct BridgitArgs {
-    /// The board size (2 takes a second, 3 about a minute and a half with a progress bar; 4
-    /// only with --sample and --table: its complete table would hold 2*3^25 positions).
+    /// The board size (2 takes a second, 3 about a minute and a half with a progress bar; 4 to
+    /// 6 only with --sample: a table of size 4, or Lehman's criterion without --table).
     #[arg(long)]
     size: u32,
     /// The table to use, built there (with remoteness) if the file is absent. Default: a cache
@@ -62,6 +96,11 @@ pub struct BridgitArgs {
     /// too.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     sample: Option<u64>,
+    /// The population --sample draws from: `play` (Left moving first) or `all` (every open
+    /// configuration, either player to move). Without --table the values come from Lehman's
+    /// criterion (sizes 2 to 6 for `all`, 2 to 4 for `play`); a table is sampled over `play`.
+    #[arg(long, value_enum, default_value_t = PopulationArg::Play, requires = "sample")]
+    population: PopulationArg,
     /// The seed of --sample: the same seed draws the same positions.
     #[arg(long, default_value_t = 1, requires = "sample")]
     seed: u64,
@@ -77,11 +116,30 @@ pub struct BridgitArgs {
     json: bool,
 }
 
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum PopulationArg {
+    All,
+    Play,
+}
+
 pub fn run(a: Args) -> Result<ExitCode> {
     match a.subject {
         Subject::Bridgit(a) => bridgit(a),
         Subject::Tiers(a) => tiers(a),
+        Subject::Late(a) => late(a),
     }
+}
+
+/// `research late`: the game order on late positions, as JSON.
+fn late(a: LateArgs) -> Result<ExitCode> {
+    let bar = super::Bar::new(false, "late positions");
+    let start = std::time::Instant::now();
+    let report = research::research_late(a.size, a.exact_to, a.sample_to, a.sample, a.seed, &bar)?;
+    bar.clear();
+    errln!("done in {:.1} s", start.elapsed().as_secs_f64());
+    let _ = a.json;
+    outln!("{}", serde_json::to_string_pretty(&report)?)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `research tiers`: every position of the table counted by tier, value and remoteness.
@@ -167,6 +225,13 @@ fn bridgit(a: BridgitArgs) -> Result<ExitCode> {
 /// `--sample N`: the claims that need values (and remoteness, when the table has it) on a
 /// uniform sample, from a table that exists.
 fn sampled(a: &BridgitArgs, count: u64) -> Result<ExitCode> {
+    let population = match a.population {
+        PopulationArg::All => research::SamplePopulation::All,
+        PopulationArg::Play => research::SamplePopulation::Play,
+    };
+    if a.table.is_none() || population == research::SamplePopulation::All {
+        return sampled_by_lehman(a, count, population);
+    }
     if !(1..=4).contains(&a.size) {
         bail!(
             "research bridgit: --size {} is not supported (sizes 1 to 4)",
@@ -174,11 +239,7 @@ fn sampled(a: &BridgitArgs, count: u64) -> Result<ExitCode> {
         );
     }
     let Some(path) = a.table.as_deref() else {
-        bail!(
-            "research bridgit --sample: give --table FILE (any table of bridgit:{}, values only \
-             will do)",
-            a.size
-        );
+        unreachable!("sampled_by_lehman takes --sample without --table")
     };
     let table = retrodb::table::Table::open(path)?;
     if !a.json {
@@ -192,6 +253,50 @@ fn sampled(a: &BridgitArgs, count: u64) -> Result<ExitCode> {
     let start = std::time::Instant::now();
     let report =
         research::research_sample(a.size, &table, count, a.seed, a.svg_dir.as_deref(), &bar)?;
+    bar.clear();
+    errln!(
+        "sampled {count} positions in {:.1} s",
+        start.elapsed().as_secs_f64()
+    );
+    if a.json {
+        outln!("{}", serde_json::to_string_pretty(&report)?)?;
+    } else {
+        out!("{}", research::render_text(&report))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--sample N` without a table (or over every configuration): the values by Lehman's
+/// criterion.
+fn sampled_by_lehman(
+    a: &BridgitArgs,
+    count: u64,
+    population: research::SamplePopulation,
+) -> Result<ExitCode> {
+    if a.table.is_some() {
+        bail!(
+            "research bridgit --population all: the sample of every configuration takes its \
+             values from Lehman's criterion; leave out --table"
+        );
+    }
+    if !a.json {
+        errln!(
+            "checking {count} random positions of the {} population of bridgit:{} by Lehman's \
+             criterion",
+            population.name(),
+            a.size
+        );
+    }
+    let bar = super::Bar::new(false, "sampling");
+    let start = std::time::Instant::now();
+    let report = research::research_lehman(
+        a.size,
+        population,
+        count,
+        a.seed,
+        a.svg_dir.as_deref(),
+        &bar,
+    )?;
     bar.clear();
     errln!(
         "sampled {count} positions in {:.1} s",

@@ -35,6 +35,12 @@ pub enum ResearchError {
     #[error("research: --sample needs at least 1 position")]
     EmptySample,
 
+    /// A size the sampling by Lehman's criterion does not take, for that population.
+    #[error(
+        "research bridgit: Lehman's sampling takes sizes 2 to 6 for the population 'all' and 2 to 4 for 'play', not size {n} for '{population}'"
+    )]
+    LehmanSize { n: u32, population: String },
+
     /// Game values of a game that is not a plain board's full table.
     #[error("{spec}: game values need the full table of a plain board")]
     NotPlainBoard { spec: String },

@@ -33,7 +33,7 @@ fn sample(table: &str, n: u64, seed: u64) -> Json {
 
 /// The exact (count, of) of a sampled proportion's name, from the complete report's play
 /// population.
-fn exact(play: &Json, name: &str) -> (u64, u64) {
+pub(crate) fn exact(play: &Json, name: &str) -> (u64, u64) {
     let n = |j: &Json, k: &str| j[k].as_u64().unwrap_or_else(|| panic!("{name}: {k}"));
     let o = &play["optional"];
     let positions = n(play, "positions");
@@ -84,6 +84,11 @@ fn exact(play: &Json, name: &str) -> (u64, u64) {
 
 /// The play population of the complete size-3 report committed in `docs/`.
 fn exhaustive_play() -> Json {
+    exhaustive("play")
+}
+
+/// The population `name` (`all` or `play`) of the complete size-3 report committed in `docs/`.
+pub(crate) fn exhaustive(name: &str) -> Json {
     let docs: Json = serde_json::from_str(
         &std::fs::read_to_string(
             Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/research/bridgit-3.json"),
@@ -95,7 +100,7 @@ fn exhaustive_play() -> Json {
         .as_array()
         .unwrap()
         .iter()
-        .find(|p| p["name"] == "play")
+        .find(|p| p["name"] == name)
         .unwrap()
         .clone()
 }
@@ -104,7 +109,7 @@ fn exhaustive_play() -> Json {
 /// its interval's half-width (about 4 standard errors), and most within the 95% interval itself
 /// (the figures share one sample, so their misses come together; 95% of them on average).
 /// Returns the names of the proportions checked.
-fn assert_intervals_hold(report: &Json, play: &Json) -> Vec<String> {
+pub(crate) fn assert_intervals_hold(report: &Json, play: &Json) -> Vec<String> {
     let proportions = report["sample"]["proportions"].as_array().unwrap();
     let mut inside = 0;
     for p in proportions {
@@ -320,9 +325,22 @@ fn sampled_research_refuses_clearly() {
         String::from_utf8(out.stderr).unwrap()
     };
     assert!(err(&["research", "bridgit", "--size", "4"]).contains("--sample"));
-    assert!(err(&["research", "bridgit", "--size", "3", "--sample", "10"]).contains("--table"));
     let dir = tempfile::tempdir().unwrap();
     let sym = build(dir.path(), "bridgit:3,start=L,sym", "b3s.rdb", false);
+    // Every configuration is sampled by Lehman's criterion, not from a table.
+    let all = [
+        "research",
+        "bridgit",
+        "--size",
+        "3",
+        "--table",
+        &sym,
+        "--sample",
+        "10",
+        "--population",
+        "all",
+    ];
+    assert!(err(&all).contains("leave out --table"));
     // The complete report needs every configuration with remoteness.
     assert!(err(&["research", "bridgit", "--size", "3", "--table", &sym]).contains("--sample N"));
     let right = build(dir.path(), "bridgit:2,start=R", "b2r.rdb", false);

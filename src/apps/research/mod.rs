@@ -18,6 +18,7 @@ pub mod trees;
 
 pub use geometry::PlayerGraph;
 pub use report::{
-    Report, open_or_build, render_text, research, research_sample, research_with_progress,
+    LateReport, Report, SamplePopulation, open_or_build, render_text, research, research_late,
+    research_lehman, research_sample, research_with_progress,
 };
 pub use strategy::{Optional, SpanningTreePlayer, optional_moves};

@@ -52,13 +52,7 @@ impl GameOrder {
     /// How option `a` compares with option `b` for the player who chooses between them: Left
     /// prefers larger games, Right smaller ones.
     pub fn truth(&self, a: Game, b: Game, mover: Player) -> Truth {
-        let o = self.order.compare(a, b);
-        match (o, mover) {
-            (Order::Equal, _) => Truth::Equal,
-            (Order::Confused, _) => Truth::Incomparable,
-            (Order::Greater, Player::Left) | (Order::Less, Player::Right) => Truth::Better,
-            _ => Truth::Worse,
-        }
+        truth_of(self.order.compare(a, b), mover)
     }
 
     /// CGSuite's notation of a value.
@@ -87,6 +81,17 @@ pub fn configuration(cells: &[u8]) -> usize {
                 _ => 2,
             }
     })
+}
+
+/// How option `a` compares with option `b` for `mover`, given how `a` compares with `b` as
+/// games: Left prefers larger games, Right smaller ones.
+pub fn truth_of(o: Order, mover: Player) -> Truth {
+    match (o, mover) {
+        (Order::Equal, _) => Truth::Equal,
+        (Order::Confused, _) => Truth::Incomparable,
+        (Order::Greater, Player::Left) | (Order::Less, Player::Right) => Truth::Better,
+        _ => Truth::Worse,
+    }
 }
 
 /// How one option really compares with another, for the player choosing.

@@ -29,15 +29,15 @@ pub(super) fn bridgit_game(n: u32, table: &Table) -> Result<&crate::games::cell:
 /// never stands in for it), as text and, with `svg_dir`, as an SVG file
 /// `bridgit-N-CLAIM.svg` there.
 pub(super) fn draw_counterexamples(
-    game: &crate::games::cell::CellGame,
     n: u32,
     counterexamples: &mut [Counterexample],
     svg_dir: Option<&Path>,
 ) -> Result<()> {
+    let layout = Layout::Board(Board::Bridgit(n));
     for c in counterexamples {
         let (states, mover) =
-            crate::games::cell::notation::parse_cells(&c.position, game.cells() as u64)?;
-        let draw = |style| picture::draw(game.layout(), &states, mover, &c.cells, style);
+            crate::games::cell::notation::parse_cells(&c.position, layout.cell_count())?;
+        let draw = |style| picture::draw(&layout, &states, mover, &c.cells, style);
         c.picture = draw(picture::Style::Plain).unwrap_or_default();
         if let Some(dir) = svg_dir {
             std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;

@@ -303,19 +303,23 @@ impl Population {
 #[derive(Clone, Debug, Serialize)]
 pub struct SampleFigures {
     pub method: String,
+    /// The population drawn from: `play` (Left moving first) or `all` (every open
+    /// configuration, either player to move).
+    pub population_name: String,
     pub seed: u64,
     /// Open positions in the sample (each a board of the play population).
     pub positions: u64,
     /// Boards drawn, finished ones (drawn again) included.
     pub draws: u64,
-    /// Boards with Left-first counts, open or finished: what a draw chooses from.
-    pub boards: u64,
+    /// Boards a draw chooses from, open or finished: those with Left-first counts, or every
+    /// configuration with either mover (`2·3^cells`, beyond a 64-bit integer at size 6).
+    pub boards: f64,
     /// Whether the table holds remoteness, so that the figures against the table's order of
     /// options are given.
     pub remoteness: bool,
     /// The confidence of every interval.
     pub confidence: f64,
-    /// The size of the play population (open boards), estimated from the share of open draws.
+    /// The size of the population (open boards), estimated from the share of open draws.
     pub population: Estimate,
     pub proportions: Vec<Proportion>,
     /// The complete report's figures this one does not give, and why.

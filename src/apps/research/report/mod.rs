@@ -11,12 +11,19 @@
 //! against the table (the pairwise comparisons in `tally`), `spanning` plays the spanning-tree
 //! strategy's lines, `sample` runs the claims that need values (and remoteness, when the table
 //! has it) on a uniform random sample of the play population (for boards too large to scan
-//! whole), and `text` renders a report for the terminal.
+//! whole), and `text` renders a report for the terminal. `source` is where a scan reads values:
+//! a table, or Lehman's criterion, which `lehman_sample` uses to sample every configuration (or
+//! the play population) of sizes with no table; `late` tests the ranking in the game order on
+//! late positions, building each option's canonical form from the position.
 
 mod boards;
 mod figures;
+mod late;
+mod lehman_sample;
+mod measures;
 mod sample;
 mod scan;
+mod source;
 mod spanning;
 mod tally;
 mod text;
@@ -36,8 +43,11 @@ pub use figures::{
     Proportion, RankingFigures, Report, SampleFigures, SpanningTreeFigures, TableOrderFigures,
     ValuesSummary,
 };
+pub use late::{LateReport, LateTier, research_late};
+pub use lehman_sample::{SamplePopulation, research_lehman};
 pub use sample::research_sample;
 use scan::{ClaimChecker, Detail, Findings, RANKINGS};
+use source::Source;
 use spanning::spanning_tree_lines;
 pub use text::render_text;
 
@@ -99,7 +109,7 @@ pub fn research_with_progress(
         .iter()
         .map(|&c| GameOrder::new(game, c))
         .collect::<Result<Vec<_>>>()?;
-    let scan = ClaimChecker::new(game, table, n, &orders, Detail::Full);
+    let scan = ClaimChecker::new(Source::Table { game, table }, n, &orders, Detail::Full);
     let (spanning_tree, st_loss) = spanning_tree_lines(&scan, n)?;
     const CHUNK: u64 = 1 << 12;
     let chunks = game.size().div_ceil(CHUNK);
@@ -110,7 +120,7 @@ pub fn research_with_progress(
             let mut found = Findings::new(conventions, Detail::Full);
             let end = ((k + 1) * CHUNK).min(game.size());
             for pos in k * CHUNK..end {
-                scan.position(pos, &mut found)?;
+                scan.position(game, pos, &mut found)?;
             }
             progress.advance(end - k * CHUNK);
             Ok::<Findings, Error>(found)
@@ -121,7 +131,7 @@ pub fn research_with_progress(
         )?;
     let mut counterexamples: Vec<Counterexample> =
         st_loss.into_iter().chain(acc.found.into_values()).collect();
-    draw_counterexamples(game, n, &mut counterexamples, svg_dir)?;
+    draw_counterexamples(n, &mut counterexamples, svg_dir)?;
     Ok(Report {
         game: game.spec(),
         size: n,

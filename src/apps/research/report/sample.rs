@@ -20,62 +20,20 @@ use std::path::Path;
 use rayon::prelude::*;
 
 use super::boards::{bridgit_game, draw_counterexamples};
-use super::figures::{
-    Counterexample, Estimate, LeftOut, Population, Proportion, RankingFigures, Report,
-    SampleFigures, TableOrderFigures,
-};
-use super::scan::{ClaimChecker, Detail, Findings, PositionAt, RANKINGS};
+use super::figures::{Counterexample, Estimate, Population, Proportion, Report, SampleFigures};
+use super::measures::{Measure, left_out, measures};
+use super::scan::{ClaimChecker, Detail, Findings, PositionAt};
+use super::source::Source;
 use crate::base::progress::Progress;
 use crate::base::splitmix::SplitMix64;
 use crate::error::{Error, ResearchError, Result};
 use crate::game::Game;
-use crate::games::cell::Player;
 use crate::games::cell::alternation::Alternation;
+use crate::games::cell::{CellGame, Player};
 use crate::table::Table;
 
 /// The normal quantile of a two-sided 95% interval.
-const Z95: f64 = 1.959_963_984_540_054;
-
-/// What a sample of Bridg-It from a Left-first table cannot give, whatever its size; from a
-/// table without remoteness, the figures against the table's order of options too.
-fn left_out(remoteness: bool) -> Vec<LeftOut> {
-    let table_order = LeftOut {
-        figures: "ranking: pairs agree / contradict / conj. ties / table ties / both tie; \
-                  'equivalent' pairs that differ in remoteness",
-        needs: "remoteness: the table orders two winning (or two losing) options by how fast \
-                they win (or how slowly they lose)",
-    };
-    let mut out: Vec<LeftOut> = (!remoteness).then_some(table_order).into_iter().collect();
-    out.extend([
-        LeftOut {
-            figures: "ranking: ranked pairs by outcome class (consistent / refuted / second bit \
-                      only); 'equivalent' pairs whose outcome classes differ",
-            needs: "the second outcome bit: the option with the same player to move again, a \
-                    board that alternation never reaches, so no Left-first table holds it",
-        },
-        LeftOut {
-            figures: "the option-ranking conjecture against the game order (every figure of the \
-                      game-order table)",
-            needs: "canonical forms (game values) of every configuration of the board with \
-                    either player to move",
-        },
-        LeftOut {
-            figures: "the 'all' population (every open configuration, either player to move)",
-            needs: "a table of every configuration with either player to move, not only those \
-                    alternation reaches with Left first",
-        },
-        LeftOut {
-            figures: "the spanning-tree strategy against every reply sequence of Right",
-            needs: "nothing beyond values, but the reply sequences are too many to play out at \
-                    this size (and the strategy is a theorem)",
-        },
-        LeftOut {
-            figures: "exact counts",
-            needs: "the complete scan; the sample gives shares with intervals",
-        },
-    ]);
-    out
-}
+pub(super) const Z95: f64 = 1.959_963_984_540_054;
 
 /// The Wilson score interval of `k` successes in `n` independent draws.
 pub fn wilson(k: u64, n: u64, z: f64) -> Option<Estimate> {
@@ -97,7 +55,7 @@ pub fn wilson(k: u64, n: u64, z: f64) -> Option<Estimate> {
 /// Per-position sums of one ratio `Σy / Σx` (pairs or moves counted per sampled position), for
 /// its delta-method variance.
 #[derive(Clone, Copy, Debug, Default)]
-struct RatioSums {
+pub(super) struct RatioSums {
     n: f64,
     y: f64,
     x: f64,
@@ -107,7 +65,7 @@ struct RatioSums {
 }
 
 impl RatioSums {
-    fn add(&mut self, y: u64, x: u64) {
+    pub(super) fn add(&mut self, y: u64, x: u64) {
         let (y, x) = (y as f64, x as f64);
         self.n += 1.0;
         self.y += y;
@@ -117,7 +75,7 @@ impl RatioSums {
         self.xy += x * y;
     }
 
-    fn merge(&mut self, o: &RatioSums) {
+    pub(super) fn merge(&mut self, o: &RatioSums) {
         self.n += o.n;
         self.y += o.y;
         self.x += o.x;
@@ -127,7 +85,7 @@ impl RatioSums {
     }
 
     /// `R = Σy / Σx` with `R ± z·sqrt(Σ(y − R·x)² / (n(n − 1)·x̄²))`, clipped to `[0, 1]`.
-    fn interval(&self, z: f64) -> Option<Estimate> {
+    pub(super) fn interval(&self, z: f64) -> Option<Estimate> {
         if self.x == 0.0 || self.n < 2.0 {
             return None;
         }
@@ -143,246 +101,6 @@ impl RatioSums {
     }
 }
 
-/// Reads a share's (count, total) from a population's figures.
-type Read = Box<dyn Fn(&Population) -> (u64, u64) + Send + Sync>;
-
-/// One measured share: its name, what it counts, and how to read (count, total) from a
-/// population's figures.
-struct Measure {
-    name: String,
-    what: String,
-    /// Counted in pairs or moves (clusters per position), not in positions.
-    clustered: bool,
-    get: Read,
-}
-
-fn measure(
-    name: impl Into<String>,
-    what: impl Into<String>,
-    clustered: bool,
-    get: impl Fn(&Population) -> (u64, u64) + Send + Sync + 'static,
-) -> Measure {
-    Measure {
-        name: name.into(),
-        what: what.into(),
-        clustered,
-        get: Box::new(get),
-    }
-}
-
-/// Every share a sampled report gives, in the order it prints them; with `remoteness`, the
-/// ranking against the table's order of options too.
-fn measures(remoteness: bool) -> Vec<Measure> {
-    let won = |p: &Population| p.optional.mover_executable_won + p.optional.won_not_executable;
-    let mut m = vec![
-        measure(
-            "mover_wins",
-            "positions the player to move wins, of all positions",
-            false,
-            move |p| (won(p), p.positions),
-        ),
-        measure(
-            "left_wins",
-            "positions Left wins (either player to move), of all positions",
-            false,
-            |p| (p.left_wins, p.positions),
-        ),
-        measure(
-            "optional.mover_only",
-            "optional strategy executable by the mover only, of all positions",
-            false,
-            |p| (p.optional.mover_only, p.positions),
-        ),
-        measure(
-            "optional.opponent_only",
-            "executable by the opponent only, of all positions",
-            false,
-            |p| (p.optional.opponent_only, p.positions),
-        ),
-        measure(
-            "optional.both",
-            "executable by both players, of all positions",
-            false,
-            |p| (p.optional.both, p.positions),
-        ),
-        measure(
-            "optional.neither",
-            "executable by neither player, of all positions",
-            false,
-            |p| (p.optional.neither, p.positions),
-        ),
-        measure(
-            "optional.executable_won",
-            "won, of the positions where the mover can execute it (soundness)",
-            false,
-            |p| {
-                let o = &p.optional;
-                (
-                    o.mover_executable_won,
-                    o.mover_executable_won + o.mover_executable_lost,
-                )
-            },
-        ),
-        measure(
-            "optional.all_moves_keep",
-            "every move it offers keeps the win, of the won positions where the mover can \
-             execute it",
-            false,
-            |p| {
-                (
-                    p.optional.won_all_moves_keep,
-                    p.optional.mover_executable_won,
-                )
-            },
-        ),
-        measure(
-            "optional.some_move_keeps",
-            "some move it offers keeps the win, of the won positions where the mover can \
-             execute it",
-            false,
-            |p| {
-                (
-                    p.optional.won_some_move_keeps,
-                    p.optional.mover_executable_won,
-                )
-            },
-        ),
-        measure(
-            "optional.won_not_executable",
-            "the mover cannot execute it, of the won positions",
-            false,
-            move |p| (p.optional.won_not_executable, won(p)),
-        ),
-        measure(
-            "optional.moves_keeping_win",
-            "moves it offers in won positions that keep the win, of those moves",
-            true,
-            |p| (p.optional.moves_keeping_win, p.optional.moves_from_won),
-        ),
-    ];
-    for (r, (variant, mover)) in RANKINGS.iter().enumerate() {
-        let who = format!("{}.{}", variant.name(), format!("{mover:?}").to_lowercase());
-        let to_move = format!("{mover:?} to move, {} ranking", variant.name());
-        let get =
-            move |f: fn(&RankingFigures) -> (u64, u64)| move |p: &Population| f(&p.ranking[r]);
-        m.extend([
-            measure(
-                format!("ranking.{who}.with_winning_option"),
-                format!("{to_move}: some option wins, of the positions with two options or more"),
-                false,
-                get(|k| (k.with_winning_option, k.positions)),
-            ),
-            measure(
-                format!("ranking.{who}.top_has_win"),
-                format!("{to_move}: a top-ranked option wins, of the positions with a winning option"),
-                false,
-                get(|k| (k.top_has_win, k.with_winning_option)),
-            ),
-            measure(
-                format!("ranking.{who}.top_all_win"),
-                format!("{to_move}: every top-ranked option wins, of the positions with a winning option"),
-                false,
-                get(|k| (k.top_all_win, k.with_winning_option)),
-            ),
-            measure(
-                format!("ranking.{who}.win_below_loss"),
-                format!("{to_move}: a winning option ranked below a losing one, of the positions with two options or more"),
-                false,
-                get(|k| (k.win_below_loss_positions, k.positions)),
-            ),
-            measure(
-                format!("ranking.{who}.outcome_right"),
-                format!("{to_move}: pairs of a winning and a losing option ranked win first, of those pairs"),
-                true,
-                get(|k| (k.outcome_right, k.outcome_pairs)),
-            ),
-            measure(
-                format!("ranking.{who}.outcome_wrong"),
-                format!("{to_move}: ... ranked loss first (the pair contradicts the table), of those pairs"),
-                true,
-                get(|k| (k.outcome_wrong, k.outcome_pairs)),
-            ),
-            measure(
-                format!("ranking.{who}.outcome_tied"),
-                format!("{to_move}: ... tied by the ranking, of those pairs"),
-                true,
-                get(|k| (k.outcome_tied, k.outcome_pairs)),
-            ),
-            measure(
-                format!("ranking.{who}.equivalent_outcome_differs"),
-                format!("{to_move}: 'equivalent' pairs (equal keys, no immediate win) that differ in outcome, of those pairs"),
-                true,
-                get(|k| (k.equivalent_outcome_differs, k.equivalent_pairs)),
-            ),
-        ]);
-        if remoteness {
-            m.extend(table_order_measures(r, &who, &to_move));
-        }
-    }
-    m
-}
-
-/// The shares of the ranking `r` (named `who`) against the table's order of options: every pair
-/// of options by how the ranking and the table order it, and the 'equivalent' pairs that agree
-/// in outcome but differ in remoteness.
-fn table_order_measures(r: usize, who: &str, to_move: &str) -> Vec<Measure> {
-    type Field = fn(&TableOrderFigures) -> u64;
-    let pairs: [(&str, &str, Field); 5] = [
-        (
-            "pairs_agree",
-            "pairs of options the ranking and the table's order (win before loss, then a faster \
-             win or a slower loss) both order, the same way, of all pairs",
-            |t| t.pairs_agree,
-        ),
-        (
-            "pairs_contradict",
-            "... both order, opposite ways, of all pairs",
-            |t| t.pairs_contradict,
-        ),
-        (
-            "pairs_conjecture_ties",
-            "... the ranking ties, the table orders, of all pairs",
-            |t| t.pairs_conjecture_ties_table_orders,
-        ),
-        (
-            "pairs_table_ties",
-            "... the ranking orders, the table ties, of all pairs",
-            |t| t.pairs_conjecture_orders_table_ties,
-        ),
-        ("pairs_both_tie", "... both tie, of all pairs", |t| {
-            t.pairs_both_tie
-        }),
-    ];
-    let of = |k: &RankingFigures, f: Field| k.table_order.as_ref().map_or(0, f);
-    let mut m: Vec<Measure> = pairs
-        .into_iter()
-        .map(|(name, what, f)| {
-            measure(
-                format!("ranking.{who}.{name}"),
-                format!("{to_move}: {what}"),
-                true,
-                move |p: &Population| (of(&p.ranking[r], f), p.ranking[r].pairs),
-            )
-        })
-        .collect();
-    m.push(measure(
-        format!("ranking.{who}.equivalent_remoteness_differs"),
-        format!(
-            "{to_move}: 'equivalent' pairs (equal keys, no immediate win) of the same outcome \
-             that differ in remoteness, of all 'equivalent' pairs"
-        ),
-        true,
-        move |p: &Population| {
-            let k = &p.ranking[r];
-            (
-                of(k, |t| t.equivalent_remoteness_differs),
-                k.equivalent_pairs,
-            )
-        },
-    ));
-    m
-}
-
 /// What a chunk of samples accumulates.
 struct Chunk {
     found: Findings,
@@ -390,25 +108,147 @@ struct Chunk {
     draws: u64,
 }
 
+/// What a sample found: the figures of the population `pop` of `found`, each measure's
+/// per-position sums, and the draws it took (finished boards drawn again included).
+pub(super) struct Sampled {
+    found: Findings,
+    sums: Vec<RatioSums>,
+    pub(super) draws: u64,
+    pop: usize,
+}
+
+/// Draws `count` positions with `seed` and checks each: `draw` turns one random stream into
+/// the figures of one position (into population `pop`), or `None` for a finished board, drawn
+/// again. Sample `k` depends only on the seed and `k`. The positions checked are reported on
+/// `progress` (one stage, no words).
+pub(super) fn sample_with(
+    count: u64,
+    seed: u64,
+    detail: Detail,
+    measures: &[Measure],
+    pop: usize,
+    progress: &dyn Progress,
+    draw: impl Fn(&mut SplitMix64) -> Result<Option<Findings>> + Sync,
+) -> Result<Sampled> {
+    // One stream per sample, mixed from the seed and the sample's number.
+    let base = SplitMix64(seed).next_u64();
+    let one = |k: u64, chunk: &mut Chunk| -> Result<()> {
+        let mut rng = SplitMix64(base ^ SplitMix64(k).next_u64());
+        let here = loop {
+            chunk.draws += 1;
+            if let Some(here) = draw(&mut rng)? {
+                break here;
+            }
+        };
+        for (m, s) in measures.iter().zip(&mut chunk.sums) {
+            let (y, x) = (m.get)(&here.pops[pop]);
+            s.add(y, x);
+        }
+        let found = std::mem::take(&mut chunk.found);
+        chunk.found = found.merge(here);
+        Ok(())
+    };
+    let empty = || Chunk {
+        found: Findings::new(&[], detail),
+        sums: vec![RatioSums::default(); measures.len()],
+        draws: 0,
+    };
+    const CHUNK: u64 = 1 << 10;
+    progress.stage("", count);
+    let acc = (0..count.div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|c| {
+            let mut chunk = empty();
+            let end = ((c + 1) * CHUNK).min(count);
+            for k in c * CHUNK..end {
+                one(k, &mut chunk)?;
+            }
+            progress.advance(end - c * CHUNK);
+            Ok::<Chunk, Error>(chunk)
+        })
+        .try_reduce(empty, |mut a, b| {
+            a.found = a.found.merge(b.found);
+            for (x, y) in a.sums.iter_mut().zip(&b.sums) {
+                x.merge(y);
+            }
+            a.draws += b.draws;
+            Ok(a)
+        })?;
+    Ok(Sampled {
+        found: acc.found,
+        sums: acc.sums,
+        draws: acc.draws,
+        pop,
+    })
+}
+
+impl Sampled {
+    /// The sampled population's figures, named `name`.
+    pub(super) fn population(&self, name: &str) -> Population {
+        let mut p = self.found.pops[self.pop].clone();
+        p.name = name.into();
+        p
+    }
+
+    /// Every measure's share of the population `p` (this sample's), with its 95% interval.
+    pub(super) fn proportions(&self, measures: &[Measure], p: &Population) -> Vec<Proportion> {
+        measures
+            .iter()
+            .zip(&self.sums)
+            .map(|(m, s)| {
+                let (count, of) = (m.get)(p);
+                Proportion {
+                    name: m.name.clone(),
+                    what: m.what.clone(),
+                    count,
+                    of,
+                    share: if m.clustered {
+                        s.interval(Z95)
+                    } else {
+                        wilson(count, of, Z95)
+                    },
+                    interval: if m.clustered { "ratio" } else { "wilson" },
+                }
+            })
+            .collect()
+    }
+
+    /// The population's size, estimated from the share of open draws among `boards` boards.
+    pub(super) fn population_size(&self, positions: u64, boards: f64) -> Estimate {
+        let open = wilson(positions, self.draws, Z95).expect("at least one draw");
+        Estimate {
+            value: open.value * boards,
+            low: open.low * boards,
+            high: open.high * boards,
+        }
+    }
+
+    /// The smallest counterexample of each claim found.
+    pub(super) fn counterexamples(self) -> Vec<Counterexample> {
+        self.found.found.into_values().collect()
+    }
+}
+
 /// Checks every claim the scan's detail allows at the open board `(l, r)` with `t` cells
 /// claimed (Left-first counts), looked up through the table's index: the figures of that one
 /// position, in the play population.
 fn check_board(
     scan: &ClaimChecker<'_>,
+    game: &CellGame,
     boards: &Alternation,
     l: u64,
     r: u64,
     t: u32,
 ) -> Result<Findings> {
-    let game = scan.game;
     let mover = boards.mover(t);
     let cells = game.states_of_masks(l, r);
-    let index = game
-        .try_index(l, r, mover)
-        .ok_or_else(|| Error::Research(ResearchError::NoIndex { spec: game.spec() }))?;
+    if game.try_index(l, r, mover).is_none() {
+        return Err(Error::Research(ResearchError::NoIndex {
+            spec: game.spec(),
+        }));
+    }
     let at = PositionAt {
-        index,
-        value: scan.value(index)?,
+        value: scan.value(&cells, mover)?,
         in_play: true,
         cells: &cells,
         mover,
@@ -448,78 +288,18 @@ pub fn research_sample(
     } else {
         Detail::ValuesOnly
     };
-    let scan = ClaimChecker::new(game, table, n, &[], detail);
+    let scan = ClaimChecker::new(Source::Table { game, table }, n, &[], detail);
     let boards = Alternation::new(game.cells(), Player::Left);
     let measures = measures(remoteness);
-    // One stream per sample, mixed from the seed and the sample's number.
-    let base = SplitMix64(seed).next_u64();
-    let one = |k: u64, chunk: &mut Chunk| -> Result<()> {
-        let mut rng = SplitMix64(base ^ SplitMix64(k).next_u64());
-        let (l, r, t) = loop {
-            chunk.draws += 1;
-            let (l, r) = boards.masks(rng.below(boards.size()));
-            if game.winner(l, r).is_none() {
-                break (l, r, (l | r).count_ones());
-            }
-        };
-        let here = check_board(&scan, &boards, l, r, t)?;
-        for (m, s) in measures.iter().zip(&mut chunk.sums) {
-            let (y, x) = (m.get)(&here.pops[1]);
-            s.add(y, x);
+    let sampled = sample_with(count, seed, detail, &measures, 1, progress, |rng| {
+        let (l, r) = boards.masks(rng.below(boards.size()));
+        if game.winner(l, r).is_some() {
+            return Ok(None);
         }
-        let found = std::mem::take(&mut chunk.found);
-        chunk.found = found.merge(here);
-        Ok(())
-    };
-    let empty = || Chunk {
-        found: Findings::new(&[], detail),
-        sums: vec![RatioSums::default(); measures.len()],
-        draws: 0,
-    };
-    const CHUNK: u64 = 1 << 10;
-    progress.stage("", count);
-    let acc = (0..count.div_ceil(CHUNK))
-        .into_par_iter()
-        .map(|c| {
-            let mut chunk = empty();
-            let end = ((c + 1) * CHUNK).min(count);
-            for k in c * CHUNK..end {
-                one(k, &mut chunk)?;
-            }
-            progress.advance(end - c * CHUNK);
-            Ok::<Chunk, Error>(chunk)
-        })
-        .try_reduce(empty, |mut a, b| {
-            a.found = a.found.merge(b.found);
-            for (x, y) in a.sums.iter_mut().zip(&b.sums) {
-                x.merge(y);
-            }
-            a.draws += b.draws;
-            Ok(a)
-        })?;
-    let mut play = acc.found.pops[1].clone();
-    play.name = "play".into();
-    let proportions = measures
-        .iter()
-        .zip(&acc.sums)
-        .map(|(m, s)| {
-            let (count, of) = (m.get)(&play);
-            Proportion {
-                name: m.name.clone(),
-                what: m.what.clone(),
-                count,
-                of,
-                share: if m.clustered {
-                    s.interval(Z95)
-                } else {
-                    wilson(count, of, Z95)
-                },
-                interval: if m.clustered { "ratio" } else { "wilson" },
-            }
-        })
-        .collect();
-    let open = wilson(count, acc.draws, Z95).expect("at least one draw");
-    let scale = boards.size() as f64;
+        let t = (l | r).count_ones();
+        check_board(&scan, game, &boards, l, r, t).map(Some)
+    })?;
+    let play = sampled.population("play");
     let sample = SampleFigures {
         method: format!(
             "{count} open boards drawn uniformly (with replacement) from the {} boards with \
@@ -527,22 +307,19 @@ pub fn research_sample(
              drawn again), each looked up through the table's index",
             boards.size()
         ),
+        population_name: "play".into(),
         seed,
         positions: count,
-        draws: acc.draws,
-        boards: boards.size(),
+        draws: sampled.draws,
+        boards: boards.size() as f64,
         remoteness,
         confidence: 0.95,
-        population: Estimate {
-            value: open.value * scale,
-            low: open.low * scale,
-            high: open.high * scale,
-        },
-        proportions,
+        population: sampled.population_size(count, boards.size() as f64),
+        proportions: sampled.proportions(&measures, &play),
         left_out: left_out(remoteness),
     };
-    let mut counterexamples: Vec<Counterexample> = acc.found.found.into_values().collect();
-    draw_counterexamples(game, n, &mut counterexamples, svg_dir)?;
+    let mut counterexamples = sampled.counterexamples();
+    draw_counterexamples(n, &mut counterexamples, svg_dir)?;
     Ok(Report {
         game: game.spec(),
         size: n,
@@ -587,14 +364,19 @@ mod tests {
             .find(|p| p.name == "play")
             .unwrap();
         let game = bridgit_game(2, &sym).unwrap();
-        let scan = ClaimChecker::new(game, &sym, 2, &[], Detail::Remoteness);
+        let scan = ClaimChecker::new(
+            Source::Table { game, table: &sym },
+            2,
+            &[],
+            Detail::Remoteness,
+        );
         let boards = Alternation::new(game.cells(), Player::Left);
         let mut got = Findings::new(&[], Detail::Remoteness);
         for k in 0..boards.size() {
             let (l, r) = boards.masks(k);
             if game.winner(l, r).is_none() {
                 let t = (l | r).count_ones();
-                got = got.merge(check_board(&scan, &boards, l, r, t).unwrap());
+                got = got.merge(check_board(&scan, game, &boards, l, r, t).unwrap());
             }
         }
         let got = &got.pops[1];

@@ -17,12 +17,12 @@ use super::super::order::{GameOrder, OrderFigures};
 use super::super::ranking::{OptionKeys, Variant, option_keys};
 use super::super::strategy::{Optional, optional_moves};
 use super::figures::{Counterexample, NamedMove, Population, RankingFigures};
+use super::source::Source;
 use super::tally::{RankingTally, ScoredOption, order_tally, ranking_tally, score};
-use crate::error::{Error, ResearchError, Result};
-use crate::game::{Game, Notation, Status, Value};
+use crate::error::Result;
+use crate::game::{Game, Status, Value};
 use crate::games::cell::notation::text_of_states;
-use crate::games::cell::{CellGame, EMPTY, LEFT, Player, RIGHT};
-use crate::table::Table;
+use crate::games::cell::{Board, CellGame, EMPTY, LEFT, Layout, Player, RIGHT};
 
 pub(super) const RANKINGS: [(Variant, Player); 4] = [
     (Variant::Stated, Player::Left),
@@ -119,71 +119,54 @@ impl Findings {
     }
 }
 
-/// What the claims are checked against: the game, its table, each player's graph and the game
-/// order under each convention.
+/// What the claims are checked against: the source of values (a table or Lehman's criterion),
+/// each player's graph and the game order under each convention.
 pub(super) struct ClaimChecker<'a> {
-    pub(super) game: &'a CellGame,
-    pub(super) table: &'a Table,
+    pub(super) source: Source<'a>,
     pub(super) graphs: [PlayerGraph; 2],
-    pub(super) labels: &'a [String],
+    pub(super) labels: Vec<String>,
     /// The game order under each convention `C` tested (none with values only).
     pub(super) orders: &'a [GameOrder],
     pub(super) detail: Detail,
 }
 
 impl<'a> ClaimChecker<'a> {
-    /// The checker of Bridg-It `n`'s `table` (of `game`): both players' board graphs and the
-    /// game's cell labels, with the game orders and the detail asked for.
-    pub(super) fn new(
-        game: &'a CellGame,
-        table: &'a Table,
-        n: u32,
-        orders: &'a [GameOrder],
-        detail: Detail,
-    ) -> Self {
+    /// The checker of Bridg-It `n` against `source`: both players' board graphs and the
+    /// board's cell labels, with the game orders and the detail asked for.
+    pub(super) fn new(source: Source<'a>, n: u32, orders: &'a [GameOrder], detail: Detail) -> Self {
         ClaimChecker {
-            game,
-            table,
+            source,
             graphs: [
                 PlayerGraph::bridgit(n, Player::Left),
                 PlayerGraph::bridgit(n, Player::Right),
             ],
-            labels: game.labels(),
+            labels: Layout::Board(Board::Bridgit(n)).labels(),
             orders,
             detail,
         }
     }
 
-    fn child(&self, cells: &[u8], mover: Player, cell: u32) -> u64 {
+    /// The option of claiming `cell`: its cells, and who moves next (`again`: the mover).
+    fn child(cells: &[u8], mover: Player, cell: u32) -> Vec<u8> {
         let mut c = cells.to_vec();
         c[cell as usize] = mover.cell();
-        self.game.index_of_states(&c, mover.other())
-    }
-
-    /// The option of claiming `cell`, with the mover to move again.
-    fn child_same_mover(&self, cells: &[u8], mover: Player, cell: u32) -> u64 {
-        let mut c = cells.to_vec();
-        c[cell as usize] = mover.cell();
-        self.game.index_of_states(&c, mover)
+        c
     }
 
     fn named(&self, cells: &[u8], mover: Player, cell: u32, role: &str) -> Result<NamedMove> {
-        let child = self.child(cells, mover, cell);
+        let child = Self::child(cells, mover, cell);
         Ok(NamedMove {
             name: format!("{cell}{}", self.labels[cell as usize]),
-            value: self.value(child)?,
-            remoteness: self.table.remoteness(child)?,
+            value: self.value(&child, mover.other())?,
+            remoteness: self.source.remoteness(&child, mover.other())?,
             role: role.to_string(),
             game_value: None,
         })
     }
 
-    pub(super) fn value(&self, pos: u64) -> Result<Value> {
-        self.table.value(pos)?.ok_or_else(|| {
-            Error::Research(ResearchError::NoValue {
-                position: self.game.position_text(pos),
-            })
-        })
+    /// The value for `mover` of the position `cells`.
+    pub(super) fn value(&self, cells: &[u8], mover: Player) -> Result<Value> {
+        self.source.value(cells, mover)
     }
 
     /// A counterexample at `at`, named by its own board (not the image a symmetric table
@@ -203,7 +186,7 @@ impl<'a> ClaimChecker<'a> {
             explanation,
             position: text.clone(),
             value: at.value,
-            remoteness: self.table.remoteness(at.index)?,
+            remoteness: self.source.remoteness(at.cells, at.mover)?,
             in_play: at.in_play,
             moves,
             picture: String::new(),
@@ -213,18 +196,17 @@ impl<'a> ClaimChecker<'a> {
         })
     }
 
-    /// Checks every claim at the position stored at `pos` (the scan of every index of a
-    /// plain table), adding its figures and counterexamples to `found`: to both populations
-    /// when it arises in play, else to 'all' only.
-    pub(super) fn position(&self, pos: u64, found: &mut Findings) -> Result<()> {
-        if self.game.status(pos) != Status::Open {
+    /// Checks every claim at the position stored at `pos` of `game` (the scan of every index
+    /// of a plain table), adding its figures and counterexamples to `found`: to both
+    /// populations when it arises in play, else to 'all' only.
+    pub(super) fn position(&self, game: &CellGame, pos: u64, found: &mut Findings) -> Result<()> {
+        if game.status(pos) != Status::Open {
             return Ok(());
         }
-        let cells = self.game.states(pos);
-        let mover = self.game.mover(pos);
+        let cells = game.states(pos);
+        let mover = game.mover(pos);
         let at = PositionAt {
-            index: pos,
-            value: self.value(pos)?,
+            value: self.value(&cells, mover)?,
             in_play: in_play(&cells, mover),
             cells: &cells,
             mover,
@@ -247,19 +229,18 @@ impl<'a> ClaimChecker<'a> {
             .collect();
         let mut scored = Vec::with_capacity(empties.len());
         for &cell in &empties {
-            let child = self.child(cells, mover, cell);
+            let child = Self::child(cells, mover, cell);
             let wins_moving_first = if self.detail.second_bit() {
-                let again = self.child_same_mover(cells, mover, cell);
-                Some(self.value(again)? == Value::Win)
+                Some(self.value(&child, mover)? == Value::Win)
             } else {
                 None
             };
             scored.push(ScoredOption {
                 cell,
-                wins: self.value(child)? == Value::Loss,
+                wins: self.value(&child, mover.other())? == Value::Loss,
                 wins_moving_first,
                 remoteness: if self.detail.remoteness() {
-                    Some(self.table.remoteness(child)?.unwrap_or(0))
+                    Some(self.source.remoteness(&child, mover.other())?.unwrap_or(0))
                 } else {
                     None
                 },
@@ -605,10 +586,8 @@ impl<'a> ClaimChecker<'a> {
     }
 }
 
-/// The open position a scan is at: its board, and its index and value in the table (in a
-/// symmetric table, those of the stored image, which has the same value).
+/// The open position a scan is at: its board and its value.
 pub(super) struct PositionAt<'a> {
-    pub(super) index: u64,
     pub(super) value: Value,
     /// Whether it arises in play with Left moving first.
     pub(super) in_play: bool,

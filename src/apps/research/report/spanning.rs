@@ -7,8 +7,9 @@
 use super::super::strategy::SpanningTreePlayer;
 use super::figures::{Counterexample, SpanningTreeFigures};
 use super::scan::{ClaimChecker, PositionAt};
+use super::source::finished;
 use crate::error::{ResearchError, Result};
-use crate::game::{Game, Status, Value};
+use crate::game::Value;
 use crate::games::cell::{EMPTY, LEFT, Player, RIGHT};
 
 /// Plays the spanning-tree strategy against every reply sequence, checking each position with
@@ -28,14 +29,12 @@ pub(super) fn spanning_tree_lines(
     let first = player
         .first_move()
         .expect("the empty board has a free cell");
-    let mut cells = vec![EMPTY; scan.game.cells() as usize];
+    let mut cells = vec![EMPTY; scan.labels.len()];
     let mut figures = SpanningTreeFigures {
         trees,
         first_move: name(first),
         left_to_move: 1,
-        table_says_lost: u64::from(
-            scan.value(scan.game.index_of_states(&cells, Player::Left))? != Value::Win,
-        ),
+        table_says_lost: u64::from(scan.value(&cells, Player::Left)? != Value::Win),
         ..SpanningTreeFigures::default()
     };
     cells[first as usize] = LEFT;
@@ -48,14 +47,13 @@ pub(super) fn spanning_tree_lines(
         fig: &mut SpanningTreeFigures,
         worst: &mut Option<Counterexample>,
     ) -> Result<()> {
-        let pos = scan.game.index_of_states(cells, Player::Right);
-        if let Status::Over(v) = scan.game.status(pos) {
+        if finished(&scan.graphs, cells) {
+            let v = scan.value(cells, Player::Right)?;
             fig.lines += 1;
             if v == Value::Win {
                 // Right to move has won: a loss for the strategy.
                 fig.losses += 1;
                 let at = PositionAt {
-                    index: pos,
                     value: v,
                     in_play: true,
                     cells,
@@ -80,10 +78,10 @@ pub(super) fn spanning_tree_lines(
             let mut p = player.clone();
             let answer = p.respond(cut as u32);
             if let Some(a) = answer {
-                let before = scan.game.index_of_states(cells, Player::Left);
-                if scan.game.status(before) == Status::Open {
+                if !finished(&scan.graphs, cells) {
                     fig.left_to_move += 1;
-                    fig.table_says_lost += u64::from(scan.value(before)? != Value::Win);
+                    fig.table_says_lost +=
+                        u64::from(scan.value(cells, Player::Left)? != Value::Win);
                 }
                 cells[a as usize] = LEFT;
             }

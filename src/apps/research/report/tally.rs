@@ -172,6 +172,24 @@ pub(super) fn order_tally(
     immediate: bool,
     mover: Player,
 ) -> (OrderFigures, [Option<(usize, usize)>; 4]) {
+    order_tally_by(
+        &mut |a, b| order.truth(a, b, mover),
+        values,
+        keys,
+        variant,
+        immediate,
+    )
+}
+
+/// [`order_tally`] with the truth of a pair (how option `a` really compares with `b` for the
+/// mover) given by `truth`, for values kept outside a [`GameOrder`].
+pub(super) fn order_tally_by(
+    truth: &mut dyn FnMut(crate::cgt::Game, crate::cgt::Game) -> Truth,
+    values: &[crate::cgt::Game],
+    keys: &[OptionKeys],
+    variant: Variant,
+    immediate: bool,
+) -> (OrderFigures, [Option<(usize, usize)>; 4]) {
     let mut tally = OrderFigures {
         positions: 1,
         ..OrderFigures::default()
@@ -185,7 +203,7 @@ pub(super) fn order_tally(
                 Ordering::Equal if immediate => tally.tied_beside_immediate_win += 1,
                 Ordering::Equal => {
                     tally.equivalent += 1;
-                    match order.truth(values[i], values[j], mover) {
+                    match truth(values[i], values[j]) {
                         Truth::Equal => tally.equivalent_equal += 1,
                         Truth::Incomparable => {
                             tally.equivalent_incomparable += 1;
@@ -205,7 +223,7 @@ pub(super) fn order_tally(
                         (j, i)
                     };
                     tally.ranked += 1;
-                    let t = order.truth(values[hi], values[lo], mover);
+                    let t = truth(values[hi], values[lo]);
                     all_hold &= t == Truth::Better;
                     if (keys[hi].own == Some(0)) != (keys[lo].own == Some(0)) {
                         tally.ranked_with_immediate_win += 1;
@@ -241,7 +259,7 @@ pub(super) fn order_tally(
     let tops = top(keys, variant);
     let dominated = tops.iter().any(|&t| {
         let ti = keys.iter().position(|o| o.cell == t).expect("an option");
-        (0..keys.len()).any(|o| order.truth(values[o], values[ti], mover) == Truth::Better)
+        (0..keys.len()).any(|o| truth(values[o], values[ti]) == Truth::Better)
     });
     tally.positions_top_dominated = u64::from(dominated);
     (tally, broken)

@@ -113,9 +113,10 @@ fn write_sample(s: &mut String, r: &Report, f: &SampleFigures) {
     use std::fmt::Write;
     let _ = writeln!(
         s,
-        "### A uniform sample of the play population ({})\n\n{}; seed {}. {} draws \
-         for {} open positions: the play population holds about {:.4e} positions (95% interval \
+        "### A uniform sample of the {} population ({})\n\n{}; seed {}. {} draws \
+         for {} open positions: the population holds about {:.4e} positions (95% interval \
          {:.4e} to {:.4e}).\n",
+        f.population_name,
         reads(f),
         f.method,
         f.seed,
