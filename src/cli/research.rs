@@ -249,21 +249,9 @@ fn sampled(a: &BridgitArgs, count: u64) -> Result<ExitCode> {
             table.path().display()
         );
     }
-    let bar = super::Bar::new(false, "sampling");
-    let start = std::time::Instant::now();
-    let report =
-        research::research_sample(a.size, &table, count, a.seed, a.svg_dir.as_deref(), &bar)?;
-    bar.clear();
-    errln!(
-        "sampled {count} positions in {:.1} s",
-        start.elapsed().as_secs_f64()
-    );
-    if a.json {
-        outln!("{}", serde_json::to_string_pretty(&report)?)?;
-    } else {
-        out!("{}", research::render_text(&report))?;
-    }
-    Ok(ExitCode::SUCCESS)
+    sample_and_print(a, count, |bar| {
+        research::research_sample(a.size, &table, count, a.seed, a.svg_dir.as_deref(), bar)
+    })
 }
 
 /// `--sample N` without a table (or over every configuration): the values by Lehman's
@@ -287,16 +275,21 @@ fn sampled_by_lehman(
             a.size
         );
     }
+    sample_and_print(a, count, |bar| {
+        research::research_lehman(a.size, population, count, a.seed, a.svg_dir.as_deref(), bar)
+    })
+}
+
+/// Runs a sample of `count` positions under a progress bar, says how long it took, and prints
+/// its report (JSON with `--json`).
+fn sample_and_print(
+    a: &BridgitArgs,
+    count: u64,
+    sample: impl FnOnce(&super::Bar) -> retrodb::Result<research::Report>,
+) -> Result<ExitCode> {
     let bar = super::Bar::new(false, "sampling");
     let start = std::time::Instant::now();
-    let report = research::research_lehman(
-        a.size,
-        population,
-        count,
-        a.seed,
-        a.svg_dir.as_deref(),
-        &bar,
-    )?;
+    let report = sample(&bar)?;
     bar.clear();
     errln!(
         "sampled {count} positions in {:.1} s",

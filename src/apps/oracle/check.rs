@@ -12,7 +12,7 @@ use super::sweep::{Tally, add_tallies, parse_position};
 use crate::base::splitmix;
 use crate::error::{Error, OracleError, Result};
 use crate::game::{Game, Notation};
-use crate::games::cell::{Board, Layout};
+use crate::games::cell::{Board, Graph, Layout};
 use crate::table::Table;
 
 /// What [`lehman_sample`] found.
@@ -42,6 +42,12 @@ fn edge_game(table: &Table) -> Result<EdgeGame> {
         Layout::Board(b @ Board::Bridgit(_)) => b.graph(),
         _ => return Err(refuse()),
     };
+    lehman_game_of(&graph, spec)
+}
+
+/// Lehman's game of a cell game's graph (Short joins its terminals, edge `i` is cell `i`), or
+/// why the oracle takes none; `spec` names the game in the error.
+pub fn lehman_game_of(graph: &Graph, spec: &str) -> Result<EdgeGame> {
     let edges = graph
         .edges
         .iter()
@@ -55,7 +61,7 @@ fn edge_game(table: &Table) -> Result<EdgeGame> {
     )
     .map_err(|e| {
         Error::Oracle(OracleError::Unsupported {
-            spec: spec.clone(),
+            spec: spec.to_string(),
             reason: e.to_string(),
         })
     })

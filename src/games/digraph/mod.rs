@@ -341,15 +341,6 @@ fn csr_in_place(
     Csr { off, to }
 }
 
-impl Digraph {
-    /// The web board's picture of a position: the token's vertex in the middle, the vertices it
-    /// can move to on the right (each a clickable `.mark` under its move's name, as
-    /// [`crate::games::cell::picture::board_svg`] draws moves) and up to 12 of the vertices that
-    /// move to it on the left.
-    pub fn neighbourhood_svg(&self, pos: u64, moves: &[Move]) -> String {
-        neighbourhood_svg(self, pos, moves)
-    }
-}
 
 impl crate::games::Family for Digraph {
     const KINDS: &'static [(&'static str, &'static str)] =
@@ -373,14 +364,13 @@ impl crate::games::Family for Digraph {
         let kept = self.source().bytes.as_ref().map_or(0, |b| b.len() as u64);
         Digraph::memory_estimate(self.size(), self.edge_count()) + 2 * kept
     }
-
-    fn board_picture(&self, pos: u64, moves: &[Move]) -> String {
-        neighbourhood_svg(self, pos, moves)
-    }
 }
 
-/// [`Digraph::neighbourhood_svg`] for any game whose positions are named by their index: the
-/// web board's default picture.
+/// The web board's picture of a position, for any game whose positions are named by their
+/// index (the default of [`crate::games::Family::board_picture`], a digraph's among them): the
+/// token's vertex in the middle, the vertices it can move to on the right (each a clickable
+/// `.mark` under its move's name, as [`crate::games::cell::picture::board_svg`] draws moves) and
+/// up to 12 of the vertices that move to it on the left.
 pub fn neighbourhood_svg<G: Game>(game: &G, pos: u64, moves: &[Move]) -> String {
     use crate::games::cell::picture::{svg_move, svg_open, xml_escape};
     use std::fmt::Write as _;

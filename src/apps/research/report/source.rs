@@ -8,8 +8,9 @@
 
 use std::cell::RefCell;
 
+use crate::apps::oracle::check::lehman_game_of;
 use crate::apps::oracle::lehman::{self, Claim, EdgeGame, Workspace};
-use crate::error::{Error, OracleError, ResearchError, Result};
+use crate::error::{Error, ResearchError, Result};
 use crate::game::{Notation, Value};
 use crate::games::cell::notation::text_of_states;
 use crate::games::cell::{Board, CellGame, LEFT, Player, RIGHT};
@@ -34,24 +35,7 @@ thread_local! {
 
 /// Lehman's game of Bridg-It `n`: edge `i` of Left's board graph is cell `i`.
 pub(super) fn lehman_game(n: u32) -> Result<EdgeGame> {
-    let graph = Board::Bridgit(n).graph();
-    let edges = graph
-        .edges
-        .iter()
-        .map(|&(u, v)| (u as usize, v as usize))
-        .collect();
-    EdgeGame::new(
-        graph.vertices as usize,
-        edges,
-        graph.a as usize,
-        graph.b as usize,
-    )
-    .map_err(|e| {
-        Error::Oracle(OracleError::Unsupported {
-            spec: format!("bridgit:{n}"),
-            reason: e.to_string(),
-        })
-    })
+    lehman_game_of(&Board::Bridgit(n).graph(), &format!("bridgit:{n}"))
 }
 
 /// The value for `mover` of the Bridg-It position `cells` by Lehman's criterion.
