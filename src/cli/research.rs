@@ -59,6 +59,10 @@ pub struct LateArgs {
     /// The seed of the sampled tiers.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Write one SVG picture per counterexample (the smallest board breaking each claim) into
+    /// this directory.
+    #[arg(long, value_name = "DIR")]
+    svg_dir: Option<PathBuf>,
     /// The report as one JSON object (the default is JSON too; the flag is for symmetry).
     #[arg(long)]
     json: bool,
@@ -134,7 +138,15 @@ pub fn run(a: Args) -> Result<ExitCode> {
 fn late(a: LateArgs) -> Result<ExitCode> {
     let bar = super::Bar::new(false, "late positions");
     let start = std::time::Instant::now();
-    let report = research::research_late(a.size, a.exact_to, a.sample_to, a.sample, a.seed, &bar)?;
+    let report = research::research_late(
+        a.size,
+        a.exact_to,
+        a.sample_to,
+        a.sample,
+        a.seed,
+        a.svg_dir.as_deref(),
+        &bar,
+    )?;
     bar.clear();
     errln!("done in {:.1} s", start.elapsed().as_secs_f64());
     let _ = a.json;

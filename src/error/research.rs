@@ -53,6 +53,19 @@ pub enum ResearchError {
     #[error("{spec} holds no index for a board alternation reaches")]
     NoIndex { spec: String },
 
+    /// A table whose values disagree with Lehman's criterion: the table is wrong.
+    #[error(
+        "table {path} disagrees with Lehman's criterion on {disagreements} of the {values} values compared; the first: {position}, the table says {table} for the mover, Lehman {lehman} (the table is wrong: `retrodb verify` it, and build it again)"
+    )]
+    NotLehman {
+        path: String,
+        disagreements: u64,
+        values: u64,
+        position: String,
+        table: crate::game::Value,
+        lehman: crate::game::Value,
+    },
+
     /// A position the scan reached that the table holds no value for.
     #[error("table holds no value for {position}")]
     NoValue { position: String },

@@ -29,6 +29,7 @@ mod lookups;
 mod messages;
 mod progress;
 mod research;
+mod research_late;
 mod research_lehman;
 mod research_sample;
 mod research_tiers;

@@ -104,7 +104,19 @@ fn confirm_counterexamples(report: &Json, table: &str) -> usize {
             "ranked-above-but-worse"
             | "ranked-above-but-equal"
             | "ranked-above-but-incomparable"
-            | "equivalent-but-unequal" => confirm_game_order(c, &p, kind),
+            | "equivalent-but-unequal" => {
+                let children: Vec<String> = c["moves"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|m| {
+                        let found = p["moves"].as_array().unwrap().iter();
+                        let found = found.clone().find(|pm| pm["move"] == m["move"]);
+                        found.unwrap()["position"].as_str().unwrap().to_string()
+                    })
+                    .collect();
+                confirm_game_order(c, &children, kind)
+            }
             other => panic!("unknown claim kind {other} ({claim})"),
         }
     }
@@ -113,9 +125,10 @@ fn confirm_counterexamples(report: &Json, table: &str) -> usize {
 
 /// Re-derives a game-order counterexample without the report's values: each option's value is
 /// computed position by position from the game's own moves (`PositionValues`, not
-/// `board_values`), the difference of the two options is formed with `sub`, and its outcome
-/// (who wins moving first and moving second) must be the one the claim says.
-fn confirm_game_order(c: &Json, probe: &Json, kind: &str) {
+/// `board_values` nor the late positions' forms), the difference of the two options is formed
+/// with `sub`, and its outcome (who wins moving first and moving second) must be the one the
+/// claim says. `children` are the two options' position texts.
+pub(crate) fn confirm_game_order(c: &Json, children: &[String], kind: &str) {
     use retrodb::games::values::PositionValues;
     let claim = c["claim"].as_str().unwrap();
     let position = c["position"].as_str().unwrap();
@@ -123,6 +136,7 @@ fn confirm_game_order(c: &Json, probe: &Json, kind: &str) {
     let spec = match position.split('/').next().unwrap().len() {
         5 => "bridgit:2",
         13 => "bridgit:3",
+        25 => "bridgit:4",
         other => panic!("{claim}: a board of {other} cells"),
     };
     let game = retrodb::games::AnyGame::open(spec, u64::MAX).unwrap();
@@ -130,19 +144,12 @@ fn confirm_game_order(c: &Json, probe: &Json, kind: &str) {
     let mut v = PositionValues::new(&game, 1, usize::MAX).unwrap();
     let moves = c["moves"].as_array().unwrap();
     assert_eq!(moves.len(), 2, "{claim}");
+    assert_eq!(children.len(), 2, "{claim}");
     let values: Vec<_> = moves
         .iter()
-        .map(|m| {
-            let child = probe["moves"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .find(|pm| pm["move"] == m["move"])
-                .unwrap()["position"]
-                .as_str()
-                .unwrap()
-                .to_string();
-            let pos = retrodb::with_game!(&game, g => retrodb::Notation::parse_position(g, &child))
+        .zip(children)
+        .map(|(m, child)| {
+            let pos = retrodb::with_game!(&game, g => retrodb::Notation::parse_position(g, child))
                 .unwrap();
             let g = v.value(pos).unwrap();
             assert_eq!(
@@ -286,6 +293,10 @@ fn size_2_report_counterexamples_are_confirmed_by_probe() {
     let dir = tempfile::tempdir().unwrap();
     let table = build(dir.path(), 2);
     let report = research(2, &table);
+    // Every position of the table (2 * 3^5, finished boards included) agreed with Lehman's
+    // criterion.
+    assert_eq!(report["lehman_check"]["values"], 486);
+    assert_eq!(report["lehman_check"]["disagreements"], 0);
     let st = &report["spanning_tree"];
     assert!(st["lines"].as_u64().unwrap() > 0);
     assert_eq!(st["losses"], 0);

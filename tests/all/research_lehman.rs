@@ -120,7 +120,7 @@ fn lehman_sampling_refuses_clearly() {
 
 /// Lehman's value of a position text of Bridg-It `n`, through the oracle's own parser and the
 /// board's graph (not the research's sources).
-fn oracle_value(n: u32, text: &str) -> &'static str {
+pub(crate) fn oracle_value(n: u32, text: &str) -> &'static str {
     use retrodb::apps::oracle::lehman::EdgeGame;
     use retrodb::games::cell::Board;
     let g = Board::Bridgit(n).graph();
@@ -140,7 +140,7 @@ fn oracle_value(n: u32, text: &str) -> &'static str {
 }
 
 /// The position text after the mover claims cell `cell` of `text`.
-fn after(text: &str, cell: usize) -> String {
+pub(crate) fn after(text: &str, cell: usize) -> String {
     let (cells, mover) = text.split_once('/').unwrap();
     let mut c: Vec<char> = cells.chars().collect();
     assert_eq!(c[cell], '.', "{text}: cell {cell} is taken");

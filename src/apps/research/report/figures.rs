@@ -184,6 +184,9 @@ pub struct Report {
     pub game: String,
     pub size: u32,
     pub table: String,
+    /// The table's values compared with Lehman's criterion (reports from a table only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lehman_check: Option<LehmanFigures>,
     /// The spanning-tree strategy against every reply sequence (left out of sampled reports).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub spanning_tree: Option<SpanningTreeFigures>,
@@ -199,6 +202,16 @@ pub struct Report {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sample: Option<SampleFigures>,
     pub counterexamples: Vec<Counterexample>,
+}
+
+/// A table's values compared with Lehman's criterion. A report exists only when none disagreed:
+/// a disagreement refuses the report (the table is wrong).
+#[derive(Clone, Debug, Serialize)]
+pub struct LehmanFigures {
+    /// Which values were compared.
+    pub compared: String,
+    pub values: u64,
+    pub disagreements: u64,
 }
 
 /// One convention's values.

@@ -16,15 +16,17 @@
 //! sampled tiers draw boards uniformly from it (sample `k` depends only on the seed, the tier
 //! and `k`).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::Path;
 
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::super::geometry::PlayerGraph;
+use super::super::geometry::{PlayerGraph, show_b};
 use super::super::order::{OrderFigures, truth_of};
 use super::super::ranking::option_keys;
-use super::figures::Proportion;
+use super::boards::draw_counterexamples;
+use super::figures::{Counterexample, NamedMove, Proportion};
 use super::sample::{RatioSums, Z95, wilson};
 use super::scan::RANKINGS;
 use super::tally::order_tally_by;
@@ -32,9 +34,11 @@ use crate::base::progress::Progress;
 use crate::base::splitmix::SplitMix64;
 use crate::cgt::{Game, Games};
 use crate::error::{Error, ResearchError, Result};
+use crate::game::Value;
 use crate::games::AnyGame;
 use crate::games::cell::alternation::Alternation;
-use crate::games::cell::{CellGame, Player};
+use crate::games::cell::notation::text_of_states;
+use crate::games::cell::{Board, CellGame, Layout, Player};
 
 /// The report of `research late`.
 #[derive(Clone, Debug, Serialize)]
@@ -51,6 +55,9 @@ pub struct LateReport {
     pub sample: u64,
     pub seed: u64,
     pub tiers: Vec<LateTier>,
+    /// The smallest board breaking each game-order claim: from the tier with the fewest empty
+    /// cells where the claim fails, the board of the smallest index there.
+    pub counterexamples: Vec<Counterexample>,
 }
 
 /// One empty-cell count's figures.
@@ -129,8 +136,36 @@ impl<'a> Arena<'a> {
     }
 }
 
+/// A board that breaks a game-order claim, kept while the tier is scanned (the forms are
+/// shown at once: a worker's arena does not outlive its chunk).
+#[derive(Clone)]
+struct Example {
+    /// The board's index in its tier's alternation order (the smallest is kept).
+    index: u64,
+    explanation: String,
+    cells: Vec<u8>,
+    mover: Player,
+    value: Value,
+    /// The two options: cell, the child's value for the opponent, the option's role, its
+    /// canonical form.
+    moves: [(u32, Value, String, String); 2],
+}
+
+/// The game-order claims in [`order_tally_by`]'s order of broken pairs: name and how the
+/// option ranked higher really compares (the last: two options ranked equivalent).
+const CLAIMS: [(&str, &str); 4] = [
+    ("ranked-above-but-worse", "is really worse than"),
+    ("ranked-above-but-equal", "is really equal to"),
+    (
+        "ranked-above-but-incomparable",
+        "is really incomparable with",
+    ),
+    ("equivalent-but-unequal", ""),
+];
+
 /// What one worker accumulates over a tier.
 struct Acc {
+    examples: BTreeMap<String, Example>,
     order: Vec<OrderFigures>,
     sums: Vec<RatioSums>,
     forms: HashSet<String>,
@@ -170,8 +205,7 @@ const SHARES: [Share; 7] = [
 fn position(
     arena: &mut Arena<'_>,
     graphs: &[PlayerGraph; 2],
-    l: u64,
-    r: u64,
+    (index, l, r): (u64, u64, u64),
     mover: Player,
     acc: &mut Acc,
 ) {
@@ -202,7 +236,83 @@ fn position(
     let games = &mut arena.games;
     for (i, r) in rankings_of(mover).into_iter().enumerate() {
         let mut truth = |a, b| truth_of(games.compare(a, b), mover);
-        let (tally, _) = order_tally_by(&mut truth, &values, &keys, RANKINGS[r].0, immediate);
+        let variant = RANKINGS[r].0;
+        let (tally, broken) = order_tally_by(&mut truth, &values, &keys, variant, immediate);
+        for (&(claim, how), pair) in CLAIMS.iter().zip(broken) {
+            let Some((a, b)) = pair else { continue };
+            let name = format!("order.{}.{claim}", variant.name());
+            if acc.examples.get(&name).is_some_and(|e| e.index <= index) {
+                continue;
+            }
+            let mut outcome_for_opponent = |g| {
+                let (left_first, left_second) = games.outcome(g);
+                let wins = match mover {
+                    Player::Left => !left_second,
+                    Player::Right => left_first,
+                };
+                if wins { Value::Win } else { Value::Loss }
+            };
+            let (value_a, value_b) = (
+                outcome_for_opponent(values[a]),
+                outcome_for_opponent(values[b]),
+            );
+            let own_value = {
+                let (left_first, left_second) = games.outcome(own);
+                let wins = match mover {
+                    Player::Left => left_first,
+                    Player::Right => !left_second,
+                };
+                if wins { Value::Win } else { Value::Loss }
+            };
+            let (explanation, roles) = if how.is_empty() {
+                (
+                    format!(
+                        "two options the {} ranking calls equivalent are different games (C = 1)",
+                        variant.name()
+                    ),
+                    ["equal keys", "equal keys"],
+                )
+            } else {
+                (
+                    format!(
+                        "the option the {} ranking puts above another {how} it as a game (C = 1)",
+                        variant.name()
+                    ),
+                    ["ranked higher", "ranked lower"],
+                )
+            };
+            let role = |k: usize, role: &str| {
+                format!(
+                    "{role} (b after the move {}, after the opponent takes it {})",
+                    show_b(keys[k].own),
+                    show_b(keys[k].taken)
+                )
+            };
+            acc.examples.insert(
+                name,
+                Example {
+                    index,
+                    explanation,
+                    cells: cells.clone(),
+                    mover,
+                    value: own_value,
+                    moves: [
+                        (
+                            keys[a].cell,
+                            value_a,
+                            role(a, roles[0]),
+                            games.show(values[a]),
+                        ),
+                        (
+                            keys[b].cell,
+                            value_b,
+                            role(b, roles[1]),
+                            games.show(values[b]),
+                        ),
+                    ],
+                },
+            );
+        }
         acc.order[i].add(&tally);
         for (k, (_, get)) in SHARES.iter().enumerate() {
             let (y, x) = get(&tally);
@@ -220,7 +330,7 @@ fn tier(
     exact: bool,
     draws: (u64, u64),
     progress: &dyn Progress,
-) -> LateTier {
+) -> (LateTier, BTreeMap<String, Example>) {
     let start = std::time::Instant::now();
     let t = game.cells() - empty;
     let mover = boards.mover(t);
@@ -233,6 +343,7 @@ fn tier(
     };
     let rankings = rankings_of(mover);
     let new = || Acc {
+        examples: BTreeMap::new(),
         order: rankings
             .iter()
             .map(|&r| OrderFigures::new(1, RANKINGS[r].0.name(), mover))
@@ -259,7 +370,7 @@ fn tier(
                     range.start + rng.below(range.end - range.start)
                 };
                 let (l, r) = boards.masks(index);
-                position(&mut arena, graphs, l, r, mover, &mut acc);
+                position(&mut arena, graphs, (index, l, r), mover, &mut acc);
                 if arena.memo.len() > 1 << 22 {
                     acc.largest_arena = acc.largest_arena.max(arena.games.len());
                     arena = Arena::new(game, 1);
@@ -277,6 +388,11 @@ fn tier(
                 x.merge(y);
             }
             a.forms.extend(b.forms);
+            for (name, e) in b.examples {
+                if a.examples.get(&name).is_none_or(|x| e.index < x.index) {
+                    a.examples.insert(name, e);
+                }
+            }
             a.boards += b.boards;
             a.open += b.open;
             a.largest_arena = a.largest_arena.max(b.largest_arena);
@@ -290,7 +406,7 @@ fn tier(
     let mut longest: Vec<String> = acc.forms.iter().cloned().collect();
     longest.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
     longest.truncate(3);
-    LateTier {
+    let figures = LateTier {
         empty,
         exact,
         boards: acc.boards,
@@ -301,6 +417,38 @@ fn tier(
         longest_forms: longest,
         largest_arena: acc.largest_arena,
         seconds: start.elapsed().as_secs_f64(),
+    };
+    (figures, acc.examples)
+}
+
+/// The counterexample of `claim` at the board `e` of Bridg-It `n`, its moves named as
+/// `retrodb probe` names them (no remoteness: no table stands behind it).
+fn counterexample(n: u32, claim: String, e: Example) -> Counterexample {
+    let labels = Layout::Board(Board::Bridgit(n)).labels();
+    let position = text_of_states(&e.cells, e.mover);
+    let filled = e.cells.iter().filter(|&&s| s != 0).count() as u32;
+    Counterexample {
+        claim,
+        explanation: e.explanation,
+        position: position.clone(),
+        value: e.value,
+        remoteness: None,
+        in_play: true,
+        moves: e
+            .moves
+            .iter()
+            .map(|(cell, value, role, form)| NamedMove {
+                name: format!("{cell}{}", labels[*cell as usize]),
+                value: *value,
+                remoteness: None,
+                role: role.clone(),
+                game_value: Some(form.clone()),
+            })
+            .collect(),
+        picture: String::new(),
+        svg: None,
+        cells: e.moves.iter().map(|m| m.0).collect(),
+        order: (false, filled, position),
     }
 }
 
@@ -342,6 +490,7 @@ pub fn research_late(
     sample_to: u32,
     sample: u64,
     seed: u64,
+    svg_dir: Option<&Path>,
     progress: &dyn Progress,
 ) -> Result<LateReport> {
     let spec = format!("bridgit:{n}");
@@ -360,13 +509,21 @@ pub fn research_late(
         PlayerGraph::bridgit(n, Player::Right),
     ];
     let boards = Alternation::new(game.cells(), Player::Left);
-    let tiers = (1..=exact_to.max(sample_to))
-        .filter(|&e| e <= exact_to || sample > 0)
-        .map(|e| {
-            let exact = e <= exact_to;
-            tier(game, &graphs, &boards, e, exact, (sample, seed), progress)
-        })
+    let mut tiers = Vec::new();
+    let mut examples = BTreeMap::new();
+    for e in (1..=exact_to.max(sample_to)).filter(|&e| e <= exact_to || sample > 0) {
+        let exact = e <= exact_to;
+        let (figures, found) = tier(game, &graphs, &boards, e, exact, (sample, seed), progress);
+        tiers.push(figures);
+        for (claim, x) in found {
+            examples.entry(claim).or_insert(x);
+        }
+    }
+    let mut counterexamples: Vec<Counterexample> = examples
+        .into_iter()
+        .map(|(claim, e)| counterexample(n, claim, e))
         .collect();
+    draw_counterexamples(n, &mut counterexamples, svg_dir)?;
     Ok(LateReport {
         game: spec,
         size: n,
@@ -376,6 +533,7 @@ pub fn research_late(
         sample,
         seed,
         tiers,
+        counterexamples,
     })
 }
 
@@ -404,7 +562,7 @@ mod tests {
             .iter()
             .find(|p| p.name == "play")
             .unwrap();
-        let late = research_late(2, 5, 0, 0, 1, &crate::base::progress::Silent).unwrap();
+        let late = research_late(2, 5, 0, 0, 1, None, &crate::base::progress::Silent).unwrap();
         assert_eq!(late.tiers.len(), 5);
         for want in &play.game_order {
             let mut got = OrderFigures::new(1, &want.variant, Player::Left);

@@ -188,6 +188,7 @@ pub fn research_lehman(
         game: format!("bridgit:{n}"),
         size: n,
         table: scan.source.describe(),
+        lehman_check: None,
         spanning_tree: None,
         populations: vec![figures],
         game_values: Vec::new(),

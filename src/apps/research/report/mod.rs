@@ -39,15 +39,15 @@ use crate::game::Game;
 use crate::table::Table;
 use boards::{bridgit_game, draw_counterexamples};
 pub use figures::{
-    Counterexample, Estimate, LeftOut, NamedMove, OptionalFigures, OutcomeClassFigures, Population,
-    Proportion, RankingFigures, Report, SampleFigures, SpanningTreeFigures, TableOrderFigures,
-    ValuesSummary,
+    Counterexample, Estimate, LeftOut, LehmanFigures, NamedMove, OptionalFigures,
+    OutcomeClassFigures, Population, Proportion, RankingFigures, Report, SampleFigures,
+    SpanningTreeFigures, TableOrderFigures, ValuesSummary,
 };
 pub use late::{LateReport, LateTier, research_late};
 pub use lehman_sample::{SamplePopulation, research_lehman};
 pub use sample::research_sample;
 use scan::{ClaimChecker, Detail, Findings, RANKINGS};
-use source::Source;
+use source::{LehmanCheck, Source};
 use spanning::spanning_tree_lines;
 pub use text::render_text;
 
@@ -109,7 +109,17 @@ pub fn research_with_progress(
         .iter()
         .map(|&c| GameOrder::new(game, c))
         .collect::<Result<Vec<_>>>()?;
-    let scan = ClaimChecker::new(Source::Table { game, table }, n, &orders, Detail::Full);
+    let scan = ClaimChecker::new(
+        Source::Table {
+            game,
+            table,
+            check: None,
+        },
+        n,
+        &orders,
+        Detail::Full,
+    );
+    let lehman = LehmanCheck::new(n)?;
     let (spanning_tree, st_loss) = spanning_tree_lines(&scan, n)?;
     const CHUNK: u64 = 1 << 12;
     let chunks = game.size().div_ceil(CHUNK);
@@ -120,6 +130,9 @@ pub fn research_with_progress(
             let mut found = Findings::new(conventions, Detail::Full);
             let end = ((k + 1) * CHUNK).min(game.size());
             for pos in k * CHUNK..end {
+                if let Some(value) = table.value(pos)? {
+                    lehman.compare(pos, &game.states(pos), game.mover(pos), value)?;
+                }
                 scan.position(game, pos, &mut found)?;
             }
             progress.advance(end - k * CHUNK);
@@ -131,11 +144,13 @@ pub fn research_with_progress(
         )?;
     let mut counterexamples: Vec<Counterexample> =
         st_loss.into_iter().chain(acc.found.into_values()).collect();
+    let lehman_check = lehman.figures(table, "every position of the table")?;
     draw_counterexamples(n, &mut counterexamples, svg_dir)?;
     Ok(Report {
         game: game.spec(),
         size: n,
         table: table.path().display().to_string(),
+        lehman_check: Some(lehman_check),
         spanning_tree: Some(spanning_tree),
         game_order_same_for_every_c: Some(acc.pops.iter().all(|p| {
             let first = &p.game_order[..RANKINGS.len()];

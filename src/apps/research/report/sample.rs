@@ -23,7 +23,7 @@ use super::boards::{bridgit_game, draw_counterexamples};
 use super::figures::{Counterexample, Estimate, Population, Proportion, Report, SampleFigures};
 use super::measures::{Measure, left_out, measures};
 use super::scan::{ClaimChecker, Detail, Findings, PositionAt};
-use super::source::Source;
+use super::source::{LehmanCheck, Source};
 use crate::base::progress::Progress;
 use crate::base::splitmix::SplitMix64;
 use crate::error::{Error, ResearchError, Result};
@@ -288,7 +288,13 @@ pub fn research_sample(
     } else {
         Detail::ValuesOnly
     };
-    let scan = ClaimChecker::new(Source::Table { game, table }, n, &[], detail);
+    let lehman = LehmanCheck::new(n)?;
+    let source = Source::Table {
+        game,
+        table,
+        check: Some(&lehman),
+    };
+    let scan = ClaimChecker::new(source, n, &[], detail);
     let boards = Alternation::new(game.cells(), Player::Left);
     let measures = measures(remoteness);
     let sampled = sample_with(count, seed, detail, &measures, 1, progress, |rng| {
@@ -318,12 +324,14 @@ pub fn research_sample(
         proportions: sampled.proportions(&measures, &play),
         left_out: left_out(remoteness),
     };
+    let lehman_check = lehman.figures(table, "every value the sample read")?;
     let mut counterexamples = sampled.counterexamples();
     draw_counterexamples(n, &mut counterexamples, svg_dir)?;
     Ok(Report {
         game: game.spec(),
         size: n,
         table: table.path().display().to_string(),
+        lehman_check: Some(lehman_check),
         spanning_tree: None,
         populations: vec![play],
         game_values: Vec::new(),
@@ -365,7 +373,11 @@ mod tests {
             .unwrap();
         let game = bridgit_game(2, &sym).unwrap();
         let scan = ClaimChecker::new(
-            Source::Table { game, table: &sym },
+            Source::Table {
+                game,
+                table: &sym,
+                check: None,
+            },
             2,
             &[],
             Detail::Remoteness,

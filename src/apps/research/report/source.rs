@@ -7,7 +7,10 @@
 //! remoteness.
 
 use std::cell::RefCell;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::figures::LehmanFigures;
 use crate::apps::oracle::check::lehman_game_of;
 use crate::apps::oracle::lehman::{self, Claim, EdgeGame, Workspace};
 use crate::error::{Error, ResearchError, Result};
@@ -23,6 +26,8 @@ pub(super) enum Source<'a> {
     Table {
         game: &'a CellGame,
         table: &'a Table,
+        /// Every value read compared with Lehman's criterion, when given.
+        check: Option<&'a LehmanCheck>,
     },
     /// Lehman's criterion: Left is Short on the board graph, Right is Cut.
     Lehman(EdgeGame),
@@ -66,13 +71,17 @@ impl Source<'_> {
     /// The value for `mover` of the position `cells` (open or finished).
     pub(super) fn value(&self, cells: &[u8], mover: Player) -> Result<Value> {
         match self {
-            Source::Table { game, table } => {
+            Source::Table { game, table, check } => {
                 let pos = game.index_of_states(cells, mover);
-                table.value(pos)?.ok_or_else(|| {
+                let value = table.value(pos)?.ok_or_else(|| {
                     Error::Research(ResearchError::NoValue {
                         position: game.position_text(pos),
                     })
-                })
+                })?;
+                if let Some(check) = check {
+                    check.compare(pos, cells, mover, value)?;
+                }
+                Ok(value)
             }
             Source::Lehman(g) => lehman_value(g, cells, mover),
         }
@@ -81,7 +90,7 @@ impl Source<'_> {
     /// The remoteness of the position `cells` with `mover` to move, when the source has it.
     pub(super) fn remoteness(&self, cells: &[u8], mover: Player) -> Result<Option<u32>> {
         match self {
-            Source::Table { game, table } => {
+            Source::Table { game, table, .. } => {
                 Ok(table.remoteness(game.index_of_states(cells, mover))?)
             }
             Source::Lehman(_) => Ok(None),
@@ -94,6 +103,80 @@ impl Source<'_> {
             Source::Table { table, .. } => table.path().display().to_string(),
             Source::Lehman(_) => "Lehman's criterion (no table)".to_string(),
         }
+    }
+}
+
+/// A table's values compared with Lehman's criterion as a scan reads them: how many, how many
+/// disagree, and the disagreeing position of the smallest index (the same whichever thread
+/// found it first).
+pub(super) struct LehmanCheck {
+    game: EdgeGame,
+    values: AtomicU64,
+    disagreements: AtomicU64,
+    /// The table's index, the position, the table's value and Lehman's.
+    first: Mutex<Option<(u64, String, Value, Value)>>,
+}
+
+impl LehmanCheck {
+    /// A check of a table of Bridg-It `n`.
+    pub(super) fn new(n: u32) -> Result<Self> {
+        Ok(Self::of(lehman_game(n)?))
+    }
+
+    /// A check by the Lehman game `game` (a test gives another board's).
+    fn of(game: EdgeGame) -> Self {
+        LehmanCheck {
+            game,
+            values: AtomicU64::new(0),
+            disagreements: AtomicU64::new(0),
+            first: Mutex::new(None),
+        }
+    }
+
+    /// Compares `value`, the table's value at its index `pos` of the position `cells` with
+    /// `mover` to move, with Lehman's. A disagreement is counted, not returned: the scan goes
+    /// on, and [`LehmanCheck::figures`] refuses the report.
+    pub(super) fn compare(
+        &self,
+        pos: u64,
+        cells: &[u8],
+        mover: Player,
+        value: Value,
+    ) -> Result<()> {
+        let lehman = lehman_value(&self.game, cells, mover)?;
+        self.values.fetch_add(1, Ordering::Relaxed);
+        if lehman != value {
+            self.disagreements.fetch_add(1, Ordering::Relaxed);
+            let mut first = self.first.lock().unwrap_or_else(|e| e.into_inner());
+            if first.as_ref().is_none_or(|f| pos < f.0) {
+                *first = Some((pos, text_of_states(cells, mover), value, lehman));
+            }
+        }
+        Ok(())
+    }
+
+    /// The check's figures for the report (`what`: which values were compared), or the
+    /// refusal naming `table` when any value disagreed with Lehman's.
+    pub(super) fn figures(&self, table: &Table, what: &str) -> Result<LehmanFigures> {
+        let values = self.values.load(Ordering::Relaxed);
+        let disagreements = self.disagreements.load(Ordering::Relaxed);
+        let first = self.first.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, position, table_value, lehman)) = first.as_ref() {
+            return Err(ResearchError::NotLehman {
+                path: table.path().display().to_string(),
+                disagreements,
+                values,
+                position: position.clone(),
+                table: *table_value,
+                lehman: *lehman,
+            }
+            .into());
+        }
+        Ok(LehmanFigures {
+            compared: what.to_string(),
+            values,
+            disagreements,
+        })
     }
 }
 
@@ -130,6 +213,7 @@ mod tests {
             let by_table = Source::Table {
                 game,
                 table: &table,
+                check: None,
             };
             let by_lehman = Source::Lehman(lehman_game(n).unwrap());
             let (wins, disagree) = (0..game.size())
@@ -171,6 +255,7 @@ mod tests {
         let a = scan(Source::Table {
             game,
             table: &table,
+            check: None,
         });
         let b = scan(Source::Lehman(lehman_game(n).unwrap()));
         let json = |f: &Findings| serde_json::to_value(&f.pops).unwrap();
@@ -183,5 +268,73 @@ mod tests {
             .filter(|&p| game.status(p) == Status::Open)
             .count() as u64;
         assert_eq!(a.pops[0].positions, open);
+    }
+
+    /// A table checked against Lehman's criterion of its own board: every value read is
+    /// compared and none disagrees. Checked against the criterion of a board whose far end
+    /// moved (so the table is "wrong" for it): every disagreement is counted, the report is
+    /// refused, and the refusal names the table and the smallest disagreeing position.
+    #[test]
+    fn a_table_that_disagrees_with_lehman_is_refused_with_the_first_position() {
+        let dir = tempfile::tempdir().unwrap();
+        let n = 2;
+        let table = table(dir.path(), n);
+        let game = table.game().cell_game().unwrap();
+        let read_all = |check: &LehmanCheck| {
+            let source = Source::Table {
+                game,
+                table: &table,
+                check: Some(check),
+            };
+            (0..game.size()).into_par_iter().for_each(|pos| {
+                source.value(&game.states(pos), game.mover(pos)).unwrap();
+            });
+        };
+        let right = LehmanCheck::new(n).unwrap();
+        read_all(&right);
+        let f = right.figures(&table, "every position").unwrap();
+        assert_eq!((f.values, f.disagreements), (game.size(), 0));
+
+        let mut graph = Board::Bridgit(n).graph();
+        graph.b = (0..graph.vertices)
+            .find(|&v| v != graph.a && v != graph.b)
+            .unwrap();
+        let moved = lehman_game_of(&graph, "moved").unwrap();
+        // The disagreements counted one by one, by the two criteria (the table equals its own
+        // board's criterion, tested above).
+        let own = lehman_game(n).unwrap();
+        let (want, first) = (0..game.size())
+            .filter(|&pos| {
+                let (cells, mover) = (game.states(pos), game.mover(pos));
+                lehman_value(&own, &cells, mover).unwrap()
+                    != lehman_value(&moved, &cells, mover).unwrap()
+            })
+            .fold((0u64, None), |(k, f), pos| (k + 1, f.or(Some(pos))));
+        assert!(want > 0, "moving the end changes some value");
+        let wrong = LehmanCheck::of(moved);
+        read_all(&wrong);
+        let err = wrong.figures(&table, "every position").unwrap_err();
+        let first = first.unwrap();
+        match &err {
+            Error::Research(ResearchError::NotLehman {
+                disagreements,
+                values,
+                position,
+                ..
+            }) => {
+                assert_eq!((*disagreements, *values), (want, game.size()));
+                assert_eq!(
+                    position,
+                    &text_of_states(&game.states(first), game.mover(first))
+                );
+            }
+            e => panic!("{e}"),
+        }
+        let text = err.to_string();
+        assert!(text.contains(&table.path().display().to_string()), "{text}");
+        assert!(
+            text.contains(&format!("{want} of the {}", game.size())),
+            "{text}"
+        );
     }
 }

@@ -186,6 +186,13 @@ pub fn render_text(r: &Report) -> String {
 ",
         r.size, r.game
     );
+    if let Some(c) = &r.lehman_check {
+        let _ = writeln!(
+            s,
+            "The table's values against Lehman's criterion ({}): {} compared, {} disagree.\n",
+            c.compared, c.values, c.disagreements
+        );
+    }
     if let Some(f) = &r.sample {
         write_sample(&mut s, r, f);
     }
