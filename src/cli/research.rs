@@ -84,7 +84,7 @@ pub struct TiersArgs {
 
 #[derive(clap::Args)]
 pub struct BridgitArgs {
-    /// The board size (2 takes a second, 3 about a minute and a half with a progress bar; 4 to
+    /// The board size (2 takes a second, 3 under a minute with a progress bar; 4 to
     /// 6 only with --sample: a table of size 4, or Lehman's criterion without --table).
     #[arg(long)]
     size: u32,

@@ -24,7 +24,7 @@ use serde::Serialize;
 
 use super::super::geometry::{PlayerGraph, show_b};
 use super::super::order::{OrderFigures, truth_of};
-use super::super::ranking::option_keys;
+use super::super::ranking::{OptionKeys, Variant, option_keys};
 use super::boards::draw_counterexamples;
 use super::figures::{Counterexample, NamedMove, Proportion};
 use super::sample::{RatioSums, Z95, wilson};
@@ -238,86 +238,105 @@ fn position(
         let mut truth = |a, b| truth_of(games.compare(a, b), mover);
         let variant = RANKINGS[r].0;
         let (tally, broken) = order_tally_by(&mut truth, &values, &keys, variant, immediate);
-        for (&(claim, how), pair) in CLAIMS.iter().zip(broken) {
-            let Some((a, b)) = pair else { continue };
-            let name = format!("order.{}.{claim}", variant.name());
-            if acc.examples.get(&name).is_some_and(|e| e.index <= index) {
-                continue;
-            }
-            let mut outcome_for_opponent = |g| {
-                let (left_first, left_second) = games.outcome(g);
-                let wins = match mover {
-                    Player::Left => !left_second,
-                    Player::Right => left_first,
-                };
-                if wins { Value::Win } else { Value::Loss }
-            };
-            let (value_a, value_b) = (
-                outcome_for_opponent(values[a]),
-                outcome_for_opponent(values[b]),
-            );
-            let own_value = {
-                let (left_first, left_second) = games.outcome(own);
-                let wins = match mover {
-                    Player::Left => left_first,
-                    Player::Right => !left_second,
-                };
-                if wins { Value::Win } else { Value::Loss }
-            };
-            let (explanation, roles) = if how.is_empty() {
-                (
-                    format!(
-                        "two options the {} ranking calls equivalent are different games (C = 1)",
-                        variant.name()
-                    ),
-                    ["equal keys", "equal keys"],
-                )
-            } else {
-                (
-                    format!(
-                        "the option the {} ranking puts above another {how} it as a game (C = 1)",
-                        variant.name()
-                    ),
-                    ["ranked higher", "ranked lower"],
-                )
-            };
-            let role = |k: usize, role: &str| {
-                format!(
-                    "{role} (b after the move {}, after the opponent takes it {})",
-                    show_b(keys[k].own),
-                    show_b(keys[k].taken)
-                )
-            };
-            acc.examples.insert(
-                name,
-                Example {
-                    index,
-                    explanation,
-                    cells: cells.clone(),
-                    mover,
-                    value: own_value,
-                    moves: [
-                        (
-                            keys[a].cell,
-                            value_a,
-                            role(a, roles[0]),
-                            games.show(values[a]),
-                        ),
-                        (
-                            keys[b].cell,
-                            value_b,
-                            role(b, roles[1]),
-                            games.show(values[b]),
-                        ),
-                    ],
-                },
-            );
-        }
+        let at = BoardAt {
+            index,
+            cells: &cells,
+            mover,
+            own,
+            keys: &keys,
+            values: &values,
+        };
+        keep_examples(games, &at, variant, &broken, &mut acc.examples);
         acc.order[i].add(&tally);
         for (k, (_, get)) in SHARES.iter().enumerate() {
             let (y, x) = get(&tally);
             acc.sums[i * SHARES.len() + k].add(y, x);
         }
+    }
+}
+
+/// An open board with two options or more, as [`keep_examples`] reads it.
+struct BoardAt<'a> {
+    /// Its index in the tier's alternation order.
+    index: u64,
+    cells: &'a [u8],
+    mover: Player,
+    /// Its canonical form, and its options' (in the order of `keys`).
+    own: Game,
+    keys: &'a [OptionKeys],
+    values: &'a [Game],
+}
+
+/// The value for `player` of the game `g` when `first` moves first in it.
+fn value_in(games: &mut Games, g: Game, player: Player, first: Player) -> Value {
+    let (left_moving_first, left_moving_second) = games.outcome(g);
+    let left_wins = match first {
+        Player::Left => left_moving_first,
+        Player::Right => left_moving_second,
+    };
+    if left_wins == (player == Player::Left) {
+        Value::Win
+    } else {
+        Value::Loss
+    }
+}
+
+/// Keeps in `examples` the board `at` for each game-order claim of `variant` it breaks
+/// (`broken`: [`order_tally_by`]'s pairs), unless a board of smaller index is kept already.
+fn keep_examples(
+    games: &mut Games,
+    at: &BoardAt<'_>,
+    variant: Variant,
+    broken: &[Option<(usize, usize)>; 4],
+    examples: &mut BTreeMap<String, Example>,
+) {
+    let (mover, opponent) = (at.mover, at.mover.other());
+    for (&(claim, how), pair) in CLAIMS.iter().zip(broken) {
+        let Some((a, b)) = *pair else { continue };
+        let name = format!("order.{}.{claim}", variant.name());
+        if examples.get(&name).is_some_and(|e| e.index <= at.index) {
+            continue;
+        }
+        let (explanation, roles) = if how.is_empty() {
+            (
+                format!(
+                    "two options the {} ranking calls equivalent are different games (C = 1)",
+                    variant.name()
+                ),
+                ["equal keys", "equal keys"],
+            )
+        } else {
+            (
+                format!(
+                    "the option the {} ranking puts above another {how} it as a game (C = 1)",
+                    variant.name()
+                ),
+                ["ranked higher", "ranked lower"],
+            )
+        };
+        let mut option = |k: usize, role: &str| {
+            let key = &at.keys[k];
+            (
+                key.cell,
+                value_in(games, at.values[k], opponent, opponent),
+                format!(
+                    "{role} (b after the move {}, after the opponent takes it {})",
+                    show_b(key.own),
+                    show_b(key.taken)
+                ),
+                games.show(at.values[k]),
+            )
+        };
+        let moves = [option(a, roles[0]), option(b, roles[1])];
+        let example = Example {
+            index: at.index,
+            explanation,
+            cells: at.cells.to_vec(),
+            mover,
+            value: value_in(games, at.own, mover, mover),
+            moves,
+        };
+        examples.insert(name, example);
     }
 }
 

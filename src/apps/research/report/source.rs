@@ -4,7 +4,8 @@
 //!
 //! The invariant: a source answers for a position given by its cell states and mover alone, so
 //! every claim reads the same values whichever source stands behind it; only a table has
-//! remoteness.
+//! remoteness. A table's values can be checked against Lehman's criterion as they are read
+//! ([`LehmanCheck`]): a report from a table whose values disagree is refused.
 
 use std::cell::RefCell;
 use std::sync::Mutex;
@@ -108,7 +109,7 @@ impl Source<'_> {
 
 /// A table's values compared with Lehman's criterion as a scan reads them: how many, how many
 /// disagree, and the disagreeing position of the smallest index (the same whichever thread
-/// found it first).
+/// found it first). Lehman's criterion needs no table, so a research report need not trust one.
 pub(super) struct LehmanCheck {
     game: EdgeGame,
     values: AtomicU64,
@@ -147,9 +148,11 @@ impl LehmanCheck {
         self.values.fetch_add(1, Ordering::Relaxed);
         if lehman != value {
             self.disagreements.fetch_add(1, Ordering::Relaxed);
+            let text = text_of_states(cells, mover);
             let mut first = self.first.lock().unwrap_or_else(|e| e.into_inner());
-            if first.as_ref().is_none_or(|f| pos < f.0) {
-                *first = Some((pos, text_of_states(cells, mover), value, lehman));
+            // Two boards a symmetry maps onto one index: the smaller text, for a fixed answer.
+            if first.as_ref().is_none_or(|f| (pos, &text) < (f.0, &f.1)) {
+                *first = Some((pos, text, value, lehman));
             }
         }
         Ok(())
