@@ -7,8 +7,9 @@
 //! Without `--table`, `--sample N --population all|play` values the positions by Lehman's
 //! criterion, at sizes 2 to 6 (`research::research_lehman`).
 //!
-//! `retrodb research late --size N --exact-to E`: the ranking in the game order on late
-//! positions, canonical forms built per position (`research::research_late`).
+//! `retrodb research late --size N --exact-to E [--svg-dir DIR]`: the ranking in the game order
+//! on late positions, canonical forms built per position, the smallest board breaking each
+//! claim drawn (`research::research_late`).
 //!
 //! `retrodb research tiers --table FILE [--json]`: the distribution of value and remoteness by
 //! tier of any table of a game with tiers (`research::depth`).
@@ -91,7 +92,8 @@ pub struct BridgitArgs {
     /// The table to use, built there (with remoteness) if the file is absent. Default: a cache
     /// file bridgit_N-remoteness.rdb in $RETRODB_CACHE, $XDG_CACHE_HOME/retrodb or
     /// ~/.cache/retrodb. With --sample, any table of the board (values only will do) that
-    /// exists.
+    /// exists. Its values are checked against Lehman's criterion (every position, or every
+    /// value a sample reads): a table that disagrees is refused.
     #[arg(long, value_name = "FILE")]
     table: Option<PathBuf>,
     /// Check the claims that need values only on N positions drawn uniformly from the play
