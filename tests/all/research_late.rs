@@ -8,7 +8,7 @@ use std::path::Path;
 
 use crate::common::ok;
 use crate::research::confirm_game_order;
-use crate::research_lehman::{after, oracle_value};
+use crate::research_lehman::{after_move, oracle_value};
 
 use serde_json::Value as Json;
 
@@ -32,10 +32,9 @@ fn confirm(n: u32, report: &Json, svgs: Option<&Path>) -> usize {
             .unwrap()
             .iter()
             .map(|m| {
-                let name = m["move"].as_str().unwrap();
-                let cell: usize = name[..name.find('(').unwrap()].parse().unwrap();
-                let child = after(text, cell);
-                assert_eq!(oracle_value(n, &child), m["value"], "{claim}: move {name}");
+                let (_, child) = after_move(text, m);
+                let v = oracle_value(n, &child);
+                assert_eq!(v, m["value"], "{claim}: move {}", m["move"]);
                 child
             })
             .collect();

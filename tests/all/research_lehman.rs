@@ -139,8 +139,16 @@ pub(crate) fn oracle_value(n: u32, text: &str) -> &'static str {
     }
 }
 
+/// The cell a counterexample's named move (`m`, as `retrodb probe` names it: "7(3,5)") claims,
+/// and the position text after it.
+pub(crate) fn after_move(text: &str, m: &Json) -> (usize, String) {
+    let name = m["move"].as_str().unwrap();
+    let cell: usize = name[..name.find('(').unwrap()].parse().unwrap();
+    (cell, after(text, cell))
+}
+
 /// The position text after the mover claims cell `cell` of `text`.
-pub(crate) fn after(text: &str, cell: usize) -> String {
+fn after(text: &str, cell: usize) -> String {
     let (cells, mover) = text.split_once('/').unwrap();
     let mut c: Vec<char> = cells.chars().collect();
     assert_eq!(c[cell], '.', "{text}: cell {cell} is taken");
@@ -178,10 +186,9 @@ fn committed_lehman_counterexamples_are_confirmed_by_the_oracle() {
                 .unwrap()
                 .iter()
                 .map(|m| {
-                    let name = m["move"].as_str().unwrap();
-                    let cell: usize = name[..name.find('(').unwrap()].parse().unwrap();
-                    let v = oracle_value(n, &after(text, cell));
-                    assert_eq!(v, m["value"], "{file} {claim} {name}");
+                    let (cell, child) = after_move(text, m);
+                    let v = oracle_value(n, &child);
+                    assert_eq!(v, m["value"], "{file} {claim} {}", m["move"]);
                     (cell, v)
                 })
                 .collect();

@@ -28,7 +28,7 @@ use super::super::ranking::{OptionKeys, Variant, option_keys};
 use super::boards::draw_counterexamples;
 use super::figures::{Counterexample, NamedMove, Proportion};
 use super::sample::{RatioSums, Z95, wilson};
-use super::scan::RANKINGS;
+use super::scan::{PositionAt, RANKINGS, counterexample_at};
 use super::tally::order_tally_by;
 use crate::base::progress::Progress;
 use crate::base::splitmix::SplitMix64;
@@ -37,7 +37,6 @@ use crate::error::{Error, ResearchError, Result};
 use crate::game::Value;
 use crate::games::AnyGame;
 use crate::games::cell::alternation::Alternation;
-use crate::games::cell::notation::text_of_states;
 use crate::games::cell::{Board, CellGame, Layout, Player};
 
 /// The report of `research late`.
@@ -444,31 +443,25 @@ fn tier(
 /// `retrodb probe` names them (no remoteness: no table stands behind it).
 fn counterexample(n: u32, claim: String, e: Example) -> Counterexample {
     let labels = Layout::Board(Board::Bridgit(n)).labels();
-    let position = text_of_states(&e.cells, e.mover);
-    let filled = e.cells.iter().filter(|&&s| s != 0).count() as u32;
-    Counterexample {
-        claim,
-        explanation: e.explanation,
-        position: position.clone(),
+    let at = PositionAt {
         value: e.value,
-        remoteness: None,
         in_play: true,
-        moves: e
-            .moves
-            .iter()
-            .map(|(cell, value, role, form)| NamedMove {
-                name: format!("{cell}{}", labels[*cell as usize]),
-                value: *value,
-                remoteness: None,
-                role: role.clone(),
-                game_value: Some(form.clone()),
-            })
-            .collect(),
-        picture: String::new(),
-        svg: None,
-        cells: e.moves.iter().map(|m| m.0).collect(),
-        order: (false, filled, position),
-    }
+        cells: &e.cells,
+        mover: e.mover,
+    };
+    let moves = e
+        .moves
+        .iter()
+        .map(|(cell, value, role, form)| NamedMove {
+            name: format!("{cell}{}", labels[*cell as usize]),
+            value: *value,
+            remoteness: None,
+            role: role.clone(),
+            game_value: Some(form.clone()),
+        })
+        .collect();
+    let marked = e.moves.iter().map(|m| m.0).collect();
+    counterexample_at(claim, e.explanation, &at, None, moves, marked)
 }
 
 /// The sampled tier's shares with their intervals (Wilson for positions, ratio for pairs).

@@ -179,21 +179,15 @@ impl<'a> ClaimChecker<'a> {
         moves: Vec<NamedMove>,
         cells: Vec<u32>,
     ) -> Result<Counterexample> {
-        let text = text_of_states(at.cells, at.mover);
-        let filled = at.cells.iter().filter(|&&s| s != EMPTY).count() as u32;
-        Ok(Counterexample {
+        let remoteness = self.source.remoteness(at.cells, at.mover)?;
+        Ok(counterexample_at(
             claim,
             explanation,
-            position: text.clone(),
-            value: at.value,
-            remoteness: self.source.remoteness(at.cells, at.mover)?,
-            in_play: at.in_play,
+            at,
+            remoteness,
             moves,
-            picture: String::new(),
-            svg: None,
-            order: (!at.in_play, filled, text),
             cells,
-        })
+        ))
     }
 
     /// Checks every claim at the position stored at `pos` of `game` (the scan of every index
@@ -593,6 +587,33 @@ pub(super) struct PositionAt<'a> {
     pub(super) in_play: bool,
     pub(super) cells: &'a [u8],
     pub(super) mover: Player,
+}
+
+/// The counterexample of `claim` at `at` (of remoteness `remoteness`), named by its own board,
+/// with the `moves` it names and the `cells` to mark; not drawn yet.
+pub(super) fn counterexample_at(
+    claim: String,
+    explanation: String,
+    at: &PositionAt<'_>,
+    remoteness: Option<u32>,
+    moves: Vec<NamedMove>,
+    cells: Vec<u32>,
+) -> Counterexample {
+    let text = text_of_states(at.cells, at.mover);
+    let filled = at.cells.iter().filter(|&&s| s != EMPTY).count() as u32;
+    Counterexample {
+        claim,
+        explanation,
+        position: text.clone(),
+        value: at.value,
+        remoteness,
+        in_play: at.in_play,
+        moves,
+        picture: String::new(),
+        svg: None,
+        order: (!at.in_play, filled, text),
+        cells,
+    }
 }
 
 /// Whether a board with `mover` to move arises in play with Left moving first: Left to move
