@@ -9,6 +9,11 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    // Before anything that may use an instruction of the build's x86-64 level.
+    if let Some(message) = retrodb::base::cpu::unsupported_message() {
+        errln!("retrodb: {message}");
+        return ExitCode::FAILURE;
+    }
     let args = match cli::Cli::try_parse() {
         Ok(args) => args,
         Err(e) => return cli::out::clap_exit(&e),

@@ -231,15 +231,19 @@ fn bad_item<'py>(py: Python<'py>, text: &str, detail: &str) -> PyResult<Bound<'p
 }
 
 impl Table {
-    /// The open table, or ValueError once it is closed.
+    /// The open table, or ValueError once it is closed; TableError when its file has changed
+    /// on disk since it was opened (one `fstat` a call: a file truncated under the map would
+    /// otherwise read zeros, and one written in place another table's bytes).
     fn get(&self) -> PyResult<Arc<RawTable>> {
         let inner = self
             .inner
             .read()
             .map_err(|_| PyValueError::new_err("the table's lock is poisoned"))?;
-        inner.as_ref().map(Arc::clone).ok_or_else(|| {
+        let t = inner.as_ref().map(Arc::clone).ok_or_else(|| {
             PyValueError::new_err(format!("the table {} is closed", self.path.display()))
-        })
+        })?;
+        t.check_unchanged().map_err(error)?;
+        Ok(t)
     }
 }
 
@@ -898,6 +902,11 @@ impl Position {
 
 #[pymodule]
 fn _retrodb(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // `import retrodb` on a CPU without the build's instructions: an ImportError that says
+    // which, not a crashed interpreter.
+    if let Some(message) = retrodb::base::cpu::unsupported_message() {
+        return Err(pyo3::exceptions::PyImportError::new_err(message));
+    }
     m.add_function(wrap_pyfunction!(open, m)?)?;
     m.add_function(wrap_pyfunction!(build::build, m)?)?;
     m.add_class::<Table>()?;

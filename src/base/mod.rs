@@ -2,10 +2,12 @@
 //! decision rule ([`cells`]), generalized Sprague-Grundy values and the sum rule ([`grundy`]),
 //! what "no remoteness" is in each encoding ([`remoteness`]), memory limits and disk space
 //! ([`memory`]), the progress trait every long operation reports through ([`progress`]) and
-//! the one random generator ([`splitmix`]). Any layer may use them; they import no layer but
+//! the one random generator ([`splitmix`]), and the check that the CPU has the instructions the build
+//! uses ([`cpu`]). Any layer may use them; they import no layer but
 //! the error (and `grundy` the game contract's values).
 
 pub mod cells;
+pub mod cpu;
 pub mod grundy;
 pub mod memory;
 pub mod progress;

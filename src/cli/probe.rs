@@ -68,6 +68,10 @@ pub fn run(a: Args) -> Result<ExitCode> {
     // Answers a batch; true when a position failed.
     let mut flush = |batch: &mut Vec<String>, out: &mut super::out::Stdout| -> Result<bool> {
         let mut failed = false;
+        // A table changed on disk since it was opened (an operator's `cp` over it) trips its
+        // guard here, and every lookup below answers that error (printed once) instead of a
+        // value read from the changed file.
+        let _ = table.check_unchanged();
         for r in lookups.probe_batch(batch) {
             match r {
                 Ok(mut p) if a.json => {

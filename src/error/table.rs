@@ -49,6 +49,9 @@ pub enum TableErrorKind {
     Game(String),
     /// A build's work file beside the table that fails a check (the text says which).
     WorkFile(String),
+    /// The file changed on disk while it was open: truncated or written in place (the text
+    /// says how). A table is replaced by renaming a new file over it, never by writing into it.
+    Changed(String),
     /// Anything else about the file (the text says what).
     Other(String),
 }
@@ -102,7 +105,7 @@ impl fmt::Display for TableErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         use TableErrorKind::*;
         match self {
-            NotAFile => write!(f, "is not a file (a directory or a device?)"),
+            NotAFile => write!(f, "is not a regular file (a directory, a pipe or a device)"),
             Empty => write!(f, "file is empty"),
             NotATable => write!(f, "not a retrodb table (no RETRODB magic at the start)"),
             Version {
@@ -154,6 +157,11 @@ impl fmt::Display for TableErrorKind {
                 }
             }
             Damaged(what) => write!(f, "{what}: the table is damaged"),
+            Changed(what) => write!(
+                f,
+                "{what}; no answer is given from it (replace a table by writing a new file and \
+                 renaming it over the old one, never by copying into it)"
+            ),
             Game(what) | WorkFile(what) | Other(what) => write!(f, "{what}"),
         }
     }

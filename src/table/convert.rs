@@ -139,6 +139,8 @@ pub fn compress(input: &Table, out: &Path, params: Params, progress: &dyn Progre
         spec: game.spec,
         source: game.source,
     };
+    // The input was read in place: a file changed under it is not copied as a table.
+    input.check_unchanged()?;
     table.commit(&header, &game.embedded)
 }
 
@@ -593,6 +595,7 @@ pub fn decompress(input: &Table, out: &Path, progress: &dyn Progress) -> Result<
             sets: input.grundy_sets_bytes()?.to_vec(),
         });
     }
+    input.check_unchanged()?;
     progress.stage("writing the raw table", 0);
     writer.finish(h.counts, h.rounds, h.remoteness_width, &rem)
 }

@@ -151,6 +151,8 @@ impl<'t, B: AsRef<[u8]> + Sync> Cursor<'t, B> {
                 get_remoteness(&[b])
             }
         };
+        // The window's bytes are read in place: a page that vanished read zeros.
+        self.table.intact()?;
         Ok((cells::value(code), remoteness))
     }
 

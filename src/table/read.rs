@@ -6,11 +6,12 @@
 //! to match their checksum — raw blocks are checked once on first use, compressed frames on every
 //! decode (and a compressed table decodes a position's frame even when the rules alone answer).
 
-use std::fs::File;
 use std::io::{BufWriter, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 mod grundy;
+mod guard;
 
 use memmap2::Mmap;
 use rayon::prelude::*;
@@ -34,6 +35,9 @@ pub const DEFAULT_CACHE: u64 = 64 << 20;
 /// header checked, the game rebuilt.
 pub struct Table<B = Mmap> {
     path: PathBuf,
+    /// The guard of a mapped file against changes under the map. Declared before `bytes` so
+    /// that it is dropped first: its slot is released before the map is unmapped.
+    guard: Option<guard::FileGuard>,
     bytes: B,
     header: Header,
     game: AnyGame,
@@ -61,7 +65,14 @@ impl Table {
     /// Opens a table keeping about `cache_bytes` of decoded frames (compressed tables; at least
     /// one frame is always kept).
     pub fn open_with_cache(path: &Path, cache_bytes: u64) -> Result<Table> {
-        let file = File::open(path).map_err(|e| Error::io(path, e))?;
+        // Not blocking: a FIFO given as a table would wait for a writer in open(); it is
+        // refused by the file-type check below instead (the flag changes nothing for the
+        // reads of a regular file, which are through the map).
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(path)
+            .map_err(|e| Error::io(path, e))?;
         let meta = file.metadata().map_err(|e| Error::io(path, e))?;
         if !meta.is_file() {
             return Err(Error::table_kind(path, TableErrorKind::NotAFile));
@@ -73,10 +84,19 @@ impl Table {
         // SAFETY: mapping a file is unsafe because the bytes could change under the map while
         // it lives. Tables are never modified in place: every retrodb writer writes a new file
         // under a temporary name and renames it into place whole, so a mapped table keeps its
-        // bytes; a file changed by anything else is outside this promise, and then its checksums
-        // (checked before any byte is answered from) are the defence, not a guarantee.
+        // bytes. A file changed by anything else (an operator's `cp`) is caught by the guard
+        // made next, before the first byte is read: a read past a shrunk end reads zeros and
+        // trips it instead of raising SIGBUS, a change in place trips it at the next
+        // `check_unchanged`, and a tripped table answers nothing (`guard.rs`).
         let map = unsafe { Mmap::map(&file) }.map_err(|e| Error::io(path, e))?;
-        Table::from_bytes(path, map, cache_bytes)
+        let guard = guard::FileGuard::new(file, &meta, &map);
+        let opened = Table::from_bytes(path, map, cache_bytes);
+        if guard.tripped() {
+            return Err(Error::table_kind(path, guard.changed_kind()));
+        }
+        let mut table = opened?;
+        table.guard = Some(guard);
+        Ok(table)
     }
 }
 
@@ -149,6 +169,7 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
         });
         Ok(Table {
             path: path.to_path_buf(),
+            guard: None,
             bytes,
             header,
             game,
@@ -183,6 +204,26 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
         self.bytes.as_ref()
     }
 
+    /// `Err` when the file changed on disk since it was opened (truncated, or written in
+    /// place: one `fstat`); from then on every lookup of this table is that error. Long-lived
+    /// readers call it between requests; a table made from bytes never changes.
+    pub fn check_unchanged(&self) -> Result<()> {
+        match &self.guard {
+            Some(g) => g.check().map_err(|k| self.fail(k)),
+            None => Ok(()),
+        }
+    }
+
+    /// `Err` when a read of the file fell past its end or a check saw it change: every read
+    /// path calls it after reading, so zeros read in place of a vanished page never answer.
+    #[inline]
+    pub(in crate::table) fn intact(&self) -> Result<()> {
+        match &self.guard {
+            Some(g) if g.tripped() => Err(self.fail(g.changed_kind())),
+            _ => Ok(()),
+        }
+    }
+
     /// An error of this table's file.
     pub(super) fn fail(&self, kind: TableErrorKind) -> Error {
         Error::table_kind(&self.path, kind)
@@ -207,14 +248,16 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
         let Payload::Raw(raw) = &self.payload else {
             unreachable!("raw blocks belong to raw tables")
         };
-        raw.check_block(
+        let checked = raw.check_block(
             self.bytes(),
             &self.header,
             &self.sums,
             (section, first_block),
             at,
-        )
-        .map_err(|k| self.fail(k))
+        );
+        // Zeros read from a vanished page fail the checksum: say what really happened.
+        self.intact()?;
+        checked.map_err(|k| self.fail(k))
     }
 
     /// Decodes frame `k` of a compressed stream, checking the compressed bytes first.
@@ -227,7 +270,11 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
         let Payload::Zstd(frames) = &self.payload else {
             unreachable!("streams belong to compressed tables")
         };
-        frames.decode(self.bytes(), &self.sums, stream, sums_first, k)
+        let decoded = frames.decode(self.bytes(), &self.sums, stream, sums_first, k);
+        match &self.guard {
+            Some(g) if g.tripped() => Err(g.changed_kind()),
+            _ => decoded,
+        }
     }
 
     pub(super) fn frame_count(&self) -> usize {
@@ -269,6 +316,8 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
             self.check_block(c, 0, b)?;
             b += block;
         }
+        // The bytes are read after this returns: readers of whole sections check
+        // `check_unchanged` again once they have read them.
         Ok(&self.bytes()[(c.offset + from) as usize..(c.offset + to) as usize])
     }
 
@@ -301,10 +350,10 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
             Payload::Raw(_) => {
                 self.check_block(self.header.cells, 0, pos / 4)?;
                 let c = self.header.cells;
-                Ok(cells::get_in_bytes(
-                    &self.bytes()[c.offset as usize..c.end() as usize],
-                    pos,
-                ))
+                let code =
+                    cells::get_in_bytes(&self.bytes()[c.offset as usize..c.end() as usize], pos);
+                self.intact()?;
+                Ok(code)
             }
             Payload::Zstd(ZstdFrames { cells, cache, .. }) => {
                 let f = self.header.frame_positions;
@@ -360,7 +409,9 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
                 let first = self.header.cells.blocks(self.header.block as u64);
                 self.check_block(sec, first, at_of)?;
                 let at = (sec.offset + at_of) as usize;
-                decode(take(&self.bytes()[at..at + w as usize]))
+                let stored = take(&self.bytes()[at..at + w as usize]);
+                self.intact()?;
+                decode(stored)
             }
             Payload::Zstd(ZstdFrames {
                 remoteness, cache, ..

@@ -36,7 +36,8 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
         h.check_unused(&self.bytes()[..h.header_len as usize])
             .map_err(|kind| self.fail(kind))?;
         self.verify_blocks(progress)?;
-        self.verify_tail()
+        self.verify_tail()?;
+        self.check_unchanged()
     }
 
     /// Checks that the cells past the last position (the rest of a raw table's last 64-bit
@@ -173,7 +174,7 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
                 r
             });
         match err {
-            None => Ok(size),
+            None => self.check_unchanged().map(|()| size),
             Some(e) => Err(e),
         }
     }

@@ -27,15 +27,15 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
         first_block: u64,
         at: u64,
     ) -> Result<()> {
-        self.grundy_blocks
-            .check_block(
-                self.bytes(),
-                &self.header,
-                &self.sums,
-                (section, first_block),
-                at,
-            )
-            .map_err(|k| self.fail(k))
+        let checked = self.grundy_blocks.check_block(
+            self.bytes(),
+            &self.header,
+            &self.sums,
+            (section, first_block),
+            at,
+        );
+        self.intact()?;
+        checked.map_err(|k| self.fail(k))
     }
 
     /// The stored generalized Sprague-Grundy code of position `pos` (below the size):
@@ -72,6 +72,7 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
                     .map_err(|k| self.fail(k))?;
             }
         }
+        self.intact()?;
         let code = u32::from_le_bytes(b);
         let all_ones = if w == 4 { u32::MAX } else { (1 << (8 * w)) - 1 };
         Ok(if code == all_ones {
@@ -104,6 +105,7 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
             .chunks_exact(8)
             .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
             .collect();
+        self.intact()?;
         Ok(crate::base::grundy::set_members(&words))
     }
 
