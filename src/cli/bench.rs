@@ -182,8 +182,7 @@ fn suite(s: &SuiteArgs) -> Result<()> {
         retrodb::solve::Engine::parse(e).map_err(anyhow::Error::msg)?;
     }
     let wanted = |c: &str| s.only.is_empty() || s.only.iter().any(|o| o == c);
-    std::fs::create_dir_all(&s.work)
-        .with_context(|| format!("creating the work directory {}", s.work.display()))?;
+    retrodb::table::output_dir(&s.work)?;
     let all = std::thread::available_parallelism().map_or(1, |n| n.get());
     let thread_counts: Vec<usize> = if all > 1 { vec![1, all] } else { vec![1] };
 
@@ -351,23 +350,21 @@ fn prepare(case: &str, s: &SuiteArgs, exe: &Path) -> Result<String> {
             let path = s
                 .work
                 .join(format!("digraph-{}-{}.txt", s.vertices, s.edges));
+            // `gen` writes through a temporary name, so an existing file is complete.
             if !path.exists() {
-                let tmp = path.with_extension("txt.partial");
                 let status = Command::new(exe)
                     .args(["gen", "digraph", "--sinks", "0.25", "--vertices"])
                     .arg(s.vertices.to_string())
                     .arg("--edges")
                     .arg(s.edges.to_string())
                     .arg("-o")
-                    .arg(&tmp)
+                    .arg(&path)
                     .stdout(std::process::Stdio::null())
                     .status()
                     .context("running retrodb gen digraph")?;
                 if !status.success() {
                     bail!("retrodb gen digraph failed ({status})");
                 }
-                std::fs::rename(&tmp, &path)
-                    .with_context(|| format!("renaming {} into place", tmp.display()))?;
             }
             format!("digraph:{}", path.display())
         }
@@ -375,7 +372,7 @@ fn prepare(case: &str, s: &SuiteArgs, exe: &Path) -> Result<String> {
         "bridgit3" => "bridgit:3".to_string(),
         "shannon18" => {
             let path = s.work.join("grid3x4.txt");
-            std::fs::write(&path, GRID).with_context(|| format!("writing {}", path.display()))?;
+            retrodb::table::write_output(&path, GRID, &super::Notes)?;
             format!("shannon:{}", path.display())
         }
         _ => unreachable!("cases are checked against CASES"),

@@ -3,7 +3,7 @@
 //! uses no engine (Lehman's criterion, or a memoised minimax), print the counts; exit non-zero on
 //! any disagreement.
 
-use std::io::{BufRead, BufWriter, Read, Write};
+use std::io::{BufRead, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -141,10 +141,9 @@ fn run_vertex(a: Args) -> Result<ExitCode> {
     let mut sweep = VertexSweep::new(opts);
     let mut list = match &a.list {
         Some(path) => {
-            let file = std::fs::File::create(path).map_err(|e| retrodb::Error::io(path, e))?;
-            let mut w = BufWriter::new(file);
+            let mut w = retrodb::table::OutputFile::create(path, &super::Notes)?;
             writeln!(w, "# graph6 a b vertex-class edge-class")
-                .map_err(|e| retrodb::Error::io(path, e))?;
+                .map_err(|e| retrodb::Error::io(w.temp_path(), e))?;
             Some(w)
         }
         None => None,
@@ -180,8 +179,8 @@ fn run_vertex(a: Args) -> Result<ExitCode> {
         }
         (None, None) => bail!("give --max-vertices K or --graph6 FILE"),
     }
-    if let (Some(w), Some(path)) = (list.as_mut(), &a.list) {
-        w.flush().map_err(|e| retrodb::Error::io(path, e))?;
+    if let Some(w) = list {
+        w.commit()?;
     }
     let report = sweep.report();
     if a.json {

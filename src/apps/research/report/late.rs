@@ -535,7 +535,7 @@ pub fn research_late(
         .into_iter()
         .map(|(claim, e)| counterexample(n, claim, e))
         .collect();
-    draw_counterexamples(n, &mut counterexamples, svg_dir)?;
+    draw_counterexamples(n, &mut counterexamples, svg_dir, progress)?;
     Ok(LateReport {
         game: spec,
         size: n,

