@@ -188,3 +188,82 @@ fn outputs_that_are_not_regular_files_are_refused_and_kept() {
     assert!(std::fs::read_to_string(&plain).unwrap().contains("<svg"));
     assert!(stdout(&o).contains("wrote"));
 }
+
+/// Every heap's Grundy value in a subtraction game, by the mex over the heaps a move reaches
+/// (nothing of retrodb): the reference for the overflowing amounts below.
+fn grundy_reference(heap: u64, takes: &[u64]) -> Vec<u64> {
+    let mut g: Vec<u64> = Vec::new();
+    for n in 0..=heap {
+        let reached: Vec<u64> = takes
+            .iter()
+            .filter(|&&t| t <= n)
+            .map(|&t| g[(n - t) as usize])
+            .collect();
+        g.push((0..).find(|v| !reached.contains(v)).unwrap());
+    }
+    g
+}
+
+/// Amounts near 2^64 wrapped past the heap in the parents' arithmetic: the Grundy values came
+/// out wrong (`subtract:20,1,2,2^64-1`: heap 2 + heap 1 "second player wins"; `subtract:30,2,3,
+/// 2^64-2` labelled positions `inf{0}` in a game without cycles). An amount above the heap is
+/// kept and never played; 0 and amounts beyond 2^64 - 1 are refused naming the move and the
+/// range.
+#[test]
+fn subtraction_amounts_near_two_to_the_64_are_never_played() {
+    let dir = tempfile::tempdir().unwrap();
+    for (heap, takes, spec) in [
+        (20u64, vec![1u64, 2], "subtract:20,1,2,18446744073709551615"),
+        (30, vec![2, 3], "subtract:30,2,3,18446744073709551614"),
+        (5, vec![1, 3, 4], "subtract:5,1,3,4,9"),
+    ] {
+        let out = dir.path().join("g.rdb");
+        let o = retrodb(&["build", spec, "--grundy", "-o", path_str(&out), "--quiet"]);
+        assert!(o.status.success(), "{spec}: {}", stderr(&o));
+        let dump = stdout(&retrodb(&["dump", path_str(&out)]));
+        let got: Vec<String> = dump
+            .lines()
+            .map(|l| l.split('\t').last().unwrap().to_string())
+            .collect();
+        let want: Vec<String> = grundy_reference(heap, &takes)
+            .iter()
+            .map(u64::to_string)
+            .collect();
+        assert_eq!(got, want, "{spec}");
+        let v = stdout(&retrodb(&["verify", path_str(&out)]));
+        assert!(v.contains(": ok"), "{spec}: {v}");
+    }
+    let out = dir.path().join("s.rdb");
+    let o = retrodb(&[
+        "build",
+        "subtract:20,1,2,18446744073709551615",
+        "--grundy",
+        "-o",
+        path_str(&out),
+        "--quiet",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let sum = stdout(&retrodb(&["probe", path_str(&out), "--sum", "2+1"]));
+    assert!(
+        sum.starts_with("2+1\tfirst player wins\tgrundy 2 + 1 = 3"),
+        "{sum}"
+    );
+    let max = u64::MAX.to_string();
+    for (spec, word) in [
+        ("subtract:20,1,0", "move '0'"),
+        (
+            "subtract:20,1,18446744073709551616",
+            "move '18446744073709551616'",
+        ),
+        ("subtract:20,1,-3", "move '-3'"),
+    ] {
+        fails_with(
+            &retrodb(&["build", spec, "-o", path_str(&dir.path().join("x.rdb"))]),
+            &[word, &format!("expected an amount from 1 to {max}")],
+        );
+    }
+    fails_with(
+        &retrodb(&["build", "subtract:4294967296,1"]),
+        &["heap '4294967296'", "N from 0 to 4294967295"],
+    );
+}
