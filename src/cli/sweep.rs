@@ -42,9 +42,9 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = 12)]
     all_positions_max_edges: usize,
     /// Edge version: positions drawn at random (the same on every run) and compared in each larger
-    /// table.
-    #[arg(long, value_name = "N", default_value_t = 10_000)]
-    random_positions: usize,
+    /// table (0 to 10,000,000; each is listed before it is compared).
+    #[arg(long, value_name = "N", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(0..=10_000_000))]
+    random_positions: u64,
     /// Refuse tables estimated to need more memory than this (e.g. 8G; default: 80% of the memory
     /// available).
     #[arg(long, value_name = "SIZE", value_parser = retrodb::base::memory::parse_size)]
@@ -97,7 +97,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
     };
     let opts = SweepOptions {
         all_positions_max_edges: a.all_positions_max_edges,
-        random_positions: a.random_positions,
+        random_positions: a.random_positions as usize,
         max_memory: a
             .max_memory
             .unwrap_or_else(retrodb::base::memory::default_limit),

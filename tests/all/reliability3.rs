@@ -267,3 +267,185 @@ fn subtraction_amounts_near_two_to_the_64_are_never_played() {
         &["heap '4294967296'", "N from 0 to 4294967295"],
     );
 }
+
+/// Asserts clap's refusal of an option's value: exit 2, no panic, the first line naming the
+/// option, the value and the range.
+fn out_of_range(o: &Output, option: &str, value: &str, range: &str) {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(2), "expected a usage error: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    let first = err.lines().next().unwrap_or("");
+    for want in [
+        format!("'{option} "),
+        format!("'{value}'"),
+        format!("not in {range}"),
+    ] {
+        assert!(first.contains(&want), "{first:?} lacks {want:?}");
+    }
+}
+
+/// `bench probe --samples 0` panicked (index out of bounds), `--samples` and `--batch
+/// 18446744073709551615` overflowed the allocation, `--samples 4294967296` tried 32 GiB, and
+/// `research bridgit --sample 18446744073709551615` ran for ever: every numeric option now
+/// states its range and refuses a value outside it, naming the option.
+#[test]
+fn numeric_options_out_of_range_are_refused_naming_the_option_and_range() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("h.rdb");
+    let o = retrodb(&["build", "hex:2", "-o", path_str(&table), "--quiet"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let t = path_str(&table);
+    let huge = "18446744073709551615";
+    for (args, option, value, range) in [
+        (
+            vec!["bench", "probe", t, "--samples", "0"],
+            "--samples",
+            "0",
+            "1..=10000000",
+        ),
+        (
+            vec!["bench", "probe", t, "--samples", huge],
+            "--samples",
+            huge,
+            "1..=10000000",
+        ),
+        (
+            vec!["bench", "probe", t, "--batch", huge],
+            "--batch",
+            huge,
+            "1..=10000000",
+        ),
+        (
+            vec!["bench", "probe", t, "--batch", "0"],
+            "--batch",
+            "0",
+            "1..=10000000",
+        ),
+        (
+            vec!["bench", "--reads", "0"],
+            "--reads",
+            "0",
+            "1..=10000000000",
+        ),
+        (
+            vec!["bench", "--vertices", "0"],
+            "--vertices",
+            "0",
+            "1..=4294967295",
+        ),
+        (
+            vec![
+                "gen",
+                "digraph",
+                "--vertices",
+                "4294967296",
+                "--edges",
+                "1",
+                "-o",
+                "x",
+            ],
+            "--vertices",
+            "4294967296",
+            "1..=4294967295",
+        ),
+        (
+            vec!["verify", t, "--sample", "0"],
+            "--sample",
+            "0",
+            "1..=1000000000",
+        ),
+        (
+            vec!["verify", t, "--lehman", huge],
+            "--lehman",
+            huge,
+            "1..=1000000000",
+        ),
+        (
+            vec!["compress", t, "c.rdb", "--level", "99"],
+            "--level",
+            "99",
+            "1..=22",
+        ),
+        (
+            vec!["compress", t, "c.rdb", "--frame-positions", huge],
+            "--frame-positions",
+            huge,
+            "32..=1073741824",
+        ),
+        (
+            vec![
+                "sweep",
+                "shannon",
+                "--max-vertices",
+                "3",
+                "--random-positions",
+                huge,
+            ],
+            "--random-positions",
+            huge,
+            "0..=10000000",
+        ),
+        (
+            vec!["research", "bridgit", "--size", "2", "--sample", huge],
+            "--sample",
+            huge,
+            "1..=1000000000",
+        ),
+        (
+            vec![
+                "research",
+                "late",
+                "--size",
+                "2",
+                "--exact-to",
+                "1",
+                "--sample",
+                huge,
+            ],
+            "--sample",
+            huge,
+            "0..=1000000000",
+        ),
+        (
+            vec!["research", "late", "--size", "1", "--exact-to", "1"],
+            "--size",
+            "1",
+            "2..=4",
+        ),
+        // Last: the binary before the fix tried to allocate 32 GiB here.
+        (
+            vec!["bench", "probe", t, "--samples", "4294967296"],
+            "--samples",
+            "4294967296",
+            "1..=10000000",
+        ),
+    ] {
+        out_of_range(&retrodb(&args), option, value, range);
+    }
+    // The bounds themselves are taken.
+    let o = retrodb(&[
+        "bench",
+        "probe",
+        t,
+        "--samples",
+        "1",
+        "--batch",
+        "1",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(report["batch_size"], 1);
+    fails_with(
+        &retrodb(&[
+            "bench",
+            "--read-buffer",
+            "4",
+            "--only",
+            "hex4",
+            "--work",
+            path_str(dir.path()),
+        ]),
+        &["--read-buffer 4 B: expected 8 B to"],
+    );
+}
