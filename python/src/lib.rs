@@ -13,7 +13,7 @@ use std::sync::{Arc, RwLock};
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyDict, PyInt, PyList, PyString, PyTuple};
 use retrodb::games::AnyGame;
 use retrodb::table::Table as RawTable;
 use retrodb::table::lookup::{Ask, Lookups};
@@ -347,6 +347,19 @@ impl Table {
                 let item = item?;
                 let part = if let Ok(n) = item.extract::<u64>() {
                     n.to_string()
+                } else if item.is_instance_of::<PyInt>() {
+                    // Negative or beyond 2^64: no vertex id, a bad position rather than a type.
+                    let shown = item.str().map_or_else(
+                        |_| "an int too long to print".to_string(),
+                        |s| retrodb::error::cut(&s.to_string_lossy()),
+                    );
+                    return Err(raise(
+                        "PositionError",
+                        format!(
+                            "sum(): token {} is {shown}, not a vertex id (0 to 2^64 - 1)",
+                            parts.len() + 1
+                        ),
+                    ));
                 } else if item.is_instance_of::<PyString>() || item.cast::<Position>().is_ok() {
                     position_text(&t, "sum()", &item)?
                 } else {

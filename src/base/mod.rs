@@ -1,12 +1,13 @@
 //! What every layer shares, beside the stack of docs/ARCHITECTURE.md: the 2-bit cells and the
 //! decision rule ([`cells`]), generalized Sprague-Grundy values and the sum rule ([`grundy`]),
 //! what "no remoteness" is in each encoding ([`remoteness`]), memory limits and disk space
-//! ([`memory`]), the progress trait every long operation reports through ([`progress`]) and
+//! ([`memory`]), lines read with a cap on their length ([`lines`]), the progress trait every long operation reports through ([`progress`]) and
 //! the one random generator ([`splitmix`]). Any layer may use them; they import no layer but
 //! the error (and `grundy` the game contract's values).
 
 pub mod cells;
 pub mod grundy;
+pub mod lines;
 pub mod memory;
 pub mod progress;
 pub mod remoteness;

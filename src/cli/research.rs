@@ -138,6 +138,10 @@ pub fn run(a: Args) -> Result<ExitCode> {
 
 /// `research late`: the game order on late positions, as JSON.
 fn late(a: LateArgs) -> Result<ExitCode> {
+    // Made (or refused) before the work, not after it.
+    if let Some(dir) = &a.svg_dir {
+        retrodb::table::output_dir(dir)?;
+    }
     let bar = super::Bar::new(false, "late positions");
     let start = std::time::Instant::now();
     let report = research::research_late(
@@ -187,6 +191,9 @@ fn tiers(a: TiersArgs) -> Result<ExitCode> {
 }
 
 fn bridgit(a: BridgitArgs) -> Result<ExitCode> {
+    if let Some(dir) = &a.svg_dir {
+        retrodb::table::output_dir(dir)?;
+    }
     if let Some(count) = a.sample {
         return sampled(&a, count);
     }

@@ -86,9 +86,16 @@ pub enum ResearchError {
     #[error("table holds no value for {position}")]
     NoValue { position: String },
 
-    /// The tiers of a table whose game has none.
-    #[error("{path}: its game {spec} has no tiers (only acyclic games do: cell games, Hackenbush)")]
-    NoTiers { path: String, spec: String },
+    /// The tiers of a table whose game is not solved tier by tier (`takes`: the spec kinds
+    /// that are).
+    #[error(
+        "{path}: research tiers takes the tables of games solved tier by tier ({takes}); its game {spec} is solved without tiers"
+    )]
+    NoTiers {
+        path: String,
+        spec: String,
+        takes: String,
+    },
 
     /// An index the game's tier walk lists that the table holds as unused.
     #[error(

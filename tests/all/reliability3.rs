@@ -449,3 +449,291 @@ fn numeric_options_out_of_range_are_refused_naming_the_option_and_range() {
         &["--read-buffer 4 B: expected 8 B to"],
     );
 }
+
+/// Runs `retrodb ARGS`, writes `first` to its stdin, reads its stdout (`on_stdout`) or its
+/// stderr until a line contains `marker`, then reads the process's peak resident memory
+/// (`VmHWM` of /proc, the memory of this program alone: its peak so far, while it waits for
+/// more input), writes `rest` and closes stdin. Returns the whole output and that peak in bytes.
+/// A line with `answer` but not `marker` is another answer: the process is killed (it would wait
+/// for input for ever) and the test fails.
+fn peak_after(
+    args: &[&str],
+    first: Vec<u8>,
+    (on_stdout, marker, answer): (bool, &str, &str),
+    rest: &[u8],
+) -> (Output, u64) {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_retrodb"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let feeder = std::thread::spawn(move || {
+        let _ = stdin.write_all(&first);
+        stdin
+    });
+    let (watched, other) = if on_stdout {
+        (
+            Box::new(child.stdout.take().unwrap()) as Box<dyn Read + Send>,
+            Box::new(child.stderr.take().unwrap()) as Box<dyn Read + Send>,
+        )
+    } else {
+        (
+            Box::new(child.stderr.take().unwrap()) as Box<dyn Read + Send>,
+            Box::new(child.stdout.take().unwrap()) as Box<dyn Read + Send>,
+        )
+    };
+    let other = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let mut other = other;
+        other.read_to_end(&mut v).unwrap();
+        v
+    });
+    let mut watched = BufReader::new(watched);
+    let mut seen = Vec::new();
+    loop {
+        let before = seen.len();
+        assert!(
+            watched.read_until(b'\n', &mut seen).unwrap() > 0,
+            "{marker:?} never came"
+        );
+        let line = String::from_utf8_lossy(&seen[before..]).into_owned();
+        if line.contains(marker) {
+            break;
+        }
+        if line.contains(answer) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{marker:?} expected, got {}", retrodb::error::cut(&line));
+        }
+    }
+    let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap();
+    let kb: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmHWM in /proc/PID/status");
+    let mut stdin = feeder.join().unwrap();
+    stdin.write_all(rest).unwrap();
+    drop(stdin);
+    watched.read_to_end(&mut seen).unwrap();
+    let status = child.wait().unwrap();
+    let other = other.join().unwrap();
+    let (stdout, stderr) = if on_stdout {
+        (seen, other)
+    } else {
+        (other, seen)
+    };
+    (
+        Output {
+            status,
+            stdout,
+            stderr,
+        },
+        kb * 1024,
+    )
+}
+
+/// A line this long is refused by `probe -` and `play`; the 64 MiB line below is four
+/// times it.
+const LONG_LINE: usize = 64 << 20;
+
+/// `play` and `probe --sum -` read unbounded lines (a 300 MB line cost 298 MB): a line longer
+/// than 1 MiB is now read to its end without being kept, refused with its line number, and the
+/// lines after it are answered; the process's peak memory stays far below the line's length.
+#[test]
+fn endless_input_lines_are_refused_by_line_number_in_bounded_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let sums = dir.path().join("s.rdb");
+    let o = retrodb(&[
+        "build",
+        "subtract:20,1,2",
+        "--grundy",
+        "-o",
+        path_str(&sums),
+        "--quiet",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut input = b"2+1\n".to_vec();
+    input.extend(std::iter::repeat_n(b'1', LONG_LINE));
+    input.push(b'\n');
+    let args = ["probe", path_str(&sums), "--sum", "-"];
+    let (o, peak) = peak_after(&args, input, (false, "stdin line 2", "retrodb: "), b"3+4\n");
+    fails_with(
+        &o,
+        &[
+            "stdin line 2",
+            &format!("{} bytes", LONG_LINE + 1),
+            "1.00 MiB at most",
+        ],
+    );
+    let answers = stdout(&o);
+    assert!(answers.starts_with("2+1\tfirst player wins"), "{answers}");
+    assert!(answers.contains("3+4\tfirst player wins"), "{answers}");
+    assert!(
+        peak < (LONG_LINE / 2) as u64,
+        "probe's peak memory {peak} bytes"
+    );
+
+    let board = dir.path().join("b.rdb");
+    let mut input = std::iter::repeat_n(b'1', LONG_LINE).collect::<Vec<u8>>();
+    input.push(b'\n');
+    let args = ["play", "bridgit:2", "--table", path_str(&board)];
+    let watch = (true, "line 1: ", "not a legal move");
+    let (o, peak) = peak_after(&args, input, watch, b"\xff\nquit\n");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let shown = stdout(&o);
+    assert!(
+        shown.contains(&format!(
+            "line 1: {} bytes, longer than any move; ignored",
+            LONG_LINE + 1
+        )),
+        "{shown}"
+    );
+    assert!(shown.contains("line 2: not UTF-8 text; ignored"), "{shown}");
+    assert!(shown.contains("stopped; position"), "{shown}");
+    assert!(
+        peak < (LONG_LINE / 2) as u64,
+        "play's peak memory {peak} bytes"
+    );
+}
+
+/// The small messages of issue 44: `research late` named `research bridgit` and "not size 2"
+/// for `--exact-to 100`; `research --table` and `play --table` into a missing directory made
+/// it (where `build -o` refuses); `--svg-dir /dev/null` said only "File exists"; `research
+/// tiers` said the acyclic subtraction game "has no tiers"; `probe 4+9 --best` and `--show`
+/// on a Grundy table dropped the flag without a word.
+#[test]
+fn messages_name_the_command_the_range_and_the_real_cause() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let o = retrodb(&["research", "late", "--size", "2", "--exact-to", "100"]);
+    fails_with(
+        &o,
+        &[
+            "research late: --exact-to 100",
+            "bridgit:2 has; give 0 to 5",
+        ],
+    );
+    assert!(!stderr(&o).contains("research bridgit"), "{}", stderr(&o));
+    let o = retrodb(&[
+        "research",
+        "late",
+        "--size",
+        "3",
+        "--exact-to",
+        "2",
+        "--sample-to",
+        "14",
+    ]);
+    fails_with(
+        &o,
+        &[
+            "research late: --sample-to 14",
+            "bridgit:3 has; give 0 to 13",
+        ],
+    );
+
+    let missing = d.join("missing");
+    let in_missing = missing.join("x.rdb");
+    for args in [
+        vec![
+            "research",
+            "bridgit",
+            "--size",
+            "2",
+            "--table",
+            path_str(&in_missing),
+        ],
+        vec!["play", "bridgit:2", "--table", path_str(&in_missing)],
+    ] {
+        fails_with(
+            &retrodb(&args),
+            &[
+                path_str(&in_missing),
+                &format!("the directory {} does not exist", path_str(&missing)),
+            ],
+        );
+        assert!(!missing.exists(), "{args:?} made the directory");
+    }
+
+    for args in [
+        vec![
+            "research",
+            "late",
+            "--size",
+            "2",
+            "--exact-to",
+            "4",
+            "--svg-dir",
+            "/dev/null",
+        ],
+        vec![
+            "research",
+            "bridgit",
+            "--size",
+            "2",
+            "--sample",
+            "50",
+            "--svg-dir",
+            "/dev/null",
+        ],
+    ] {
+        fails_with(
+            &retrodb(&args),
+            &["/dev/null: exists and is not a directory"],
+        );
+    }
+
+    let sub = d.join("sub.rdb");
+    let o = retrodb(&[
+        "build",
+        "subtract:20,1,2",
+        "--grundy",
+        "-o",
+        path_str(&sub),
+        "--quiet",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = retrodb(&["research", "tiers", "--table", path_str(&sub)]);
+    fails_with(
+        &o,
+        &[
+            "research tiers takes the tables of games solved tier by tier",
+            "hex:",
+            "hackenbush:",
+            "subtract:20,1,2 is solved without tiers",
+        ],
+    );
+    assert!(!stderr(&o).contains("has no tiers"), "{}", stderr(&o));
+
+    let g = d.join("g.rdb");
+    let o = retrodb(&[
+        "build",
+        "digraph:data/seed001.txt",
+        "--grundy",
+        "--remoteness",
+        "-o",
+        path_str(&g),
+        "--quiet",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for flag in ["--best", "--show", "--line"] {
+        let o = retrodb(&["probe", path_str(&g), "4+9", flag]);
+        fails_with(
+            &o,
+            &["sum '4+9'", &format!("{flag} applies to single positions")],
+        );
+        assert_eq!(stdout(&o), "", "{flag}");
+    }
+    // A single position beside the sum is still answered with the flag.
+    let o = retrodb(&["probe", path_str(&g), "4", "4+9", "--best"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).starts_with("4\twin"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("  best: "), "{}", stdout(&o));
+}
