@@ -3,14 +3,14 @@
 //! unbounded input lines, and messages that named the wrong command, range or cause. Each runs
 //! the binary; each failed on the binary before its fix.
 
-use std::fs::File;
-use std::io::Read;
 use std::os::unix::fs::FileTypeExt;
 use std::os::unix::process::ExitStatusExt;
-use std::path::Path;
 use std::process::Output;
 
 use crate::common::{path_str, retrodb, stderr, stdout};
+
+mod watched;
+use watched::{fifo, peak_after, waiting};
 
 /// Asserts a clean failure (exit 1, no panic, no signal) whose one-line message contains every
 /// one of `needles`.
@@ -29,28 +29,6 @@ fn fails_with(o: &Output, needles: &[&str]) {
     for n in needles {
         assert!(err.contains(n), "{err:?} lacks {n:?}");
     }
-}
-
-/// A named FIFO at `path`, held open for reading (without waiting for a writer), so that a
-/// command that wrongly writes into it finishes instead of blocking; read it afterwards to see
-/// whether anything was written.
-fn fifo(path: &Path) -> File {
-    let name = std::ffi::CString::new(path_str(path)).unwrap();
-    // SAFETY: mkfifo with a NUL-terminated path; no memory is kept.
-    assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o644) }, 0);
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)
-        .unwrap()
-}
-
-/// Bytes waiting in a FIFO opened by [`fifo`] (none when nothing was written).
-fn waiting(reader: &mut File) -> usize {
-    let mut buf = Vec::new();
-    let _ = reader.read_to_end(&mut buf); // WouldBlock once it is empty
-    buf.len()
 }
 
 /// Every command that writes a file refuses an output that exists and is not a regular file
@@ -450,97 +428,7 @@ fn numeric_options_out_of_range_are_refused_naming_the_option_and_range() {
     );
 }
 
-/// Runs `retrodb ARGS`, writes `first` to its stdin, reads its stdout (`on_stdout`) or its
-/// stderr until a line contains `marker`, then reads the process's peak resident memory
-/// (`VmHWM` of /proc, the memory of this program alone: its peak so far, while it waits for
-/// more input), writes `rest` and closes stdin. Returns the whole output and that peak in bytes.
-/// A line with `answer` but not `marker` is another answer: the process is killed (it would wait
-/// for input for ever) and the test fails.
-fn peak_after(
-    args: &[&str],
-    first: Vec<u8>,
-    (on_stdout, marker, answer): (bool, &str, &str),
-    rest: &[u8],
-) -> (Output, u64) {
-    use std::io::{BufRead, BufReader, Write};
-    use std::process::{Command, Stdio};
-    let mut child = Command::new(env!("CARGO_BIN_EXE_retrodb"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let feeder = std::thread::spawn(move || {
-        let _ = stdin.write_all(&first);
-        stdin
-    });
-    let (watched, other) = if on_stdout {
-        (
-            Box::new(child.stdout.take().unwrap()) as Box<dyn Read + Send>,
-            Box::new(child.stderr.take().unwrap()) as Box<dyn Read + Send>,
-        )
-    } else {
-        (
-            Box::new(child.stderr.take().unwrap()) as Box<dyn Read + Send>,
-            Box::new(child.stdout.take().unwrap()) as Box<dyn Read + Send>,
-        )
-    };
-    let other = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let mut other = other;
-        other.read_to_end(&mut v).unwrap();
-        v
-    });
-    let mut watched = BufReader::new(watched);
-    let mut seen = Vec::new();
-    loop {
-        let before = seen.len();
-        assert!(
-            watched.read_until(b'\n', &mut seen).unwrap() > 0,
-            "{marker:?} never came"
-        );
-        let line = String::from_utf8_lossy(&seen[before..]).into_owned();
-        if line.contains(marker) {
-            break;
-        }
-        if line.contains(answer) {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{marker:?} expected, got {}", retrodb::error::cut(&line));
-        }
-    }
-    let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap();
-    let kb: u64 = status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .expect("VmHWM in /proc/PID/status");
-    let mut stdin = feeder.join().unwrap();
-    stdin.write_all(rest).unwrap();
-    drop(stdin);
-    watched.read_to_end(&mut seen).unwrap();
-    let status = child.wait().unwrap();
-    let other = other.join().unwrap();
-    let (stdout, stderr) = if on_stdout {
-        (seen, other)
-    } else {
-        (other, seen)
-    };
-    (
-        Output {
-            status,
-            stdout,
-            stderr,
-        },
-        kb * 1024,
-    )
-}
-
-/// A line this long is refused by `probe -` and `play`; the 64 MiB line below is four
-/// times it.
+/// The line of the test below: 64 times the 1 MiB that `probe -` and `play` take.
 const LONG_LINE: usize = 64 << 20;
 
 /// `play` and `probe --sum -` read unbounded lines (a 300 MB line cost 298 MB): a line longer
