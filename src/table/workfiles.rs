@@ -1,7 +1,10 @@
 //! The files a writer keeps beside its output: who is writing it (a lock), which work files a
 //! dead process left (removed by the next writer), and disk blocks reserved before a file is
-//! mapped (so a full disk is an error, never a SIGBUS); and the temporary file a table is
-//! written through ([`TempFile`]: renamed into place only when complete, removed otherwise).
+//! mapped (so a full disk is an error, never a SIGBUS); the temporary file a table is
+//! written through ([`TempFile`]: renamed into place only when complete, removed otherwise);
+//! and the same for every other file a command writes ([`OutputFile`]). Either refuses an
+//! output that exists and is not a regular file ([`check_output`]): a FIFO, a device or a
+//! directory is never replaced nor written into.
 //!
 //! Every command that writes a table `NAME` first takes `.NAME.lock` beside it with `flock`
 //! (exclusive, not waiting): a second writer of the same output is refused with a message. The

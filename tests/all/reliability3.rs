@@ -201,7 +201,7 @@ fn subtraction_amounts_near_two_to_the_64_are_never_played() {
         let dump = stdout(&retrodb(&["dump", path_str(&out)]));
         let got: Vec<String> = dump
             .lines()
-            .map(|l| l.split('\t').last().unwrap().to_string())
+            .map(|l| l.split('\t').next_back().unwrap().to_string())
             .collect();
         let want: Vec<String> = grundy_reference(heap, &takes)
             .iter()
