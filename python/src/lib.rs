@@ -13,13 +13,16 @@ use std::sync::{Arc, RwLock};
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyList, PyString, PyTuple};
-use retrodb::games::{AnyGame, PictureStyle};
+use pyo3::types::{PyBool, PyDict, PyInt, PyList, PyString, PyTuple};
+use retrodb::games::AnyGame;
 use retrodb::table::Table as RawTable;
 use retrodb::table::lookup::{Ask, Lookups};
 use retrodb::{Game as _, Notation as _, Status, Value, with_game};
 
 mod build;
+mod game;
+
+use game::{Game, GameRef, Position};
 
 /// A library error as the package's exception of its kind, with the command line's message.
 fn error(e: retrodb::Error) -> PyErr {
@@ -348,6 +351,19 @@ impl Table {
                 let item = item?;
                 let part = if let Ok(n) = item.extract::<u64>() {
                     n.to_string()
+                } else if item.is_instance_of::<PyInt>() {
+                    // Negative or beyond 2^64: no vertex id, a bad position rather than a type.
+                    let shown = item.str().map_or_else(
+                        |_| "an int too long to print".to_string(),
+                        |s| retrodb::error::cut(&s.to_string_lossy()),
+                    );
+                    return Err(raise(
+                        "PositionError",
+                        format!(
+                            "sum(): token {} is {shown}, not a vertex id (0 to 2^64 - 1)",
+                            parts.len() + 1
+                        ),
+                    ));
                 } else if item.is_instance_of::<PyString>() || item.cast::<Position>().is_ok() {
                     position_text(&t, "sum()", &item)?
                 } else {
@@ -642,261 +658,6 @@ impl Positions {
                 [PyString::new(py, &text), value_str(py, v)],
             )?)),
         }
-    }
-}
-
-/// A game on its own, or the game of a table.
-#[derive(Clone)]
-enum GameRef {
-    Own(Arc<AnyGame>),
-    Table(Arc<RawTable>),
-}
-
-impl GameRef {
-    fn get(&self) -> &AnyGame {
-        match self {
-            GameRef::Own(g) => g,
-            GameRef::Table(t) => t.game(),
-        }
-    }
-}
-
-/// A game's rules and notation, from a game spec as `retrodb build` takes it ("hex:3",
-/// "bridgit:3", "digraph:data/seed001.txt", ...): positions parsed and written, their moves,
-/// and pictures. No table is needed.
-#[pyclass(frozen, module = "retrodb", name = "Game")]
-struct Game {
-    game: GameRef,
-}
-
-/// A position given as its text, its index, or a `Position` of the same game.
-#[derive(FromPyObject)]
-enum PositionArg<'py> {
-    Index(u64),
-    Text(String),
-    Position(Bound<'py, Position>),
-}
-
-impl Game {
-    fn index(&self, at: PositionArg<'_>) -> PyResult<u64> {
-        match at {
-            PositionArg::Index(i) => check_index(self.game.get(), i),
-            PositionArg::Text(t) => parse(self.game.get(), &t),
-            PositionArg::Position(p) => {
-                let p = p.get();
-                let (mine, theirs) = (self.game.get().spec(), p.game.get().spec());
-                if mine != theirs {
-                    return Err(raise(
-                        "PositionError",
-                        format!(
-                            "position '{}': a position of {theirs}, not of {mine} (pass its \
-                             text to have it read in {mine})",
-                            retrodb::error::cut(&p.text())
-                        ),
-                    ));
-                }
-                Ok(p.index)
-            }
-        }
-    }
-
-    fn position(&self, index: u64) -> Position {
-        Position {
-            game: self.game.clone(),
-            index,
-        }
-    }
-}
-
-#[pymethods]
-impl Game {
-    /// Builds the game a spec names (reading its input file for graph games). Raises
-    /// SpecError for an unknown game or a malformed input, FileError when a file cannot be
-    /// read.
-    #[new]
-    fn new(py: Python<'_>, spec: &str) -> PyResult<Game> {
-        let game = py
-            .detach(|| AnyGame::open_with(spec, retrodb::base::memory::default_limit(), &Notes))
-            .map_err(error)?;
-        Ok(Game {
-            game: GameRef::Own(Arc::new(game)),
-        })
-    }
-
-    /// The canonical game spec.
-    #[getter]
-    fn spec(&self) -> String {
-        self.game.get().spec()
-    }
-
-    /// The number of indices the game numbers its positions with (some may be unused).
-    #[getter]
-    fn size(&self) -> u64 {
-        self.game.get().size()
-    }
-
-    /// The position a person starts from (the empty board, every edge standing, the lowest
-    /// vertex), or None.
-    fn start(&self) -> Option<Position> {
-        self.game.get().start().map(|i| self.position(i))
-    }
-
-    /// The position a text (or an index) names. Raises PositionError when it is malformed or
-    /// can never arise.
-    fn parse(&self, text: PositionArg<'_>) -> PyResult<Position> {
-        Ok(self.position(self.index(text)?))
-    }
-
-    /// The canonical text of a position given by its index (or by a text in any accepted
-    /// form, e.g. without the mover's suffix).
-    fn text(&self, position: PositionArg<'_>) -> PyResult<String> {
-        let pos = self.index(position)?;
-        Ok(with_game!(self.game.get(), g => g.position_text(pos)))
-    }
-
-    /// The moves from a position, as (move name, child position text) pairs in the game's
-    /// order; empty where the game is over.
-    fn moves(&self, position: PositionArg<'_>) -> PyResult<Vec<(String, String)>> {
-        let pos = self.index(position)?;
-        Ok(moves(self.game.get(), pos)
-            .into_iter()
-            .map(|(name, child)| {
-                (
-                    name,
-                    with_game!(self.game.get(), g => g.position_text(child)),
-                )
-            })
-            .collect())
-    }
-
-    /// A text picture of a position (the board games and Hackenbush; None for a digraph).
-    fn render(&self, position: PositionArg<'_>) -> PyResult<Option<String>> {
-        let pos = self.index(position)?;
-        Ok(self.game.get().picture(pos, &[], PictureStyle::Plain))
-    }
-
-    /// An SVG picture of a position (every game), as `retrodb show --svg` and the web board
-    /// draw it.
-    fn svg(&self, position: PositionArg<'_>) -> PyResult<String> {
-        let pos = self.index(position)?;
-        Ok(self.game.get().svg(pos))
-    }
-
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        Ok(format!(
-            "retrodb.Game({})",
-            repr(py, &self.game.get().spec())?
-        ))
-    }
-}
-
-/// The moves of a used position: none where the game is over.
-fn moves(game: &AnyGame, pos: u64) -> Vec<(String, u64)> {
-    with_game!(game, g => match g.status(pos) {
-        Status::Open => g.moves(pos).into_iter().map(|m| (m.name, m.child)).collect(),
-        _ => Vec::new(),
-    })
-}
-
-/// One position of a game; draws itself in Jupyter (`_repr_svg_`).
-#[pyclass(frozen, module = "retrodb", name = "Position")]
-struct Position {
-    game: GameRef,
-    index: u64,
-}
-
-#[pymethods]
-impl Position {
-    /// The position's index in its game.
-    #[getter]
-    fn index(&self) -> u64 {
-        self.index
-    }
-
-    /// The position's text in the game's notation.
-    #[getter]
-    fn text(&self) -> String {
-        with_game!(self.game.get(), g => g.position_text(self.index))
-    }
-
-    /// The game the position belongs to.
-    #[getter]
-    fn game(&self) -> Game {
-        Game {
-            game: self.game.clone(),
-        }
-    }
-
-    /// "open" while the player to move has moves to choose from, else the game's end for the
-    /// player to move: "win", "loss" or "draw".
-    #[getter]
-    fn status(&self) -> &'static str {
-        match with_game!(self.game.get(), g => g.status(self.index)) {
-            Status::Open => "open",
-            Status::Over(v) => v.as_str(),
-            // Positions are made from used indices only.
-            Status::Unused => "unused",
-        }
-    }
-
-    /// The moves from this position, as (move name, child position) pairs.
-    fn moves(&self) -> Vec<(String, Position)> {
-        moves(self.game.get(), self.index)
-            .into_iter()
-            .map(|(name, child)| {
-                (
-                    name,
-                    Position {
-                        game: self.game.clone(),
-                        index: child,
-                    },
-                )
-            })
-            .collect()
-    }
-
-    /// A text picture (None for a digraph).
-    fn render(&self) -> Option<String> {
-        self.game
-            .get()
-            .picture(self.index, &[], PictureStyle::Plain)
-    }
-
-    /// An SVG picture.
-    fn svg(&self) -> String {
-        self.game.get().svg(self.index)
-    }
-
-    /// Jupyter draws the position with this.
-    fn _repr_svg_(&self) -> String {
-        self.svg()
-    }
-
-    fn __str__(&self) -> String {
-        self.text()
-    }
-
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        Ok(format!(
-            "retrodb.Position({}, game={})",
-            repr(py, &self.text())?,
-            repr(py, &self.game.get().spec())?
-        ))
-    }
-
-    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other.cast::<Position>().is_ok_and(|o| {
-            let o = o.get();
-            o.index == self.index && o.game.get().spec() == self.game.get().spec()
-        })
-    }
-
-    fn __hash__(&self) -> u64 {
-        use std::hash::{Hash, Hasher};
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        self.game.get().spec().hash(&mut h);
-        self.index.hash(&mut h);
-        h.finish()
     }
 }
 

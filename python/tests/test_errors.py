@@ -207,3 +207,16 @@ def test_build_refusals(tmp_path, cli):
         retrodb.build("hex:2", tmp_path, progress=False)  # a directory
     assert str(e.value) == cli_error(cli("build", "hex:2", "-o", tmp_path))
     assert not list(tmp_path.iterdir())  # nothing left behind
+
+
+@pytest.mark.parametrize("token", [2**70, -1, 2**64, 10**5000])
+def test_sum_of_ints_that_are_no_vertex_ids(token, tables):
+    """An int beyond 2^64 - 1 or below 0 in a sum is a bad position (PositionError naming the
+    token), not a TypeError "got int" (issue 44); the message is cut like every echoed input."""
+    t = retrodb.open(tables["digraph-grundy"])
+    with pytest.raises(retrodb.PositionError) as e:
+        t.sum([4, token])
+    message = str(e.value)
+    assert "token 2" in message and "not a vertex id" in message, message
+    assert len(message) < 200, message
+    assert t.sum([4, 8])["sum"] == "4+8"  # ints that are vertex ids still work

@@ -55,10 +55,18 @@ pub fn random_positions(t: &Table, n: usize, seed: u64) -> Result<Vec<u64>> {
     Ok(out)
 }
 
-/// Measures the probe path of the table at `path`.
+/// Measures the probe path of the table at `path`, with `samples` lookups per latency figure
+/// and `batch` positions in the batch (each at least 1: a median needs a sample).
 pub fn probe(path: &Path, samples: usize, batch: usize) -> Result<ProbeReport> {
+    let (samples, batch) = (samples.max(1), batch.max(1));
     let t = Table::open(path)?;
-    let positions = random_positions(&t, samples.max(1), 1)?;
+    let positions = random_positions(&t, samples, 1)?;
+    if positions.is_empty() {
+        return Err(crate::Error::table(
+            path,
+            "no used position found among its random indices; nothing to time",
+        ));
+    }
     let file_bytes = std::fs::metadata(path)
         .map_err(|e| crate::Error::io(path, e))?
         .len();

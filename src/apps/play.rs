@@ -11,6 +11,7 @@ use std::io::{BufRead, Write};
 
 use crate::apps::research::ranking::{Variant, option_keys, top};
 use crate::apps::research::{PlayerGraph, SpanningTreePlayer, optional_moves};
+use crate::base::lines::{Line, MAX_LINE, read_capped};
 use crate::error::{Error, PlayError, Result};
 use crate::game::{Game, Notation, Status, Value};
 use crate::games::cell::{Board, CellGame, Layout, Player, picture};
@@ -258,6 +259,10 @@ impl<'a> Match<'a> {
         )
         .map_err(io)?;
         self.draw(out)?;
+        // The human's lines, each read with a cap (a line of hundreds of MB is dropped, not
+        // kept), and their count for the messages.
+        let mut buf = Vec::new();
+        let mut lines_read = 0u64;
         loop {
             if let Some(w) = self.winner() {
                 writeln!(out, "{} wins.", name(w)).map_err(io)?;
@@ -267,10 +272,24 @@ impl<'a> Match<'a> {
             let child = if mover == self.human {
                 write!(out, "{} to move> ", name(mover)).map_err(io)?;
                 out.flush().map_err(io)?;
-                let mut line = String::new();
-                if input.read_line(&mut line).map_err(io)? == 0 {
-                    return Err(PlayError::InputEnded.into());
+                lines_read += 1;
+                let n = lines_read;
+                match read_capped(input, &mut buf, MAX_LINE).map_err(io)? {
+                    Line::End => return Err(PlayError::InputEnded.into()),
+                    Line::TooLong { bytes } => {
+                        writeln!(
+                            out,
+                            "line {n}: {bytes} bytes, longer than any move; ignored"
+                        )
+                        .map_err(io)?;
+                        continue;
+                    }
+                    Line::Text => {}
                 }
+                let Ok(line) = std::str::from_utf8(&buf) else {
+                    writeln!(out, "line {n}: not UTF-8 text; ignored").map_err(io)?;
+                    continue;
+                };
                 let line = line.trim();
                 match line {
                     "" => continue,

@@ -52,14 +52,16 @@ pub fn open_or_build(
     path: Option<&Path>,
     progress: Arc<dyn Progress>,
 ) -> Result<(Table, bool)> {
-    let path = match path {
-        Some(p) => p.to_path_buf(),
-        None => file_for(spec),
+    // Only the cache's own directory is made; a directory the user named must exist, as for
+    // `build -o` (a mistyped path is refused, not created).
+    let (path, own_dir) = match path {
+        Some(p) => (p.to_path_buf(), false),
+        None => (file_for(spec), true),
     };
     let built = !path.exists();
     if built {
-        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
+        if own_dir {
+            crate::table::output_dir(&dir())?;
         }
         let game = AnyGame::open_with(spec, crate::base::memory::default_limit(), &*progress)?;
         let opts = BuildOptions {

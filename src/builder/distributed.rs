@@ -30,7 +30,7 @@ use crate::solve::distributed::digraph::{self as engine, Part};
 use crate::table::OutputLock;
 use crate::table::format::{self, remoteness_bytes, remoteness_width};
 use crate::table::workfiles::sibling;
-use crate::table::write::{GameFields, RawFields, RawLayout, TableFile, TempFile};
+use crate::table::write::{GameFields, RawFields, RawLayout, TableFile};
 
 // A rank's vertices fill whole checksum blocks of the cells (2 bits a vertex) and of the
 // remoteness (1 to 4 bytes), so each rank's checksums are the table's.
@@ -216,7 +216,7 @@ fn commit(
 /// Rank 0: checks the destination, takes the output's lock and creates the work file with a
 /// token the other ranks read back.
 fn start_work_file(out: &Path, opts: &BuildOptions) -> Result<(OutputLock, TableFile, u64)> {
-    TempFile::check_destination(out)?;
+    crate::table::check_output(out)?;
     let lock = OutputLock::acquire(out, opts.progress())?;
     let tmp = TableFile::create(out)?;
     let token = std::time::SystemTime::now()

@@ -28,7 +28,7 @@ use crate::games::AnyGame;
 use crate::solve::{self, SolveOptions, SolveStats};
 use crate::table::format::{remoteness_bytes, remoteness_width};
 use crate::table::workfiles::sibling;
-use crate::table::write::{GameFields, GrundyBytes, RawWriter, TempFile};
+use crate::table::write::{GameFields, GrundyBytes, RawWriter};
 use crate::table::{OutputLock, raw_sibling, zstd::Params};
 use crate::with_game;
 
@@ -386,7 +386,7 @@ fn build_raw(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<BuildSum
             msg: format!("the tiered engine cannot solve this game: {why}"),
         });
     }
-    TempFile::check_destination(out)?;
+    crate::table::check_output(out)?;
     let lock = OutputLock::acquire(out, opts.progress())?;
     if engine == solve::Engine::Tiered {
         // Checks memory and disk for the tiers this run will solve.

@@ -25,12 +25,12 @@ enum What {
     /// Probe latencies (hot, cold) and batch throughput of a table.
     Probe {
         table: PathBuf,
-        /// Samples per latency figure.
-        #[arg(long, default_value_t = 20_000)]
-        samples: usize,
-        /// Positions in the batch.
-        #[arg(long, default_value_t = 1_000_000)]
-        batch: usize,
+        /// Samples per latency figure (1 to 10,000,000).
+        #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(1..=MAX_PROBES))]
+        samples: u64,
+        /// Positions in the batch (1 to 10,000,000).
+        #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..=MAX_PROBES))]
+        batch: u64,
         #[arg(long)]
         json: bool,
     },
@@ -51,17 +51,18 @@ struct SuiteArgs {
     /// Where the generated digraph is cached and the tables are built.
     #[arg(long, default_value = "bench-work")]
     work: PathBuf,
-    /// Size of the buffer for the random-read bound.
+    /// Size of the buffer for the random-read bound (8 bytes up to the memory limit: 80% of the
+    /// memory available).
     #[arg(long, default_value = "2G", value_parser = retrodb::base::memory::parse_size)]
     read_buffer: u64,
-    /// Random reads per thread for the bound.
-    #[arg(long, default_value_t = 100_000_000)]
+    /// Random reads per thread for the bound (1 to 10,000,000,000).
+    #[arg(long, default_value_t = 100_000_000, value_parser = clap::value_parser!(u64).range(1..=10_000_000_000))]
     reads: u64,
     /// Only these cases (comma-separated): digraph, hex4, bridgit3, shannon18.
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
-    /// Vertices of the random digraph.
-    #[arg(long, default_value_t = 10_000_000)]
+    /// Vertices of the random digraph (1 to 2^32 - 1).
+    #[arg(long, default_value_t = 10_000_000, value_parser = clap::value_parser!(u64).range(1..=retrodb::games::digraph::MAX_VERTICES))]
     vertices: u64,
     /// Edges of the random digraph.
     #[arg(long, default_value_t = 100_000_000)]
@@ -81,7 +82,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
             batch,
             json,
         } => {
-            let r = retrodb::apps::bench::probe(&table, samples, batch)?;
+            let r = retrodb::apps::bench::probe(&table, samples as usize, batch as usize)?;
             if json {
                 outln!("{}", serde_json::to_string(&r)?)?;
             } else {
@@ -121,6 +122,11 @@ pub fn run(a: Args) -> Result<ExitCode> {
     }
     Ok(ExitCode::SUCCESS)
 }
+
+/// The most samples and batch positions of `bench probe`: each holds a position and its timings
+/// or answer (tens of bytes), so the largest batch stays within a few hundred MB; a count near
+/// 2^64 overflowed the allocation.
+const MAX_PROBES: u64 = 10_000_000;
 
 /// The 18-edge Shannon graph of the suite, written into the work directory so the suite runs
 /// from any directory.
@@ -178,12 +184,19 @@ fn suite(s: &SuiteArgs) -> Result<()> {
             );
         }
     }
+    let limit = retrodb::base::memory::default_limit();
+    if !(8..=limit).contains(&s.read_buffer) {
+        bail!(
+            "--read-buffer {}: expected 8 B to {} (the memory limit, 80% of the memory available)",
+            human_bytes(s.read_buffer),
+            human_bytes(limit)
+        );
+    }
     if let Some(e) = &s.engine {
         retrodb::solve::Engine::parse(e).map_err(anyhow::Error::msg)?;
     }
     let wanted = |c: &str| s.only.is_empty() || s.only.iter().any(|o| o == c);
-    std::fs::create_dir_all(&s.work)
-        .with_context(|| format!("creating the work directory {}", s.work.display()))?;
+    retrodb::table::output_dir(&s.work)?;
     let all = std::thread::available_parallelism().map_or(1, |n| n.get());
     let thread_counts: Vec<usize> = if all > 1 { vec![1, all] } else { vec![1] };
 
@@ -351,23 +364,21 @@ fn prepare(case: &str, s: &SuiteArgs, exe: &Path) -> Result<String> {
             let path = s
                 .work
                 .join(format!("digraph-{}-{}.txt", s.vertices, s.edges));
+            // `gen` writes through a temporary name, so an existing file is complete.
             if !path.exists() {
-                let tmp = path.with_extension("txt.partial");
                 let status = Command::new(exe)
                     .args(["gen", "digraph", "--sinks", "0.25", "--vertices"])
                     .arg(s.vertices.to_string())
                     .arg("--edges")
                     .arg(s.edges.to_string())
                     .arg("-o")
-                    .arg(&tmp)
+                    .arg(&path)
                     .stdout(std::process::Stdio::null())
                     .status()
                     .context("running retrodb gen digraph")?;
                 if !status.success() {
                     bail!("retrodb gen digraph failed ({status})");
                 }
-                std::fs::rename(&tmp, &path)
-                    .with_context(|| format!("renaming {} into place", tmp.display()))?;
             }
             format!("digraph:{}", path.display())
         }
@@ -375,7 +386,7 @@ fn prepare(case: &str, s: &SuiteArgs, exe: &Path) -> Result<String> {
         "bridgit3" => "bridgit:3".to_string(),
         "shannon18" => {
             let path = s.work.join("grid3x4.txt");
-            std::fs::write(&path, GRID).with_context(|| format!("writing {}", path.display()))?;
+            retrodb::table::write_output(&path, GRID, &super::Notes)?;
             format!("shannon:{}", path.display())
         }
         _ => unreachable!("cases are checked against CASES"),

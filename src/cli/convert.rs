@@ -12,11 +12,11 @@ use retrodb::table::{self, Table};
 #[derive(clap::Args, Clone)]
 pub struct ZstdArgs {
     /// zstd level, 1..=22 [default: 15] (for build: only with --compress).
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(i32).range(1..=22))]
     level: Option<i32>,
-    /// Positions per independently compressed frame, a multiple of 32 [default: 65536] (for
-    /// build: only with --compress).
-    #[arg(long)]
+    /// Positions per independently compressed frame, a multiple of 32 from 32 to 2^30
+    /// [default: 65536] (for build: only with --compress).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(32..=1 << 30))]
     frame_positions: Option<u64>,
     /// What to store for positions the rules decide alone; only the file size depends on it
     /// [default: best] (for build: only with --compress).

@@ -22,7 +22,7 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> Result<ExitCode> {
-    std::fs::create_dir_all(&a.dir).map_err(|e| anyhow::anyhow!("{}: {e}", a.dir.display()))?;
+    retrodb::table::output_dir(&a.dir)?;
     digraph(&a)?;
     bridgit(&a)?;
     outln!(

@@ -14,7 +14,8 @@ pub struct Args {
 enum What {
     /// A random digraph as an edge list: uniform random edges, loops and multi-edges possible.
     Digraph {
-        #[arg(long)]
+        /// Vertices, 1 to 2^32 - 1 (ids 0 to N - 1).
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=retrodb::games::digraph::MAX_VERTICES))]
         vertices: u64,
         #[arg(long)]
         edges: u64,

@@ -30,11 +30,12 @@ pub struct VerifyArgs {
     quiet: bool,
     /// Check N indices drawn at random against the rules and their children instead of every
     /// index (for tables too large to check whole; the checksums are checked in full either way).
-    #[arg(long, value_name = "N")]
+    /// 1 to 1,000,000,000.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=super::MAX_SAMPLE))]
     sample: Option<u64>,
     /// Also compare N random positions with Lehman's criterion (tables of Shannon edge games:
-    /// shannon: and bridgit:).
-    #[arg(long, value_name = "N")]
+    /// shannon: and bridgit:), 1 to 1,000,000,000.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=super::MAX_SAMPLE))]
     lehman: Option<u64>,
     /// Seed of the random draws of --sample and --lehman.
     #[arg(long, default_value_t = 1)]

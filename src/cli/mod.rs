@@ -112,6 +112,12 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
     }
 }
 
+/// The most draws a sampling option takes (`verify --sample`, `--lehman`, `research ...
+/// --sample`): about a quarter of an hour of lookups at a microsecond each, beyond which a
+/// complete check is the better tool; larger counts ran for years and overflowed their chunks'
+/// arithmetic near 2^64.
+pub const MAX_SAMPLE: u64 = 1_000_000_000;
+
 pub use out::stdout_error;
 pub use progress::{Bar, Notes, StageBar};
 pub use retrodb::builder::report::grouped;

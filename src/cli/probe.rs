@@ -1,11 +1,12 @@
 //! `retrodb probe FILE POSITION...`: values from a table, one answer per position.
 
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
 use retrodb::Value;
+use retrodb::base::lines::{self, Line};
 use retrodb::error::Error;
 use retrodb::game::Annotations;
 use retrodb::games::PictureStyle;
@@ -105,7 +106,26 @@ pub fn run(a: Args) -> Result<ExitCode> {
     };
     // A sum is answered on its own, after the positions before it.
     let is_sum = |text: &str| a.sum || table.is_sum_text(text);
+    // What a sum's answer (its outcome and every winning move) has no room for; refused, not
+    // left out without a word.
+    let single_only = [
+        (a.best, "--best"),
+        (a.line, "--line"),
+        (a.value, "--value"),
+        (a.show, "--show"),
+    ]
+    .into_iter()
+    .find_map(|(given, flag)| given.then_some(flag));
     let answer_sum = |text: &str, out: &mut super::out::Stdout| -> Result<bool> {
+        if let Some(flag) = single_only {
+            out.flush()?;
+            errln!(
+                "retrodb: sum '{}': {flag} applies to single positions; a sum of tokens is \
+                 answered with its outcome and every winning move",
+                retrodb::error::cut(text)
+            );
+            return Ok(true);
+        }
         match table.probe_sum(text) {
             Ok(s) if a.json => writeln!(out, "{}", serde_json::to_string(&s)?)?,
             Ok(s) => write_sum(out, &s)?,
@@ -123,11 +143,22 @@ pub fn run(a: Args) -> Result<ExitCode> {
             let mut bytes = Vec::new();
             let mut line_no = 0u64;
             loop {
-                bytes.clear();
-                if input.read_until(b'\n', &mut bytes)? == 0 {
+                let read = lines::read_capped(&mut input, &mut bytes, lines::MAX_LINE)?;
+                line_no += 1;
+                if let Line::TooLong { bytes } = read {
+                    flush(&mut batch, &mut out)?;
+                    out.flush()?;
+                    errln!(
+                        "retrodb: stdin line {line_no}: {bytes} bytes, longer than any position \
+                         or sum this command takes ({} at most); skipped",
+                        retrodb::error::human_bytes(lines::MAX_LINE as u64)
+                    );
+                    failed = true;
+                    continue;
+                }
+                if read == Line::End {
                     break;
                 }
-                line_no += 1;
                 let Ok(line) = std::str::from_utf8(&bytes) else {
                     // Answered in order: what came before is written first.
                     flush(&mut batch, &mut out)?;

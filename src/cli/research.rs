@@ -46,7 +46,7 @@ enum Subject {
 #[derive(clap::Args)]
 pub struct LateArgs {
     /// The board size (2 to 4).
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(2..=4))]
     size: u32,
     /// Count every board with at most this many empty cells.
     #[arg(long, value_name = "E")]
@@ -54,8 +54,8 @@ pub struct LateArgs {
     /// Sample the tiers beyond --exact-to up to this many empty cells.
     #[arg(long, value_name = "F", default_value_t = 0)]
     sample_to: u32,
-    /// Boards drawn per sampled tier.
-    #[arg(long, value_name = "K", default_value_t = 0)]
+    /// Boards drawn per sampled tier (0 to 1,000,000,000).
+    #[arg(long, value_name = "K", default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=super::MAX_SAMPLE))]
     sample: u64,
     /// The seed of the sampled tiers.
     #[arg(long, default_value_t = 1)]
@@ -99,8 +99,8 @@ pub struct BridgitArgs {
     /// Check the claims that need values only on N positions drawn uniformly from the play
     /// population (Left moving first), each share with a 95% interval, instead of every
     /// position; from a table with remoteness, the ranking against the table's order of options
-    /// too.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    /// too. 1 to 1,000,000,000.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=super::MAX_SAMPLE))]
     sample: Option<u64>,
     /// The population --sample draws from: `play` (Left moving first) or `all` (every open
     /// configuration, either player to move). Without --table the values come from Lehman's
@@ -138,6 +138,10 @@ pub fn run(a: Args) -> Result<ExitCode> {
 
 /// `research late`: the game order on late positions, as JSON.
 fn late(a: LateArgs) -> Result<ExitCode> {
+    // Made (or refused) before the work, not after it.
+    if let Some(dir) = &a.svg_dir {
+        retrodb::table::output_dir(dir)?;
+    }
     let bar = super::Bar::new(false, "late positions");
     let start = std::time::Instant::now();
     let report = research::research_late(
@@ -187,6 +191,9 @@ fn tiers(a: TiersArgs) -> Result<ExitCode> {
 }
 
 fn bridgit(a: BridgitArgs) -> Result<ExitCode> {
+    if let Some(dir) = &a.svg_dir {
+        retrodb::table::output_dir(dir)?;
+    }
     if let Some(count) = a.sample {
         return sampled(&a, count);
     }

@@ -1,6 +1,6 @@
 //! `retrodb show GAME POSITION [--svg FILE]`: a picture of a position, drawn by its game.
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -31,6 +31,12 @@ pub struct Args {
 const VALUE_LIMIT: usize = retrodb::table::lookup::VALUE_LIMIT;
 
 pub fn run(a: Args) -> Result<ExitCode> {
+    // Taken first, so that an output that cannot be written (a device, a FIFO, a missing
+    // directory) is refused before anything is printed.
+    let svg_out = match &a.svg {
+        Some(path) => Some(retrodb::table::OutputFile::create(path, &super::Notes)?),
+        None => None,
+    };
     let style = if std::io::stdout().is_terminal() {
         PictureStyle::Colour
     } else {
@@ -43,10 +49,11 @@ pub fn run(a: Args) -> Result<ExitCode> {
     if !a.no_value {
         outln!("{}", value_line(&a)?)?;
     }
-    if let Some(path) = &a.svg {
+    if let (Some(mut file), Some(path)) = (svg_out, &a.svg) {
         let svg = games::picture(&a.game, &a.position, PictureStyle::Svg, &super::Notes)?;
-        std::fs::write(path, svg)
-            .map_err(|e| anyhow::anyhow!("writing the SVG to {}: {e}", path.display()))?;
+        file.write_all(svg.as_bytes())
+            .map_err(|e| retrodb::Error::io(file.temp_path(), e))?;
+        file.commit()?;
         outln!("wrote {}", path.display())?;
     }
     Ok(ExitCode::SUCCESS)

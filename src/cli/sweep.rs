@@ -3,7 +3,7 @@
 //! uses no engine (Lehman's criterion, or a memoised minimax), print the counts; exit non-zero on
 //! any disagreement.
 
-use std::io::{BufRead, BufWriter, Read, Write};
+use std::io::{BufRead, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -42,9 +42,9 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = 12)]
     all_positions_max_edges: usize,
     /// Edge version: positions drawn at random (the same on every run) and compared in each larger
-    /// table.
-    #[arg(long, value_name = "N", default_value_t = 10_000)]
-    random_positions: usize,
+    /// table (0 to 10,000,000; each is listed before it is compared).
+    #[arg(long, value_name = "N", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(0..=10_000_000))]
+    random_positions: u64,
     /// Refuse tables estimated to need more memory than this (e.g. 8G; default: 80% of the memory
     /// available).
     #[arg(long, value_name = "SIZE", value_parser = retrodb::base::memory::parse_size)]
@@ -97,7 +97,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
     };
     let opts = SweepOptions {
         all_positions_max_edges: a.all_positions_max_edges,
-        random_positions: a.random_positions,
+        random_positions: a.random_positions as usize,
         max_memory: a
             .max_memory
             .unwrap_or_else(retrodb::base::memory::default_limit),
@@ -141,10 +141,9 @@ fn run_vertex(a: Args) -> Result<ExitCode> {
     let mut sweep = VertexSweep::new(opts);
     let mut list = match &a.list {
         Some(path) => {
-            let file = std::fs::File::create(path).map_err(|e| retrodb::Error::io(path, e))?;
-            let mut w = BufWriter::new(file);
+            let mut w = retrodb::table::OutputFile::create(path, &super::Notes)?;
             writeln!(w, "# graph6 a b vertex-class edge-class")
-                .map_err(|e| retrodb::Error::io(path, e))?;
+                .map_err(|e| retrodb::Error::io(w.temp_path(), e))?;
             Some(w)
         }
         None => None,
@@ -180,8 +179,8 @@ fn run_vertex(a: Args) -> Result<ExitCode> {
         }
         (None, None) => bail!("give --max-vertices K or --graph6 FILE"),
     }
-    if let (Some(w), Some(path)) = (list.as_mut(), &a.list) {
-        w.flush().map_err(|e| retrodb::Error::io(path, e))?;
+    if let Some(w) = list {
+        w.commit()?;
     }
     let report = sweep.report();
     if a.json {

@@ -41,6 +41,22 @@ pub enum ResearchError {
     )]
     LehmanSize { n: u32, population: String },
 
+    /// A board size `research late` does not take.
+    #[error("research late: --size {n} is not supported (sizes 2 to 4)")]
+    LateSize { n: u32 },
+
+    /// More empty cells asked of `research late` (`option` is `--exact-to` or `--sample-to`)
+    /// than the board has.
+    #[error(
+        "research late: {option} {empty} is more empty cells than bridgit:{n} has; give 0 to {cells}"
+    )]
+    LateEmpty {
+        option: &'static str,
+        empty: u32,
+        n: u32,
+        cells: u32,
+    },
+
     /// Game values of a game that is not a plain board's full table.
     #[error("{spec}: game values need the full table of a plain board")]
     NotPlainBoard { spec: String },
@@ -70,9 +86,16 @@ pub enum ResearchError {
     #[error("table holds no value for {position}")]
     NoValue { position: String },
 
-    /// The tiers of a table whose game has none.
-    #[error("{path}: its game {spec} has no tiers (only acyclic games do: cell games, Hackenbush)")]
-    NoTiers { path: String, spec: String },
+    /// The tiers of a table whose game is not solved tier by tier (`takes`: the spec kinds
+    /// that are).
+    #[error(
+        "{path}: research tiers takes the tables of games solved tier by tier ({takes}); its game {spec} is solved without tiers"
+    )]
+    NoTiers {
+        path: String,
+        spec: String,
+        takes: String,
+    },
 
     /// An index the game's tier walk lists that the table holds as unused.
     #[error(

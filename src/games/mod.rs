@@ -43,6 +43,15 @@ macro_rules! __games_do {
             [$(<$m::$t as Family>::KINDS,)*].into_iter().flatten()
         }
 
+        /// The spec kinds of the families marked `tiered` (solved tier by tier, with a tier
+        /// walk), for the messages of what reads tiers.
+        pub fn tiered_kinds() -> impl Iterator<Item = &'static str> {
+            [$((stringify!($k) == "tiered", <$m::$t as Family>::KINDS),)*]
+                .into_iter()
+                .filter(|(tiered, _)| *tiered)
+                .flat_map(|(_, kinds)| kinds.iter().map(|(kind, _)| *kind))
+        }
+
         /// The game a spec names, by the family that reads its kind; `None` for an unknown kind.
         fn open_kind(spec: &SpecInput<'_>) -> Option<Result<AnyGame>> {
             $(

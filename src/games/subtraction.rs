@@ -1,9 +1,11 @@
 //! A subtraction game, `subtract:N,MOVES` (`subtract:20,1,3,4`): a heap of N tokens; a move
 //! takes one of the allowed amounts; the player who cannot move loses. The position is the
-//! heap's size, so the index is `0..=N`. The worked example of adding a game
+//! heap's size, so the index is `0..=N`. An amount larger than N is kept in the spec and never
+//! played (a subtraction set is the game's, the heap only where it starts); every sum of a
+//! position and an amount is checked, since amounts go up to 2^64 - 1. The worked example of adding a game
 //! (docs/ARCHITECTURE.md): the rules, the notation, its spec, and one line in `games/mod.rs`.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, cut};
 use crate::game::{Game, Move, Notation, Omissions, PositionError, Status};
 use crate::games::{Family, SpecInput};
 
@@ -19,25 +21,43 @@ impl Family for Subtraction {
     )];
 
     fn open(spec: &SpecInput<'_>) -> Result<Subtraction> {
-        let bad = |msg: &str| Error::Spec {
+        let bad = |msg: String| Error::Spec {
             spec: spec.spec.into(),
-            msg: msg.into(),
+            msg,
         };
-        let mut nums = spec.arg.split(',').map(|s| s.trim().parse::<u64>());
-        let heap = nums
-            .next()
-            .and_then(|n| n.ok())
-            .ok_or_else(|| bad("expected N,MOVES"))?;
-        let mut takes: Vec<u64> = nums
-            .collect::<Result<_, _>>()
-            .map_err(|_| bad("bad move"))?;
+        let mut words = spec.arg.split(',').map(str::trim);
+        let heap_word = words.next().unwrap_or("");
+        let heap = match heap_word.parse::<u64>() {
+            Ok(n) if n < 1 << 32 => n,
+            _ => {
+                return Err(bad(format!(
+                    "heap '{}': expected N,MOVES with N from 0 to {}, e.g. 20,1,3,4",
+                    cut(heap_word),
+                    (1u64 << 32) - 1
+                )));
+            }
+        };
+        let mut takes = Vec::new();
+        for w in words {
+            match w.parse::<u64>() {
+                Ok(t) if t > 0 => takes.push(t),
+                _ => {
+                    return Err(bad(format!(
+                        "move '{}': expected an amount from 1 to {} (amounts above the heap \
+                         are allowed and never played)",
+                        cut(w),
+                        u64::MAX
+                    )));
+                }
+            }
+        }
+        if takes.is_empty() {
+            return Err(bad("expected N,MOVES: at least one amount after the heap, e.g. \
+                 20,1,3,4"
+                .into()));
+        }
         takes.sort_unstable();
         takes.dedup();
-        if takes.is_empty() || takes[0] == 0 || heap >= 1 << 32 {
-            return Err(bad(
-                "expected N below 2^32 and positive amounts, e.g. 20,1,3,4",
-            ));
-        }
         Ok(Subtraction { heap, takes })
     }
 }
@@ -59,14 +79,16 @@ impl Game for Subtraction {
             .filter(|&&t| t <= pos)
             .for_each(|&t| f(pos - t));
     }
-    fn for_each_parent(&self, pos: u64, mut f: impl FnMut(u64)) {
+    fn for_each_parent(&self, pos: u64, f: impl FnMut(u64)) {
+        // Checked: an amount near 2^64 would wrap past the heap into a wrong parent.
         self.takes
             .iter()
-            .filter(|&&t| pos + t <= self.heap)
-            .for_each(|&t| f(pos + t));
+            .filter_map(|&t| pos.checked_add(t))
+            .filter(|&p| p <= self.heap)
+            .for_each(f);
     }
     fn max_children(&self) -> u64 {
-        self.takes.len() as u64
+        self.takes.iter().filter(|&&t| t <= self.heap).count() as u64
     }
     fn impartial(&self) -> bool {
         true

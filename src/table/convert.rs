@@ -68,7 +68,7 @@ pub fn compress(input: &Table, out: &Path, params: Params, progress: &dyn Progre
     let size = h.size;
     let frames = size.div_ceil(f) as usize;
     let width = h.remoteness_width as u64;
-    TempFile::check_destination(out)?;
+    crate::table::check_output(out)?;
     let _lock = OutputLock::acquire(out, progress)?;
     let mut table = TableFile::create(out)?;
     let (dictionary, dict_sec) =
@@ -500,7 +500,7 @@ pub fn decompress(input: &Table, out: &Path, progress: &dyn Progress) -> Result<
     }
     let size = h.size;
     let game = GameFields::from_header(h, input.bytes());
-    TempFile::check_destination(out)?;
+    crate::table::check_output(out)?;
     let _lock = OutputLock::acquire(out, progress)?;
     // The raw file: header, sections (each page-aligned) and 8 bytes of checksum a block.
     let data = crate::base::cells::words_for(size) * 8

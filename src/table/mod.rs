@@ -28,4 +28,4 @@ pub use convert::{compress, decompress};
 pub use cursor::Cursor;
 pub use probe::{LineStep, Probe, ProbeMove, SumMove, SumProbe, SumToken, move_rank};
 pub use read::{DEFAULT_CACHE, GrundyInfo, Info, Table};
-pub use workfiles::{OutputLock, raw_sibling};
+pub use workfiles::{OutputFile, OutputLock, check_output, output_dir, raw_sibling, write_output};

@@ -1,7 +1,10 @@
 //! The files a writer keeps beside its output: who is writing it (a lock), which work files a
 //! dead process left (removed by the next writer), and disk blocks reserved before a file is
-//! mapped (so a full disk is an error, never a SIGBUS); and the temporary file a table is
-//! written through ([`TempFile`]: renamed into place only when complete, removed otherwise).
+//! mapped (so a full disk is an error, never a SIGBUS); the temporary file a table is
+//! written through ([`TempFile`]: renamed into place only when complete, removed otherwise);
+//! and the same for every other file a command writes ([`OutputFile`]). Either refuses an
+//! output that exists and is not a regular file ([`check_output`]): a FIFO, a device or a
+//! directory is never replaced nor written into.
 //!
 //! Every command that writes a table `NAME` first takes `.NAME.lock` beside it with `flock`
 //! (exclusive, not waiting): a second writer of the same output is refused with a message. The
@@ -199,6 +202,30 @@ pub(crate) fn allocate(file: &File, path: &Path, len: u64) -> Result<()> {
     }
 }
 
+/// Refuses an output `out` that exists and is not a regular file: renaming over a device or a
+/// FIFO would replace it (`-o /dev/null` would turn the device into a plain file), and writing
+/// into one is no file at all. The name is followed, so a link to a FIFO or a device is refused
+/// as they are; a link to a regular file is replaced by the new file, as any output is.
+pub fn check_output(out: &Path) -> Result<()> {
+    if let Ok(meta) = std::fs::metadata(out)
+        && !meta.is_file()
+    {
+        let (kind, why) = if meta.is_dir() {
+            (
+                std::io::ErrorKind::IsADirectory,
+                "is a directory, not a file",
+            )
+        } else {
+            (
+                std::io::ErrorKind::AlreadyExists,
+                "exists and is not a regular file; refusing to replace it",
+            )
+        };
+        return Err(Error::io(out, std::io::Error::new(kind, why)));
+    }
+    Ok(())
+}
+
 /// A file being written under a temporary name beside its destination; removed on drop unless
 /// [`TempFile::commit`] renamed it into place.
 pub(crate) struct TempFile {
@@ -211,23 +238,6 @@ pub(crate) struct TempFile {
 }
 
 impl TempFile {
-    /// Renaming over a device or a directory would replace it (`-o /dev/null` would turn the
-    /// device into a plain file), so only plain files or new names are written.
-    pub(crate) fn check_destination(out: &Path) -> Result<()> {
-        if let Ok(meta) = std::fs::metadata(out)
-            && !meta.is_file()
-        {
-            return Err(Error::io(
-                out,
-                std::io::Error::new(
-                    std::io::ErrorKind::AlreadyExists,
-                    "exists and is not a regular file; refusing to replace it",
-                ),
-            ));
-        }
-        Ok(())
-    }
-
     /// `.NAME.tmp-PID` beside `out` (the caller holds `out`'s [`OutputLock`], which is what
     /// lets a later writer remove it if this process dies).
     pub fn create(out: &Path) -> Result<TempFile> {
@@ -247,7 +257,7 @@ impl TempFile {
     /// Opens `path` as the file that will become `out`; a resumable file keeps its contents and
     /// survives a failed build, a temporary one starts empty and is removed.
     fn open(out: &Path, path: PathBuf, resumable: bool) -> Result<TempFile> {
-        Self::check_destination(out)?;
+        check_output(out)?;
         let file = OpenOptions::new()
             .read(true)
             .write(true)
@@ -323,6 +333,83 @@ impl Drop for TempFile {
     }
 }
 
+/// Any file retrodb writes that is not a table (a generated input, a picture, a report, a
+/// list), written the way tables are: `out` must be a new name or a regular file, its lock is
+/// held, the bytes go to `.NAME.tmp-PID` through a buffer, and [`OutputFile::commit`] syncs
+/// and renames it into place. Dropped uncommitted, the temporary file is removed and `out` is
+/// as it was.
+pub struct OutputFile {
+    // Field order is drop order: the buffer, then the temporary file, then the lock.
+    buf: std::io::BufWriter<File>,
+    tmp: TempFile,
+    _lock: OutputLock,
+}
+
+impl OutputFile {
+    /// Starts writing `out`; the stale work files of a dead writer it removes are told to
+    /// `progress` as notes. Refused when `out` exists and is not a regular file, when its
+    /// directory is missing, or when another process writes it.
+    pub fn create(out: &Path, progress: &dyn Progress) -> Result<OutputFile> {
+        check_output(out)?;
+        let lock = OutputLock::acquire(out, progress)?;
+        let tmp = TempFile::create(out)?;
+        let file = tmp.file.try_clone().map_err(|e| Error::io(&tmp.path, e))?;
+        Ok(OutputFile {
+            buf: std::io::BufWriter::with_capacity(1 << 20, file),
+            tmp,
+            _lock: lock,
+        })
+    }
+
+    /// The temporary file's name, for the messages of write errors.
+    pub fn temp_path(&self) -> &Path {
+        &self.tmp.path
+    }
+
+    /// Writes what is buffered, syncs the file and renames it into place; returns its length.
+    pub fn commit(mut self) -> Result<u64> {
+        use std::io::Write;
+        self.buf.flush().map_err(|e| Error::io(&self.tmp.path, e))?;
+        let OutputFile { tmp, _lock, .. } = self;
+        tmp.commit()
+    }
+}
+
+impl std::io::Write for OutputFile {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.buf.write(bytes)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.buf.flush()
+    }
+}
+
+/// Writes `bytes` to `out` whole, as [`OutputFile`] does.
+pub fn write_output(out: &Path, bytes: &[u8], progress: &dyn Progress) -> Result<()> {
+    use std::io::Write;
+    let mut file = OutputFile::create(out, progress)?;
+    let tmp = file.temp_path().to_path_buf();
+    file.write_all(bytes).map_err(|e| Error::io(tmp, e))?;
+    file.commit().map(drop)
+}
+
+/// Makes the directory `dir` (and its parents) to write files into; a path that exists and is
+/// not a directory is refused with a message naming it.
+pub fn output_dir(dir: &Path) -> Result<()> {
+    if let Ok(meta) = std::fs::metadata(dir)
+        && !meta.is_dir()
+    {
+        return Err(Error::io(
+            dir,
+            std::io::Error::new(
+                std::io::ErrorKind::NotADirectory,
+                "exists and is not a directory",
+            ),
+        ));
+    }
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -339,6 +426,28 @@ mod tests {
         drop(lock);
         assert!(!sibling(&out, "lock").exists());
         drop(OutputLock::acquire(&out, &Silent).unwrap());
+    }
+
+    #[test]
+    fn an_output_appears_whole_or_not_at_all() {
+        use std::io::Write;
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("o.txt");
+        std::fs::write(&out, "old").unwrap();
+        let mut f = OutputFile::create(&out, &Silent).unwrap();
+        f.write_all(b"new").unwrap();
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "old");
+        drop(f);
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "old");
+        write_output(&out, b"new", &Silent).unwrap();
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "new");
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["o.txt"]);
+        let e = output_dir(&out).unwrap_err().to_string();
+        assert!(e.ends_with("o.txt: exists and is not a directory"), "{e}");
     }
 
     #[test]

@@ -28,6 +28,7 @@ mod hackenbush_props;
 mod lookups;
 mod messages;
 mod progress;
+mod reliability3;
 mod replaced_tables;
 mod research;
 mod research_late;

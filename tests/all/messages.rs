@@ -136,7 +136,7 @@ fn messages_name_the_real_cause() {
     fails_with(&retrodb(&["build", "digraph:"]), "names no file");
     fails_with(
         &retrodb(&["show", "bridgit:2", ".....", "--svg", d]),
-        "Is a directory",
+        "is a directory, not a file",
     );
     fails_with(
         &retrodb(&["build", "hex:2", "-o", "/nonexistent/dir/h.rdb", "--quiet"]),

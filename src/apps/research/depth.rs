@@ -172,6 +172,10 @@ pub fn check_table<B: AsRef<[u8]> + Sync>(table: &Table<B>) -> Result<()> {
         return Err(ResearchError::NoTiers {
             path: table.path().display().to_string(),
             spec: table.header().spec.clone(),
+            takes: crate::games::tiered_kinds()
+                .map(|k| format!("{k}:"))
+                .collect::<Vec<_>>()
+                .join(", "),
         }
         .into());
     }

@@ -34,7 +34,7 @@ use crate::solve::tiers::{Solved, TierDone};
 use crate::table::OutputLock;
 use crate::table::format::Section;
 use crate::table::workfiles::sibling;
-use crate::table::write::{GameFields, TempFile, raw_sections};
+use crate::table::write::{GameFields, raw_sections};
 use crate::with_tiered_game;
 
 /// What a sliced build across ranks did.
@@ -127,7 +127,7 @@ fn rank0(
 ) -> Result<BuildSummary> {
     let mut phase = Phase::Before;
     let result = (|| -> Result<BuildSummary> {
-        TempFile::check_destination(out)?;
+        crate::table::check_output(out)?;
         let lock = OutputLock::acquire(out, opts.progress())?;
         let mut solver = |cells: &Cells<'_>,
                           done_from: u32,

@@ -33,7 +33,7 @@ use super::tally::order_tally_by;
 use crate::base::progress::Progress;
 use crate::base::splitmix::SplitMix64;
 use crate::cgt::{Game, Games};
-use crate::error::{Error, ResearchError, Result};
+use crate::error::{ResearchError, Result};
 use crate::game::Value;
 use crate::games::AnyGame;
 use crate::games::cell::alternation::Alternation;
@@ -505,16 +505,24 @@ pub fn research_late(
     svg_dir: Option<&Path>,
     progress: &dyn Progress,
 ) -> Result<LateReport> {
+    if !(2..=4).contains(&n) {
+        return Err(ResearchError::LateSize { n }.into());
+    }
     let spec = format!("bridgit:{n}");
     let any = AnyGame::open(&spec, u64::MAX)?;
     let Some(game) = any.cell_game() else {
         return Err(ResearchError::NotBridgit.into());
     };
-    if !(2..=4).contains(&n) || exact_to.max(sample_to) > game.cells() {
-        return Err(Error::Research(ResearchError::LehmanSize {
-            n,
-            population: "play (research late: sizes 2 to 4, fewer empty cells than cells)".into(),
-        }));
+    for (option, empty) in [("--exact-to", exact_to), ("--sample-to", sample_to)] {
+        if empty > game.cells() {
+            return Err(ResearchError::LateEmpty {
+                option,
+                empty,
+                n,
+                cells: game.cells(),
+            }
+            .into());
+        }
     }
     let graphs = [
         PlayerGraph::bridgit(n, Player::Left),
@@ -535,7 +543,7 @@ pub fn research_late(
         .into_iter()
         .map(|(claim, e)| counterexample(n, claim, e))
         .collect();
-    draw_counterexamples(n, &mut counterexamples, svg_dir)?;
+    draw_counterexamples(n, &mut counterexamples, svg_dir, progress)?;
     Ok(LateReport {
         game: spec,
         size: n,

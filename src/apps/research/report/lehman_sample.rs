@@ -183,7 +183,7 @@ pub fn research_lehman(
         left_out: lehman_left_out(population),
     };
     let mut counterexamples = sampled.counterexamples();
-    draw_counterexamples(n, &mut counterexamples, svg_dir)?;
+    draw_counterexamples(n, &mut counterexamples, svg_dir, progress)?;
     Ok(Report {
         game: format!("bridgit:{n}"),
         size: n,

@@ -145,7 +145,7 @@ pub fn research_with_progress(
     let mut counterexamples: Vec<Counterexample> =
         st_loss.into_iter().chain(acc.found.into_values()).collect();
     let lehman_check = lehman.figures(table, "every position of the table")?;
-    draw_counterexamples(n, &mut counterexamples, svg_dir)?;
+    draw_counterexamples(n, &mut counterexamples, svg_dir, progress)?;
     Ok(Report {
         game: game.spec(),
         size: n,

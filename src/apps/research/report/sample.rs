@@ -326,7 +326,7 @@ pub fn research_sample(
     };
     let lehman_check = lehman.figures(table, "every value the sample read")?;
     let mut counterexamples = sampled.counterexamples();
-    draw_counterexamples(n, &mut counterexamples, svg_dir)?;
+    draw_counterexamples(n, &mut counterexamples, svg_dir, progress)?;
     Ok(Report {
         game: game.spec(),
         size: n,
