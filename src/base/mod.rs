@@ -1,14 +1,10 @@
 //! What every layer shares, beside the stack of docs/ARCHITECTURE.md: the 2-bit cells and the
 //! decision rule ([`cells`]), generalized Sprague-Grundy values and the sum rule ([`grundy`]),
 //! what "no remoteness" is in each encoding ([`remoteness`]), memory limits and disk space
-<<<<<<< HEAD
-//! ([`memory`]), the progress trait every long operation reports through ([`progress`]) and
-//! the one random generator ([`splitmix`]), and the check that the CPU has the instructions the build
-//! uses ([`cpu`]). Any layer may use them; they import no layer but
-=======
-//! ([`memory`]), lines read with a cap on their length ([`lines`]), the progress trait every long operation reports through ([`progress`]) and
-//! the one random generator ([`splitmix`]). Any layer may use them; they import no layer but
->>>>>>> issue44-cli
+//! ([`memory`]), lines read with a cap on their length ([`lines`]), the progress trait every
+//! long operation reports through ([`progress`]), the one random generator ([`splitmix`]), and
+//! the check that the CPU has the instructions the build uses ([`cpu`]). Any layer may use
+//! them; they import no layer but
 //! the error (and `grundy` the game contract's values).
 
 pub mod cells;
