@@ -209,7 +209,8 @@ def test_build_refusals(tmp_path, cli):
     assert not list(tmp_path.iterdir())  # nothing left behind
 
 
-@pytest.mark.parametrize("token", [2**70, -1, 2**64, 10**5000])
+@pytest.mark.parametrize("token", [2**70, -1, 2**64, 10**5000],
+                         ids=["2**70", "-1", "2**64", "10**5000"])
 def test_sum_of_ints_that_are_no_vertex_ids(token, tables):
     """An int beyond 2^64 - 1 or below 0 in a sum is a bad position (PositionError naming the
     token), not a TypeError "got int" (issue 44); the message is cut like every echoed input."""

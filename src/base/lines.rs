@@ -7,7 +7,7 @@
 
 use std::io::{BufRead, ErrorKind};
 
-/// The longest line a command takes, newline included: far beyond any position text or sum of
+/// The longest line a command takes, its newline not counted: far beyond any position text or sum of
 /// tokens a person or a script writes, far below what would strain memory.
 pub const MAX_LINE: usize = 1 << 20;
 
@@ -18,12 +18,13 @@ pub enum Line {
     End,
     /// A line is in the buffer (with its newline, if the input had one).
     Text,
-    /// A line longer than the cap was read to its end and dropped; `bytes` is its length.
+    /// A line longer than the cap was read to its end and dropped; `bytes` is its length
+    /// without the newline.
     TooLong { bytes: u64 },
 }
 
-/// Reads the next line of `input` into `buf` (cleared first), up to `cap` bytes; a longer line
-/// is consumed without being kept ([`Line::TooLong`], `buf` left empty).
+/// Reads the next line of `input` into `buf` (cleared first), up to `cap` bytes and its newline;
+/// a longer line is consumed without being kept ([`Line::TooLong`], `buf` left empty).
 pub fn read_capped(
     input: &mut dyn BufRead,
     buf: &mut Vec<u8>,
@@ -49,9 +50,11 @@ pub fn read_capped(
             Some(i) => (i + 1, true),
             None => (chunk.len(), false),
         };
-        total += take as u64;
+        // The newline is kept with the line but not counted against the cap.
+        let counted = take - usize::from(ends);
+        total += counted as u64;
         if !too_long {
-            if buf.len() + take > cap {
+            if buf.len() + counted > cap {
                 too_long = true;
                 buf.clear();
             } else {
@@ -93,12 +96,12 @@ mod tests {
             got,
             [
                 (Line::Text, "ab\n".to_string()),
-                (Line::TooLong { bytes: 101 }, String::new()),
+                (Line::TooLong { bytes: 100 }, String::new()),
                 (Line::Text, "cd".to_string()),
                 (Line::End, String::new()),
             ]
         );
-        let mut at_cap = "123456789\n".as_bytes();
+        let mut at_cap = "1234567890\n".as_bytes();
         assert_eq!(read_capped(&mut at_cap, &mut buf, 10).unwrap(), Line::Text);
         let mut unended = "12345678901".as_bytes();
         assert_eq!(

@@ -456,7 +456,7 @@ fn endless_input_lines_are_refused_by_line_number_in_bounded_memory() {
         &o,
         &[
             "stdin line 2",
-            &format!("{} bytes", LONG_LINE + 1),
+            &format!("{LONG_LINE} bytes"),
             "1.00 MiB at most",
         ],
     );
@@ -478,8 +478,7 @@ fn endless_input_lines_are_refused_by_line_number_in_bounded_memory() {
     let shown = stdout(&o);
     assert!(
         shown.contains(&format!(
-            "line 1: {} bytes, longer than any move; ignored",
-            LONG_LINE + 1
+            "line 1: {LONG_LINE} bytes, longer than any move; ignored"
         )),
         "{shown}"
     );
