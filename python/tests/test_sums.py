@@ -97,8 +97,12 @@ def test_sums_agree_with_the_product_solve_and_the_cli(tmp_path, cli):
                 seen.add(want)
                 # Every winning move leaves a sum lost for the opponent.
                 for m in answer["moves"]:
-                    after = tuple(int(x) for x in m["sum"].split("+"))
-                    assert truth[after] == "loss", (text, m)
+                    # The sum a move leaves: the answer's, its token replaced by "to".
+                    after = [int(x) for x in answer["sum"].split("+")]
+                    assert after[m["token"]] == int(m["from"]), (text, m)
+                    after[m["token"]] = int(m["to"])
+                    assert "sum" not in m, (text, m)
+                    assert truth[tuple(after)] == "loss", (text, m)
                 assert (want == "win") == bool(answer["moves"]), text
             # A sequence of vertex ids is the same sum.
             s = next(iter(truth))

@@ -1,5 +1,5 @@
 //! What every layer shares, beside the stack of docs/ARCHITECTURE.md: the 2-bit cells and the
-//! decision rule ([`cells`]), generalized Sprague-Grundy values and the sum rule ([`grundy`]),
+//! decision rule ([`cells`]), bounds and cancellation of work done for a request ([`budget`]), generalized Sprague-Grundy values and the sum rule ([`grundy`]),
 //! what "no remoteness" is in each encoding ([`remoteness`]), memory limits and disk space
 //! ([`memory`]), lines read with a cap on their length ([`lines`]), the progress trait every
 //! long operation reports through ([`progress`]), the one random generator ([`splitmix`]), and
@@ -7,6 +7,7 @@
 //! them; they import no layer but
 //! the error (and `grundy` the game contract's values).
 
+pub mod budget;
 pub mod cells;
 pub mod cpu;
 pub mod grundy;

@@ -1,6 +1,7 @@
 //! Errors of a lookup that does not fit its table or game: a line asked of a table without
 //! remoteness or of a draw, game values or Sprague-Grundy values the table or game has none of,
-//! an index outside the table. The position itself parsed; the table is not damaged.
+//! an index outside the table, game values beyond a request's budget or a lookup cancelled. The
+//! position itself parsed; the table is not damaged.
 
 use super::cut;
 
@@ -58,6 +59,18 @@ pub enum LookupError {
         spec: String,
         impartial: bool,
     },
+
+    /// Game values asked by one request would visit more than its budget of `cap` positions
+    /// ([`crate::base::budget::Budget`]; the server's `--max-value-positions`).
+    #[error(
+        "game values: this request would visit more than {cap} positions, the limit of one request (serve --max-value-positions); ask for positions with fewer below them"
+    )]
+    WorkLimit { cap: u64 },
+
+    /// The lookup was cancelled: its request timed out, its client went away, or the server
+    /// is shutting down.
+    #[error("the lookup was cancelled (its request timed out or the server is shutting down)")]
+    Cancelled,
 
     /// An index past the table's last.
     #[error("index {index} is outside the table (size {size})")]

@@ -13,6 +13,9 @@
 //! configuration's sorted option lists are looked up in a map of option lists already made;
 //! only the lists missing from it go through [`Games::make`], one thread, between two parallel
 //! passes. The invariant: a tier reads only values of the tier above, which are final.
+//!
+//! [`PositionValues`] values single positions on demand instead, within a bound on the positions
+//! visited for one value and, when given one, a [`Budget`] shared by a request's values.
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
@@ -20,6 +23,7 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
+use crate::base::budget::{Budget, Stop};
 use crate::cgt::numbers::Dyadic;
 use crate::cgt::{Game, Games};
 use crate::game::shape::{PlainBoard, digit_masks};
@@ -323,6 +327,10 @@ pub const POSITION_LIMIT: usize = 2_000_000;
 /// committed only when touched). As in [`board_values`], each configuration's sorted option
 /// lists are looked up in a map of the lists already made, so [`Games::make`] runs once per
 /// distinct pair of lists, not once per position.
+///
+/// Work for someone who may stop wanting it (a request of the server) is bounded by a
+/// [`Budget`] besides: the positions visited by every value are charged to it, and a spent or
+/// cancelled budget stops the computation within [`CHARGE_EVERY`] positions.
 pub struct PositionValues<'a> {
     game: &'a crate::games::AnyGame,
     pub games: Games,
@@ -337,7 +345,18 @@ pub struct PositionValues<'a> {
     visited_from: usize,
     /// Children of the positions being valued, one run a level (reused).
     scratch: Vec<Vec<u64>>,
+    /// The bound of the work done for whoever asks (a request of the server): positions
+    /// visited are charged to it [`CHARGE_EVERY`] at a time.
+    budget: Option<Budget>,
+    /// Positions visited and not yet charged.
+    uncharged: u64,
+    /// Why the work stopped, once the budget was spent or cancelled; nothing is computed after.
+    stopped: Option<Stop>,
 }
+
+/// Positions visited between two charges of a [`Budget`] (and checks of its flags): about a
+/// millisecond of work, so a cancelled computation stops within that.
+pub const CHARGE_EVERY: u64 = 1024;
 
 impl<'a> PositionValues<'a> {
     /// Whether `game`'s positions have values as games here: the full tables of cell games
@@ -378,11 +397,38 @@ impl<'a> PositionValues<'a> {
             limit,
             visited_from: 0,
             scratch: Vec::new(),
+            budget: None,
+            uncharged: 0,
+            stopped: None,
         })
     }
 
+    /// Charges every position visited from now on to `budget` (shared with other work for the
+    /// same request), stopping when it is spent or cancelled: [`PositionValues::try_value`]
+    /// says so.
+    pub fn set_budget(&mut self, budget: Budget) {
+        self.budget = Some(budget);
+    }
+
+    /// [`PositionValues::value`], or why the work stopped when a budget
+    /// ([`PositionValues::set_budget`]) was spent or cancelled, before or during this value.
+    pub fn try_value(&mut self, pos: u64) -> Result<Option<Game>, Stop> {
+        if let Some(s) = self.stopped {
+            return Err(s);
+        }
+        if let Some(b) = &self.budget {
+            b.check().inspect_err(|&s| self.stopped = Some(s))?;
+        }
+        let v = self.value(pos);
+        match self.stopped {
+            Some(s) => Err(s),
+            None => Ok(v),
+        }
+    }
+
     /// The value of the configuration or edge set of position `pos` (either mover), or `None`
-    /// when it would visit more than the limit's positions not valued before.
+    /// when it would visit more than the limit's positions not valued before (or a budget
+    /// stopped it: [`PositionValues::try_value`] tells the two apart).
     pub fn value(&mut self, pos: u64) -> Option<Game> {
         // A hash map memo is a cache: past a few limits' worth it is dropped (the arena stays).
         // An array's size is the game's whatever it holds.
@@ -400,6 +446,9 @@ impl<'a> PositionValues<'a> {
 
     fn value_at(&mut self, pos: u64, depth: usize) -> Option<Game> {
         use crate::Game as _;
+        if self.stopped.is_some() {
+            return None;
+        }
         let key = pos >> 1;
         if let Some(g) = self.memo.get(key) {
             return Some(g);
@@ -482,6 +531,15 @@ impl<'a> PositionValues<'a> {
 
     fn remember(&mut self, key: u64, g: Game) -> Game {
         self.memo.insert(key, g);
+        if let Some(b) = &self.budget {
+            self.uncharged += 1;
+            if self.uncharged == CHARGE_EVERY {
+                self.uncharged = 0;
+                if let Err(s) = b.charge(CHARGE_EVERY) {
+                    self.stopped = Some(s);
+                }
+            }
+        }
         g
     }
 }

@@ -3,12 +3,14 @@
 //! best first ([`table::move_rank`]) and its best move, and, when asked, the principal line
 //! ([`Table::line`]) and the value as a game of the position and of each move's child
 //! ([`crate::games::values::PositionValues`], a finished cell board worth `free_moves` to its
-//! winner, at most [`VALUE_LIMIT`] positions visited for one value).
+//! winner, at most [`VALUE_LIMIT`] positions visited for one value, and all of them within a
+//! request's [`Budget`] when the server gives one).
 //!
 //! The invariant: every interface answers through [`Lookups`], so they agree on the order of the
 //! moves, the best move, the line and the values; nothing here decides a value (that is the
 //! table's), it only orders and adds.
 
+use crate::base::budget::Budget;
 use crate::error::{Error, LookupError, Result};
 use crate::games::values::PositionValues;
 use crate::table::{self, Probe, Table};
@@ -76,6 +78,16 @@ impl<'t, B: AsRef<[u8]> + Sync> Lookups<'t, B> {
         })
     }
 
+    /// Bounds the game values of these lookups by `budget` (a request's, shared with its other
+    /// work): once it is spent or cancelled, every lookup that asks a value is an error
+    /// ([`crate::error::LookupError::WorkLimit`] or [`crate::error::LookupError::Cancelled`]).
+    pub fn with_budget(mut self, budget: Budget) -> Self {
+        if let Some(v) = self.values.as_mut() {
+            v.set_budget(budget);
+        }
+        self
+    }
+
     /// The lookup of one position text.
     pub fn probe(&mut self, text: &str) -> Result<Probe> {
         let p = self.table.probe_text(text)?;
@@ -107,10 +119,13 @@ impl<'t, B: AsRef<[u8]> + Sync> Lookups<'t, B> {
     }
 
     /// The value as a game of position `pos` (CGSuite's notation), or `None` when game values
-    /// were not asked for or it would visit more than [`VALUE_LIMIT`] positions.
-    pub fn game_value(&mut self, pos: u64) -> Option<String> {
-        let v = self.values.as_mut()?;
-        v.value(pos).map(|g| v.games.show(g))
+    /// were not asked for or it would visit more than [`VALUE_LIMIT`] positions; an error when
+    /// a budget ([`Lookups::with_budget`]) stopped it.
+    pub fn game_value(&mut self, pos: u64) -> Result<Option<String>> {
+        let Some(v) = self.values.as_mut() else {
+            return Ok(None);
+        };
+        Ok(v.try_value(pos)?.map(|g| v.games.show(g)))
     }
 
     /// Moves best first, and what was asked for added.
@@ -123,14 +138,14 @@ impl<'t, B: AsRef<[u8]> + Sync> Lookups<'t, B> {
                     extra.push("game_value", t);
                 }
             };
-            let v = self.game_value(p.index);
+            let v = self.game_value(p.index)?;
             set(&mut p.extra, v);
             for m in p.moves.iter_mut() {
-                let v = self.game_value(m.child);
+                let v = self.game_value(m.child)?;
                 set(&mut m.extra, v);
             }
             if let Some(best) = p.best.as_mut() {
-                let v = self.game_value(best.child);
+                let v = self.game_value(best.child)?;
                 set(&mut best.extra, v);
             }
         }

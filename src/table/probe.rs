@@ -93,7 +93,10 @@ pub struct SumToken {
     pub grundy: Grundy,
 }
 
-/// A winning move of a sum: which token moves, and where.
+/// A winning move of a sum: which token moves, and where. Its answer (JSON, Python) names only
+/// what changes — the token's place, the move, the token's old and new position — since the
+/// sum it leaves is the answer's `sum` with one token replaced: a sum of a thousand tokens
+/// would otherwise be repeated in each of its winning moves.
 #[derive(Clone, Debug, Serialize)]
 pub struct SumMove {
     /// The token that moves: its place in `tokens`, from 0.
@@ -104,7 +107,9 @@ pub struct SumMove {
     /// Where the token was and where it goes.
     pub from: String,
     pub to: String,
-    /// The sum after the move (lost for the opponent, who moves next).
+    /// The sum after the move (lost for the opponent, who moves next), for the command line's
+    /// text; not in the answer's JSON (above).
+    #[serde(skip)]
     pub sum: String,
 }
 

@@ -41,6 +41,8 @@ mod serve;
 mod serve_board;
 #[cfg(feature = "serve")]
 mod serve_browser;
+#[cfg(feature = "serve")]
+mod serve_limits;
 mod sliced;
 mod subtraction;
 mod sums;

@@ -245,12 +245,17 @@ fn command_line_sums_agree_with_the_product_solve() {
                 .unwrap()
                 .iter()
                 .map(|m| {
-                    let t: Vec<usize> = m["sum"]
+                    // The sum a move leaves: the answer's, its token replaced by `to`.
+                    let mut t: Vec<usize> = answer["sum"]
                         .as_str()
                         .unwrap()
                         .split('+')
                         .map(|x| x.parse().unwrap())
                         .collect();
+                    let k = m["token"].as_u64().unwrap() as usize;
+                    assert_eq!(t[k].to_string(), m["from"].as_str().unwrap(), "{what}");
+                    t[k] = m["to"].as_str().unwrap().parse().unwrap();
+                    assert!(m.get("sum").is_none(), "{what}: a move repeats the sum");
                     (t[0].min(t[1]), t[0].max(t[1]))
                 })
                 .collect();

@@ -99,7 +99,8 @@ class Table:
         grundy=True: exactly the fields `retrodb probe --sum --json` prints: sum, tokens (each
         with its "grundy" value, and "reach" when infinite), value for the player to move,
         outcome ("first player wins", "second player wins" or "draw"), the sum's own "grundy"
-        and "reach", and moves: every winning move ("token", "move", "from", "to", "sum").
+        and "reach", and moves: every winning move ("token", its place in the sum from 0,
+        "move", "from", "to"; the sum it leaves is the sum with that token at "to").
 
         Raises PositionError for a malformed sum or a token that is no position, RetrodbError
         for a table without the values."""

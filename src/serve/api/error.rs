@@ -112,6 +112,7 @@ pub(super) async fn json_errors(response: Response) -> Response {
         StatusCode::METHOD_NOT_ALLOWED => "method_not_allowed",
         StatusCode::REQUEST_TIMEOUT => "timeout",
         StatusCode::PAYLOAD_TOO_LARGE => "too_large",
+        StatusCode::URI_TOO_LONG => "uri_too_long",
         StatusCode::BAD_REQUEST => "bad_request",
         s if s.is_server_error() => "internal",
         _ => "error",
@@ -157,9 +158,21 @@ pub(super) async fn not_found(uri: axum::http::Uri) -> ApiError {
 
 /// A lookup's error as its answer, chosen by variant: a bad position or a request the table
 /// cannot answer (a draw's line, lines without remoteness, values the game or table has none
-/// of) is the client's (400, with a code naming it), anything else a damaged table (500).
+/// of) is the client's (400, with a code naming it); game values beyond the request's budget
+/// are 422 `work_limit`, work cancelled by the server's shutdown 503 `stopping` (a request
+/// cancelled by its own timeout or departure has no one to answer); anything else is a
+/// damaged table (500).
 pub(in crate::serve) fn lookup_error(e: crate::Error) -> ApiError {
     use crate::error::LookupError as L;
+    match &e {
+        crate::Error::Lookup(L::WorkLimit { .. }) => {
+            return ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "work_limit", e.to_string());
+        }
+        crate::Error::Lookup(L::Cancelled) => {
+            return ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "stopping", e.to_string());
+        }
+        _ => {}
+    }
     let code = match &e {
         crate::Error::Position(_) => "bad_position",
         crate::Error::Lookup(l) => match l {

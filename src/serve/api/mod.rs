@@ -1,12 +1,16 @@
-//! The routes: the JSON API under `/api/v1`, `/health`, and the web board's page and assets.
-//! Every error is a JSON object `{"error": CODE, "detail": TEXT}` with its HTTP status — the
-//! handlers' own errors ([`ApiError`]) and, through [`json_errors`], those the middleware and
-//! the router answer (unknown route, wrong method, body too large, timeout, panic).
+//! The routes: the JSON API under `/api/v1` (the web board's view of a position among them),
+//! `/health`, and the web board's page and assets, all under one set of layers (the request
+//! timeout, the in-flight limit, compression, JSON errors). Every error is a JSON object
+//! `{"error": CODE, "detail": TEXT}` with its HTTP status — the handlers' own errors
+//! ([`ApiError`]) and, through [`json_errors`], those the middleware and the router answer
+//! (unknown route, wrong method, body too large, timeout, panic).
 //!
-//! Probing is synchronous work on memory-mapped bytes (about a microsecond for a position and
-//! its moves), so single probes are answered on the runtime's own threads; a large batch runs
-//! on a blocking thread that hands chunks to Rayon and streams the answers out as they are
-//! made.
+//! Probing is synchronous work on memory-mapped bytes: about a microsecond for a position and
+//! its moves when the table is in memory, a disk read when it is not. So every handler that
+//! reads a table does it on the blocking pool ([`work`]), bounded and cancellable; a batch runs
+//! on a blocking thread that hands chunks to Rayon and streams the answers out as the client
+//! takes them ([`batch`]). What touches no table (`/health`, the list of tables, a table's
+//! description) is answered on the runtime's threads.
 
 use std::sync::Arc;
 
@@ -27,13 +31,16 @@ use tower_http::timeout::TimeoutLayer;
 mod batch;
 mod error;
 mod query;
+mod work;
 
-use super::{Catalog, Limits, Served, assets};
+use super::{Catalog, Limits, Served, assets, board};
+use crate::base::budget::Cancel;
 use crate::game::{Notation, Value};
 use crate::table::lookup::Lookups;
 use crate::table::{LineStep, Probe};
 use crate::with_game;
 use batch::batch;
+pub use batch::BATCH_STREAM_BYTES;
 pub use error::ApiError;
 pub(super) use error::lookup_error;
 use error::{internal, json, json_errors, json_response, not_found, panicked};
@@ -44,16 +51,31 @@ pub(super) use query::{Probing, Query};
 struct App {
     catalog: Catalog,
     limits: Limits,
+    /// Requests computing game values ([`Limits::max_value_requests`]).
+    value_slots: Arc<tokio::sync::Semaphore>,
+    /// Batch memory, in KiB ([`Limits::max_batch_memory`]).
+    batch_memory: Arc<tokio::sync::Semaphore>,
+    /// Set when the server shuts down: every request's work stops.
+    stopping: Cancel,
 }
 
-/// The router over `catalog`, with the limits, compression, and JSON for every error.
-pub fn router(catalog: Catalog, limits: Limits) -> Router {
+/// The router over `catalog`, with the limits, compression, and JSON for every error;
+/// `stopping` cancels every request's work when set.
+pub fn router(catalog: Catalog, limits: Limits, stopping: Cancel) -> Router {
     let timeout = limits.request_timeout;
     let in_flight = limits.max_in_flight.max(1);
     // The body limit sits above the handler's own check so a body with a declared length over
     // it is refused before it is read; a chunked one is cut off while reading.
     let body_limit = limits.max_batch_bytes;
-    let app = Arc::new(App { catalog, limits });
+    let app = Arc::new(App {
+        catalog,
+        value_slots: Arc::new(tokio::sync::Semaphore::new(
+            limits.max_value_requests.max(1),
+        )),
+        batch_memory: work::batch_memory(limits.max_batch_memory),
+        limits,
+        stopping,
+    });
     Router::new()
         .route("/", get(assets::index))
         .route("/assets/board.js", get(assets::script))
@@ -62,6 +84,7 @@ pub fn router(catalog: Catalog, limits: Limits) -> Router {
         .route("/api/v1/tables", get(list))
         .route("/api/v1/tables/{name}", get(probe))
         .route("/api/v1/tables/{name}/batch", post(batch))
+        .route("/api/v1/tables/{name}/board", get(board_view))
         .route("/api/v1/tables/{name}/picture", get(picture))
         .route("/api/v1/tables/{name}/sum", get(sum))
         .fallback(not_found)
@@ -158,6 +181,14 @@ impl App {
             .expect("the table is in the catalog")
     }
 
+    /// A value slot when `how` asks game values (waiting for one), else nothing to hold.
+    async fn value_slot_if(&self, how: &Probing) -> Option<tokio::sync::OwnedSemaphorePermit> {
+        match how.ask.game_values {
+            Some(_) => Some(self.value_slot().await),
+            None => None,
+        }
+    }
+
     /// A position text refused when it is longer than the limit.
     fn check_length(&self, text: &str) -> Result<(), ApiError> {
         if text.len() > self.limits.max_position_bytes {
@@ -206,7 +237,7 @@ impl App {
             index: pos,
             value,
             remoteness: t.table.remoteness(pos).map_err(ApiError::damaged)?,
-            game_value: lookups.game_value(pos),
+            game_value: lookups.game_value(pos).map_err(lookup_error)?,
             line,
         };
         serde_json::to_vec(&v).map_err(internal)
@@ -224,8 +255,12 @@ impl App {
         match self.answer(t, text, how, lookups) {
             Ok(bytes) => out.extend_from_slice(&bytes),
             Err(e) => {
-                let line =
-                    serde_json::json!({ "position": text, "error": e.code, "detail": e.detail });
+                // A position is echoed as messages echo it: a 60 MB line is not sent back.
+                let line = serde_json::json!({
+                    "position": crate::error::cut(text),
+                    "error": e.code,
+                    "detail": e.detail,
+                });
                 let _ = serde_json::to_writer(&mut *out, &line);
             }
         }
@@ -274,20 +309,50 @@ async fn probe(
         return Ok(json(&info(t)));
     };
     let how = Probing::from_query(&q, t)?;
-    if how.ask.game_values.is_none() {
-        let bytes = app.answer(t, text, &how, &mut how.lookups(t))?;
-        return Ok(json_response(StatusCode::OK, bytes));
-    }
-    // Game values may visit up to VALUE_LIMIT positions: off the runtime's threads.
+    app.check_length(text)?;
+    let (index, text) = (app.index_of(t), text.to_string());
+    let held = app.value_slot_if(&how).await;
+    let bytes = app
+        .blocking(held, move |app, budget| {
+            let t = &app.catalog.tables()[index];
+            app.answer(t, &text, &how, &mut how.lookups(t).with_budget(budget.clone()))
+        })
+        .await??;
+    Ok(json_response(StatusCode::OK, bytes))
+}
+
+/// The parameters the board's view takes.
+const BOARD_PARAMS: &[&str] = &["position", "value", "free_moves"];
+
+/// `GET /api/v1/tables/{name}/board?position=TEXT[&value=true][&free_moves=C]` (without a
+/// position: the table's start): the web board's view ([`board`]).
+async fn board_view(
+    State(app): State<Arc<App>>,
+    name: Result<Path<String>, PathRejection>,
+    RawQuery(query): RawQuery,
+) -> Result<Response, ApiError> {
+    let t = app.table(name)?;
+    let q = Query::parse(query.as_deref(), BOARD_PARAMS)?;
+    let how = Probing::from_query(&q, t)?;
+    let text = match (q.get("position"), &t.start) {
+        (Some(p), _) => p.to_string(),
+        (None, Some(start)) => start.clone(),
+        (None, None) => {
+            return Err(ApiError::bad(
+                "bad_position",
+                "parameter 'position' is missing and the table has no start position",
+            ));
+        }
+    };
+    app.check_length(&text)?;
     let index = app.index_of(t);
-    let text = text.to_string();
-    let app = Arc::clone(&app);
-    let bytes = tokio::task::spawn_blocking(move || {
-        let t = &app.catalog.tables()[index];
-        app.answer(t, &text, &how, &mut how.lookups(t))
-    })
-    .await
-    .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))??;
+    let held = app.value_slot_if(&how).await;
+    let bytes = app
+        .blocking(held, move |app, budget| {
+            let t = &app.catalog.tables()[index];
+            board::view(t, &text, how.lookups(t).with_budget(budget.clone()))
+        })
+        .await??;
     Ok(json_response(StatusCode::OK, bytes))
 }
 
@@ -304,10 +369,17 @@ async fn picture(
         .map(str::to_string)
         .or_else(|| t.start.clone())
         .ok_or_else(|| ApiError::bad("bad_request", "parameter 'position' is missing"))?;
-    let (pos, _) = app.position(t, &text)?;
-    let game = t.table.game();
-    let moves = with_game!(game, g => g.moves(pos));
-    let svg = game.board_svg(pos, &moves);
+    app.check_length(&text)?;
+    let index = app.index_of(t);
+    let svg = app
+        .blocking(None, move |app, _| {
+            let t = &app.catalog.tables()[index];
+            let (pos, _) = app.position(t, &text)?;
+            let game = t.table.game();
+            let moves = with_game!(game, g => g.moves(pos));
+            Ok::<_, ApiError>(game.board_svg(pos, &moves))
+        })
+        .await??;
     let mut r = Response::new(Body::from(svg));
     r.headers_mut().insert(
         header::CONTENT_TYPE,
@@ -338,8 +410,13 @@ async fn sum(
             ),
         ));
     }
-    t.table
-        .probe_sum(text)
-        .map(|answer| json(&answer))
-        .map_err(lookup_error)
+    let (index, text) = (app.index_of(t), text.to_string());
+    app.blocking(None, move |app, _| {
+        app.catalog.tables()[index]
+            .table
+            .probe_sum(&text)
+            .map(|answer| json(&answer))
+            .map_err(lookup_error)
+    })
+    .await?
 }

@@ -100,6 +100,9 @@ fn percent_decode(s: &str) -> Result<Vec<u8>, BadEscape> {
     Ok(out)
 }
 
+/// Unknown parameters an error names (it counts them all: a URI holds at most about 32,000).
+const UNKNOWN_SHOWN: usize = 3;
+
 /// A request's query parameters, decoded, each known to its endpoint and given once.
 #[derive(Debug, Default)]
 pub(in crate::serve) struct Query {
@@ -107,14 +110,18 @@ pub(in crate::serve) struct Query {
 }
 
 impl Query {
-    /// Decodes `query`, refusing a parameter not in `allowed` (naming every such one, and what
-    /// the endpoint takes), one given twice, a malformed `%` escape and text that is not UTF-8.
+    /// Decodes `query`, refusing a parameter not in `allowed` (naming the first few such
+    /// ones, how many there are, and what the endpoint takes), one given twice, a malformed `%`
+    /// escape and text that is not UTF-8. Linear in the query's length, however many
+    /// parameters it holds.
     pub(in crate::serve) fn parse(
         query: Option<&str>,
         allowed: &[&str],
     ) -> Result<Query, ApiError> {
         let mut params: Vec<(String, String)> = Vec::new();
-        let mut unknown: Vec<String> = Vec::new();
+        // Distinct unknown names: the first few to show, and all of them to count.
+        let mut shown: Vec<String> = Vec::new();
+        let mut unknown: std::collections::HashSet<String> = Default::default();
         let text = |bytes: Vec<u8>, what: &str| {
             String::from_utf8(bytes).map_err(|e| {
                 ApiError::bad(
@@ -135,12 +142,15 @@ impl Query {
                 .map_err(|e| ApiError::bad("bad_request", format!("a parameter's name: {e}")))?;
             let key = text(key, "a parameter's name")?;
             if !allowed.contains(&key.as_str()) {
-                let shown = format!("'{}'", crate::error::cut(&key).escape_debug());
-                if !unknown.contains(&shown) {
-                    unknown.push(shown);
+                if !unknown.contains(&key) {
+                    if shown.len() < UNKNOWN_SHOWN {
+                        shown.push(format!("'{}'", crate::error::cut(&key).escape_debug()));
+                    }
+                    unknown.insert(key);
                 }
                 continue;
             }
+            // `params` holds allowed names only, at most `allowed.len()` of them.
             if params.iter().any(|(k, _)| *k == key) {
                 return Err(ApiError::bad(
                     "bad_request",
@@ -158,12 +168,16 @@ impl Query {
             } else {
                 format!("this endpoint takes {}", allowed.join(", "))
             };
+            let more = match unknown.len() - shown.len() {
+                0 => String::new(),
+                n => format!(" and {n} more ({} in all)", unknown.len()),
+            };
             return Err(ApiError::bad(
                 "bad_request",
                 format!(
-                    "unknown query parameter{} {}; {takes}",
+                    "unknown query parameter{} {}{more}; {takes}",
                     if unknown.len() == 1 { "" } else { "s" },
-                    unknown.join(", ")
+                    shown.join(", ")
                 ),
             ));
         }
@@ -221,7 +235,7 @@ mod tests {
         let q = Query::parse(Some("moves=maybe"), BATCH_PARAMS).unwrap();
         let bad = q.flag("moves", true).unwrap_err();
         assert!(bad.detail.contains("'moves' is 'maybe'"), "{}", bad.detail);
-        // Unknown parameters are named, all of them, with what the endpoint takes.
+        // Unknown parameters are named, the first few of them, with what the endpoint takes.
         let bad = Query::parse(Some("pos=4&x=1&pos=5"), PROBE_PARAMS).unwrap_err();
         assert_eq!(bad.code, "bad_request");
         assert!(
@@ -231,6 +245,14 @@ mod tests {
             bad.detail
         );
         assert!(bad.detail.contains("position, moves"), "{}", bad.detail);
+        let many: Vec<String> = (0..5000).map(|i| format!("p{i}=1")).collect();
+        let bad = Query::parse(Some(&many.join("&")), PROBE_PARAMS).unwrap_err();
+        assert!(
+            bad.detail
+                .starts_with("unknown query parameters 'p0', 'p1', 'p2' and 4997 more (5000 in all);"),
+            "{}",
+            bad.detail
+        );
         let bad = Query::parse(Some("t=1"), &[]).unwrap_err();
         assert!(bad.detail.contains("takes no parameters"), "{}", bad.detail);
         // A parameter given twice is refused rather than one of them silently winning.
