@@ -2,7 +2,8 @@
 //! (`/api/v1/...`, [`api`]) and a web board at `/` whose page, script and style are compiled
 //! into the binary ([`assets`]).
 //!
-//! The pieces: a [`Catalog`] opens the tables given at start and names each by its file stem;
+//! The pieces: a [`Catalog`] opens the tables given at start, names each by its file stem and
+//! serves the new file when one is renamed over a table ([`catalog`]);
 //! [`api::router`] answers requests from it, the web board's view of a position among them
 //! ([`board`]: the position as asked, its moves best first, who is to move or has won, and the
 //! picture, in one answer); [`run`] and [`serve_on`] accept connections (hyper with a
@@ -11,20 +12,18 @@
 //! on SIGINT or SIGTERM, cancelling what still runs after the grace period.
 //!
 //! The invariant: a request reaches a table only through a name that is a key of the catalog,
-//! which is fixed at start. Nothing a client sends is ever used as a path, and nothing is
-//! written.
+//! whose names and paths are fixed at start. Nothing a client sends is ever used as a path, and
+//! nothing is written.
 
 pub mod api;
 pub mod assets;
 mod board;
 mod body;
+mod catalog;
 mod connection;
 
-use std::collections::HashMap;
 use std::future::Future;
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Duration;
 
 use hyper_util::rt::{TokioIo, TokioTimer};
@@ -32,9 +31,9 @@ use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 
 use crate::base::budget::Cancel;
-use crate::error::{Error, Result, ServeError};
+use crate::error::{Error, Result};
+pub use catalog::{Catalog, Served};
 use connection::ClientIo;
-use crate::table::Table;
 
 /// What one request may ask, how long it may take, and how much of the machine the requests
 /// together may hold (docs/SERVE.md, "Limits and memory").
@@ -80,107 +79,6 @@ impl Default for Limits {
             max_value_requests: 4,
             max_batch_memory: 1 << 30,
         }
-    }
-}
-
-/// One table being served.
-pub struct Served {
-    pub name: String,
-    pub table: Table,
-    /// The position the web board opens at.
-    pub start: Option<String>,
-}
-
-/// The tables being served, by name. Cloning shares them (the API's and the board's routes
-/// read the same tables).
-#[derive(Clone)]
-pub struct Catalog {
-    tables: Arc<[Served]>,
-    by_name: Arc<HashMap<String, usize>>,
-}
-
-/// The table files a directory holds: its `*.rdb` files, hidden ones (a build's work files)
-/// left out, in name order.
-fn tables_in(dir: &Path) -> Result<Vec<PathBuf>> {
-    let mut files = Vec::new();
-    for entry in std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))? {
-        let entry = entry.map_err(|e| Error::io(dir, e))?;
-        let path = entry.path();
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        if !name.starts_with('.') && name.ends_with(".rdb") && path.is_file() {
-            files.push(path);
-        }
-    }
-    files.sort();
-    if files.is_empty() {
-        return Err(ServeError::NoTableIn {
-            dir: dir.display().to_string(),
-        }
-        .into());
-    }
-    Ok(files)
-}
-
-impl Catalog {
-    /// Opens every table given (a directory: every `*.rdb` file in it). With `verify`, every
-    /// checksum of every table is checked first, so a damaged file is refused at start rather
-    /// than at its first unlucky lookup.
-    pub fn open(paths: &[PathBuf], verify: bool) -> Result<Catalog> {
-        let mut files = Vec::new();
-        for p in paths {
-            if p.is_dir() {
-                files.extend(tables_in(p)?);
-            } else {
-                files.push(p.clone());
-            }
-        }
-        let mut tables: Vec<Served> = Vec::new();
-        let mut by_name: HashMap<String, usize> = HashMap::new();
-        for file in files {
-            let name = file
-                .file_stem()
-                .and_then(|s| s.to_str())
-                .filter(|s| !s.is_empty())
-                .ok_or_else(|| ServeError::FileName {
-                    path: file.display().to_string(),
-                })?
-                .to_string();
-            if let Some(&other) = by_name.get(&name) {
-                return Err(ServeError::SameName {
-                    name,
-                    first: tables[other].table.path().display().to_string(),
-                    second: file.display().to_string(),
-                }
-                .into());
-            }
-            let table = Table::open(&file)?;
-            if verify {
-                table.verify_checksums()?;
-            }
-            let start = table.game().start().map(
-                |p| crate::with_game!(table.game(), g => crate::game::Notation::position_text(g, p)),
-            );
-            by_name.insert(name.clone(), tables.len());
-            tables.push(Served { name, table, start });
-        }
-        if tables.is_empty() {
-            return Err(ServeError::NoTable.into());
-        }
-        Ok(Catalog {
-            tables: tables.into(),
-            by_name: Arc::new(by_name),
-        })
-    }
-
-    /// A table by its name; `None` for anything else (a name is never read as a path).
-    pub fn get(&self, name: &str) -> Option<&Served> {
-        self.by_name.get(name).map(|&i| &self.tables[i])
-    }
-
-    /// The tables in the order they were given.
-    pub fn tables(&self) -> &[Served] {
-        &self.tables
     }
 }
 

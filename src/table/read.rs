@@ -214,6 +214,16 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
         }
     }
 
+    /// Whether the table's path now names another file than the one opened (a new table
+    /// renamed over it); `false` when the path names no file at all, and for a table made from
+    /// bytes.
+    pub fn path_names_another_file(&self) -> bool {
+        match (&self.guard, std::fs::metadata(&self.path)) {
+            (Some(g), Ok(meta)) => !g.is_file(&meta),
+            _ => false,
+        }
+    }
+
     /// `Err` when a read of the file fell past its end or a check saw it change: every read
     /// path calls it after reading, so zeros read in place of a vanished page never answer.
     #[inline]

@@ -210,3 +210,90 @@ fn a_cpu_without_the_builds_instructions_is_told_so() {
         assert!(out.status.success(), "{}", stderr(&out));
     }
 }
+
+/// `retrodb serve` while its table file changes: a `cp` of a smaller table over it (the file
+/// truncated, then written) is told on stderr and the new table served; a new table renamed over
+/// it is served; a file changed into something that is no table answers 503 `table_changed`
+/// naming the file. The server lives through all of it (before: SIGBUS, exit 135, every client
+/// lost).
+#[cfg(feature = "serve")]
+#[test]
+fn serve_survives_its_table_copied_over_and_serves_a_renamed_one() {
+    use crate::common::server::Server;
+    use std::io::Read;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let small = build(d, "small.rdb", "bridgit:2", &[]);
+    let hex3 = build(d, "hex3.rdb", "hex:3", &[]);
+    let tables = d.join("tables");
+    std::fs::create_dir(&tables).unwrap();
+    let served = build(&tables, "served.rdb", "hex:4", &[]);
+    let mut server = Server::start(&[s(&tables)]);
+    let empty4 = "................";
+    let r = server.get(&format!("/api/v1/tables/served?position={empty4}"));
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["value"], "win");
+
+    // `cp small.rdb served.rdb`: the hex:4 position now reads past the file's end.
+    copy_in_place(&small, &served);
+    let r = server.get(&format!("/api/v1/tables/served?position={empty4}"));
+    assert_eq!(
+        r.status,
+        400,
+        "bridgit:2 has no such position: {}",
+        r.text()
+    );
+    let r = server.get("/api/v1/tables/served?position=.....");
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["position"], "...../L");
+    assert_eq!(
+        server.get("/api/v1/tables").json()["tables"][0]["game"],
+        "bridgit:2"
+    );
+
+    // A new table written beside it and renamed over it, as retrodb's writers do.
+    let next = tables.join(".next.rdb");
+    std::fs::copy(&hex3, &next).unwrap();
+    std::fs::rename(&next, &served).unwrap();
+    let r = server.get("/api/v1/tables/served?position=.........");
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(
+        server.get("/api/v1/tables").json()["tables"][0]["game"],
+        "hex:3"
+    );
+
+    // Changed in place into something that is no table: 503 naming the file, until it is one.
+    copy_in_place(&d.join("hex3.rdb"), &served);
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&served)
+        .unwrap()
+        .set_len(100)
+        .unwrap();
+    let r = server.get("/api/v1/tables/served?position=.........");
+    assert_eq!(r.status, 503, "{}", r.text());
+    assert_eq!(r.error(), "table_changed");
+    let detail = r.json()["detail"].as_str().unwrap().to_string();
+    assert!(
+        detail.contains("served.rdb") && detail.contains("changed on disk"),
+        "{detail}"
+    );
+    assert_eq!(server.get("/health").status, 200);
+
+    let status = server.stop();
+    assert_eq!(status.code(), Some(0), "{status:?}");
+    let mut err = String::new();
+    server
+        .child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert!(
+        err.contains("table served:") && err.contains("changed in place; serving the new file"),
+        "{err}"
+    );
+    assert!(err.contains("was replaced; serving the new file"), "{err}");
+    assert!(err.contains("cannot be served yet"), "{err}");
+}

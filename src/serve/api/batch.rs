@@ -50,10 +50,11 @@ pub(super) async fn batch(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let (index, how) = {
+    let (t, how) = {
         let t = app.table(name)?;
         let q = Query::parse(query.as_deref(), BATCH_PARAMS)?;
-        (app.index_of(t), Probing::from_query(&q, t)?)
+        let how = Probing::from_query(&q, &t)?;
+        (t, how)
     };
     let limit = app.limits.max_batch_bytes;
     let declared = headers
@@ -67,10 +68,7 @@ pub(super) async fn batch(
     // take the batch memory before a value slot, single lookups a value slot alone: no two
     // requests wait for each other's.)
     let body_bytes = declared.map_or(limit, |n| n as usize);
-    let mut held = vec![
-        app.batch_reservation(body_bytes + BATCH_STREAM_BYTES)
-            .await,
-    ];
+    let mut held = vec![app.batch_reservation(body_bytes + BATCH_STREAM_BYTES).await];
     held.extend(app.value_slot_if(&how).await);
     let bytes = read_body(body, limit, body_bytes).await?;
     let (budget, cancel_when_dropped) = app.budget();
@@ -81,7 +79,7 @@ pub(super) async fn batch(
     let done = Arc::clone(&complete);
     let app = Arc::clone(&app);
     tokio::task::spawn_blocking(move || {
-        let t = &app.catalog.tables()[index];
+        let t: &Served = &t;
         let text = match std::str::from_utf8(&bytes) {
             Ok(text) => text,
             Err(e) => {
@@ -231,7 +229,8 @@ fn stream<'a>(
             return false;
         }
         // The next chunk's lines, for about CHUNK_BYTES at this chunk's bytes a line.
-        want = (CHUNK_BYTES * chunk.len() / out.len().max(1)).clamp(MIN_CHUNK_LINES, MAX_CHUNK_LINES);
+        want =
+            (CHUNK_BYTES * chunk.len() / out.len().max(1)).clamp(MIN_CHUNK_LINES, MAX_CHUNK_LINES);
         if tx.blocking_send(Bytes::from(out)).is_err() {
             // The client has gone: stop working for it.
             return false;

@@ -8,8 +8,6 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
-use crate::serve::Served;
-
 /// An error answer: a status, a short code for programs and a sentence for people.
 #[derive(Debug)]
 pub struct ApiError {
@@ -36,6 +34,17 @@ impl ApiError {
     }
 
     pub(in crate::serve) fn damaged(e: crate::Error) -> ApiError {
+        // A table whose file changed under it (an operator's `cp`): nothing is wrong with the
+        // request, and the catalog serves the new file once it reads as a whole table.
+        if let crate::Error::Table(t) = &e
+            && matches!(t.kind, crate::error::table::TableErrorKind::Changed(_))
+        {
+            return Self::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "table_changed",
+                e.to_string(),
+            );
+        }
         Self::new(
             StatusCode::INTERNAL_SERVER_ERROR,
             "table_error",
@@ -58,8 +67,7 @@ pub(in crate::serve) fn table_name(
 }
 
 /// The `unknown_table` answer (404) to a name none of `tables` has, naming those it has.
-pub(in crate::serve) fn unknown_table(name: &str, tables: &[Served]) -> ApiError {
-    let names: Vec<&str> = tables.iter().map(|t| t.name.as_str()).collect();
+pub(in crate::serve) fn unknown_table(name: &str, names: &[&str]) -> ApiError {
     ApiError::new(
         StatusCode::NOT_FOUND,
         "unknown_table",
@@ -166,7 +174,11 @@ pub(in crate::serve) fn lookup_error(e: crate::Error) -> ApiError {
     use crate::error::LookupError as L;
     match &e {
         crate::Error::Lookup(L::WorkLimit { .. }) => {
-            return ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "work_limit", e.to_string());
+            return ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "work_limit",
+                e.to_string(),
+            );
         }
         crate::Error::Lookup(L::Cancelled) => {
             return ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "stopping", e.to_string());

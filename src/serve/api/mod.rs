@@ -39,8 +39,8 @@ use crate::game::{Notation, Value};
 use crate::table::lookup::Lookups;
 use crate::table::{LineStep, Probe};
 use crate::with_game;
-use batch::batch;
 pub use batch::BATCH_STREAM_BYTES;
+use batch::batch;
 pub use error::ApiError;
 pub(super) use error::lookup_error;
 use error::{internal, json, json_errors, json_response, not_found, panicked};
@@ -160,25 +160,19 @@ async fn list(
     RawQuery(query): RawQuery,
 ) -> Result<Response, ApiError> {
     Query::parse(query.as_deref(), &[])?;
-    let tables: Vec<TableInfo> = app.catalog.tables().iter().map(info).collect();
+    let served = app.catalog.tables();
+    let tables: Vec<TableInfo> = served.iter().map(|t| info(t)).collect();
     Ok(json(&serde_json::json!({ "tables": tables })))
 }
 
 impl App {
-    fn table(&self, name: Result<Path<String>, PathRejection>) -> Result<&Served, ApiError> {
+    /// The table a request names, as its file is now (a request holds it to its end, so a
+    /// table replaced meanwhile never changes under it).
+    fn table(&self, name: Result<Path<String>, PathRejection>) -> Result<Arc<Served>, ApiError> {
         let name = table_name(name)?;
         self.catalog
             .get(&name)
-            .ok_or_else(|| unknown_table(&name, self.catalog.tables()))
-    }
-
-    /// The place of a served table in the catalog (for work handed to another thread).
-    fn index_of(&self, t: &Served) -> usize {
-        self.catalog
-            .tables()
-            .iter()
-            .position(|s| std::ptr::eq(s, t))
-            .expect("the table is in the catalog")
+            .ok_or_else(|| unknown_table(&name, &self.catalog.names()))
     }
 
     /// A value slot when `how` asks game values (waiting for one), else nothing to hold.
@@ -306,16 +300,20 @@ async fn probe(
                 ),
             ));
         }
-        return Ok(json(&info(t)));
+        return Ok(json(&info(&t)));
     };
-    let how = Probing::from_query(&q, t)?;
+    let how = Probing::from_query(&q, &t)?;
     app.check_length(text)?;
-    let (index, text) = (app.index_of(t), text.to_string());
+    let text = text.to_string();
     let held = app.value_slot_if(&how).await;
     let bytes = app
         .blocking(held, move |app, budget| {
-            let t = &app.catalog.tables()[index];
-            app.answer(t, &text, &how, &mut how.lookups(t).with_budget(budget.clone()))
+            app.answer(
+                &t,
+                &text,
+                &how,
+                &mut how.lookups(&t).with_budget(budget.clone()),
+            )
         })
         .await??;
     Ok(json_response(StatusCode::OK, bytes))
@@ -333,7 +331,7 @@ async fn board_view(
 ) -> Result<Response, ApiError> {
     let t = app.table(name)?;
     let q = Query::parse(query.as_deref(), BOARD_PARAMS)?;
-    let how = Probing::from_query(&q, t)?;
+    let how = Probing::from_query(&q, &t)?;
     let text = match (q.get("position"), &t.start) {
         (Some(p), _) => p.to_string(),
         (None, Some(start)) => start.clone(),
@@ -345,12 +343,10 @@ async fn board_view(
         }
     };
     app.check_length(&text)?;
-    let index = app.index_of(t);
     let held = app.value_slot_if(&how).await;
     let bytes = app
-        .blocking(held, move |app, budget| {
-            let t = &app.catalog.tables()[index];
-            board::view(t, &text, how.lookups(t).with_budget(budget.clone()))
+        .blocking(held, move |_, budget| {
+            board::view(&t, &text, how.lookups(&t).with_budget(budget.clone()))
         })
         .await??;
     Ok(json_response(StatusCode::OK, bytes))
@@ -370,11 +366,9 @@ async fn picture(
         .or_else(|| t.start.clone())
         .ok_or_else(|| ApiError::bad("bad_request", "parameter 'position' is missing"))?;
     app.check_length(&text)?;
-    let index = app.index_of(t);
     let svg = app
         .blocking(None, move |app, _| {
-            let t = &app.catalog.tables()[index];
-            let (pos, _) = app.position(t, &text)?;
+            let (pos, _) = app.position(&t, &text)?;
             let game = t.table.game();
             let moves = with_game!(game, g => g.moves(pos));
             Ok::<_, ApiError>(game.board_svg(pos, &moves))
@@ -410,10 +404,9 @@ async fn sum(
             ),
         ));
     }
-    let (index, text) = (app.index_of(t), text.to_string());
-    app.blocking(None, move |app, _| {
-        app.catalog.tables()[index]
-            .table
+    let text = text.to_string();
+    app.blocking(None, move |_, _| {
+        t.table
             .probe_sum(&text)
             .map(|answer| json(&answer))
             .map_err(lookup_error)

@@ -125,6 +125,11 @@ impl FileGuard {
         }
     }
 
+    /// Whether `meta` describes the file this guard was made for (same device and inode).
+    pub fn is_file(&self, meta: &std::fs::Metadata) -> bool {
+        (meta.dev(), meta.ino()) == (self.stamp.dev, self.stamp.ino)
+    }
+
     /// Whether a read fell past the file's end or [`FileGuard::check`] saw it change.
     #[inline]
     pub fn tripped(&self) -> bool {
