@@ -200,7 +200,10 @@ mod tests {
         let (answer, n) = replacement(bare).expect("replaced");
         assert_eq!(n, bare.len());
         let answer = String::from_utf8(answer).unwrap();
-        assert!(answer.starts_with("HTTP/1.1 414 URI Too Long\r\n"), "{answer}");
+        assert!(
+            answer.starts_with("HTTP/1.1 414 URI Too Long\r\n"),
+            "{answer}"
+        );
         let body = answer.split("\r\n\r\n").nth(1).unwrap();
         let j: serde_json::Value = serde_json::from_str(body).unwrap();
         assert_eq!(j["error"], "uri_too_long");

@@ -33,8 +33,8 @@ use hyper_util::service::TowerToHyperService;
 
 use crate::base::budget::Cancel;
 use crate::error::{Error, Result, ServeError};
-use connection::ClientIo;
 use crate::table::Table;
+use connection::ClientIo;
 
 /// What one request may ask, how long it may take, and how much of the machine the requests
 /// together may hold (docs/SERVE.md, "Limits and memory").
@@ -78,7 +78,7 @@ impl Default for Limits {
             max_in_flight: 1024,
             max_value_positions: 3_000_000,
             max_value_requests: 4,
-            max_batch_memory: 1 << 30,
+            max_batch_memory: 512 << 20,
         }
     }
 }

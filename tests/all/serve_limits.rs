@@ -114,7 +114,11 @@ fn within(deadline: Duration, mut f: impl FnMut() -> bool) -> bool {
 fn idle_within(pid: u32, deadline: Duration) -> bool {
     let mut quiet = 0;
     within(deadline, || {
-        quiet = if running_threads(pid) == 0 { quiet + 1 } else { 0 };
+        quiet = if running_threads(pid) == 0 {
+            quiet + 1
+        } else {
+            0
+        };
         quiet >= 3
     })
 }
@@ -124,7 +128,11 @@ fn idle_within(pid: u32, deadline: Duration) -> bool {
 fn busy_within(pid: u32, deadline: Duration) -> bool {
     let mut busy = 0;
     within(deadline, || {
-        busy = if running_threads(pid) > 0 { busy + 1 } else { 0 };
+        busy = if running_threads(pid) > 0 {
+            busy + 1
+        } else {
+            0
+        };
         busy >= 3
     })
 }
@@ -181,12 +189,28 @@ fn refused(args: &[&str]) -> String {
 #[test]
 fn numeric_options_outside_their_ranges_are_refused() {
     for (option, range, bad) in [
-        ("--header-timeout", "1..=86400", &["18446744073709551615", "0"][..]),
+        (
+            "--header-timeout",
+            "1..=86400",
+            &["18446744073709551615", "0"][..],
+        ),
         ("--request-timeout", "1..=86400", &["86401", "0"][..]),
-        ("--write-timeout", "1..=86400", &["18446744073709551615", "0"][..]),
+        (
+            "--write-timeout",
+            "1..=86400",
+            &["18446744073709551615", "0"][..],
+        ),
         ("--max-batch-mib", "1..=4096", &["17592186044416", "0"][..]),
-        ("--max-batch-memory-mib", "1..=1048576", &["17592186044416", "0"][..]),
-        ("--max-value-positions", "1..=1000000000", &["18446744073709551615", "0"][..]),
+        (
+            "--max-batch-memory-mib",
+            "1..=1048576",
+            &["17592186044416", "0"][..],
+        ),
+        (
+            "--max-value-positions",
+            "1..=1000000000",
+            &["18446744073709551615", "0"][..],
+        ),
         ("--max-value-requests", "1..=1024", &["4294967296", "0"][..]),
         ("--threads", "1..=256", &["257", "0"][..]),
     ] {
@@ -422,8 +446,15 @@ fn a_client_that_stops_reading_is_cut_off_and_its_worker_ends() {
         .unwrap();
     let mut got = Vec::new();
     let _ = stalled.read_to_end(&mut got);
-    assert!(got.starts_with(b"HTTP/1.1 200"), "{:?}", &got[..got.len().min(200)]);
-    assert!(!got.ends_with(b"\r\n0\r\n\r\n"), "the cut answer looks complete");
+    assert!(
+        got.starts_with(b"HTTP/1.1 200"),
+        "{:?}",
+        &got[..got.len().min(200)]
+    );
+    assert!(
+        !got.ends_with(b"\r\n0\r\n\r\n"),
+        "the cut answer looks complete"
+    );
     // The worker gave its batch memory back: the next batch gets it.
     let r = server.post("/api/v1/tables/seed001/batch?moves=false", b"4\n8\n");
     assert_eq!(r.status, 200, "{}", r.text());

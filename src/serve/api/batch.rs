@@ -67,10 +67,7 @@ pub(super) async fn batch(
     // take the batch memory before a value slot, single lookups a value slot alone: no two
     // requests wait for each other's.)
     let body_bytes = declared.map_or(limit, |n| n as usize);
-    let mut held = vec![
-        app.batch_reservation(body_bytes + BATCH_STREAM_BYTES)
-            .await,
-    ];
+    let mut held = vec![app.batch_reservation(body_bytes + BATCH_STREAM_BYTES).await];
     held.extend(app.value_slot_if(&how).await);
     let bytes = read_body(body, limit, body_bytes).await?;
     let (budget, cancel_when_dropped) = app.budget();
@@ -231,7 +228,8 @@ fn stream<'a>(
             return false;
         }
         // The next chunk's lines, for about CHUNK_BYTES at this chunk's bytes a line.
-        want = (CHUNK_BYTES * chunk.len() / out.len().max(1)).clamp(MIN_CHUNK_LINES, MAX_CHUNK_LINES);
+        want =
+            (CHUNK_BYTES * chunk.len() / out.len().max(1)).clamp(MIN_CHUNK_LINES, MAX_CHUNK_LINES);
         if tx.blocking_send(Bytes::from(out)).is_err() {
             // The client has gone: stop working for it.
             return false;

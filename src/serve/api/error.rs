@@ -166,7 +166,11 @@ pub(in crate::serve) fn lookup_error(e: crate::Error) -> ApiError {
     use crate::error::LookupError as L;
     match &e {
         crate::Error::Lookup(L::WorkLimit { .. }) => {
-            return ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "work_limit", e.to_string());
+            return ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "work_limit",
+                e.to_string(),
+            );
         }
         crate::Error::Lookup(L::Cancelled) => {
             return ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "stopping", e.to_string());

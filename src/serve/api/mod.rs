@@ -39,8 +39,8 @@ use crate::game::{Notation, Value};
 use crate::table::lookup::Lookups;
 use crate::table::{LineStep, Probe};
 use crate::with_game;
-use batch::batch;
 pub use batch::BATCH_STREAM_BYTES;
+use batch::batch;
 pub use error::ApiError;
 pub(super) use error::lookup_error;
 use error::{internal, json, json_errors, json_response, not_found, panicked};
@@ -315,7 +315,12 @@ async fn probe(
     let bytes = app
         .blocking(held, move |app, budget| {
             let t = &app.catalog.tables()[index];
-            app.answer(t, &text, &how, &mut how.lookups(t).with_budget(budget.clone()))
+            app.answer(
+                t,
+                &text,
+                &how,
+                &mut how.lookups(t).with_budget(budget.clone()),
+            )
         })
         .await??;
     Ok(json_response(StatusCode::OK, bytes))

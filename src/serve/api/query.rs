@@ -248,8 +248,9 @@ mod tests {
         let many: Vec<String> = (0..5000).map(|i| format!("p{i}=1")).collect();
         let bad = Query::parse(Some(&many.join("&")), PROBE_PARAMS).unwrap_err();
         assert!(
-            bad.detail
-                .starts_with("unknown query parameters 'p0', 'p1', 'p2' and 4997 more (5000 in all);"),
+            bad.detail.starts_with(
+                "unknown query parameters 'p0', 'p1', 'p2' and 4997 more (5000 in all);"
+            ),
             "{}",
             bad.detail
         );

@@ -272,7 +272,11 @@ impl Drop for SlowDisk {
 fn status_within(addr: std::net::SocketAddr, target: &str, wait: Duration) -> Option<u16> {
     let mut s = TcpStream::connect(addr).ok()?;
     s.set_read_timeout(Some(wait)).ok()?;
-    write!(s, "GET {target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").ok()?;
+    write!(
+        s,
+        "GET {target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    )
+    .ok()?;
     let mut head = [0u8; 12];
     s.read_exact(&mut head).ok()?;
     std::str::from_utf8(&head[9..12]).ok()?.parse().ok()
@@ -306,7 +310,12 @@ fn health_answers_while_a_lookup_waits_for_the_disk() {
     // the disk when the server is stopped).
     disk.release();
     let answer = lookup.join().unwrap();
-    assert!(waited, "the lookup never read the disk: {} {}", answer.status, answer.text());
+    assert!(
+        waited,
+        "the lookup never read the disk: {} {}",
+        answer.status,
+        answer.text()
+    );
     assert_eq!(health, Some(200), "/health waited for the disk");
     assert_eq!(answer.status, 200, "{}", answer.text());
     assert_eq!(answer.json(), plain.get(&target).json());
