@@ -7,6 +7,12 @@
 //! port and stops it at the end. `SERVE_LOAD_SECS` (default 10) and `SERVE_LOAD_CONNS` (default
 //! 64) change the single-lookup run; `SERVE_LOAD_SERVER_THREADS` gives the server's `--threads`. Every request goes to 127.0.0.1, and every loop ends by
 //! count or by time.
+//!
+//! `cargo bench --bench serve_load -- stress` is another run, the server under 200 clients of
+//! every kind, expensive and hostile ones among them ([`stress`]; `scripts/serve-stress.sh`).
+
+#[path = "serve_load/stress.rs"]
+mod stress;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
@@ -165,7 +171,10 @@ fn percentile(sorted: &[u32], p: f64) -> f64 {
 }
 
 fn main() {
-    // `cargo bench` passes `--bench`; this program takes no arguments of its own.
+    // `cargo bench` passes `--bench`; the one argument of this program's own is `stress`.
+    if std::env::args().skip(1).any(|a| a == "stress") {
+        return stress::run();
+    }
     let secs = env_or("SERVE_LOAD_SECS", 10);
     let conns = env_or("SERVE_LOAD_CONNS", 64) as usize;
     let bin = env!("CARGO_BIN_EXE_retrodb");

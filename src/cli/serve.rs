@@ -32,7 +32,7 @@ pub struct Args {
     max_batch_mib: u64,
     /// Memory for batches held at once, in MiB (1 to 1048576): each batch reserves its body
     /// and 4 MiB for its answer's buffers before its body is read; more wait their turn.
-    #[arg(long, default_value_t = 1024, value_name = "MIB",
+    #[arg(long, default_value_t = 512, value_name = "MIB",
           value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
     max_batch_memory_mib: u64,
     /// Seconds a request may take, body included (1 to 86400); its work is cancelled after it.

@@ -77,7 +77,7 @@ impl Default for Limits {
             max_in_flight: 1024,
             max_value_positions: 3_000_000,
             max_value_requests: 4,
-            max_batch_memory: 1 << 30,
+            max_batch_memory: 512 << 20,
         }
     }
 }
