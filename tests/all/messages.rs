@@ -128,7 +128,7 @@ fn thread_counts_and_sizes_beyond_reason_are_refused() {
 fn messages_name_the_real_cause() {
     let dir = tempfile::tempdir().unwrap();
     let d = path_str(dir.path());
-    fails_with(&retrodb(&["probe", d, "1"]), "is not a file");
+    fails_with(&retrodb(&["probe", d, "1"]), "is not a regular file");
     fails_with(
         &retrodb(&["build", &format!("digraph:{d}")]),
         "is a directory",
