@@ -57,6 +57,8 @@ struct App {
     batch_memory: Arc<tokio::sync::Semaphore>,
     /// Set when the server shuts down: every request's work stops.
     stopping: Cancel,
+    /// Threads for short lookups.
+    lookup_threads: work::LookupThreads,
 }
 
 /// The router over `catalog`, with the limits, compression, and JSON for every error;
@@ -73,6 +75,7 @@ pub fn router(catalog: Catalog, limits: Limits, stopping: Cancel) -> Router {
             limits.max_value_requests.max(1),
         )),
         batch_memory: work::batch_memory(limits.max_batch_memory),
+        lookup_threads: work::LookupThreads::new(limits.lookup_threads),
         limits,
         stopping,
     });
