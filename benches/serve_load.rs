@@ -11,6 +11,8 @@
 //! `cargo bench --bench serve_load -- stress` is another run, the server under 200 clients of
 //! every kind, expensive and hostile ones among them ([`stress`]; `scripts/serve-stress.sh`).
 
+#[path = "serve_load/clients.rs"]
+mod clients;
 #[path = "serve_load/stress.rs"]
 mod stress;
 

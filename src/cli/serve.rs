@@ -80,6 +80,8 @@ pub fn run(a: Args) -> Result<ExitCode> {
         .iter()
         .map(|t| format!("{} ({})", t.name, t.table.header().spec))
         .collect();
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let threads = a.threads.unwrap_or(cores);
     // The ranges above keep every product and sum here far from overflowing.
     let limits = Limits {
         max_batch_bytes: usize::try_from(a.max_batch_mib << 20).unwrap_or(usize::MAX),
@@ -89,10 +91,12 @@ pub fn run(a: Args) -> Result<ExitCode> {
         write_timeout: Duration::from_secs(a.write_timeout),
         max_value_positions: a.max_value_positions,
         max_value_requests: a.max_value_requests as usize,
+        // Enough for the runtime's threads to hand each a lookup, and for a few disk reads
+        // at once on a cold table.
+        lookup_threads: (2 * threads).max(16),
         ..Limits::default()
     };
-    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let threads = a.threads.unwrap_or(cores);
+
     retrodb::serve::run(catalog, a.addr, limits, threads, |addr| {
         // One line scripts and tests can read to find the port.
         // A server keeps serving when no one reads this line; it goes through the one path

@@ -54,6 +54,8 @@ pub struct Limits {
     pub write_timeout: Duration,
     /// Requests answered at once; more wait their turn.
     pub max_in_flight: usize,
+    /// Threads for short lookups (a lookup that waits for the disk holds one).
+    pub lookup_threads: usize,
     /// Positions the game values of one request may visit, all its values together (422
     /// `work_limit` beyond).
     pub max_value_positions: u64,
@@ -75,6 +77,7 @@ impl Default for Limits {
             header_timeout: Duration::from_secs(10),
             write_timeout: Duration::from_secs(30),
             max_in_flight: 1024,
+            lookup_threads: 16,
             max_value_positions: 3_000_000,
             max_value_requests: 4,
             max_batch_memory: 512 << 20,
@@ -118,9 +121,9 @@ pub fn run(
     served
 }
 
-/// Threads for lookups that may read the disk (every lookup runs on one, so that a page fault
-/// of a cold table never holds a runtime thread and `/health` stays quick); more wait in
-/// Tokio's queue, the in-flight limit above them.
+/// Threads for game values and batches (Tokio's blocking pool; the value slots and the batch
+/// memory bound how many work at once); short lookups have threads of their own
+/// ([`Limits::lookup_threads`]).
 const BLOCKING_THREADS: usize = 512;
 
 /// After SIGINT or SIGTERM, open requests have this long to finish ...

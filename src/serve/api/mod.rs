@@ -7,9 +7,10 @@
 //!
 //! Probing is synchronous work on memory-mapped bytes: about a microsecond for a position and
 //! its moves when the table is in memory, a disk read when it is not. So every handler that
-//! reads a table does it on the blocking pool ([`work`]), bounded and cancellable; a batch runs
-//! on a blocking thread that hands chunks to Rayon and streams the answers out as the client
-//! takes them ([`batch`]). What touches no table (`/health`, the list of tables, a table's
+//! reads a table does it off the runtime's threads ([`work`]: short lookups on lookup threads,
+//! game values on the blocking pool), bounded and cancellable; a batch runs on a blocking
+//! thread that hands chunks to Rayon and streams the answers out as the client takes them
+//! ([`batch`]). What touches no table (`/health`, the list of tables, a table's
 //! description) is answered on the runtime's threads.
 
 use std::sync::Arc;
@@ -57,6 +58,8 @@ struct App {
     batch_memory: Arc<tokio::sync::Semaphore>,
     /// Set when the server shuts down: every request's work stops.
     stopping: Cancel,
+    /// Threads for short lookups.
+    lookup_threads: work::LookupThreads,
 }
 
 /// The router over `catalog`, with the limits, compression, and JSON for every error;
@@ -73,6 +76,7 @@ pub fn router(catalog: Catalog, limits: Limits, stopping: Cancel) -> Router {
             limits.max_value_requests.max(1),
         )),
         batch_memory: work::batch_memory(limits.max_batch_memory),
+        lookup_threads: work::LookupThreads::new(limits.lookup_threads),
         limits,
         stopping,
     });
