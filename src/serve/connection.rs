@@ -164,7 +164,8 @@ impl AsyncWrite for ClientIo {
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
         let this = &mut *self;
-        // hyper's own answers are a head alone: the first slice is where one would be.
+        // hyper's own answers are a head alone, written first (behind a pipelined answer too:
+        // hyper has flushed that one before it reads the next request).
         if this.replacing.is_some() || bufs.first().and_then(|b| replacement(b)).is_some() {
             return Pin::new(this).poll_write(cx, bufs.first().expect("a first slice"));
         }

@@ -531,6 +531,22 @@ fn what_the_http_layer_refuses_is_answered_in_json() {
     );
     assert_eq!(r.status, 431, "{}", r.headers);
     assert_eq!(r.error(), "headers_too_large");
+    // Behind a good request on the same connection (pipelined), the bad one's answer is JSON
+    // too.
+    let mut s = TcpStream::connect(server.addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    s.write_all(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\nGET /\xff HTTP/1.1\r\nHost: x\r\n\r\n")
+        .unwrap();
+    let mut all = Vec::new();
+    let _ = s.read_to_end(&mut all);
+    let all = String::from_utf8_lossy(&all);
+    assert!(all.starts_with("HTTP/1.1 200"), "{all}");
+    let second = all.find("HTTP/1.1 400").expect("a second answer");
+    assert!(
+        all[second..].contains("content-type: application/json")
+            && all[second..].contains("\"error\":\"bad_request\""),
+        "{all}"
+    );
     // The server is fine and other answers untouched.
     assert_eq!(server.get("/health").json()["status"], "ok");
 }
