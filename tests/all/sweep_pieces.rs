@@ -382,7 +382,10 @@ fn the_merge_refuses_a_missing_repeated_or_damaged_piece() {
     let other_size = dir.path().join("five.json");
     run_piece(&five, 2, 3, &other_size, &[]);
     let err = refused(&[&p[0], &p[1], &other_size]);
-    assert!(err.contains("has graphs of 5 vertices") && err.contains("of 6"), "{err}");
+    assert!(
+        err.contains("has graphs of 5 vertices") && err.contains("of 6"),
+        "{err}"
+    );
     // Nothing to merge.
     let empty = dir.path().join("empty");
     std::fs::create_dir(&empty).unwrap();
