@@ -5,7 +5,7 @@
 //!
 //! Each (graph, pair) becomes a `shannon-vertex:` game read from graph-file text held in memory
 //! ([`super::sweep::shannon_file`]) and solved by the tiered engine into heap cells
-//! ([`pair`]). Which graphs are compared with what is decided per graph by a hash of its graph6
+//! (`pair.rs`). Which graphs are compared with what is decided per graph by a hash of its graph6
 //! text, so a graph gets the same comparisons in any run, whole or in pieces:
 //!
 //! - with the minimax at every position: every graph of at most
