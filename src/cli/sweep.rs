@@ -11,7 +11,8 @@ use anyhow::{Context, Result, bail};
 use retrodb::apps::oracle::graphs::{self, Graph};
 use retrodb::apps::oracle::sweep::{self, Row, SweepOptions, SweepReport};
 use retrodb::apps::oracle::vertex_sweep::{
-    Corruption, VertexRow, VertexSweep, VertexSweepOptions, VertexSweepReport,
+    Corruption, Piece, PieceFile, VertexRow, VertexSweep, VertexSweepOptions, VertexSweepReport,
+    pieces,
 };
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -32,7 +33,7 @@ pub struct Args {
     #[arg(value_enum)]
     family: Family,
     /// Generate every connected graph on 1 to K vertices (K at most 7).
-    #[arg(long, value_name = "K", required_unless_present = "graph6")]
+    #[arg(long, value_name = "K", required_unless_present_any = ["graph6", "merge"])]
     max_vertices: Option<usize>,
     /// Read the graphs as graph6 lines (as `nauty-geng -c` prints them) from FILE, '-' for stdin.
     #[arg(long, value_name = "FILE", conflicts_with = "max_vertices")]
@@ -54,10 +55,34 @@ pub struct Args {
     /// text; 1: every graph, 0: none).
     #[arg(long, value_name = "N", default_value_t = 64)]
     engine_sample: u64,
+    /// Vertex version: compare every position of every table with the memoised minimax on every
+    /// graph of at most K vertices (see --minimax-sample for the larger ones).
+    #[arg(long, value_name = "K", default_value_t = 9)]
+    minimax_all_to: usize,
+    /// Vertex version: compare every position with the minimax on one graph in N of more than
+    /// --minimax-all-to vertices (chosen by a seeded hash of its graph6 text; 1: every graph, 0:
+    /// none); the other tables' classes are the tiered engine's alone.
+    #[arg(long, value_name = "N", default_value_t = 64)]
+    minimax_sample: u64,
     /// Vertex version: write one line per graph and terminal pair to FILE: graph6, A, B, the
     /// vertex game's class and the edge game's (short, cut or first).
     #[arg(long, value_name = "FILE")]
     list: Option<PathBuf>,
+    /// Vertex version: the graphs are piece RES/MOD of a census (as `nauty-geng -c N RES/MOD`
+    /// splits them); the piece's results are written to --out.
+    #[arg(long, value_name = "RES/MOD", requires_all = ["out", "graph6"], value_parser = parse_piece)]
+    piece: Option<Piece>,
+    /// Vertex version, with --piece: the piece file to write (JSON with a checksum; refused if it
+    /// exists).
+    #[arg(long, value_name = "FILE", requires = "piece")]
+    out: Option<PathBuf>,
+    /// Vertex version: merge piece files (each FILE, or every .json file of a directory) into the
+    /// census of the whole; a damaged, repeated or missing piece is refused, naming it.
+    #[arg(long, value_name = "PATH", num_args = 1.., conflicts_with_all = ["graph6", "max_vertices", "piece"])]
+    merge: Vec<PathBuf>,
+    /// Vertex version, with --merge: report the pieces there are, naming the missing ones.
+    #[arg(long, requires = "merge")]
+    partial: bool,
     /// Print the report as JSON.
     #[arg(long)]
     json: bool,
@@ -74,13 +99,28 @@ fn check_max_vertices(k: usize) -> Result<()> {
     Ok(())
 }
 
+/// `--piece RES/MOD`.
+fn parse_piece(text: &str) -> Result<Piece, String> {
+    Piece::parse(text).map_err(|e| e.to_string())
+}
+
+/// The commit a piece file records: what the build was told (`RETRODB_COMMIT`, which
+/// scripts/census.sh sets), else `unknown`.
+const COMMIT: &str = match option_env!("RETRODB_COMMIT") {
+    Some(c) => c,
+    None => "unknown",
+};
+
 pub fn run(a: Args) -> Result<ExitCode> {
     if a.family == Family::ShannonVertex {
-        return run_vertex(a);
+        return match a.merge.is_empty() {
+            true => run_vertex(a),
+            false => run_merge(a),
+        };
     }
-    if a.list.is_some() {
+    if a.list.is_some() || a.piece.is_some() || !a.merge.is_empty() {
         bail!(
-            "--list is written by `sweep shannon-vertex` (its lines hold both versions' classes)"
+            "--list, --piece and --merge are for `sweep shannon-vertex` (its lines hold both versions' classes)"
         );
     }
     let graphs = match (&a.graph6, a.max_vertices) {
@@ -133,11 +173,16 @@ fn run_vertex(a: Args) -> Result<ExitCode> {
     }
     let opts = VertexSweepOptions {
         engine_sample: a.engine_sample,
+        minimax_all_to: a.minimax_all_to,
+        minimax_sample: a.minimax_sample,
         max_memory: a
             .max_memory
             .unwrap_or_else(retrodb::base::memory::default_limit),
         corrupt: corruption()?,
     };
+    if let Some(out) = &a.out {
+        PieceFile::refuse_existing(out)?;
+    }
     let mut sweep = VertexSweep::new(opts);
     let mut list = match &a.list {
         Some(path) => {
@@ -148,12 +193,17 @@ fn run_vertex(a: Args) -> Result<ExitCode> {
         }
         None => None,
     };
+    let piece = a.piece.is_some();
     let mut add = |name: &str, batch: Vec<(u64, Graph)>| {
         sweep.add(
             name,
             &batch,
             list.as_mut().map(|w| w as &mut dyn std::io::Write),
-        )
+        )?;
+        match piece {
+            true => PieceFile::refuse_mixed(sweep.tally()),
+            false => Ok(()),
+        }
     };
     match (&a.graph6, a.max_vertices) {
         (Some(path), _) => {
@@ -182,6 +232,11 @@ fn run_vertex(a: Args) -> Result<ExitCode> {
     if let Some(w) = list {
         w.commit()?;
     }
+    if let (Some(piece), Some(out)) = (a.piece, &a.out) {
+        let wall_ms = sweep.elapsed().as_millis() as u64;
+        let threads = rayon::current_num_threads();
+        PieceFile::new(piece, &sweep, COMMIT, threads, wall_ms)?.write(out)?;
+    }
     let report = sweep.report();
     if a.json {
         outln!("{}", serde_json::to_string(&report)?)?;
@@ -195,18 +250,59 @@ fn run_vertex(a: Args) -> Result<ExitCode> {
     })
 }
 
+/// `--merge`: the pieces' census, with the pieces (and any missing) named.
+fn run_merge(a: Args) -> Result<ExitCode> {
+    let files = pieces::piece_files(&a.merge)?;
+    let merged = pieces::merge(&files, a.partial)?;
+    let report = merged.report();
+    if a.json {
+        let mut json = serde_json::to_value(&report)?;
+        json["merge"] = serde_json::to_value(&merged)?;
+        outln!("{json}")?;
+    } else {
+        print_vertex_report(&report)?;
+        outln!(
+            "{} of {} pieces{}; commits {}; checksum of the piece files {}",
+            merged.pieces.len(),
+            merged.of,
+            match merged.vertices {
+                Some(v) => format!(" of the graphs on {v} vertices"),
+                None => String::new(),
+            },
+            merged.commits.join(", "),
+            merged.checksum
+        )?;
+        if !merged.missing.is_empty() {
+            let missing: Vec<String> = merged
+                .missing
+                .iter()
+                .map(|r| format!("{r}/{}", merged.of))
+                .collect();
+            outln!("missing: {}", missing.join(" "))?;
+        }
+    }
+    Ok(if report.total.disagreements == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
 fn print_vertex_report(r: &VertexSweepReport) -> Result<(), super::out::StdoutError> {
     use super::grouped;
+    let sample = |k: u64| match k {
+        0 => "no graph".to_string(),
+        1 => "every graph".to_string(),
+        k => format!("one graph in {k}"),
+    };
     outln!(
-        "Shannon switching game, vertex version, against a memoised minimax on every position (counter and tiered engines compared on {}); the edge version's class by Lehman's criterion",
-        match r.engine_sample {
-            0 => "no graph".to_string(),
-            1 => "every graph".to_string(),
-            k => format!("one graph in {k}"),
-        }
+        "Shannon switching game, vertex version, solved by the tiered engine; every position compared with a memoised minimax on every graph of up to {} vertices and on {} of the larger ones; counter and tiered engines compared on {}; the edge version's class by Lehman's criterion",
+        r.minimax_all_to,
+        sample(r.minimax_sample),
+        sample(r.engine_sample)
     )?;
     outln!(
-        "{:>8} {:>9} {:>14} | {:>9} {:>9} {:>9} | {:>9} {:>9} {:>9} | {:>9} {:>18} {:>13} {:>13}",
+        "{:>8} {:>9} {:>14} | {:>9} {:>9} {:>9} | {:>9} {:>9} {:>9} | {:>9} {:>14} {:>18} {:>13} {:>13}",
         "vertices",
         "graphs",
         "terminal pairs",
@@ -217,13 +313,14 @@ fn print_vertex_report(r: &VertexSweepReport) -> Result<(), super::out::StdoutEr
         "edge cut",
         "edge first",
         "differ",
+        "minimax graphs",
         "positions checked",
         "engine graphs",
         "disagreements"
     )?;
     let line = |label: String, row: &VertexRow| {
         outln!(
-            "{label:>8} {:>9} {:>14} | {:>9} {:>9} {:>9} | {:>9} {:>9} {:>9} | {:>9} {:>18} {:>13} {:>13}",
+            "{label:>8} {:>9} {:>14} | {:>9} {:>9} {:>9} | {:>9} {:>9} {:>9} | {:>9} {:>14} {:>18} {:>13} {:>13}",
             row.graphs,
             row.terminal_pairs,
             row.short,
@@ -233,6 +330,7 @@ fn print_vertex_report(r: &VertexSweepReport) -> Result<(), super::out::StdoutEr
             row.edge_cut,
             row.edge_first,
             row.classes_differ,
+            row.minimax_graphs,
             grouped(row.positions_checked),
             row.engine_graphs,
             row.disagreements

@@ -47,6 +47,7 @@ mod sliced;
 mod subtraction;
 mod sums;
 mod sweep;
+mod sweep_pieces;
 mod tiered;
 mod values_cli;
 #[cfg(feature = "serve")]

@@ -39,7 +39,7 @@
 
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::forests::Dsu;
 pub use super::forests::ForestPair;
@@ -67,7 +67,7 @@ pub enum Player {
 }
 
 /// Who wins the game from the empty position, whoever starts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Class {
     /// Short wins even moving second.
@@ -281,12 +281,57 @@ impl EdgeGame {
 
     /// The class of the empty position.
     pub fn class(&self) -> Class {
-        let (first, second) = short_wins(self.vertices, &self.edges, self.a, self.b);
-        match (first, second) {
-            (_, true) => Class::Short,
-            (false, _) => Class::Cut,
-            (true, false) => Class::First,
+        class_of(short_wins(self.vertices, &self.edges, self.a, self.b))
+    }
+}
+
+/// The class of a position where Short wins moving first and moving second as `outcome` says.
+fn class_of((first, second): (bool, bool)) -> Class {
+    match (first, second) {
+        (_, true) => Class::Short,
+        (false, _) => Class::Cut,
+        (true, false) => Class::First,
+    }
+}
+
+/// The classes of one graph's edge games, for any terminal pair: the graph's edges go into the
+/// forests once, and each pair pushes its two extra A-B edges into a copy. The size of the
+/// largest pair of forests depends only on the edges pushed, not their order, and the pushes are
+/// [`short_wins`]'s, so each class is the one [`EdgeGame::class`] gives; a census asks it for
+/// every pair of millions of graphs.
+#[derive(Clone, Debug)]
+pub struct EdgeClasses {
+    vertices: usize,
+    base: ForestPair,
+}
+
+impl EdgeClasses {
+    /// The graph on `vertices` vertices with `edges`, every end a vertex.
+    pub fn new(vertices: usize, edges: &[(usize, usize)]) -> Result<EdgeClasses, EdgeGameError> {
+        if let Some(&(u, v)) = edges.iter().find(|(u, v)| *u >= vertices || *v >= vertices) {
+            return Err(EdgeGameError(format!(
+                "edge ({u} {v}) has an end not below the vertex count {vertices}"
+            )));
         }
+        let mut base = ForestPair::new(vertices);
+        for &(u, v) in edges {
+            base.push(u, v);
+        }
+        Ok(EdgeClasses { vertices, base })
+    }
+
+    /// The class of the empty position with terminals `a` and `b`.
+    pub fn class(&self, a: usize, b: usize) -> Result<Class, EdgeGameError> {
+        if a >= self.vertices || b >= self.vertices || a == b {
+            return Err(EdgeGameError(format!(
+                "terminals {a} and {b} must be two distinct vertices below the vertex count {}",
+                self.vertices
+            )));
+        }
+        let mut pair = self.base.clone();
+        let grew_e = pair.push(a, b);
+        let grew_e2 = pair.push(a, b);
+        Ok(class_of((!grew_e2, !grew_e)))
     }
 }
 
@@ -376,6 +421,35 @@ mod tests {
         assert_eq!(g.value(&[Free, Cut], Player::Short).unwrap(), Value::Loss);
         assert_eq!(g.value(&[Short, Short], Player::Cut).unwrap(), Value::Loss);
         assert!(g.reduce(&[Free]).is_err());
+    }
+
+    #[test]
+    fn edge_classes_of_a_graph_are_each_pairs_class() {
+        // Every pair of K4 (two spanning trees: Short's), of K4 less an edge, of the 5-cycle
+        // with a chord and of the path of four.
+        let graphs: [(usize, &[(usize, usize)]); 4] = [
+            (4, &[(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]),
+            (4, &[(0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]),
+            (5, &[(0, 1), (1, 2), (2, 3), (3, 4), (4, 0), (0, 2)]),
+            (4, &[(0, 1), (1, 2), (2, 3)]),
+        ];
+        let mut seen = std::collections::HashSet::new();
+        for (n, edges) in graphs {
+            let classes = EdgeClasses::new(n, edges).unwrap();
+            for a in 0..n {
+                for b in a + 1..n {
+                    let want = EdgeGame::new(n, edges.to_vec(), a, b).unwrap().class();
+                    assert_eq!(classes.class(a, b).unwrap(), want, "{edges:?} {a} {b}");
+                    // Asked again, after other pairs: the same.
+                    assert_eq!(classes.class(a, b).unwrap(), want);
+                    seen.insert(want);
+                }
+            }
+        }
+        assert_eq!(seen.len(), 3, "every class occurs: {seen:?}");
+        assert!(EdgeClasses::new(3, &[(0, 3)]).is_err());
+        let p3 = EdgeClasses::new(3, &[(0, 1), (1, 2)]).unwrap();
+        assert!(p3.class(1, 1).is_err() && p3.class(0, 3).is_err());
     }
 
     #[test]

@@ -116,11 +116,13 @@ pub struct SweepReport {
 
 /// The `shannon:` graph-file text for `graph` with terminals `a` and `b`.
 pub fn shannon_file(graph: &Graph, a: usize, b: usize) -> String {
+    use std::fmt::Write;
     let mut text = format!("# graph6 {}\n", graph.to_graph6());
+    // Written in place (a census writes one for every pair of millions of graphs).
     for (u, v) in graph.edges() {
-        text.push_str(&format!("{u} {v}\n"));
+        writeln!(text, "{u} {v}").expect("a String takes any text");
     }
-    text.push_str(&format!("terminals {a} {b}\n"));
+    writeln!(text, "terminals {a} {b}").expect("a String takes any text");
     text
 }
 

@@ -207,17 +207,28 @@ impl Minimax {
         Class::from_values(self.value(0, Player::Short), self.value(0, Player::Cut))
     }
 
-    /// The position text of `code`: `.`, `L` or `R` per cell, then `/L` or `/R` for the mover.
+    /// The position text of `code` ([`position_text`]).
     pub fn text(&self, code: usize, mover: Player) -> String {
-        let mut s = String::with_capacity(self.cells + 2);
-        let mut c = code;
-        for _ in 0..self.cells {
-            s.push(['.', 'L', 'R'][c % 3]);
-            c /= 3;
-        }
-        s.push_str(if mover == Player::Short { "/L" } else { "/R" });
-        s
+        position_text(self.cells, code, mover)
     }
+}
+
+/// The position text of `code` in a game of `cells` cells: `.`, `L` or `R` per cell, then `/L`
+/// or `/R` for the mover.
+pub fn position_text(cells: usize, code: usize, mover: Player) -> String {
+    let mut s = String::with_capacity(cells + 2);
+    let mut c = code;
+    for _ in 0..cells {
+        s.push(['.', 'L', 'R'][c % 3]);
+        c /= 3;
+    }
+    s.push_str(if mover == Player::Short { "/L" } else { "/R" });
+    s
+}
+
+/// The number of codes of a game of `cells` cells, `3^cells`.
+pub fn codes(cells: usize) -> usize {
+    POW3[cells]
 }
 
 #[cfg(test)]

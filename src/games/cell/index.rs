@@ -10,7 +10,6 @@
 use super::alternation::Alternation;
 use super::wins::WinTable;
 use super::{Player, for_each_cell};
-use crate::game::shape::digit_masks;
 use crate::game::shape::sliced::Sliced;
 
 /// Base-3 digits decoded per table lookup.
@@ -23,21 +22,36 @@ pub struct PlainIndex {
     cells: u32,
     /// `step[i] = 2 * 3^i`: what one Left digit in cell `i` adds to an index.
     step: Vec<u64>,
-    /// Per value of `CHUNK_DIGITS` base-3 digits: Left's bits in the low byte, Right's in the high.
-    decode: Vec<u16>,
 }
+
+/// Per value of `CHUNK_DIGITS` base-3 digits: Left's bits in the low byte, Right's in the high.
+/// The same for every game, so made once, when compiling (a census builds hundreds of millions of
+/// small games, and making it for each cost more than solving them).
+static DECODE: [u16; CHUNK as usize] = {
+    let mut table = [0u16; CHUNK as usize];
+    let mut v = 0;
+    while v < CHUNK as usize {
+        let (mut rest, mut l, mut r, mut i) = (v, 0u16, 0u16, 0);
+        while i < CHUNK_DIGITS {
+            match rest % 3 {
+                0 => {}
+                1 => l |= 1 << i,
+                _ => r |= 1 << i,
+            }
+            rest /= 3;
+            i += 1;
+        }
+        table[v] = l | r << 8;
+        v += 1;
+    }
+    table
+};
 
 impl PlainIndex {
     pub fn new(cells: u32) -> PlainIndex {
         PlainIndex {
             cells,
             step: (0..cells).map(|i| 2 * 3u64.pow(i)).collect(),
-            decode: (0..CHUNK)
-                .map(|v| {
-                    let (l, r) = digit_masks(v, CHUNK_DIGITS);
-                    (l | r << 8) as u16
-                })
-                .collect(),
         }
     }
 
@@ -51,7 +65,7 @@ impl PlainIndex {
         let (mut l, mut r) = (0u64, 0u64);
         let mut shift = 0;
         while q != 0 {
-            let d = self.decode[(q % CHUNK) as usize] as u64;
+            let d = DECODE[(q % CHUNK) as usize] as u64;
             l |= (d & 0xFF) << shift;
             r |= (d >> 8) << shift;
             q /= CHUNK;
@@ -252,5 +266,23 @@ impl Index {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::shape::digit_masks;
+
+    #[test]
+    fn the_decode_table_is_the_digits_of_each_chunk() {
+        for v in 0..CHUNK {
+            let (l, r) = digit_masks(v, CHUNK_DIGITS);
+            assert_eq!(DECODE[v as usize], (l | r << 8) as u16, "chunk {v}");
+        }
+        // A position of 10 cells decodes through two chunks: cells 0 and 9 Left's, 8 Right's.
+        let p = PlainIndex::new(10);
+        let pos = 1 + 2 * (1 + 2 * 3u64.pow(8) + 3u64.pow(9));
+        assert_eq!(p.masks(pos), (1 | 1 << 9, 1 << 8));
     }
 }

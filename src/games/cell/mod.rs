@@ -27,6 +27,8 @@ pub mod picture;
 mod tiers;
 pub mod wins;
 
+use std::sync::OnceLock;
+
 use crate::error::{Error, Result, human_bytes};
 use crate::game::{Game, Move, Notation, Omissions, PositionError, Status, Value};
 use crate::games::source::Source;
@@ -92,8 +94,11 @@ pub struct CellGame {
     index: Index,
     /// The winning test, tabulated once [`Game::prepare`]d.
     wins: WinTable,
-    /// The child order and the plain index's tier walk tables.
-    walk: TierWalk,
+    /// The child order and the plain index's tier walk tables, built on first use: the
+    /// bit-parallel kernel reads neither, and building them (a flood per set of cells for the
+    /// order, a table of `3^8` low parts) costs more than that kernel's whole solve of a small
+    /// board, of which a census solves hundreds of millions.
+    walk: OnceLock<TierWalk>,
 }
 
 impl CellGame {
@@ -225,9 +230,15 @@ impl CellGame {
             full: (1u64 << cells) - 1,
             size: index.size(),
             index: Index::Plain(index),
-            walk: TierWalk::new(&links, cells),
+            walk: OnceLock::new(),
             wins: WinTable::new(links, cells),
         })
+    }
+
+    /// The child order and the plain index's walk tables (built the first time they are asked).
+    fn walk(&self) -> &TierWalk {
+        self.walk
+            .get_or_init(|| TierWalk::new(self.wins.links(), self.cells))
     }
 
     pub fn source(&self) -> Option<&Source> {

@@ -182,7 +182,7 @@ impl Tiered for CellGame {
                 index,
                 joins,
                 full: self.full,
-                order: &self.walk.order,
+                order: &self.walk().order,
             }),
         })
     }
@@ -192,9 +192,10 @@ impl CellGame {
     /// The plain index's tier walk: both players to move at each configuration of the unit.
     #[inline(always)]
     fn plain_tier_walk(&self, t: u32, unit: u64, v: &mut impl TierVisitor) {
-        let [left, right] = &*self.walk.move_steps;
+        let walk = self.walk();
+        let [left, right] = &*walk.move_steps;
         let winner = self.wins.test();
-        let all_in_order = in_order(&self.walk.order_bit, self.full);
+        let all_in_order = in_order(&walk.order_bit, self.full);
         self.plain_configurations(t, unit, |c, l, r, filled| {
             let (pl, pr) = (2 * c, 2 * c + 1);
             let (sl, sr, empty) = match winner(l, r) {
@@ -274,7 +275,8 @@ impl CellGame {
         let (ul, ur) = digit_masks(unit, top);
         let (ul, ur) = (ul << (low + mid), ur << (low + mid));
         let filled = (ul | ur).count_ones();
-        let unit_in_order = in_order(&self.walk.order_bit, ul | ur);
+        let walk = self.walk();
+        let unit_in_order = in_order(&walk.order_bit, ul | ur);
         if filled > t || t - filled > mid + low {
             return;
         }
@@ -291,10 +293,10 @@ impl CellGame {
                 let high_in_order = unit_in_order | mid_in_order;
                 let base = high * low_size;
                 let (from, to) = (
-                    self.walk.low_start[c as usize],
-                    self.walk.low_start[c as usize + 1],
+                    walk.low_start[c as usize],
+                    walk.low_start[c as usize + 1],
                 );
-                for p in &self.walk.low[from as usize..to as usize] {
+                for p in &walk.low[from as usize..to as usize] {
                     f(
                         base + p.value as u64,
                         hl | p.left as u64,
@@ -316,7 +318,7 @@ impl CellGame {
                         digits[i as usize] = 1;
                         ml |= bit;
                         mfilled += 1;
-                        mid_in_order |= self.walk.order_bit[(low + i) as usize];
+                        mid_in_order |= walk.order_bit[(low + i) as usize];
                         break;
                     }
                     1 => {
@@ -329,7 +331,7 @@ impl CellGame {
                         digits[i as usize] = 0;
                         mr &= !bit;
                         mfilled -= 1;
-                        mid_in_order &= !self.walk.order_bit[(low + i) as usize];
+                        mid_in_order &= !walk.order_bit[(low + i) as usize];
                         i += 1;
                     }
                 }

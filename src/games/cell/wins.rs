@@ -15,6 +15,10 @@ use super::graph::Links;
 /// per set of cells, `2^26` bits = 8 MiB, built in well under a second.
 pub const MAX_TABULATED_CELLS: u32 = 26;
 
+/// Boards with fewer words of join bits than this (`2^12` sets of cells) tabulate them in the
+/// calling thread.
+const PARALLEL_WORDS: u64 = 64;
+
 /// The join test of a layout's links, tabulated once prepared.
 #[derive(Debug)]
 pub struct WinTable {
@@ -64,25 +68,30 @@ impl WinTable {
             // within a word, a set joins if the set without its lowest cell does.
             let n = 64.min(sets);
             let low = n - 1;
-            (0..sets.div_ceil(64))
-                .into_par_iter()
-                .map(|w| {
-                    let base = w * 64;
-                    if !self.links.connects(base | low) {
-                        return 0;
+            let word = |w: u64| {
+                let base = w * 64;
+                if !self.links.connects(base | low) {
+                    return 0;
+                }
+                if self.links.connects(base) {
+                    return if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
+                }
+                let mut word = 0u64;
+                for i in 1..n {
+                    if word >> (i & (i - 1)) & 1 == 1 || self.links.connects(base | i) {
+                        word |= 1 << i;
                     }
-                    if self.links.connects(base) {
-                        return if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
-                    }
-                    let mut word = 0u64;
-                    for i in 1..n {
-                        if word >> (i & (i - 1)) & 1 == 1 || self.links.connects(base | i) {
-                            word |= 1 << i;
-                        }
-                    }
-                    word
-                })
-                .collect()
+                }
+                word
+            };
+            let words = sets.div_ceil(64);
+            // A small board's few words are quicker made here than handed to other threads
+            // (a census makes millions of them, its threads already busy with other boards).
+            if words < PARALLEL_WORDS {
+                (0..words).map(word).collect()
+            } else {
+                (0..words).into_par_iter().map(word).collect()
+            }
         });
     }
 
