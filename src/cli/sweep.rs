@@ -78,7 +78,7 @@ pub struct Args {
     out: Option<PathBuf>,
     /// Vertex version: merge piece files (each FILE, or every .json file of a directory) into the
     /// census of the whole; a damaged, repeated or missing piece is refused, naming it.
-    #[arg(long, value_name = "PATH", num_args = 1.., conflicts_with_all = ["graph6", "max_vertices", "piece"])]
+    #[arg(long, value_name = "PATH", num_args = 1.., conflicts_with_all = ["graph6", "max_vertices", "piece", "list"])]
     merge: Vec<PathBuf>,
     /// Vertex version, with --merge: report the pieces there are, naming the missing ones.
     #[arg(long, requires = "merge")]

@@ -433,7 +433,7 @@ fn a_piece_is_refused_before_any_work_when_its_file_exists_or_its_spec_is_wrong(
         "{err}"
     );
     assert!(!fresh.exists());
-    // --out without --piece, and --merge with graphs.
+    // --out without --piece; --merge with graphs, or with a --list it would not write.
     assert!(
         fails(&[
             "sweep",
@@ -448,6 +448,8 @@ fn a_piece_is_refused_before_any_work_when_its_file_exists_or_its_spec_is_wrong(
     assert!(
         fails(&["sweep", "shannon-vertex", "--graph6", "-", "--merge", "x"]).contains("--merge")
     );
+    let err = fails(&["sweep", "shannon-vertex", "--merge", "x", "--list", "l.txt"]);
+    assert!(err.contains("--list"), "{err}");
 }
 
 /// Runs scripts/census.sh N MOD DIR with this binary and a stand-in for geng that deals the

@@ -22,7 +22,7 @@ use xxhash_rust::xxh3::{Xxh3Default, xxh3_64};
 use super::{Tally, VertexSweep, VertexSweepReport};
 use crate::error::{Error, OracleError, Result};
 
-/// The first line a piece file's `format` holds; another value is another format.
+/// What a piece file's `format` field holds; a file with another value is of another format.
 pub const FORMAT: &str = "retrodb vertex census piece 1";
 
 /// Lines of text counted and hashed as they pass.
