@@ -7,48 +7,14 @@
 //! table, so [`check_round_trip`] ships with the contract and every game runs it in its tests.
 
 use std::collections::HashMap;
-use std::fmt;
 
 use serde::Serialize;
 
 pub mod shape;
 
+pub use crate::base::value::Value;
 pub use crate::error::PositionError;
 use shape::{BoardShape, PlainBoard, digit_masks};
-
-/// The game-theoretic value of a position, for the player to move.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Value {
-    Win,
-    Loss,
-    Draw,
-}
-
-impl Value {
-    /// The value for the other player: what a child's value means to the parent's mover.
-    pub fn flip(self) -> Value {
-        match self {
-            Value::Win => Value::Loss,
-            Value::Loss => Value::Win,
-            Value::Draw => Value::Draw,
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Value::Win => "win",
-            Value::Loss => "loss",
-            Value::Draw => "draw",
-        }
-    }
-}
-
-impl fmt::Display for Value {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
 
 /// What the rules say about an index before any search.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -8,8 +8,8 @@ use std::time::Instant;
 
 use serde::Serialize;
 
+use crate::apps::error::Result;
 use crate::base::splitmix::SplitMix64;
-use crate::error::Result;
 use crate::table::Table;
 
 /// Probe timings of one table.
@@ -65,7 +65,8 @@ pub fn probe(path: &Path, samples: usize, batch: usize) -> Result<ProbeReport> {
         return Err(crate::Error::table(
             path,
             "no used position found among its random indices; nothing to time",
-        ));
+        )
+        .into());
     }
     let file_bytes = std::fs::metadata(path)
         .map_err(|e| crate::Error::io(path, e))?

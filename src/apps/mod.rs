@@ -5,6 +5,7 @@
 //! sweeps over small graphs).
 
 pub mod bench;
+pub mod error;
 pub mod oracle;
 pub mod play;
 pub mod research;

@@ -9,10 +9,11 @@
 
 use std::io::{BufRead, Write};
 
+use crate::Error;
+use crate::apps::error::{AppError, PlayError, Result};
 use crate::apps::research::ranking::{Variant, option_keys, top};
 use crate::apps::research::{PlayerGraph, SpanningTreePlayer, optional_moves};
 use crate::base::lines::{Line, MAX_LINE, read_capped};
-use crate::error::{Error, PlayError, Result};
 use crate::game::{Game, Notation, Status, Value};
 use crate::games::cell::{Board, CellGame, Layout, Player, picture};
 use crate::table::Table;
@@ -163,7 +164,7 @@ impl<'a> Match<'a> {
             }
         }
         best.map(|(_, c)| c)
-            .ok_or(Error::Play(PlayError::NoMoveLeft))
+            .ok_or(AppError::Play(PlayError::NoMoveLeft))
     }
 
     /// The child where the mover claims `cell`.
@@ -348,6 +349,6 @@ fn name(p: Player) -> &'static str {
     }
 }
 
-fn io(e: std::io::Error) -> Error {
-    Error::io("<terminal>", e)
+fn io(e: std::io::Error) -> AppError {
+    Error::io("<terminal>", e).into()
 }

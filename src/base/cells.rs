@@ -9,7 +9,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::game::Value;
+use super::value::Value;
 
 pub const UNDECIDED: u8 = 0;
 /// In a finished table the undecided code means "no position here".
@@ -181,7 +181,7 @@ impl<'a> Cells<'a> {
 /// Decisions of one thread gathered word by word, for a writer whose cells nobody reads before
 /// the batch is flushed or dropped, which decides each cell at most once and in increasing
 /// order, and whose cells of this pass no other writer's lie between (a tier's work unit: see
-/// [`crate::game::Tiered::visit_tier`]). Then only the first and the last word it writes can hold
+/// a game's `Tiered::visit_tier`). Then only the first and the last word it writes can hold
 /// another writer's cells of the same pass: those get a `fetch_or`, the words between a plain
 /// load and store. Locked instructions were a sixth of a tiered solve with one per cell, and
 /// still 8% with one per word (a tier's cells are scattered over the words of the plain index).

@@ -14,7 +14,7 @@ use std::fmt;
 
 use serde::Serialize;
 
-use crate::game::Value;
+use super::value::Value;
 
 /// The generalized Sprague-Grundy value of a position.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

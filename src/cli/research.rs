@@ -306,7 +306,7 @@ fn sampled_by_lehman(
 fn sample_and_print(
     a: &BridgitArgs,
     count: u64,
-    sample: impl FnOnce(&super::Bar) -> retrodb::Result<research::Report>,
+    sample: impl FnOnce(&super::Bar) -> retrodb::apps::error::Result<research::Report>,
 ) -> Result<ExitCode> {
     let bar = super::Bar::new(false, "sampling");
     let start = std::time::Instant::now();

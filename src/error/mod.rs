@@ -8,9 +8,6 @@ pub mod build;
 pub mod convert;
 pub mod lookup;
 pub mod mpi;
-pub mod oracle;
-pub mod play;
-pub mod research;
 pub mod serve;
 pub mod table;
 
@@ -18,9 +15,6 @@ pub use build::BuildError;
 pub use convert::ConvertError;
 pub use lookup::LookupError;
 pub use mpi::MpiError;
-pub use oracle::OracleError;
-pub use play::PlayError;
-pub use research::ResearchError;
 pub use serve::ServeError;
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -90,18 +84,6 @@ pub enum Error {
     /// A build's output refused before writing (locked, another build's work, the input).
     #[error(transparent)]
     Build(#[from] BuildError),
-
-    /// An oracle's sweep or check that refuses its graph, position or table.
-    #[error(transparent)]
-    Oracle(#[from] OracleError),
-
-    /// Playing against a table: an opponent or start refused, input ended.
-    #[error(transparent)]
-    Play(#[from] PlayError),
-
-    /// A research report refusing its table or options.
-    #[error(transparent)]
-    Research(#[from] ResearchError),
 
     /// The tables given to the server that make no catalogue.
     #[error(transparent)]

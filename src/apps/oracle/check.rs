@@ -9,8 +9,8 @@ use rayon::prelude::*;
 
 use super::lehman::EdgeGame;
 use super::sweep::{Tally, add_tallies, parse_position};
+use crate::apps::error::{AppError, OracleError, Result};
 use crate::base::splitmix;
-use crate::error::{Error, OracleError, Result};
 use crate::game::{Game, Notation};
 use crate::games::cell::{Board, Graph, Layout};
 use crate::table::Table;
@@ -29,7 +29,7 @@ pub struct LehmanReport {
 fn edge_game(table: &Table) -> Result<EdgeGame> {
     let spec = &table.header().spec;
     let refuse = || {
-        Error::Oracle(OracleError::NotEdgeGame {
+        AppError::Oracle(OracleError::NotEdgeGame {
             path: table.path().display().to_string(),
             spec: spec.clone(),
         })
@@ -60,7 +60,7 @@ pub fn lehman_game_of(graph: &Graph, spec: &str) -> Result<EdgeGame> {
         graph.b as usize,
     )
     .map_err(|e| {
-        Error::Oracle(OracleError::Unsupported {
+        AppError::Oracle(OracleError::Unsupported {
             spec: spec.to_string(),
             reason: e.to_string(),
         })

@@ -18,7 +18,8 @@
 
 use std::collections::HashSet;
 
-use crate::error::{Error, Result};
+use crate::Error;
+use crate::apps::error::{AppError, Result};
 
 /// The largest vertex count graph6's one-byte size field holds, and so the largest [`Graph`].
 pub const MAX_VERTICES: usize = 62;
@@ -447,10 +448,13 @@ pub fn read_graph6_batches<R: std::io::BufRead>(
         } else {
             &raw
         };
-        let err = |msg: String| Error::Input {
-            file: name.to_string(),
-            line: number,
-            msg,
+        let err = |msg: String| -> AppError {
+            Error::Input {
+                file: name.to_string(),
+                line: number,
+                msg,
+            }
+            .into()
         };
         let text = std::str::from_utf8(bytes).map_err(|_| err("not valid UTF-8 text".into()))?;
         let words: Vec<&str> = text

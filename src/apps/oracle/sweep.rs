@@ -22,9 +22,9 @@ use super::graphs::Graph;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use super::lehman::{Claim, Class, EdgeGame, EdgeGameError, Player, Workspace, mover_value};
+use crate::apps::error::{AppError, OracleError, Result};
 use crate::base::cells::{self, Cells};
 use crate::base::splitmix;
-use crate::error::{Error, OracleError, Result};
 use crate::game::{Game, Notation, Status, Value};
 use crate::games::{AnyGame, Input};
 use crate::solve::{self, SolveOptions, tiered};
@@ -129,7 +129,7 @@ pub fn shannon_file(graph: &Graph, a: usize, b: usize) -> String {
 /// Reads a cell-game position text (`.LR` per edge, optional `/L` or `/R`) into claims and the
 /// mover; without a suffix the mover follows from alternation with Left first.
 pub fn parse_position(text: &str, edges: usize) -> Result<(Vec<Claim>, Player)> {
-    let bad = |msg: &str| Error::Position(crate::game::PositionError::new(text, msg));
+    let bad = |msg: &str| AppError::from(crate::game::PositionError::new(text, msg));
     let (cells_text, mover) = match text.split_once('/') {
         Some((c, "L")) => (c, Some(Player::Short)),
         Some((c, "R")) => (c, Some(Player::Cut)),
@@ -185,8 +185,8 @@ pub fn check_memory(graphs: &[Graph], opts: &SweepOptions) -> Result<()> {
 }
 
 /// The error of a position of `spec` the edge game refuses.
-pub(crate) fn oracle_refused(spec: &str, position: &str, e: EdgeGameError) -> Error {
-    Error::Oracle(OracleError::Position {
+pub(crate) fn oracle_refused(spec: &str, position: &str, e: EdgeGameError) -> AppError {
+    AppError::Oracle(OracleError::Position {
         spec: spec.to_string(),
         position: position.to_string(),
         reason: e.to_string(),

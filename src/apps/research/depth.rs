@@ -20,8 +20,8 @@
 use rayon::prelude::*;
 use serde::Serialize;
 
+use crate::apps::error::{AppError, ResearchError, Result};
 use crate::base::progress::Progress;
-use crate::error::{Error, ResearchError, Result};
 use crate::game::{Rules, TierPosition, TierVisitor, Tiered, Value};
 use crate::table::{Cursor, Table};
 use crate::with_tiered_game;
@@ -141,7 +141,7 @@ struct Count<'a, 't, B> {
     table: &'t Table<B>,
     cursor: &'a mut Cursor<'t, B>,
     tally: &'a mut Tally,
-    failed: Option<Error>,
+    failed: Option<AppError>,
 }
 
 impl<B: AsRef<[u8]> + Sync> TierVisitor for Count<'_, '_, B> {
@@ -154,13 +154,13 @@ impl<B: AsRef<[u8]> + Sync> TierVisitor for Count<'_, '_, B> {
         match self.cursor.value_and_remoteness_by(p.index, rules) {
             Ok((Some(v), r)) => self.tally.count(v, r),
             Ok((None, _)) => {
-                self.failed = Some(Error::Research(ResearchError::UnusedInTier {
+                self.failed = Some(AppError::Research(ResearchError::UnusedInTier {
                     path: self.table.path().display().to_string(),
                     index: p.index,
                     position: self.table.position_text(p.index),
                 }))
             }
-            Err(e) => self.failed = Some(e),
+            Err(e) => self.failed = Some(e.into()),
         }
     }
 }
@@ -269,7 +269,7 @@ fn walk<'t, G: Tiered, B: AsRef<[u8]> + Sync>(
                     || (Tally::default(), table.cursor()),
                     |(mut tally, mut cursor), u| {
                         progress.advance(count(t, u, &mut tally, &mut cursor)?);
-                        Ok::<_, Error>((tally, cursor))
+                        Ok::<_, AppError>((tally, cursor))
                     },
                 )
                 .map(|r| r.map(|(tally, _)| tally))
@@ -294,7 +294,7 @@ fn walk<'t, G: Tiered, B: AsRef<[u8]> + Sync>(
                     }
                 }
                 progress.advance(counted);
-                Ok::<_, Error>((acc, cursor))
+                Ok::<_, AppError>((acc, cursor))
             },
         )
         .map(|r| r.map(|(acc, _)| acc))

@@ -14,8 +14,8 @@
 
 use serde::Serialize;
 
+use crate::apps::error::{AppError, ResearchError, Result};
 use crate::cgt::{Game, Order, OrderTable};
-use crate::error::{Error, ResearchError, Result};
 use crate::game::{Game as _, Tiered};
 use crate::games::cell::{CellGame, EMPTY, LEFT, Player};
 use crate::games::values::{BoardValues, board_values};
@@ -30,10 +30,9 @@ pub struct GameOrder {
 impl GameOrder {
     /// The values of every configuration of `game` (a cell game's full table) for `C`.
     pub fn new(game: &CellGame, free_moves: u32) -> Result<GameOrder> {
-        let board = game
-            .board_shape()
-            .and_then(|b| b.plain())
-            .ok_or_else(|| Error::Research(ResearchError::NotPlainBoard { spec: game.spec() }))?;
+        let board = game.board_shape().and_then(|b| b.plain()).ok_or_else(|| {
+            AppError::Research(ResearchError::NotPlainBoard { spec: game.spec() })
+        })?;
         let mut values = board_values(&board, free_moves)?;
         let order = OrderTable::new(&mut values.games);
         Ok(GameOrder {

@@ -6,10 +6,10 @@
 //! Invariant: every disagreement is counted; only the first [`EXAMPLES`] are kept as text.
 
 use super::{EXAMPLES, IndexMap, MOVERS};
+use crate::apps::error::Result;
 use crate::apps::oracle::lehman::{Class, Player};
 use crate::apps::oracle::vertex::{Minimax, position_text};
 use crate::base::cells::{self, Cells};
-use crate::error::Result;
 use crate::game::Notation;
 use crate::solve::{SolveOptions, counter};
 

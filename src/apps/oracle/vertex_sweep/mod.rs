@@ -38,8 +38,9 @@ use rayon::prelude::*;
 use super::graphs::Graph;
 use super::lehman::{EdgeClasses, Player};
 use super::vertex;
+use crate::Error;
+use crate::apps::error::{AppError, OracleError, Result};
 use crate::base::splitmix;
-use crate::error::{Error, OracleError, Result};
 
 mod compare;
 mod pair;
@@ -108,7 +109,7 @@ impl Corruption {
     /// Reads `GRAPH6:A:B:POSITION`.
     pub fn parse(text: &str) -> Result<Corruption> {
         let bad = || {
-            Error::Oracle(OracleError::Corruption {
+            AppError::Oracle(OracleError::Corruption {
                 text: text.to_string(),
             })
         };
@@ -193,7 +194,8 @@ impl VertexSweep {
                     file: name.to_string(),
                     line: *line,
                     msg: format!("graph {}: {why}", g.to_graph6()),
-                });
+                }
+                .into());
             }
         }
         let outcomes: Vec<GraphOutcome> = graphs

@@ -20,7 +20,8 @@ use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::{Xxh3Default, xxh3_64};
 
 use super::{Tally, VertexSweep, VertexSweepReport};
-use crate::error::{Error, OracleError, Result};
+use crate::Error;
+use crate::apps::error::{AppError, OracleError, Result};
 
 /// What a piece file's `format` field holds; a file with another value is of another format.
 pub const FORMAT: &str = "retrodb vertex census piece 1";
@@ -212,7 +213,7 @@ impl PieceFile {
         let mut text = serde_json::to_string_pretty(self).expect("a piece file serialises");
         text.push('\n');
         std::fs::write(&tmp, text).map_err(|e| Error::io(&tmp, e))?;
-        std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
+        std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e).into())
     }
 
     /// Reads and checks a piece file: whole JSON of this format, its checksum, and counts that
@@ -298,7 +299,10 @@ pub fn piece_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
         if p.is_dir() {
             let mut found: Vec<PathBuf> = std::fs::read_dir(p)
                 .map_err(|e| Error::io(p, e))?
-                .map(|e| e.map(|e| e.path()).map_err(|err| Error::io(p, err)))
+                .map(|e| {
+                    e.map(|e| e.path())
+                        .map_err(|err| AppError::from(Error::io(p, err)))
+                })
                 .collect::<Result<Vec<_>>>()?
                 .into_iter()
                 .filter(|f| f.extension().is_some_and(|x| x == "json") && f.is_file())

@@ -3,8 +3,8 @@
 use std::path::Path;
 
 use super::figures::Counterexample;
+use crate::apps::error::{ResearchError, Result};
 use crate::base::progress::Progress;
-use crate::error::{ResearchError, Result};
 use crate::game::Game;
 use crate::games::cell::{Board, Layout, picture};
 use crate::table::Table;

@@ -19,9 +19,9 @@ use super::measures::{left_out, measures};
 use super::sample::sample_with;
 use super::scan::{ClaimChecker, Detail, Findings, PositionAt, in_play};
 use super::source::{Source, finished, lehman_game};
+use crate::apps::error::{ResearchError, Result};
 use crate::base::progress::Progress;
 use crate::base::splitmix::SplitMix64;
-use crate::error::{ResearchError, Result};
 use crate::games::cell::alternation::Alternation;
 use crate::games::cell::{EMPTY, LEFT, Player, RIGHT};
 

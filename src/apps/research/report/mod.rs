@@ -33,8 +33,8 @@ use std::path::Path;
 use rayon::prelude::*;
 
 use super::order::GameOrder;
+use crate::apps::error::{AppError, ResearchError, Result};
 use crate::base::progress::Progress;
-use crate::error::{Error, ResearchError, Result};
 use crate::game::Game;
 use crate::table::Table;
 use boards::{bridgit_game, draw_counterexamples};
@@ -59,7 +59,11 @@ pub fn open_or_build(
     path: Option<&Path>,
     progress: std::sync::Arc<dyn Progress>,
 ) -> Result<(Table, bool)> {
-    crate::builder::cache::open_or_build(&format!("bridgit:{n}"), path, progress)
+    Ok(crate::builder::cache::open_or_build(
+        &format!("bridgit:{n}"),
+        path,
+        progress,
+    )?)
 }
 
 /// The conventions `C` the game order is tested under by default: a finished board is worth
@@ -136,7 +140,7 @@ pub fn research_with_progress(
                 scan.position(game, pos, &mut found)?;
             }
             progress.advance(end - k * CHUNK);
-            Ok::<Findings, Error>(found)
+            Ok::<Findings, AppError>(found)
         })
         .try_reduce(
             || Findings::new(conventions, Detail::Full),

@@ -24,9 +24,9 @@ use super::figures::{Counterexample, Estimate, Population, Proportion, Report, S
 use super::measures::{Measure, left_out, measures};
 use super::scan::{ClaimChecker, Detail, Findings, PositionAt};
 use super::source::{LehmanCheck, Source};
+use crate::apps::error::{AppError, ResearchError, Result};
 use crate::base::progress::Progress;
 use crate::base::splitmix::SplitMix64;
-use crate::error::{Error, ResearchError, Result};
 use crate::game::Game;
 use crate::games::cell::alternation::Alternation;
 use crate::games::cell::{CellGame, Player};
@@ -164,7 +164,7 @@ pub(super) fn sample_with(
                 one(k, &mut chunk)?;
             }
             progress.advance(end - c * CHUNK);
-            Ok::<Chunk, Error>(chunk)
+            Ok::<Chunk, AppError>(chunk)
         })
         .try_reduce(empty, |mut a, b| {
             a.found = a.found.merge(b.found);
@@ -243,7 +243,7 @@ fn check_board(
     let mover = boards.mover(t);
     let cells = game.states_of_masks(l, r);
     if game.try_index(l, r, mover).is_none() {
-        return Err(Error::Research(ResearchError::NoIndex {
+        return Err(AppError::Research(ResearchError::NoIndex {
             spec: game.spec(),
         }));
     }

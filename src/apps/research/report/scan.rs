@@ -19,7 +19,7 @@ use super::super::strategy::{Optional, optional_moves};
 use super::figures::{Counterexample, NamedMove, Population, RankingFigures};
 use super::source::Source;
 use super::tally::{RankingTally, ScoredOption, order_tally, ranking_tally, score};
-use crate::error::Result;
+use crate::apps::error::Result;
 use crate::game::{Game, Status, Value};
 use crate::games::cell::notation::text_of_states;
 use crate::games::cell::{Board, CellGame, EMPTY, LEFT, Layout, Player, RIGHT};

@@ -12,9 +12,9 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::figures::LehmanFigures;
+use crate::apps::error::{AppError, ResearchError, Result};
 use crate::apps::oracle::check::lehman_game_of;
 use crate::apps::oracle::lehman::{self, Claim, EdgeGame, Workspace};
-use crate::error::{Error, ResearchError, Result};
 use crate::game::{Notation, Value};
 use crate::games::cell::notation::text_of_states;
 use crate::games::cell::{Board, CellGame, LEFT, Player, RIGHT};
@@ -57,7 +57,7 @@ pub(super) fn lehman_value(game: &EdgeGame, cells: &[u8], mover: Player) -> Resu
     let outcome = WORKSPACE
         .with(|ws| game.outcome(&claims, &mut ws.borrow_mut()))
         .map_err(|e| {
-            Error::Research(ResearchError::NoValue {
+            AppError::Research(ResearchError::NoValue {
                 position: format!("{} ({e})", text_of_states(cells, mover)),
             })
         })?;
@@ -75,7 +75,7 @@ impl Source<'_> {
             Source::Table { game, table, check } => {
                 let pos = game.index_of_states(cells, mover);
                 let value = table.value(pos)?.ok_or_else(|| {
-                    Error::Research(ResearchError::NoValue {
+                    AppError::Research(ResearchError::NoValue {
                         position: game.position_text(pos),
                     })
                 })?;
@@ -319,7 +319,7 @@ mod tests {
         let err = wrong.figures(&table, "every position").unwrap_err();
         let first = first.unwrap();
         match &err {
-            Error::Research(ResearchError::NotLehman {
+            AppError::Research(ResearchError::NotLehman {
                 disagreements,
                 values,
                 position,

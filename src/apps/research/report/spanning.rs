@@ -8,7 +8,7 @@ use super::super::strategy::SpanningTreePlayer;
 use super::figures::{Counterexample, SpanningTreeFigures};
 use super::scan::{ClaimChecker, PositionAt};
 use super::source::finished;
-use crate::error::{ResearchError, Result};
+use crate::apps::error::{ResearchError, Result};
 use crate::game::Value;
 use crate::games::cell::{EMPTY, LEFT, Player, RIGHT};
 

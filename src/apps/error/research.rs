@@ -78,8 +78,8 @@ pub enum ResearchError {
         disagreements: u64,
         values: u64,
         position: String,
-        table: crate::game::Value,
-        lehman: crate::game::Value,
+        table: crate::base::value::Value,
+        lehman: crate::base::value::Value,
     },
 
     /// A position the scan reached that the table holds no value for.
