@@ -14,7 +14,8 @@ use super::Bar;
 #[derive(clap::Args)]
 pub struct Args {
     /// The game: digraph:FILE, shannon:FILE, shannon-vertex:FILE, bridgit:N, hex:N,
-    /// hackenbush:FILE, hackenbush-stalk:COLOURS or hackenbush-tree:TREE; the cell games take
+    /// hackenbush:FILE, hackenbush-stalk:COLOURS, hackenbush-tree:TREE or subtract:N,MOVES (a
+    /// heap of N and the amounts a move may take, e.g. subtract:20,1,3,4); the cell games take
     /// ',start=L' or ',start=R' for the positions of one first mover only (e.g.
     /// bridgit:3,start=L). See docs/NOTATION.md.
     game: String,

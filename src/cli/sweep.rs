@@ -288,6 +288,11 @@ fn run_merge(a: Args) -> Result<ExitCode> {
     })
 }
 
+/// `n` and the noun that goes with it: "1 edge", "2 edges".
+fn count(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 fn print_vertex_report(r: &VertexSweepReport) -> Result<(), super::out::StdoutError> {
     use super::grouped;
     let sample = |k: u64| match k {
@@ -296,10 +301,12 @@ fn print_vertex_report(r: &VertexSweepReport) -> Result<(), super::out::StdoutEr
         k => format!("one graph in {k}"),
     };
     outln!(
-        "Shannon switching game, vertex version, solved by the tiered engine; every position compared with a memoised minimax on every graph of up to {} vertices and on {} of the larger ones; counter and tiered engines compared on {}; the edge version's class by Lehman's criterion",
+        "Shannon switching game, vertex version, solved by the tiered engine; every position compared with a memoised minimax on every graph of up to {} vertices and on {} of the larger ones; counter and tiered engines compared on {} ({} of the {} graphs here); the edge version's class by Lehman's criterion",
         r.minimax_all_to,
         sample(r.minimax_sample),
-        sample(r.engine_sample)
+        sample(r.engine_sample),
+        r.total.engine_graphs,
+        r.total.graphs
     )?;
     outln!(
         "{:>8} {:>9} {:>14} | {:>9} {:>9} {:>9} | {:>9} {:>9} {:>9} | {:>9} {:>14} {:>18} {:>13} {:>13}",
@@ -348,16 +355,20 @@ fn print_vertex_report(r: &VertexSweepReport) -> Result<(), super::out::StdoutEr
         let show = |e: &Option<retrodb::apps::oracle::vertex_sweep::Example>| {
             e.as_ref().map_or("none".to_string(), |e| {
                 format!(
-                    "{} {} {} ({} vertices, {} edges)",
-                    e.graph6, e.a, e.b, e.vertices, e.edges
+                    "{} {} {} ({}, {})",
+                    e.graph6,
+                    e.a,
+                    e.b,
+                    count(e.vertices as u64, "vertex", "vertices"),
+                    count(e.edges as u64, "edge", "edges")
                 )
             })
         };
         outln!(
-            "vertex {}, edge {}: {} pairs; smallest {}; smallest with terminals apart {}",
+            "vertex {}, edge {}: {}; smallest {}; smallest with terminals apart {}",
             c.vertex,
             c.edge,
-            c.pairs,
+            count(c.pairs, "pair", "pairs"),
             show(&c.smallest),
             show(&c.smallest_apart)
         )?;
