@@ -62,19 +62,18 @@ struct App {
     lookup_threads: work::LookupThreads,
 }
 
-/// The router over `catalog`, with the limits, compression, and JSON for every error;
-/// `stopping` cancels every request's work when set.
+/// The router over `catalog`, with the limits (applied once, here: [`Limits::applied`]),
+/// compression, and JSON for every error; `stopping` cancels every request's work when set.
 pub fn router(catalog: Catalog, limits: Limits, stopping: Cancel) -> Router {
+    let limits = limits.applied();
     let timeout = limits.request_timeout;
-    let in_flight = limits.max_in_flight.max(1);
+    let in_flight = limits.max_in_flight;
     // The body limit sits above the handler's own check so a body with a declared length over
     // it is refused before it is read; a chunked one is cut off while reading.
     let body_limit = limits.max_batch_bytes;
     let app = Arc::new(App {
         catalog,
-        value_slots: Arc::new(tokio::sync::Semaphore::new(
-            limits.max_value_requests.max(1),
-        )),
+        value_slots: Arc::new(tokio::sync::Semaphore::new(limits.max_value_requests)),
         batch_memory: work::batch_memory(limits.max_batch_memory),
         lookup_threads: work::LookupThreads::new(limits.lookup_threads),
         limits,
