@@ -9,8 +9,9 @@
 //! The invariant: the page needs nothing but this answer to draw a position and to play the
 //! table's best move (the first of `moves`), so it holds no game logic. It answers through
 //! [`crate::table::lookup::Lookups`] as the API does; its route, query, limits and errors are
-//! the API's (`api::board_view`: unknown parameters refused, the request timeout, the value
-//! slots and budget, JSON errors `{"error": CODE, "detail": TEXT}`).
+//! the API's (`api::board_view`: unknown parameters refused, the request timeout, the in-flight
+//! and body limits, the value slots and budget its game values share with the probes', JSON
+//! errors `{"error": CODE, "detail": TEXT}`).
 
 use serde::Serialize;
 

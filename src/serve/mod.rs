@@ -68,6 +68,22 @@ pub struct Limits {
     pub max_batch_memory: usize,
 }
 
+impl Limits {
+    /// The limits as the server applies them, made once where they come in ([`api::router`];
+    /// the command line has already refused its options outside their ranges): a count of zero
+    /// (requests at once, value requests, lookup threads) is one, and the batch memory at least
+    /// a KiB. Nothing after this checks them again.
+    fn applied(self) -> Limits {
+        Limits {
+            max_in_flight: self.max_in_flight.max(1),
+            max_value_requests: self.max_value_requests.max(1),
+            lookup_threads: self.lookup_threads.max(1),
+            max_batch_memory: self.max_batch_memory.max(1024),
+            ..self
+        }
+    }
+}
+
 impl Default for Limits {
     fn default() -> Limits {
         Limits {
@@ -214,5 +230,36 @@ pub async fn serve_on(
         // Lookups still running stop at their next check; their clients get 503.
         stopping.cancel();
         let _ = tokio::time::timeout(CANCELLED_GRACE, finished).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Limits;
+
+    #[test]
+    fn limits_are_applied_with_counts_of_at_least_one() {
+        let zero = Limits {
+            max_in_flight: 0,
+            max_value_requests: 0,
+            lookup_threads: 0,
+            max_batch_memory: 0,
+            ..Limits::default()
+        }
+        .applied();
+        assert_eq!(
+            (
+                zero.max_in_flight,
+                zero.max_value_requests,
+                zero.lookup_threads,
+                zero.max_batch_memory
+            ),
+            (1, 1, 1, 1024)
+        );
+        let defaults = Limits::default().applied();
+        assert_eq!(
+            (defaults.max_in_flight, defaults.max_batch_memory),
+            (1024, 512 << 20)
+        );
     }
 }

@@ -40,6 +40,8 @@ mod serve;
 #[cfg(feature = "serve")]
 mod serve_board;
 #[cfg(feature = "serve")]
+mod serve_board_limits;
+#[cfg(feature = "serve")]
 mod serve_browser;
 #[cfg(feature = "serve")]
 mod serve_limits;

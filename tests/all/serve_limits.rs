@@ -34,7 +34,7 @@ struct Tables {
 /// 2 * 3^16 positions, built in a moment, whose empty board's game values visit 2,000,000
 /// positions for the board and for each of its 16 moves.
 const G16: &str = "terminals 0 11\n0 1\n1 2\n2 3\n4 5\n5 6\n6 7\n8 9\n9 10\n10 11\n0 4\n4 8\n1 5\n5 9\n2 6\n6 10\n3 7\n";
-const G16_EMPTY: &str = "................";
+pub(super) const G16_EMPTY: &str = "................";
 
 fn tables() -> &'static Tables {
     static T: OnceLock<Tables> = OnceLock::new();
@@ -65,7 +65,7 @@ fn tables() -> &'static Tables {
     })
 }
 
-fn table(name: &str) -> String {
+pub(super) fn table(name: &str) -> String {
     tables()
         .dir
         .join(format!("{name}.rdb"))
@@ -74,7 +74,7 @@ fn table(name: &str) -> String {
         .to_string()
 }
 
-fn serve(name: &str, extra: &[&str]) -> Server {
+pub(super) fn serve(name: &str, extra: &[&str]) -> Server {
     let t = table(name);
     let mut args = vec![t.as_str()];
     args.extend_from_slice(extra);
@@ -97,7 +97,7 @@ fn running_threads(pid: u32) -> usize {
 }
 
 /// Whether `f` holds within `deadline` (checked every 50 ms).
-fn within(deadline: Duration, mut f: impl FnMut() -> bool) -> bool {
+pub(super) fn within(deadline: Duration, mut f: impl FnMut() -> bool) -> bool {
     let end = Instant::now() + deadline;
     loop {
         if f() {
@@ -125,7 +125,7 @@ fn idle_within(pid: u32, deadline: Duration) -> bool {
 
 /// Waits until a thread of `pid` runs in three samples in a row: long work has begun (reading
 /// a request takes far less than the 100 ms between the first and the last).
-fn busy_within(pid: u32, deadline: Duration) -> bool {
+pub(super) fn busy_within(pid: u32, deadline: Duration) -> bool {
     let mut busy = 0;
     within(deadline, || {
         busy = if running_threads(pid) > 0 {

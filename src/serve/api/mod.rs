@@ -1,9 +1,9 @@
 //! The routes: the JSON API under `/api/v1` (the web board's view of a position among them),
 //! `/health`, and the web board's page and assets, all under one set of layers (the request
-//! timeout, the in-flight limit, compression, JSON errors). Every error is a JSON object
-//! `{"error": CODE, "detail": TEXT}` with its HTTP status — the handlers' own errors
-//! ([`ApiError`]) and, through [`json_errors`], those the middleware and the router answer
-//! (unknown route, wrong method, body too large, timeout, panic).
+//! timeout, the in-flight limit, the body limit, compression, JSON errors). Every error is a
+//! JSON object `{"error": CODE, "detail": TEXT}` with its HTTP status — the handlers' own
+//! errors ([`ApiError`]) and, through [`json_errors`], those the middleware and the router
+//! answer (unknown route, wrong method, body too large, timeout, panic).
 //!
 //! Probing is synchronous work on memory-mapped bytes: about a microsecond for a position and
 //! its moves when the table is in memory, a disk read when it is not. So every handler that
@@ -62,19 +62,18 @@ struct App {
     lookup_threads: work::LookupThreads,
 }
 
-/// The router over `catalog`, with the limits, compression, and JSON for every error;
-/// `stopping` cancels every request's work when set.
+/// The router over `catalog`, with the limits (applied once, here: [`Limits::applied`]),
+/// compression, and JSON for every error; `stopping` cancels every request's work when set.
 pub fn router(catalog: Catalog, limits: Limits, stopping: Cancel) -> Router {
+    let limits = limits.applied();
     let timeout = limits.request_timeout;
-    let in_flight = limits.max_in_flight.max(1);
+    let in_flight = limits.max_in_flight;
     // The body limit sits above the handler's own check so a body with a declared length over
     // it is refused before it is read; a chunked one is cut off while reading.
     let body_limit = limits.max_batch_bytes;
     let app = Arc::new(App {
         catalog,
-        value_slots: Arc::new(tokio::sync::Semaphore::new(
-            limits.max_value_requests.max(1),
-        )),
+        value_slots: Arc::new(tokio::sync::Semaphore::new(limits.max_value_requests)),
         batch_memory: work::batch_memory(limits.max_batch_memory),
         lookup_threads: work::LookupThreads::new(limits.lookup_threads),
         limits,
@@ -187,13 +186,15 @@ impl App {
         }
     }
 
-    /// A position text refused when it is longer than the limit.
-    fn check_length(&self, text: &str) -> Result<(), ApiError> {
+    /// Text a client sends as a position or a sum, refused when it is longer than the limit:
+    /// the one length check, made once where the text comes in (a probe's, a board's or a
+    /// picture's position, a sum, each line of a batch), never again below.
+    fn check_length(&self, what: &str, text: &str) -> Result<(), ApiError> {
         if text.len() > self.limits.max_position_bytes {
             return Err(ApiError::bad(
                 "bad_position",
                 format!(
-                    "the position is {} bytes long; the limit is {}",
+                    "the {what} is {} bytes long; the limit is {}",
                     text.len(),
                     self.limits.max_position_bytes
                 ),
@@ -202,16 +203,32 @@ impl App {
         Ok(())
     }
 
-    /// The index of a position text and its value, refused when too long, malformed, or not a
-    /// position of the game (an unused index).
+    /// The position a board's view or a picture is asked of — parameter `position`, else the
+    /// table's start — its length checked.
+    fn position_or_start(&self, q: &Query, t: &Served) -> Result<String, ApiError> {
+        let text = match (q.get("position"), &t.start) {
+            (Some(p), _) => p.to_string(),
+            (None, Some(start)) => start.clone(),
+            (None, None) => {
+                return Err(ApiError::bad(
+                    "bad_position",
+                    "parameter 'position' is missing and the table has no start position",
+                ));
+            }
+        };
+        self.check_length("position", &text)?;
+        Ok(text)
+    }
+
+    /// The index of a position text (its length already checked) and its value, refused when
+    /// malformed or not a position of the game (an unused index).
     fn position(&self, t: &Served, text: &str) -> Result<(u64, Value), ApiError> {
-        self.check_length(text)?;
         t.table.locate(text).map_err(lookup_error)
     }
 
-    /// One answer, as a single probe gives it and a batch line holds it: the lookup (moves
-    /// best first, `best`, and `line` and `game_value` when asked), or without moves the value
-    /// line.
+    /// One answer, as a single probe gives it and a batch line holds it, of a position whose
+    /// length is checked: the lookup (moves best first, `best`, and `line` and `game_value` when
+    /// asked), or without moves the value line.
     fn answer(
         &self,
         t: &Served,
@@ -220,7 +237,6 @@ impl App {
         lookups: &mut Lookups<'_>,
     ) -> Result<Vec<u8>, ApiError> {
         if how.moves {
-            self.check_length(text)?;
             let p: Probe = lookups.probe(text).map_err(lookup_error)?;
             return serde_json::to_vec(&p).map_err(internal);
         }
@@ -241,7 +257,8 @@ impl App {
         serde_json::to_vec(&v).map_err(internal)
     }
 
-    /// One line of a batch answer, newline included: the answer, or the line's error.
+    /// One line of a batch answer, newline included: the answer, or the line's error (its
+    /// length checked here, as a probe's is where it comes in).
     fn answer_line(
         &self,
         t: &Served,
@@ -250,7 +267,10 @@ impl App {
         lookups: &mut Lookups<'_>,
         out: &mut Vec<u8>,
     ) {
-        match self.answer(t, text, how, lookups) {
+        let answer = self
+            .check_length("position", text)
+            .and_then(|()| self.answer(t, text, how, lookups));
+        match answer {
             Ok(bytes) => out.extend_from_slice(&bytes),
             Err(e) => {
                 // A position is echoed as messages echo it: a 60 MB line is not sent back.
@@ -307,7 +327,7 @@ async fn probe(
         return Ok(json(&info(&t)));
     };
     let how = Probing::from_query(&q, &t)?;
-    app.check_length(text)?;
+    app.check_length("position", text)?;
     let text = text.to_string();
     let held = app.value_slot_if(&how).await;
     let bytes = app
@@ -336,17 +356,7 @@ async fn board_view(
     let t = app.table(name)?;
     let q = Query::parse(query.as_deref(), BOARD_PARAMS)?;
     let how = Probing::from_query(&q, &t)?;
-    let text = match (q.get("position"), &t.start) {
-        (Some(p), _) => p.to_string(),
-        (None, Some(start)) => start.clone(),
-        (None, None) => {
-            return Err(ApiError::bad(
-                "bad_position",
-                "parameter 'position' is missing and the table has no start position",
-            ));
-        }
-    };
-    app.check_length(&text)?;
+    let text = app.position_or_start(&q, &t)?;
     let held = app.value_slot_if(&how).await;
     let bytes = app
         .blocking(held, move |_, budget| {
@@ -364,12 +374,7 @@ async fn picture(
 ) -> Result<Response, ApiError> {
     let t = app.table(name)?;
     let q = Query::parse(query.as_deref(), &["position"])?;
-    let text = q
-        .get("position")
-        .map(str::to_string)
-        .or_else(|| t.start.clone())
-        .ok_or_else(|| ApiError::bad("bad_request", "parameter 'position' is missing"))?;
-    app.check_length(&text)?;
+    let text = app.position_or_start(&q, &t)?;
     let svg = app
         .blocking(None, move |app, _| {
             let (pos, _) = app.position(&t, &text)?;
@@ -398,16 +403,7 @@ async fn sum(
     let text = q
         .get("tokens")
         .ok_or_else(|| ApiError::bad("bad_request", "parameter 'tokens' is missing"))?;
-    if text.len() > app.limits.max_position_bytes {
-        return Err(ApiError::bad(
-            "bad_position",
-            format!(
-                "the sum is {} bytes long; the limit is {}",
-                text.len(),
-                app.limits.max_position_bytes
-            ),
-        ));
-    }
+    app.check_length("sum", text)?;
     let text = text.to_string();
     app.blocking(None, move |_, _| {
         t.table

@@ -2,6 +2,7 @@
 //! what a probe or a batch is asked to answer ([`Probing`]).
 
 use super::error::{ApiError, lookup_error};
+use crate::error::{Error, LookupError};
 use crate::serve::Served;
 use crate::table::lookup::{Ask, Lookups};
 
@@ -13,25 +14,26 @@ pub(in crate::serve) struct Probing {
 }
 
 impl Probing {
-    /// `moves`, `line`, `value` and `free_moves` from a query, checked against the table.
+    /// `moves`, `line`, `value` and `free_moves` from a query: their syntax checked here, and
+    /// what they ask of the table (remoteness for a line, game values, free moves from 1 to
+    /// 64) by [`Lookups::new`], once, before any position, its refusals in the API's words.
     pub(in crate::serve) fn from_query(q: &Query, t: &Served) -> Result<Probing, ApiError> {
         let moves = q.flag("moves", true)?;
         let line = q.flag("line", false)?;
         let value = q.flag("value", false)?;
-        let free_moves = match q.get("free_moves") {
+        let free_moves_text = q.get("free_moves");
+        let bad_free_moves = |text: &str| {
+            ApiError::bad(
+                "bad_request",
+                format!(
+                    "parameter 'free_moves' is '{}'; use a whole number from 1 to 64",
+                    crate::error::cut(text).escape_debug()
+                ),
+            )
+        };
+        let free_moves = match free_moves_text {
             None => None,
-            Some(text) => match text.parse::<u32>() {
-                Ok(n) if (1..=64).contains(&n) => Some(n),
-                _ => {
-                    return Err(ApiError::bad(
-                        "bad_request",
-                        format!(
-                            "parameter 'free_moves' is '{}'; use a whole number from 1 to 64",
-                            crate::error::cut(text).escape_debug()
-                        ),
-                    ));
-                }
-            },
+            Some(text) => Some(text.parse::<u32>().map_err(|_| bad_free_moves(text))?),
         };
         if free_moves.is_some() && !value {
             return Err(ApiError::bad(
@@ -40,25 +42,29 @@ impl Probing {
                  game values)",
             ));
         }
-        if line && !t.table.has_remoteness() {
-            return Err(ApiError::bad(
+        let ask = Ask {
+            line,
+            game_values: value.then_some(free_moves.unwrap_or(1)),
+        };
+        Lookups::new(&t.table, &ask).map_err(|e| match e {
+            Error::Lookup(LookupError::FreeMoves { .. }) => {
+                bad_free_moves(free_moves_text.unwrap_or_default())
+            }
+            // Named by the table's name, not by the path of its file.
+            Error::Lookup(LookupError::NoRemoteness { .. }) => ApiError::bad(
                 "no_remoteness",
                 format!(
                     "table '{}' was built without remoteness, so it has no principal lines \
                      (build it with --remoteness)",
                     t.name
                 ),
-            ));
-        }
-        let ask = Ask {
-            line,
-            game_values: value.then_some(free_moves.unwrap_or(1)),
-        };
-        // Refusals of the table as a whole come now, before any position.
-        Lookups::new(&t.table, &ask).map_err(lookup_error)?;
+            ),
+            e => lookup_error(e),
+        })?;
         Ok(Probing { moves, ask })
     }
 
+    /// The lookups `from_query` accepted (their construction cannot fail again).
     pub(in crate::serve) fn lookups<'t>(&self, t: &'t Served) -> Lookups<'t> {
         Lookups::new(&t.table, &self.ask).expect("checked by from_query")
     }

@@ -33,9 +33,10 @@ pub(super) struct Work {
 /// The grants of batch memory are counted in KiB (a semaphore counts permits in `u32`s).
 const KIB: usize = 1024;
 
-/// The semaphore of batch memory for `bytes` (at least a KiB).
+/// The semaphore of batch memory for `bytes` (at least a KiB: [`crate::serve::Limits`] as
+/// applied).
 pub(super) fn batch_memory(bytes: usize) -> Arc<Semaphore> {
-    Arc::new(Semaphore::new((bytes / KIB).max(1)))
+    Arc::new(Semaphore::new(bytes / KIB))
 }
 
 impl App {
@@ -62,7 +63,7 @@ impl App {
     /// A reservation of `bytes` of batch memory (all of it when asked for more), waiting for
     /// it (within the request's timeout).
     pub(super) async fn batch_reservation(&self, bytes: usize) -> OwnedSemaphorePermit {
-        let all = (self.limits.max_batch_memory / KIB).max(1);
+        let all = self.limits.max_batch_memory / KIB;
         let kib = bytes.div_ceil(KIB).clamp(1, all);
         Arc::clone(&self.batch_memory)
             .acquire_many_owned(u32::try_from(kib).unwrap_or(u32::MAX))
@@ -117,9 +118,10 @@ pub(super) struct LookupThreads {
 }
 
 impl LookupThreads {
+    /// `threads` threads (at least one: the limits as applied).
     pub(super) fn new(threads: usize) -> LookupThreads {
         let (tx, rx) = crossbeam::channel::unbounded::<Box<dyn FnOnce() + Send>>();
-        for i in 0..threads.max(1) {
+        for i in 0..threads {
             let rx = rx.clone();
             let _ = std::thread::Builder::new()
                 .name(format!("retrodb-lookup-{i}"))
