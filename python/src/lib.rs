@@ -39,7 +39,7 @@ fn error(e: retrodb::Error) -> PyErr {
         E::Io { .. } => "FileError",
         E::Interrupted(_) => return pyo3::exceptions::PyKeyboardInterrupt::new_err(e.to_string()),
         // A request the table or game cannot answer (a draw's line, values it has none of).
-        E::Lookup(_) | E::Serve(_) | E::Usage(_) => "RetrodbError",
+        E::Lookup(_) | E::Usage(_) => "RetrodbError",
     };
     raise(class, e.to_string())
 }

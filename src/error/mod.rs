@@ -8,14 +8,12 @@ pub mod build;
 pub mod convert;
 pub mod lookup;
 pub mod mpi;
-pub mod serve;
 pub mod table;
 
 pub use build::BuildError;
 pub use convert::ConvertError;
 pub use lookup::LookupError;
 pub use mpi::MpiError;
-pub use serve::ServeError;
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -84,10 +82,6 @@ pub enum Error {
     /// A build's output refused before writing (locked, another build's work, the input).
     #[error(transparent)]
     Build(#[from] BuildError),
-
-    /// The tables given to the server that make no catalogue.
-    #[error(transparent)]
-    Serve(#[from] ServeError),
 
     /// A distributed build's MPI transport.
     #[error(transparent)]

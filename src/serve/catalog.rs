@@ -23,7 +23,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 
-use crate::error::{Error, Result, ServeError};
+use super::error::ServeError;
+use crate::error::{Error, Result};
 use crate::table::Table;
 use std::io::Write;
 
@@ -71,7 +72,7 @@ pub struct Catalog {
 
 /// The table files a directory holds: its `*.rdb` files, hidden ones (a build's work files)
 /// left out, in name order.
-fn tables_in(dir: &Path) -> Result<Vec<PathBuf>> {
+fn tables_in(dir: &Path) -> Result<Vec<PathBuf>, ServeError> {
     let mut files = Vec::new();
     for entry in std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))? {
         let entry = entry.map_err(|e| Error::io(dir, e))?;
@@ -86,8 +87,7 @@ fn tables_in(dir: &Path) -> Result<Vec<PathBuf>> {
     if files.is_empty() {
         return Err(ServeError::NoTableIn {
             dir: dir.display().to_string(),
-        }
-        .into());
+        });
     }
     Ok(files)
 }
@@ -96,7 +96,7 @@ impl Catalog {
     /// Opens every table given (a directory: every `*.rdb` file in it). With `verify`, every
     /// checksum of every table is checked first, so a damaged file is refused at start rather
     /// than at its first unlucky lookup.
-    pub fn open(paths: &[PathBuf], verify: bool) -> Result<Catalog> {
+    pub fn open(paths: &[PathBuf], verify: bool) -> Result<Catalog, ServeError> {
         let mut files = Vec::new();
         for p in paths {
             if p.is_dir() {
@@ -121,8 +121,7 @@ impl Catalog {
                     name,
                     first: entries[other].path.display().to_string(),
                     second: file.display().to_string(),
-                }
-                .into());
+                });
             }
             let served = Served::open(&name, &file)?;
             if verify {
@@ -138,7 +137,7 @@ impl Catalog {
             });
         }
         if entries.is_empty() {
-            return Err(ServeError::NoTable.into());
+            return Err(ServeError::NoTable);
         }
         Ok(Catalog {
             entries: entries.into(),

@@ -21,6 +21,7 @@ mod board;
 mod body;
 mod catalog;
 mod connection;
+mod error;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -34,6 +35,7 @@ use crate::base::budget::Cancel;
 use crate::error::{Error, Result};
 pub use catalog::{Catalog, Served};
 use connection::ClientIo;
+pub use error::ServeError;
 
 /// What one request may ask, how long it may take, and how much of the machine the requests
 /// together may hold (docs/SERVE.md, "Limits and memory").

@@ -1,8 +1,13 @@
-//! Errors of starting the server: the tables given do not make a catalogue.
+//! Errors of starting the server: the tables given do not make a catalogue. They are the
+//! server's own; the core's error ([`crate::Error`]) has no variant for them.
 
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ServeError {
+    /// What the library's core refused (a table that does not open, a directory not read).
+    #[error(transparent)]
+    Core(#[from] crate::Error),
+
     /// A directory given that holds no `*.rdb` file.
     #[error("{dir}: no table file (*.rdb) in this directory")]
     NoTableIn { dir: String },
