@@ -28,9 +28,9 @@ macro_rules! __games {
     };
 }
 
-/// What [`__games!`]'s list is made into: the modules and [`AnyGame`] (`declare`, once, here),
-/// the arms of `with_game!` (`with`) and of `with_tiered_game!` (`tiered`, the tiered games'
-/// arms gathered one entry at a time).
+/// What [`__games!`]'s list is made into: the modules, [`AnyGame`] and the built-in families'
+/// registry entries (`declare`, once, here), the arms of `with_game!` (`with`) and of
+/// `with_tiered_game!` (`tiered`, the tiered games' arms gathered one entry at a time).
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __games_do {
@@ -122,7 +122,8 @@ macro_rules! with_game {
 
 /// Like `with_game!` for the games that implement [`crate::game::Tiered`] (the acyclic ones):
 /// `$body` with `$g` bound to the tiered game, or `$other` with `$o` bound to the [`AnyGame`]
-/// for the rest.
+/// for the rest (the built-in games not marked `tiered`, and every [`AnyGame::External`]: a
+/// family registered at run time is solved by the counter engine).
 #[macro_export]
 macro_rules! with_tiered_game {
     ($any:expr, $g:ident => $body:expr, $o:pat => $other:expr) => {
