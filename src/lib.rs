@@ -17,7 +17,9 @@
 //! canonical forms ([`cgt`]), the HTTP server ([`serve`]), the error ([`error`]) and what every
 //! layer shares ([`base`]: 2-bit cells, Sprague-Grundy values, remoteness' encodings, memory
 //! limits, progress, the random generator). The applications built on it — the terminal game,
-//! the benchmarks, the Bridg-It research and the independent checkers — are [`apps`].
+//! the benchmarks, the Bridg-It research and the independent checkers — are [`apps`], and the
+//! command line is [`cli`] (its entry points only, so that a program that registers games of
+//! its own, [`games::register`], can run it).
 //!
 //! ```no_run
 //! use retrodb::{builder::{self, BuildOptions}, games::AnyGame, table};
@@ -33,6 +35,7 @@ pub mod apps;
 pub mod base;
 pub mod builder;
 pub mod cgt;
+pub mod cli;
 pub mod error;
 pub mod game;
 pub mod games;

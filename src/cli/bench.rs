@@ -5,8 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
+use crate::error::human_bytes;
 use anyhow::{Context, Result, bail};
-use retrodb::error::human_bytes;
 use serde::Serialize;
 use serde_json::Value as Json;
 
@@ -53,7 +53,7 @@ struct SuiteArgs {
     work: PathBuf,
     /// Size of the buffer for the random-read bound (8 bytes up to the memory limit: 80% of the
     /// memory available).
-    #[arg(long, default_value = "2G", value_parser = retrodb::base::memory::parse_size)]
+    #[arg(long, default_value = "2G", value_parser = crate::base::memory::parse_size)]
     read_buffer: u64,
     /// Random reads per thread for the bound (1 to 10,000,000,000).
     #[arg(long, default_value_t = 100_000_000, value_parser = clap::value_parser!(u64).range(1..=10_000_000_000))]
@@ -62,7 +62,7 @@ struct SuiteArgs {
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
     /// Vertices of the random digraph (1 to 2^32 - 1).
-    #[arg(long, default_value_t = 10_000_000, value_parser = clap::value_parser!(u64).range(1..=retrodb::games::digraph::MAX_VERTICES))]
+    #[arg(long, default_value_t = 10_000_000, value_parser = clap::value_parser!(u64).range(1..=crate::games::digraph::MAX_VERTICES))]
     vertices: u64,
     /// Edges of the random digraph.
     #[arg(long, default_value_t = 100_000_000)]
@@ -82,7 +82,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
             batch,
             json,
         } => {
-            let r = retrodb::apps::bench::probe(&table, samples as usize, batch as usize)?;
+            let r = crate::apps::bench::probe(&table, samples as usize, batch as usize)?;
             if json {
                 outln!("{}", serde_json::to_string(&r)?)?;
             } else {
@@ -105,7 +105,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
             }
         }
         What::Values { table, file, json } => {
-            let r = retrodb::apps::bench::values(&table, &file)?;
+            let r = crate::apps::bench::values(&table, &file)?;
             if json {
                 outln!("{}", serde_json::to_string(&r)?)?;
             } else {
@@ -140,7 +140,7 @@ struct Row {
     case: String,
     spec: String,
     engine: String,
-    /// The kernel the build ran ([`retrodb::solve::plan::Kernel`]).
+    /// The kernel the build ran ([`crate::solve::plan::Kernel`]).
     kernel: String,
     threads: usize,
     positions: u64,
@@ -164,10 +164,10 @@ struct Row {
 
 #[derive(Serialize)]
 struct Report {
-    read_rates: Vec<retrodb::apps::bench::ReadRate>,
+    read_rates: Vec<crate::apps::bench::ReadRate>,
     /// The same loop over a buffer that fits the first-level cache: the machine's own limit for
     /// thread scaling of work that does not wait on memory.
-    compute_rates: Vec<retrodb::apps::bench::ReadRate>,
+    compute_rates: Vec<crate::apps::bench::ReadRate>,
     rows: Vec<Row>,
 }
 
@@ -179,12 +179,12 @@ fn suite(s: &SuiteArgs) -> Result<()> {
         if !CASES.contains(&c.as_str()) {
             bail!(
                 "unknown case '{}' for --only; cases: {}",
-                retrodb::error::cut(c),
+                crate::error::cut(c),
                 CASES.join(", ")
             );
         }
     }
-    let limit = retrodb::base::memory::default_limit();
+    let limit = crate::base::memory::default_limit();
     if !(8..=limit).contains(&s.read_buffer) {
         bail!(
             "--read-buffer {}: expected 8 B to {} (the memory limit, 80% of the memory available)",
@@ -193,10 +193,10 @@ fn suite(s: &SuiteArgs) -> Result<()> {
         );
     }
     if let Some(e) = &s.engine {
-        retrodb::solve::Engine::parse(e).map_err(anyhow::Error::msg)?;
+        crate::solve::Engine::parse(e).map_err(anyhow::Error::msg)?;
     }
     let wanted = |c: &str| s.only.is_empty() || s.only.iter().any(|o| o == c);
-    retrodb::table::output_dir(&s.work)?;
+    crate::table::output_dir(&s.work)?;
     let all = std::thread::available_parallelism().map_or(1, |n| n.get());
     let thread_counts: Vec<usize> = if all > 1 { vec![1, all] } else { vec![1] };
 
@@ -232,19 +232,16 @@ fn suite(s: &SuiteArgs) -> Result<()> {
 }
 
 /// The random-read rate over `buffer` bytes, `reads` reads a thread, on a pool of `threads`.
-fn read_rate(threads: usize, buffer: u64, reads: u64) -> Result<retrodb::apps::bench::ReadRate> {
+fn read_rate(threads: usize, buffer: u64, reads: u64) -> Result<crate::apps::bench::ReadRate> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()?;
-    Ok(pool.install(|| retrodb::apps::bench::random_read_rate(buffer, reads)))
+    Ok(pool.install(|| crate::apps::bench::random_read_rate(buffer, reads)))
 }
 
 /// The machine's random-read bound over `--read-buffer`, with each thread count (printed unless
 /// `--json`).
-fn read_rates(
-    s: &SuiteArgs,
-    thread_counts: &[usize],
-) -> Result<Vec<retrodb::apps::bench::ReadRate>> {
+fn read_rates(s: &SuiteArgs, thread_counts: &[usize]) -> Result<Vec<crate::apps::bench::ReadRate>> {
     let mut rates = Vec::new();
     for &t in thread_counts {
         let r = read_rate(t, s.read_buffer, s.reads)?;
@@ -267,8 +264,8 @@ fn read_rates(
 fn compute_rates(
     s: &SuiteArgs,
     thread_counts: &[usize],
-) -> Result<Vec<retrodb::apps::bench::ReadRate>> {
-    let mut rates: Vec<retrodb::apps::bench::ReadRate> = Vec::new();
+) -> Result<Vec<crate::apps::bench::ReadRate>> {
+    let mut rates: Vec<crate::apps::bench::ReadRate> = Vec::new();
     for &t in thread_counts {
         let r = read_rate(t, COMPUTE_BUFFER, s.reads)?;
         if !s.json {
@@ -386,7 +383,7 @@ fn prepare(case: &str, s: &SuiteArgs, exe: &Path) -> Result<String> {
         "bridgit3" => "bridgit:3".to_string(),
         "shannon18" => {
             let path = s.work.join("grid3x4.txt");
-            retrodb::table::write_output(&path, GRID, &super::Notes)?;
+            crate::table::write_output(&path, GRID, &super::Notes)?;
             format!("shannon:{}", path.display())
         }
         _ => unreachable!("cases are checked against CASES"),

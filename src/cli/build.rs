@@ -4,10 +4,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use crate::builder::{self, BuildOptions, BuildSummary};
+use crate::error::human_bytes;
+use crate::games::AnyGame;
 use anyhow::Result;
-use retrodb::builder::{self, BuildOptions, BuildSummary};
-use retrodb::error::human_bytes;
-use retrodb::games::AnyGame;
 
 use super::Bar;
 
@@ -35,12 +35,12 @@ pub struct Args {
     quiet: bool,
     /// Refuse builds estimated to need more memory than this (e.g. 8G; default: 80% of the
     /// memory available).
-    #[arg(long, value_name = "SIZE", value_parser = retrodb::base::memory::parse_size)]
+    #[arg(long, value_name = "SIZE", value_parser = crate::base::memory::parse_size)]
     max_memory: Option<u64>,
     /// The retrograde engine: counter (any game) or tiered (acyclic games). Default: tiered
     /// where it applies, counter otherwise.
-    #[arg(long, value_parser = retrodb::solve::Engine::parse)]
-    engine: Option<retrodb::solve::Engine>,
+    #[arg(long, value_parser = crate::solve::Engine::parse)]
+    engine: Option<crate::solve::Engine>,
     /// Tiered engine: solve at most this many tiers now, then stop; rerunning the same build
     /// resumes from the last finished tier (as it does after an interruption).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
@@ -80,7 +80,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
     }
     let max_memory = a
         .max_memory
-        .unwrap_or_else(retrodb::base::memory::default_limit);
+        .unwrap_or_else(crate::base::memory::default_limit);
     let solving = Arc::new(Bar::new(a.quiet, "solving"));
     let compressing = Arc::new(Bar::new(a.quiet, "compressing").after(&solving));
     let load_start = std::time::Instant::now();
@@ -117,7 +117,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
     solving.clear();
     // The whole command's work: reading the input and building the game count too.
     summary.total_seconds = load_start.elapsed().as_secs_f64();
-    let peak = retrodb::base::memory::peak_rss();
+    let peak = crate::base::memory::peak_rss();
     if a.json {
         let mut v = serde_json::to_value(&summary)?;
         v["peak_rss_bytes"] = serde_json::json!(peak);
@@ -181,7 +181,7 @@ fn run_mpi(_: Args) -> Result<ExitCode> {
 /// `build --mpi`: this process is one rank of the build; rank 0 prints the summary.
 #[cfg(feature = "mpi")]
 fn run_mpi(a: Args) -> Result<ExitCode> {
-    use retrodb::solve::distributed::comm::Comm;
+    use crate::solve::distributed::comm::Comm;
     let digraph = a.game.starts_with("digraph:");
     if a.grundy {
         anyhow::bail!(
@@ -195,11 +195,11 @@ fn run_mpi(a: Args) -> Result<ExitCode> {
              (compress the table afterwards with `retrodb compress`), nor --tiers to a digraph"
         );
     }
-    let comm = retrodb::solve::distributed::mpi::MpiComm::init()?;
+    let comm = crate::solve::distributed::mpi::MpiComm::init()?;
     let out = a.output.clone().unwrap_or_else(|| default_name(&a.game));
     let max_memory = a
         .max_memory
-        .unwrap_or_else(retrodb::base::memory::default_limit);
+        .unwrap_or_else(crate::base::memory::default_limit);
     if !digraph {
         return run_mpi_sliced(&comm, a, &out, max_memory);
     }
@@ -221,7 +221,7 @@ fn run_mpi(a: Args) -> Result<ExitCode> {
     if comm.rank() == 0 {
         if a.json {
             let mut v = serde_json::to_value(&summary)?;
-            v["peak_rss_bytes_rank0"] = serde_json::json!(retrodb::base::memory::peak_rss());
+            v["peak_rss_bytes_rank0"] = serde_json::json!(crate::base::memory::peak_rss());
             v["threads"] = serde_json::json!(rayon::current_num_threads());
             outln!("{v}")?;
         } else {
@@ -252,12 +252,12 @@ fn run_mpi(a: Args) -> Result<ExitCode> {
 /// rows.
 #[cfg(feature = "mpi")]
 fn run_mpi_sliced(
-    comm: &retrodb::solve::distributed::mpi::MpiComm,
+    comm: &crate::solve::distributed::mpi::MpiComm,
     a: Args,
     out: &std::path::Path,
     max_memory: u64,
 ) -> Result<ExitCode> {
-    use retrodb::solve::distributed::comm::Comm;
+    use crate::solve::distributed::comm::Comm;
     let rank0 = comm.rank() == 0;
     let solving = Arc::new(Bar::new(a.quiet || !rank0, "solving"));
     let mut opts = BuildOptions {
@@ -292,7 +292,7 @@ fn run_mpi_sliced(
     let Some(s) = &summary.build else {
         return Ok(ExitCode::SUCCESS);
     };
-    let peak = retrodb::base::memory::peak_rss();
+    let peak = crate::base::memory::peak_rss();
     if a.json {
         let mut v = serde_json::to_value(s)?;
         v["ranks"] = serde_json::json!(summary.ranks);

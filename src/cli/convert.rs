@@ -3,10 +3,10 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::error::human_bytes;
+use crate::table::zstd::{DontCareFill, Params};
+use crate::table::{self, Table};
 use anyhow::Result;
-use retrodb::error::human_bytes;
-use retrodb::table::zstd::{DontCareFill, Params};
-use retrodb::table::{self, Table};
 
 /// How to compress (shared with `build --compress`).
 #[derive(clap::Args, Clone)]

@@ -5,11 +5,11 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::Value;
+use crate::builder::{self, BuildOptions};
+use crate::games::{AnyGame, Input, PictureStyle};
+use crate::table::{self, ProbeMove, Table, zstd::Params};
 use anyhow::Result;
-use retrodb::Value;
-use retrodb::builder::{self, BuildOptions};
-use retrodb::games::{AnyGame, Input, PictureStyle};
-use retrodb::table::{self, ProbeMove, Table, zstd::Params};
 
 /// Seed 001's worked example: 12 vertices, 14 edges, a cycle through 0, 1 and 2.
 const SEED001: &[u8] = include_bytes!("../../data/seed001.txt");
@@ -22,7 +22,7 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> Result<ExitCode> {
-    retrodb::table::output_dir(&a.dir)?;
+    crate::table::output_dir(&a.dir)?;
     digraph(&a)?;
     bridgit(&a)?;
     outln!(
@@ -107,7 +107,7 @@ fn bridgit(a: &Args) -> Result<()> {
     outln!(
         "\n2. Bridg-It on the size-3 board (13 bridge sites, both players to move: 3,188,646 positions)"
     )?;
-    let game = AnyGame::open("bridgit:3", retrodb::base::memory::default_limit())?;
+    let game = AnyGame::open("bridgit:3", crate::base::memory::default_limit())?;
     let opts = BuildOptions {
         remoteness: true,
         progress: Some(std::sync::Arc::new(super::Notes)),
@@ -121,25 +121,24 @@ fn bridgit(a: &Args) -> Result<()> {
         rayon::current_num_threads(),
         super::grouped(win),
         super::grouped(loss),
-        retrodb::error::human_bytes(summary.file_bytes)
+        crate::error::human_bytes(summary.file_bytes)
     )?;
     let bytes = table::compress(&Table::open(&raw)?, &out, Params::default(), &super::Notes)?;
     std::fs::remove_file(&raw)?;
     outln!(
         "compressed to {} ({:.3} bits per position): {}",
-        retrodb::error::human_bytes(bytes),
+        crate::error::human_bytes(bytes),
         bytes as f64 * 8.0 / summary.positions as f64,
         out.display()
     )?;
     let t = Table::open(&out)?;
     let mut p = t.probe_text(".............")?;
-    let winning: Vec<u64> =
-        retrodb::with_game!(t.game(), g => retrodb::Notation::moves(g, p.index))
-            .into_iter()
-            .zip(&p.moves)
-            .filter(|(_, m)| m.value == Value::Loss)
-            .map(|(m, _)| m.child)
-            .collect();
+    let winning: Vec<u64> = crate::with_game!(t.game(), g => crate::Notation::moves(g, p.index))
+        .into_iter()
+        .zip(&p.moves)
+        .filter(|(_, m)| m.value == Value::Loss)
+        .map(|(m, _)| m.child)
+        .collect();
     outln!(
         "\nthe empty board: Left (blue), to move, {} — {} of {} first moves win (marked):",
         value_text(p.value, p.remoteness),

@@ -15,7 +15,7 @@ enum What {
     /// A random digraph as an edge list: uniform random edges, loops and multi-edges possible.
     Digraph {
         /// Vertices, 1 to 2^32 - 1 (ids 0 to N - 1).
-        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=retrodb::games::digraph::MAX_VERTICES))]
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=crate::games::digraph::MAX_VERTICES))]
         vertices: u64,
         #[arg(long)]
         edges: u64,
@@ -42,7 +42,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
                 anyhow::bail!("--sinks is a fraction in [0, 1), got {sinks}");
             }
             let sink_count = (sinks * vertices as f64) as u64;
-            retrodb::builder::generate::random_digraph_file(
+            crate::builder::generate::random_digraph_file(
                 &output,
                 vertices,
                 edges,

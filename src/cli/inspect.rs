@@ -3,9 +3,9 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::error::human_bytes;
+use crate::table::Table;
 use anyhow::Result;
-use retrodb::error::human_bytes;
-use retrodb::table::Table;
 
 #[derive(clap::Args)]
 pub struct InfoArgs {
@@ -74,7 +74,7 @@ pub fn info(a: InfoArgs) -> Result<ExitCode> {
             "zstd frames of {} positions (level {}){}{}",
             grouped(h.frame_positions),
             h.level,
-            if h.encoding == retrodb::table::format::Encoding::ZstdOmitted {
+            if h.encoding == crate::table::format::Encoding::ZstdOmitted {
                 ", one mover stored"
             } else {
                 ""
@@ -93,7 +93,7 @@ pub fn info(a: InfoArgs) -> Result<ExitCode> {
         h.version,
         match h.remoteness_width {
             0 => String::new(),
-            retrodb::table::format::REM_NIBBLES => {
+            crate::table::format::REM_NIBBLES => {
                 ", remoteness in half a byte (relative to the value)".to_string()
             }
             w => format!(", remoteness in {w} byte(s)"),
@@ -173,7 +173,7 @@ pub fn verify(a: VerifyArgs) -> Result<ExitCode> {
         }
     )?;
     if let Some(n) = a.lehman {
-        let r = retrodb::apps::oracle::check::lehman_sample(&t, n, a.seed)?;
+        let r = crate::apps::oracle::check::lehman_sample(&t, n, a.seed)?;
         outln!(
             "{}: {} random positions compared with Lehman's criterion (seed {}): {} disagreements",
             a.table.display(),

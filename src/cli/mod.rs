@@ -1,7 +1,13 @@
-//! Command-line flags (clap derive) and the dispatch to one module per subcommand.
+//! The `retrodb` command line: flags (clap derive) and the dispatch to one module per
+//! subcommand, which calls the library and prints. No game logic lives here.
+//!
+//! It is a part of the library so that another program can run it: [`main`] (what the
+//! `retrodb` binary calls) and [`run_from`] are its only public items. A program that registers
+//! its own game family ([`crate::games::register`]) and then calls [`main`] gets the whole
+//! command line (`build`, `probe`, `verify`, `serve`, ...) for its games too.
 
 #[macro_use]
-pub mod out;
+pub(crate) mod out;
 
 mod bench;
 mod build;
@@ -19,15 +25,57 @@ mod show;
 mod sweep;
 mod values;
 
+use std::ffi::OsString;
 use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 
+/// Runs the command line on this process's arguments and says how it ended: what the `retrodb`
+/// binary's `main` does.
+pub fn main() -> ExitCode {
+    run_from(std::env::args_os())
+}
+
+/// Runs the command line on `args` (the first is the program's name, as in
+/// [`std::env::args_os`]), printing to this process's standard output and error, and says how it
+/// ended.
+pub fn run_from<I, T>(args: I) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    // Before anything that may use an instruction of the build's x86-64 level.
+    if let Some(message) = crate::base::cpu::unsupported_message() {
+        errln!("retrodb: {message}");
+        return ExitCode::FAILURE;
+    }
+    let args = match Cli::try_parse_from(args) {
+        Ok(args) => args,
+        Err(e) => return out::clap_exit(&e),
+    };
+    match run(args) {
+        Ok(code) => code,
+        Err(e) => match stdout_error(&e) {
+            // The reader closed the pipe (`| head`): what it wanted it has.
+            Some(out) if out.is_closed_pipe() => ExitCode::SUCCESS,
+            Some(out) => {
+                errln!("retrodb: {out}");
+                ExitCode::FAILURE
+            }
+            None => {
+                // The library's messages already name the file and the cause: one line.
+                errln!("retrodb: {e}");
+                ExitCode::FAILURE
+            }
+        },
+    }
+}
+
 /// Win/loss/draw tables for finite two-player games, by parallel retrograde analysis.
 #[derive(Parser)]
 #[command(name = "retrodb", version, about, long_about = None)]
-pub struct Cli {
+pub(crate) struct Cli {
     /// Worker threads for the commands that work in parallel: build, probe (batches), verify,
     /// compress, decompress, sweep, research, values, bench and gen; the others ignore it (default:
     /// all cores).
@@ -82,9 +130,9 @@ enum Command {
     Serve(serve::Args),
 }
 
-pub fn run(cli: Cli) -> Result<ExitCode> {
+fn run(cli: Cli) -> Result<ExitCode> {
     if let Some(n) = cli.threads {
-        use retrodb::builder::threads::{self, ThreadsError};
+        use crate::builder::threads::{self, ThreadsError};
         threads::set_global(n).map_err(|e| match e {
             ThreadsError::Zero => anyhow::anyhow!("--threads {e}"),
             ThreadsError::TooMany { .. } => anyhow::anyhow!("--threads {n}: {e}"),
@@ -116,15 +164,15 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
 /// --sample`): about a quarter of an hour of lookups at a microsecond each, beyond which a
 /// complete check is the better tool; larger counts ran for years and overflowed their chunks'
 /// arithmetic near 2^64.
-pub const MAX_SAMPLE: u64 = 1_000_000_000;
+pub(crate) const MAX_SAMPLE: u64 = 1_000_000_000;
 
-pub use out::stdout_error;
-pub use progress::{Bar, Notes, StageBar};
-pub use retrodb::builder::report::grouped;
+pub(crate) use crate::builder::report::grouped;
+use out::stdout_error;
+pub(crate) use progress::{Bar, Notes, StageBar};
 
 /// A duration for people: milliseconds under a second (`0.4 ms`, `38 ms`), else seconds
 /// (`2.41 s`).
-pub fn duration(seconds: f64) -> String {
+pub(crate) fn duration(seconds: f64) -> String {
     if seconds < 0.01 {
         format!("{:.1} ms", seconds * 1e3)
     } else if seconds < 1.0 {
@@ -135,7 +183,7 @@ pub fn duration(seconds: f64) -> String {
 }
 
 /// A rate for people: `12.3M/s`.
-pub fn rate(n: f64, seconds: f64) -> String {
+pub(crate) fn rate(n: f64, seconds: f64) -> String {
     let r = if seconds > 0.0 { n / seconds } else { 0.0 };
     if r >= 1e9 {
         format!("{:.2}G/s", r / 1e9)

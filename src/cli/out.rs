@@ -116,7 +116,7 @@ pub fn clap_exit(e: &clap::Error) -> std::process::ExitCode {
         } else {
             let mut text = e.render().to_string();
             for a in &long {
-                text = text.replace(a.as_str(), &retrodb::error::cut(a));
+                text = text.replace(a.as_str(), &crate::error::cut(a));
             }
             eprint(format_args!("{text}"));
         }

@@ -5,12 +5,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use crate::apps::play::{Match, Opponent};
+use crate::builder::cache;
+use crate::error::cut;
+use crate::games::PictureStyle;
+use crate::games::cell::Player;
 use anyhow::Result;
-use retrodb::apps::play::{Match, Opponent};
-use retrodb::builder::cache;
-use retrodb::error::cut;
-use retrodb::games::PictureStyle;
-use retrodb::games::cell::Player;
 
 #[derive(clap::Args)]
 pub struct Args {

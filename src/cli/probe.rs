@@ -4,14 +4,14 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::Value;
+use crate::base::lines::{self, Line};
+use crate::error::Error;
+use crate::game::Annotations;
+use crate::games::PictureStyle;
+use crate::table::lookup::{Ask, Lookups};
+use crate::table::{LineStep, Probe, ProbeMove, Table};
 use anyhow::Result;
-use retrodb::Value;
-use retrodb::base::lines::{self, Line};
-use retrodb::error::Error;
-use retrodb::game::Annotations;
-use retrodb::games::PictureStyle;
-use retrodb::table::lookup::{Ask, Lookups};
-use retrodb::table::{LineStep, Probe, ProbeMove, Table};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -122,7 +122,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
             errln!(
                 "retrodb: sum '{}': {flag} applies to single positions; a sum of tokens is \
                  answered with its outcome and every winning move",
-                retrodb::error::cut(text)
+                crate::error::cut(text)
             );
             return Ok(true);
         }
@@ -151,7 +151,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
                     errln!(
                         "retrodb: stdin line {line_no}: {bytes} bytes, longer than any position \
                          or sum this command takes ({} at most); skipped",
-                        retrodb::error::human_bytes(lines::MAX_LINE as u64)
+                        crate::error::human_bytes(lines::MAX_LINE as u64)
                     );
                     failed = true;
                     continue;
@@ -229,7 +229,7 @@ fn write_picture(out: &mut dyn Write, table: &Table, p: &Probe) -> Result<()> {
 
 /// `2+9  first player wins  grundy inf{2} + 2 = inf{0}`, then each winning move:
 /// `  * token 1: 2 -> 9  9+9` (the sum it leaves, lost for the opponent).
-fn write_sum(out: &mut dyn Write, s: &retrodb::table::SumProbe) -> std::io::Result<()> {
+fn write_sum(out: &mut dyn Write, s: &crate::table::SumProbe) -> std::io::Result<()> {
     let parts: Vec<String> = s.tokens.iter().map(|t| t.grundy.to_string()).collect();
     writeln!(
         out,
@@ -319,7 +319,7 @@ fn extra(a: &Annotations) -> String {
     a.0.iter().map(|(k, v)| format!("\t{k}={v}")).collect()
 }
 
-fn grundy(g: &Option<retrodb::base::grundy::Grundy>) -> String {
+fn grundy(g: &Option<crate::base::grundy::Grundy>) -> String {
     g.as_ref()
         .map_or(String::new(), |g| format!("\tgrundy={g}"))
 }

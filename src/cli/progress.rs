@@ -9,8 +9,8 @@
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use crate::base::progress::Progress;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use retrodb::base::progress::Progress;
 
 /// A note as every front end prints it.
 fn print_note(line: &str) {

@@ -17,8 +17,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::apps::research;
 use anyhow::{Result, bail};
-use retrodb::apps::research;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -140,7 +140,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
 fn late(a: LateArgs) -> Result<ExitCode> {
     // Made (or refused) before the work, not after it.
     if let Some(dir) = &a.svg_dir {
-        retrodb::table::output_dir(dir)?;
+        crate::table::output_dir(dir)?;
     }
     let bar = super::Bar::new(false, "late positions");
     let start = std::time::Instant::now();
@@ -162,7 +162,7 @@ fn late(a: LateArgs) -> Result<ExitCode> {
 
 /// `research tiers`: every position of the table counted by tier, value and remoteness.
 fn tiers(a: TiersArgs) -> Result<ExitCode> {
-    let table = retrodb::table::Table::open(&a.table)?;
+    let table = crate::table::Table::open(&a.table)?;
     research::depth::check_table(&table)?;
     if !a.json && !a.quiet {
         errln!(
@@ -192,7 +192,7 @@ fn tiers(a: TiersArgs) -> Result<ExitCode> {
 
 fn bridgit(a: BridgitArgs) -> Result<ExitCode> {
     if let Some(dir) = &a.svg_dir {
-        retrodb::table::output_dir(dir)?;
+        crate::table::output_dir(dir)?;
     }
     if let Some(count) = a.sample {
         return sampled(&a, count);
@@ -213,7 +213,7 @@ fn bridgit(a: BridgitArgs) -> Result<ExitCode> {
     // A table that exists is opened as it is, so that one of another index (a values-only
     // or Left-first table) is refused with what would work instead.
     let (table, built) = match a.table.as_deref() {
-        Some(path) if path.exists() => (retrodb::table::Table::open(path)?, false),
+        Some(path) if path.exists() => (crate::table::Table::open(path)?, false),
         path => research::open_or_build(a.size, path, std::sync::Arc::new(super::Notes))?,
     };
     if built {
@@ -262,7 +262,7 @@ fn sampled(a: &BridgitArgs, count: u64) -> Result<ExitCode> {
     let Some(path) = a.table.as_deref() else {
         unreachable!("sampled_by_lehman takes --sample without --table")
     };
-    let table = retrodb::table::Table::open(path)?;
+    let table = crate::table::Table::open(path)?;
     if !a.json {
         errln!(
             "checking {count} random positions of the play population of bridgit:{} against {}",
@@ -306,7 +306,7 @@ fn sampled_by_lehman(
 fn sample_and_print(
     a: &BridgitArgs,
     count: u64,
-    sample: impl FnOnce(&super::Bar) -> retrodb::apps::error::Result<research::Report>,
+    sample: impl FnOnce(&super::Bar) -> crate::apps::error::Result<research::Report>,
 ) -> Result<ExitCode> {
     let bar = super::Bar::new(false, "sampling");
     let start = std::time::Instant::now();

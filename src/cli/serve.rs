@@ -1,5 +1,5 @@
 //! `retrodb serve TABLE_OR_DIR... [--addr HOST:PORT]`: the HTTP API and the web board over
-//! tables (the work is in `retrodb::serve`). Every numeric option is checked against its range
+//! tables (the work is in `crate::serve`). Every numeric option is checked against its range
 //! here, at the boundary, so that no later sum of a duration or shift of a size can overflow.
 
 use std::net::SocketAddr;
@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use crate::serve::{Catalog, Limits};
 use anyhow::Result;
-use retrodb::serve::{Catalog, Limits};
 
 /// The longest timeout an option takes, in seconds: a day.
 const MAX_SECS: u64 = 86_400;
@@ -97,7 +97,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
         ..Limits::default()
     };
 
-    retrodb::serve::run(catalog, a.addr, limits, threads, |addr| {
+    crate::serve::run(catalog, a.addr, limits, threads, |addr| {
         // One line scripts and tests can read to find the port.
         // A server keeps serving when no one reads this line; it goes through the one path
         // all the same (no panic on a closed stdout).

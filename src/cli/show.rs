@@ -4,11 +4,11 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::Notation;
+use crate::games::values::{ValueOf, value_of};
+use crate::games::{self, AnyGame, PictureStyle};
+use crate::with_game;
 use anyhow::Result;
-use retrodb::Notation;
-use retrodb::games::values::{ValueOf, value_of};
-use retrodb::games::{self, AnyGame, PictureStyle};
-use retrodb::with_game;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -28,13 +28,13 @@ pub struct Args {
 }
 
 /// Positions visited at most for the value.
-const VALUE_LIMIT: usize = retrodb::table::lookup::VALUE_LIMIT;
+const VALUE_LIMIT: usize = crate::table::lookup::VALUE_LIMIT;
 
 pub fn run(a: Args) -> Result<ExitCode> {
     // Taken first, so that an output that cannot be written (a device, a FIFO, a missing
     // directory) is refused before anything is printed.
     let svg_out = match &a.svg {
-        Some(path) => Some(retrodb::table::OutputFile::create(path, &super::Notes)?),
+        Some(path) => Some(crate::table::OutputFile::create(path, &super::Notes)?),
         None => None,
     };
     let style = if std::io::stdout().is_terminal() {
@@ -52,7 +52,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
     if let (Some(mut file), Some(path)) = (svg_out, &a.svg) {
         let svg = games::picture(&a.game, &a.position, PictureStyle::Svg, &super::Notes)?;
         file.write_all(svg.as_bytes())
-            .map_err(|e| retrodb::Error::io(file.temp_path(), e))?;
+            .map_err(|e| crate::Error::io(file.temp_path(), e))?;
         file.commit()?;
         outln!("wrote {}", path.display())?;
     }
@@ -61,14 +61,11 @@ pub fn run(a: Args) -> Result<ExitCode> {
 
 /// `value: TEXT` for games with values, or why there is none.
 fn value_line(a: &Args) -> Result<String> {
-    let game = match AnyGame::open_with(
-        &a.game,
-        retrodb::base::memory::default_limit(),
-        &super::Notes,
-    ) {
-        Ok(g) => g,
-        Err(e) => return Ok(format!("value: not computed ({e})")),
-    };
+    let game =
+        match AnyGame::open_with(&a.game, crate::base::memory::default_limit(), &super::Notes) {
+            Ok(g) => g,
+            Err(e) => return Ok(format!("value: not computed ({e})")),
+        };
     let pos = with_game!(&game, g => g.parse_position(&a.position))?;
     Ok(match value_of(&game, pos, a.free_moves, VALUE_LIMIT) {
         ValueOf::Value(v) => format!(

@@ -7,13 +7,13 @@ use std::io::{BufRead, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Context, Result, bail};
-use retrodb::apps::oracle::graphs::{self, Graph};
-use retrodb::apps::oracle::sweep::{self, Row, SweepOptions, SweepReport};
-use retrodb::apps::oracle::vertex_sweep::{
+use crate::apps::oracle::graphs::{self, Graph};
+use crate::apps::oracle::sweep::{self, Row, SweepOptions, SweepReport};
+use crate::apps::oracle::vertex_sweep::{
     Corruption, Piece, PieceFile, VertexRow, VertexSweep, VertexSweepOptions, VertexSweepReport,
     pieces,
 };
+use anyhow::{Context, Result, bail};
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum Family {
@@ -48,7 +48,7 @@ pub struct Args {
     random_positions: u64,
     /// Refuse tables estimated to need more memory than this (e.g. 8G; default: 80% of the memory
     /// available).
-    #[arg(long, value_name = "SIZE", value_parser = retrodb::base::memory::parse_size)]
+    #[arg(long, value_name = "SIZE", value_parser = crate::base::memory::parse_size)]
     max_memory: Option<u64>,
     /// Vertex version: also solve with the counter engine, and compare its table with the
     /// tiered engine's at every position, on one graph in N (chosen by a hash of its graph6
@@ -140,7 +140,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
         random_positions: a.random_positions as usize,
         max_memory: a
             .max_memory
-            .unwrap_or_else(retrodb::base::memory::default_limit),
+            .unwrap_or_else(crate::base::memory::default_limit),
     };
     let report = sweep::sweep(&graphs, &opts)?;
     if a.json {
@@ -177,7 +177,7 @@ fn run_vertex(a: Args) -> Result<ExitCode> {
         minimax_sample: a.minimax_sample,
         max_memory: a
             .max_memory
-            .unwrap_or_else(retrodb::base::memory::default_limit),
+            .unwrap_or_else(crate::base::memory::default_limit),
         corrupt: corruption()?,
     };
     if let Some(out) = &a.out {
@@ -186,9 +186,9 @@ fn run_vertex(a: Args) -> Result<ExitCode> {
     let mut sweep = VertexSweep::new(opts);
     let mut list = match &a.list {
         Some(path) => {
-            let mut w = retrodb::table::OutputFile::create(path, &super::Notes)?;
+            let mut w = crate::table::OutputFile::create(path, &super::Notes)?;
             writeln!(w, "# graph6 a b vertex-class edge-class")
-                .map_err(|e| retrodb::Error::io(w.temp_path(), e))?;
+                .map_err(|e| crate::Error::io(w.temp_path(), e))?;
             Some(w)
         }
         None => None,
@@ -210,7 +210,7 @@ fn run_vertex(a: Args) -> Result<ExitCode> {
             let (name, reader): (String, Box<dyn BufRead>) = if path.as_os_str() == "-" {
                 ("<stdin>".to_string(), Box::new(std::io::stdin().lock()))
             } else {
-                let file = std::fs::File::open(path).map_err(|e| retrodb::Error::io(path, e))?;
+                let file = std::fs::File::open(path).map_err(|e| crate::Error::io(path, e))?;
                 (
                     path.display().to_string(),
                     Box::new(std::io::BufReader::new(file)),
@@ -352,7 +352,7 @@ fn print_vertex_report(r: &VertexSweepReport) -> Result<(), super::out::StdoutEr
         .iter()
         .filter(|c| c.pairs > 0 && c.vertex != c.edge)
     {
-        let show = |e: &Option<retrodb::apps::oracle::vertex_sweep::Example>| {
+        let show = |e: &Option<crate::apps::oracle::vertex_sweep::Example>| {
             e.as_ref().map_or("none".to_string(), |e| {
                 format!(
                     "{} {} {} ({}, {})",
@@ -403,7 +403,7 @@ fn read_graphs(path: &PathBuf) -> Result<Vec<Graph>> {
         ("<stdin>".to_string(), buf)
     } else {
         let name = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|e| retrodb::Error::io(path, e))?;
+        let bytes = std::fs::read(path).map_err(|e| crate::Error::io(path, e))?;
         (name, bytes)
     };
     Ok(graphs::read_graph6(&name, &bytes)?)

@@ -4,12 +4,12 @@
 use std::process::ExitCode;
 use std::time::Instant;
 
+use crate::Game;
+use crate::error::human_bytes;
+use crate::game::Tiered;
+use crate::games::AnyGame;
+use crate::games::values::{MAX_CELLS, board_values, tier_census};
 use anyhow::{Result, bail};
-use retrodb::Game;
-use retrodb::error::human_bytes;
-use retrodb::game::Tiered;
-use retrodb::games::AnyGame;
-use retrodb::games::values::{MAX_CELLS, board_values, tier_census};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -22,7 +22,7 @@ pub struct Args {
     free_moves: u32,
     /// Refuse games whose values would need more memory than this (e.g. 8G; default: 80% of
     /// the memory available).
-    #[arg(long, value_name = "SIZE", value_parser = retrodb::base::memory::parse_size)]
+    #[arg(long, value_name = "SIZE", value_parser = crate::base::memory::parse_size)]
     max_memory: Option<u64>,
     /// The figures as one JSON object.
     #[arg(long)]
@@ -32,7 +32,7 @@ pub struct Args {
 pub fn run(a: Args) -> Result<ExitCode> {
     let limit = a
         .max_memory
-        .unwrap_or_else(retrodb::base::memory::default_limit);
+        .unwrap_or_else(crate::base::memory::default_limit);
     let game = AnyGame::open_with(&a.game, limit, &super::Notes)?;
     let Some(cell) = game.cell_game() else {
         bail!(
@@ -56,7 +56,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
     }
     let configurations = 3u64.pow(board.cells);
     // The values and their atomic working copy (4 bytes each), and the census's walk.
-    retrodb::base::memory::check(
+    crate::base::memory::check(
         format!("the values of {}", a.game),
         configurations * 8,
         limit,
@@ -65,7 +65,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
     let start = Instant::now();
     let v = board_values(&board, a.free_moves)?;
     let seconds = start.elapsed().as_secs_f64();
-    let peak = retrodb::base::memory::peak_rss();
+    let peak = crate::base::memory::peak_rss();
     let start = Instant::now();
     let tiers = tier_census(&board, &v);
     let census_seconds = start.elapsed().as_secs_f64();

@@ -47,6 +47,9 @@ pub enum TableErrorKind {
     Damaged(String),
     /// The game the table names cannot be rebuilt, or is not the one it was built from.
     Game(String),
+    /// The table's game family (its spec's kind, named here) is not registered in this
+    /// program (`retrodb::games::register`), so its game cannot be rebuilt.
+    FamilyNotRegistered(String),
     /// A build's work file beside the table that fails a check (the text says which).
     WorkFile(String),
     /// The file changed on disk while it was open: truncated or written in place (the text
@@ -161,6 +164,11 @@ impl fmt::Display for TableErrorKind {
                 f,
                 "{what}; no answer is given from it (replace a table by writing a new file and \
                  renaming it over the old one, never by copying into it)"
+            ),
+            FamilyNotRegistered(kind) => write!(
+                f,
+                "its game family `{kind}` is not registered in this program \
+                 (retrodb::games::register)"
             ),
             Game(what) | WorkFile(what) | Other(what) => write!(f, "{what}"),
         }

@@ -4,10 +4,10 @@
 //! trait, so nothing outside a game's own module names the game. Every method after `open` has
 //! a default, for a game without a picture, an input file or a start of its own.
 
-use super::{Input, InputBytes, PictureStyle, Source, Turn, source};
+use super::{AnyGame, Input, InputBytes, PictureStyle, Source, Turn, source};
 use crate::base::progress::Progress;
 use crate::error::Result;
-use crate::game::{Move, Notation, Status};
+use crate::game::{Move, Notation, Omissions, Status};
 
 /// A spec being read: its kind and argument, the memory limit, and where its input file comes
 /// from (the disk, or the bytes a table embeds).
@@ -36,7 +36,8 @@ impl<'a> SpecInput<'a> {
     }
 }
 
-/// A game family as the registry knows it (`src/games/mod.rs`, one line per family).
+/// A game family as the registry knows it: a built-in one (`src/games/mod.rs`, one line per
+/// family) or one registered at run time ([`super::register`]).
 pub trait Family: Notation + Sized {
     /// The spec kinds the family reads and what their argument is, for help texts and errors:
     /// `("hex", "the side N of the N x N rhombus")`.
@@ -44,6 +45,16 @@ pub trait Family: Notation + Sized {
 
     /// The game a spec of one of [`Family::KINDS`] names.
     fn open(spec: &SpecInput<'_>) -> Result<Self>;
+
+    /// The game as an [`AnyGame`]: by default [`AnyGame::External`], the variant of every family
+    /// registered at run time; each built-in family has a variant of its own, so that the
+    /// solvers are compiled for its type.
+    fn into_any(self) -> AnyGame
+    where
+        Self: Omissions + Send + 'static,
+    {
+        AnyGame::External(super::ExternalGame::new(self))
+    }
 
     /// The input file the game was built from, for games that read one.
     fn input_source(&self) -> Option<&Source> {

@@ -1,13 +1,17 @@
-//! The games, one module per family, and the registry that turns a game spec (`hex:4`,
-//! `digraph:FILE`) into a concrete game.
+//! The games, one module per family, and the registry ([`registry`]) that turns a game spec
+//! (`hex:4`, `digraph:FILE`) into a concrete game.
 //!
 //! Adding a game (docs/ARCHITECTURE.md, "Adding a game"; `subtraction.rs` is the worked example):
 //! a module implementing [`crate::game::Game`], [`crate::game::Notation`],
 //! [`crate::game::Omissions`] (empty where the defaults do) and [`Family`] (its spec kinds and
 //! how a spec is read; the rest has defaults), and one line in the list below. The list makes
 //! the module, the [`AnyGame`] variant, `with_game!`, `with_tiered_game!` (for a game marked
-//! `tiered`, which implements [`crate::game::Tiered`] too), the spec kinds ([`kinds`]) and the
-//! reading of a spec. Nothing outside `games/` names a game.
+//! `tiered`, which implements [`crate::game::Tiered`] too) and the family's entry in the
+//! registry. Nothing outside `games/` names a game.
+//!
+//! A game from outside retrodb (docs/ARCHITECTURE.md, "Adding a game from outside") implements
+//! the same traits in its own crate and is registered at run time ([`register`]); its games are
+//! [`AnyGame::External`], which every `with_game!` takes like the others.
 
 /// The games retrodb knows, one line each: `Variant(module::Type) tiered` for an acyclic game
 /// solved tier by tier, `plain` for the rest.
@@ -24,47 +28,36 @@ macro_rules! __games {
     };
 }
 
-/// What [`__games!`]'s list is made into: the modules and [`AnyGame`] (`declare`, once, here),
-/// the arms of `with_game!` (`with`) and of `with_tiered_game!` (`tiered`, the tiered games'
-/// arms gathered one entry at a time).
+/// What [`__games!`]'s list is made into: the modules, [`AnyGame`] and the built-in families'
+/// registry entries (`declare`, once, here), the arms of `with_game!` (`with`) and of
+/// `with_tiered_game!` (`tiered`, the tiered games' arms gathered one entry at a time).
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __games_do {
     ([$($v:ident($m:ident::$t:ident) $k:ident,)*] declare) => {
         $(pub mod $m;)*
 
-        /// Every game retrodb knows, as one concrete type per family.
+        /// Every game retrodb can build: one variant per built-in family, holding its concrete
+        /// type, and [`AnyGame::External`] for the families registered at run time.
         pub enum AnyGame {
             $($v($m::$t),)*
+            /// A game of a family registered at run time ([`register`]), held behind
+            /// [`external::DynGame`].
+            External(external::ExternalGame),
         }
 
-        /// The spec kinds of every family and what their argument is, for help texts and errors.
-        pub fn kinds() -> impl Iterator<Item = &'static (&'static str, &'static str)> {
-            [$(<$m::$t as Family>::KINDS,)*].into_iter().flatten()
-        }
-
-        /// The spec kinds of the families marked `tiered` (solved tier by tier, with a tier
-        /// walk), for the messages of what reads tiers.
-        pub fn tiered_kinds() -> impl Iterator<Item = &'static str> {
-            [$((stringify!($k) == "tiered", <$m::$t as Family>::KINDS),)*]
-                .into_iter()
-                .filter(|(tiered, _)| *tiered)
-                .flat_map(|(_, kinds)| kinds.iter().map(|(kind, _)| *kind))
-        }
-
-        /// The game a spec names, by the family that reads its kind; `None` for an unknown kind.
-        fn open_kind(spec: &SpecInput<'_>) -> Option<Result<AnyGame>> {
-            $(
-                if <$m::$t as Family>::KINDS.iter().any(|(k, _)| *k == spec.kind) {
-                    return Some(<$m::$t as Family>::open(spec).map(AnyGame::$v));
-                }
-            )*
-            None
+        /// The registry's entries of the built-in families, in the list's order.
+        fn builtin_families() -> Vec<FamilyEntry> {
+            vec![$({
+                let entry = FamilyEntry::of::<$m::$t>();
+                if stringify!($k) == "tiered" { entry.tiered() } else { entry }
+            },)*]
         }
     };
     ([$($v:ident($m:ident::$t:ident) $k:ident,)*] with ($any:expr) $g:ident ($body:expr)) => {
         match $any {
             $($crate::games::AnyGame::$v($g) => $body,)*
+            $crate::games::AnyGame::External($g) => $body,
         }
     };
     ([$($list:tt)*] tiered ($any:expr) $g:ident ($body:expr) ($o:pat) ($other:expr)) => {
@@ -89,14 +82,19 @@ macro_rules! __games_do {
 
 crate::__games!(declare);
 
+pub mod external;
 pub mod family;
+pub mod registry;
 pub mod source;
 pub mod values;
 
 use crate::base::progress::{Progress, Silent};
 use crate::error::{Error, Result};
 use crate::game::{Game, Notation};
+pub use external::ExternalGame;
 pub use family::{Family, SpecInput};
+use registry::open_kind;
+pub use registry::{FamilyEntry, is_registered, kinds, register, register_entry, tiered_kinds};
 pub use source::{InputBytes, Source};
 
 /// Who is to move at a position and, where the game is over, who has won: in words, for people
@@ -124,7 +122,8 @@ macro_rules! with_game {
 
 /// Like `with_game!` for the games that implement [`crate::game::Tiered`] (the acyclic ones):
 /// `$body` with `$g` bound to the tiered game, or `$other` with `$o` bound to the [`AnyGame`]
-/// for the rest.
+/// for the rest (the built-in games not marked `tiered`, and every [`AnyGame::External`]: a
+/// family registered at run time is solved by the counter engine).
 #[macro_export]
 macro_rules! with_tiered_game {
     ($any:expr, $g:ident => $body:expr, $o:pat => $other:expr) => {

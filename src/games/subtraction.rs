@@ -20,6 +20,11 @@ impl Family for Subtraction {
         "a heap and the amounts a move may take, e.g. 20,1,3,4",
     )];
 
+    /// Its own variant, so the solvers are compiled for it.
+    fn into_any(self) -> crate::games::AnyGame {
+        crate::games::AnyGame::Subtraction(self)
+    }
+
     fn open(spec: &SpecInput<'_>) -> Result<Subtraction> {
         let bad = |msg: String| Error::Spec {
             spec: spec.spec.into(),

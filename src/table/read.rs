@@ -132,6 +132,11 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
             }
         };
         let max_memory = crate::base::memory::default_limit();
+        if let Some((kind, _)) = header.spec.split_once(':')
+            && !crate::games::is_registered(kind)
+        {
+            return Err(fail(TableErrorKind::FamilyNotRegistered(kind.to_string())));
+        }
         let game = match &header.source {
             SourceRef::None => AnyGame::load(&header.spec, Input::Disk, max_memory),
             SourceRef::Embedded { source, offset } => {

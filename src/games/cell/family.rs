@@ -22,6 +22,11 @@ impl Family for CellGame {
         ("hex", "the side N of the N x N rhombus"),
     ];
 
+    /// Its own variant, so the solvers are compiled for it.
+    fn into_any(self) -> crate::games::AnyGame {
+        crate::games::AnyGame::Cell(self)
+    }
+
     fn open(spec: &SpecInput<'_>) -> Result<CellGame> {
         // A graph's spec may end in ',sliced', ',sym' or ',start=L': the file is what comes
         // before.

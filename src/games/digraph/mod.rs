@@ -346,6 +346,11 @@ impl crate::games::Family for Digraph {
     const KINDS: &'static [(&'static str, &'static str)] =
         &[("digraph", "an edge-list file: 'u v' per line")];
 
+    /// Its own variant, so the solvers are compiled for it.
+    fn into_any(self) -> crate::games::AnyGame {
+        crate::games::AnyGame::Digraph(self)
+    }
+
     fn open(spec: &crate::games::SpecInput<'_>) -> Result<Digraph> {
         Digraph::parse(spec.arg, &spec.bytes(spec.arg)?, spec.max_memory)
     }

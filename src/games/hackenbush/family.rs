@@ -22,6 +22,11 @@ impl Family for Hackenbush {
         ),
     ];
 
+    /// Its own variant, so the solvers are compiled for it.
+    fn into_any(self) -> crate::games::AnyGame {
+        crate::games::AnyGame::Hackenbush(self)
+    }
+
     fn open(spec: &SpecInput<'_>) -> Result<Hackenbush> {
         match spec.kind {
             "hackenbush-stalk" => Hackenbush::parse_stalk(spec.arg, spec.max_memory),
