@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# retrodb against the peer programs in PEER_DIR, on the same work, in one run.
+# retrodb against the plain C peer programs, on the same work, in one run.
 #
-#   scripts/bench-peers.sh PEER_DIR [PAIRS]
+#   scripts/bench-peers.sh [PEER_DIR] [PAIRS]
+#   scripts/bench-peers.sh PAIRS
 #
-# Compiles the peers found in PEER_DIR (hex_peer.c, plain and -DREMOTENESS; digraph_queue.c)
-# with their documented flags, builds retrodb in release mode, then runs retrodb and the peer
-# alternately on each case, PAIRS times (default 5), and prints the medians of wall time and
-# peak memory and the retrodb/peer ratios (below 1: retrodb is faster or smaller). Cases:
+# PEER_DIR (relative to the repository's root) defaults to benches/peers, the peers that ship
+# with retrodb (benches/peers/README.md; the integration tests check their answers against
+# retrodb's). Compiles the peers found in PEER_DIR (hex_peer.c, plain and -DREMOTENESS;
+# digraph_queue.c) with their documented flags, builds retrodb in release mode, then runs
+# retrodb and the peer alternately on each case, PAIRS times (default 5), and prints the medians
+# of wall time and peak memory and the retrodb/peer ratios (below 1: retrodb is faster or
+# smaller). Cases:
 #
 #   hex4        retrodb build hex:4 (values) against hex_peer 4 OUT, 1 and 2 threads
 #   hex4-rem    the same with --remoteness against hex_peer built with -DREMOTENESS
@@ -14,19 +18,24 @@
 #               command with all threads against the peer's; retrodb's one-thread solve time
 #               (its --json solve_seconds) against the peer's queue loop (its printed solve time)
 #
-# Work files go to $BENCH_WORK (default bench-work/peers, which git ignores); the 1.9 GB edge
-# list is generated once and kept. CASES="hex4 hex4-rem" runs a subset. CI does not run this:
-# docs/BENCHMARKS.md keeps its output.
+# Work files go to $BENCH_WORK (default bench-work/peers, which git ignores); the edge list (over
+# a gigabyte) is generated once per version of the generator and kept. CASES="hex4 hex4-rem"
+# runs a subset. CI does not run this: docs/BENCHMARKS.md keeps its output.
 set -euo pipefail
 
-peers=${1:?usage: scripts/bench-peers.sh PEER_DIR [PAIRS]}
+case ${1:-} in
+  -h | --help) echo "usage: scripts/bench-peers.sh [PEER_DIR] [PAIRS]"; exit 0 ;;
+  *[!0-9]* | '') ;;
+  *) set -- benches/peers "$1" ;; # a number alone is PAIRS
+esac
+peer_dir=${1:-benches/peers}
 pairs=${2:-5}
 cd "$(dirname "$0")/.."
 root=$PWD
 work=${BENCH_WORK:-$root/bench-work/peers}
 cases=${CASES:-hex4 hex4-rem digraph}
 mkdir -p "$work"
-peers=$(cd "$peers" && pwd)
+peers=$(cd "$peer_dir" && pwd) || { echo "no peer directory $peer_dir" >&2; exit 2; }
 
 echo "== building retrodb and the peers"
 cargo build --release --quiet
@@ -108,7 +117,8 @@ for c in $cases; do
       ;;
     digraph)
       have digraph_queue.c || { echo "   $c: no digraph_queue.c in $peers, skipped"; continue; }
-      edges=$work/digraph-10M-100M-25.txt
+      # One edge list per generator: its name carries the checksum of the peer's source.
+      edges=$work/digraph-10M-100M-25-$(cksum <"$peers/digraph_queue.c" | cut -d' ' -f1).txt
       if [ ! -f "$edges" ]; then
         echo "   generating $edges"
         "$work/digraph_queue" --gen 10000000 100000000 1 "$edges.partial" 25

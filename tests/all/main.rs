@@ -27,6 +27,7 @@ mod hackenbush_cli;
 mod hackenbush_props;
 mod lookups;
 mod messages;
+mod peers;
 mod progress;
 mod reliability3;
 mod replaced_tables;
