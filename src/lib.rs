@@ -21,13 +21,17 @@
 //! command line is [`cli`] (its entry points only, so that a program that registers games of
 //! its own, [`games::register`], can run it).
 //!
-//! ```no_run
+//! ```
 //! use retrodb::{builder::{self, BuildOptions}, games::AnyGame, table};
+//! # let dir = std::env::temp_dir().join(format!("retrodb-doc-{}", std::process::id()));
+//! # std::fs::create_dir_all(&dir).unwrap();
+//! # let out = dir.join("seed001.rdb");
+//! // The seed's digraph (data/seed001.txt): 12 vertices, draws included.
 //! let game = AnyGame::open("digraph:data/seed001.txt", u64::MAX)?;
-//! let summary = builder::build(&game, "seed001.rdb".as_ref(), &BuildOptions::default())?;
-//! let t = table::Table::open("seed001.rdb".as_ref())?;
-//! let answer = t.probe_text("4")?;
-//! assert_eq!(answer.value, retrodb::Value::Win);
+//! builder::build(&game, &out, &BuildOptions::default())?;
+//! let t = table::Table::open(&out)?;
+//! assert_eq!(t.probe_text("4")?.value, retrodb::Value::Win);
+//! # std::fs::remove_dir_all(&dir).unwrap();
 //! # Ok::<(), retrodb::Error>(())
 //! ```
 

@@ -71,8 +71,14 @@ fn entries() -> Vec<FamilyEntry> {
 /// ([`crate::cli`]) and the server. Registering a family again changes nothing; a kind another
 /// family already reads is refused.
 ///
-/// ```ignore
-/// retrodb::games::register::<my_game::MyGame>()?;
+/// ```
+/// use retrodb::games::{AnyGame, register, subtraction::Subtraction};
+/// // A game of another crate registers the same way; a built-in family is registered already,
+/// // and registering it again changes nothing.
+/// register::<Subtraction>()?;
+/// let game = AnyGame::open("subtract:20,1,3,4", u64::MAX)?;
+/// assert_eq!(game.size(), 21);
+/// # Ok::<(), retrodb::Error>(())
 /// ```
 pub fn register<G: Family + Omissions + Send + 'static>() -> Result<()> {
     register_entry(FamilyEntry::of::<G>())
