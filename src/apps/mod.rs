@@ -1,6 +1,6 @@
 //! The applications built on the library, each a client that reads tables through
 //! [`crate::table::Table`] and sits beside the command line: the terminal game ([`play`]), the
-//! benchmarks ([`bench`]), the Bridg-It research ([`research`]) and the independent checkers
+//! benchmarks ([`bench`](mod@bench)), the Bridg-It research ([`research`]) and the independent checkers
 //! that every solver result is compared with ([`oracle`]: naive minimax, Lehman's criterion,
 //! sweeps over small graphs).
 

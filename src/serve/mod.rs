@@ -3,12 +3,12 @@
 //! into the binary ([`assets`]).
 //!
 //! The pieces: a [`Catalog`] opens the tables given at start, names each by its file stem and
-//! serves the new file when one is renamed over a table ([`catalog`]);
+//! serves the new file when one is renamed over a table (`catalog.rs`);
 //! [`api::router`] answers requests from it, the web board's view of a position among them
-//! ([`board`]: the position as asked, its moves best first, who is to move or has won, and the
+//! (`board.rs`: the position as asked, its moves best first, who is to move or has won, and the
 //! picture, in one answer); [`run`] and [`serve_on`] accept connections (hyper with a
 //! header-read timeout, so a client that connects and sends nothing is dropped, and a write
-//! timeout, [`connection`], so a client that stops reading is dropped too) and stop gracefully
+//! timeout, `connection.rs`, so a client that stops reading is dropped too) and stop gracefully
 //! on SIGINT or SIGTERM, cancelling what still runs after the grace period.
 //!
 //! The invariant: a request reaches a table only through a name that is a key of the catalog,
@@ -182,7 +182,7 @@ fn shutdown_signal() -> std::io::Result<impl Future<Output = ()>> {
 }
 
 /// Accepts connections on `listener` and answers them from `catalog` until `shutdown`
-/// resolves; then stops accepting, gives open requests [`GRACE`] to finish, and cancels what
+/// resolves; then stops accepting, gives open requests a grace period (`GRACE`, 7 s) to finish, and cancels what
 /// still runs.
 pub async fn serve_on(
     listener: tokio::net::TcpListener,

@@ -123,8 +123,8 @@ impl Tiered for CellGame {
         self.cells + 1
     }
 
-    /// Plain index: one unit per value of the top [`TIER_PREFIX_DIGITS`] cells. Alternation: runs
-    /// of [`ALT_UNIT`] indices of the tier's range. Sliced: one unit per row.
+    /// Plain index: one unit per value of the top `TIER_PREFIX_DIGITS` cells. Alternation: runs
+    /// of `ALT_UNIT` indices of the tier's range. Sliced: one unit per row.
     fn tier_units(&self, t: u32) -> u64 {
         if t > self.cells {
             return 0;

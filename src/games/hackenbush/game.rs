@@ -136,7 +136,7 @@ impl Tiered for Hackenbush {
         self.edges.len() as u32 + 1
     }
 
-    /// Units are runs of [`TIER_UNIT`] consecutive sets; each keeps the sets of its tier.
+    /// Units are runs of `TIER_UNIT` consecutive sets; each keeps the sets of its tier.
     fn tier_units(&self, _t: u32) -> u64 {
         self.sets.len().div_ceil(TIER_UNIT) as u64
     }

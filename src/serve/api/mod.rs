@@ -2,15 +2,15 @@
 //! `/health`, and the web board's page and assets, all under one set of layers (the request
 //! timeout, the in-flight limit, the body limit, compression, JSON errors). Every error is a
 //! JSON object `{"error": CODE, "detail": TEXT}` with its HTTP status — the handlers' own
-//! errors ([`ApiError`]) and, through [`json_errors`], those the middleware and the router
+//! errors ([`ApiError`]) and, through `json_errors`, those the middleware and the router
 //! answer (unknown route, wrong method, body too large, timeout, panic).
 //!
 //! Probing is synchronous work on memory-mapped bytes: about a microsecond for a position and
 //! its moves when the table is in memory, a disk read when it is not. So every handler that
-//! reads a table does it off the runtime's threads ([`work`]: short lookups on lookup threads,
+//! reads a table does it off the runtime's threads (`work.rs`: short lookups on lookup threads,
 //! game values on the blocking pool), bounded and cancellable; a batch runs on a blocking
 //! thread that hands chunks to Rayon and streams the answers out as the client takes them
-//! ([`batch`]). What touches no table (`/health`, the list of tables, a table's
+//! (`batch.rs`). What touches no table (`/health`, the list of tables, a table's
 //! description) is answered on the runtime's threads.
 
 use std::sync::Arc;
@@ -62,7 +62,7 @@ struct App {
     lookup_threads: work::LookupThreads,
 }
 
-/// The router over `catalog`, with the limits (applied once, here: [`Limits::applied`]),
+/// The router over `catalog`, with the limits (applied once, here: `Limits::applied`),
 /// compression, and JSON for every error; `stopping` cancels every request's work when set.
 pub fn router(catalog: Catalog, limits: Limits, stopping: Cancel) -> Router {
     let limits = limits.applied();

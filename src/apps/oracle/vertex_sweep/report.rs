@@ -145,7 +145,7 @@ pub struct Tally {
     pub rows: Vec<VertexRow>,
     /// All nine (vertex class, edge class) combinations, in [`Class::ALL`] order of each.
     pub crossings: Vec<Crossing>,
-    /// The first [`KEPT_DISAGREEMENTS`] disagreeing pairs.
+    /// The first `KEPT_DISAGREEMENTS` (20) disagreeing pairs.
     pub disagreeing: Vec<Disagreement>,
     pub disagreeing_pairs: u64,
 }
