@@ -271,8 +271,7 @@ pub fn solve(
             child_probes: 0,
             remoteness: None,
         },
-        remoteness: None,
-        rem_width: 0,
+        remoteness: super::tiers::Remoteness::None,
     }))
 }
 

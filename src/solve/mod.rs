@@ -20,6 +20,7 @@ pub(crate) mod plainrem;
 pub mod plan;
 pub mod sliced;
 pub mod slicedrem;
+pub mod streaming;
 pub mod tiered;
 pub mod tiers;
 
@@ -75,8 +76,7 @@ impl Engine {
     /// would use ([`plan::memory_estimate`]); the counter engine's for games the tiered engine
     /// cannot solve.
     pub fn memory_estimate(self, game: &AnyGame, remoteness: bool) -> u64 {
-        let kernel = plan::kernel(game, self, remoteness, true).unwrap_or(plan::Kernel::Counter);
-        plan::memory_estimate(kernel, game, remoteness).saturating_add(PROCESS_BYTES)
+        plan::memory_estimate(self, game, remoteness).saturating_add(PROCESS_BYTES)
     }
 }
 

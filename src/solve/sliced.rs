@@ -229,8 +229,7 @@ pub fn solve(
             child_probes: probes.into_inner(),
             remoteness: None,
         },
-        remoteness: None,
-        rem_width: 0,
+        remoteness: super::tiers::Remoteness::None,
     }))
 }
 

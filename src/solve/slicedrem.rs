@@ -4,8 +4,8 @@
 //! What the solve keeps per position is half a byte beside the two-bit cell: a cell game's
 //! remoteness follows its value's parity (a win's is odd, or 0 where the game is over; a loss's
 //! even) and never exceeds its cells, so `r / 2` for a loss and `(r + 1) / 2` for a win fit four
-//! bits ([`crate::table::format::nibble_of`]); the table keeps them so too. Both live in the
-//! build's work file, so the order is the values kernel's: key tiers fullest first, a tier's
+//! bits; the table's nibble encoding is the same, so a build's work file holds them in place.
+//! Cells and nibbles live in the build's work file, so the order is the values kernel's: key tiers fullest first, a tier's
 //! rows reading only the tier above, two key tiers resident, the rest on disk.
 //!
 //! A row is decided over the dense range of low configurations in one byte a column, a
@@ -39,7 +39,7 @@ use crate::game::shape::sliced::{Row, Sliced};
 pub const NIBBLES_PER_WORD: u64 = 16;
 
 /// The remoteness nibbles of a table, over shared atomic words (16 a word, lowest first), as
-/// the build's work file maps them ([`crate::table::write::RawWriter::nibble_words`]).
+/// a build's work file maps them ([`super::tiered::TierStores::nibbles`]).
 #[derive(Clone, Copy)]
 pub struct Nibbles<'a> {
     words: &'a [AtomicU64],
@@ -302,8 +302,7 @@ pub fn solve(
             child_probes: probes.into_inner(),
             remoteness: None,
         },
-        remoteness: None,
-        rem_width: 0,
+        remoteness: super::tiers::Remoteness::None,
     }))
 }
 

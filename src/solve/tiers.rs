@@ -151,14 +151,24 @@ impl AnonBytes {
     }
 }
 
-/// What a finished tiered solve hands the table writer: the stats, and with remoteness every
-/// index's byte in the table's one-byte encoding (all-ones for none).
+/// What a finished tiered solve hands its caller: the stats and the remoteness as the kernel
+/// held it.
 pub struct Solved {
     pub stats: SolveStats,
-    pub remoteness: Option<AnonBytes>,
-    /// How the remoteness is held: 1 for a byte a position as the engine keeps it
-    /// (`2 * (remoteness + 1) + lost`, 0 for none; [`super::tiered::table_bytes`] and [`super::tiered::engine_nibbles`] give
-    /// the table's encodings), [`crate::table::format::REM_NIBBLES`] for the row kernel's
-    /// nibbles as the table holds them; 0 without remoteness.
-    pub rem_width: u8,
+    pub remoteness: Remoteness,
+}
+
+/// The remoteness of a finished tiered solve, as the kernel held it.
+pub enum Remoteness {
+    /// None kept (a values-only solve).
+    None,
+    /// A byte an index as the engine keeps it (`2 * (remoteness + 1) + lost`,
+    /// [`crate::base::remoteness::ENGINE_NONE`] for none).
+    EngineBytes(AnonBytes),
+    /// A nibble an index, two a byte (the lower first), relative to the value: `r / 2` for a
+    /// loss, `(r + 1) / 2` for a win, 0 for none; in anonymous memory.
+    Nibbles(AnonBytes),
+    /// Written to the caller's store as the kernel went
+    /// ([`super::tiered::TierStores::nibbles`], [`super::tiered::TierStores::stream`]).
+    InStore,
 }

@@ -649,8 +649,8 @@ impl Header {
 
 mod remoteness;
 pub use remoteness::{
-    frame_remoteness_len, get_remoteness, nibble_of, put_remoteness, remoteness_bytes,
-    remoteness_len, remoteness_of_nibble, remoteness_width,
+    bytes_of_engine, frame_remoteness_len, get_remoteness, nibble_of, nibbles_of_engine,
+    put_remoteness, remoteness_bytes, remoteness_len, remoteness_of_nibble, remoteness_width,
 };
 
 #[cfg(test)]

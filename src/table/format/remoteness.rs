@@ -102,3 +102,28 @@ pub fn remoteness_bytes(rem: &[u32], width: u8) -> Vec<u8> {
         });
     out
 }
+
+/// The table's one-byte remoteness (all-ones for none) of the engine's bytes
+/// (`2 * (remoteness + 1) + lost`, [`crate::base::remoteness::ENGINE_NONE`] for none), in place.
+pub fn bytes_of_engine(bytes: &mut [u8]) {
+    bytes
+        .par_chunks_mut(1 << 16)
+        .for_each(|c| c.iter_mut().for_each(|b| *b = (*b >> 1).wrapping_sub(1)));
+}
+
+/// The table's nibbles ([`nibble_of`]) of the engine's bytes of a game whose remoteness follows
+/// its value's parity: byte `j` of `out` holds `bytes[2j]`'s nibble (low) and `bytes[2j + 1]`'s
+/// (high), 0 past the end of `bytes`. From `b = 2 * (r + 1) + lost`, a loss's `r / 2` and a
+/// win's `(r + 1) / 2` are both `(b / 2 - lost) / 2`, and none (0) gives 0: one expression, no
+/// branch.
+pub fn nibbles_of_engine(bytes: &[u8], out: &mut [u8]) {
+    let n = |b: u8| ((b >> 1) - (b & 1)) >> 1;
+    let whole = (bytes.len() / 2).min(out.len());
+    for (o, pair) in out.iter_mut().zip(bytes.chunks_exact(2)) {
+        *o = n(pair[0]) | n(pair[1]) << 4;
+    }
+    if let Some(o) = out.get_mut(whole) {
+        *o = bytes.get(2 * whole).map_or(0, |&b| n(b));
+    }
+    out.iter_mut().skip(whole + 1).for_each(|o| *o = 0);
+}

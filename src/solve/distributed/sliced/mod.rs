@@ -151,8 +151,7 @@ pub fn solve(
             child_probes: probes,
             remoteness: None,
         },
-        remoteness: None,
-        rem_width: 0,
+        remoteness: crate::solve::tiers::Remoteness::None,
     }))
 }
 

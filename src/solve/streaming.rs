@@ -1,0 +1,131 @@
+//! The plain board's kernel with remoteness ([`super::plainrem`]) with its remoteness handed to
+//! a stream while it solves (a build's table file): a thread of its own hands each block of
+//! positions to the stream once the solve has made them final.
+//!
+//! Invariant: a block is read from the engine's bytes only after the solve reports a tier that
+//! leaves every position of it final ([`super::plainrem::final_tiers`]).
+
+use std::ops::Range;
+
+use super::SolveOptions;
+use super::tiers::{AnonBytes, Remoteness, Solved, TierDone};
+use crate::base::cells::Cells;
+use crate::game::shape::PlainBoard;
+
+/// Where the plain board's kernel with remoteness hands its remoteness while it solves, in
+/// blocks of consecutive positions; the caller (a build) implements it over its table file,
+/// in the table's encoding.
+pub trait RemotenessStream: Sync {
+    /// Positions a block holds (the last block may hold fewer); even.
+    fn block_positions(&self) -> u64;
+
+    /// Called once before the first block, while the solve starts.
+    fn begin(&self) -> crate::Result<()>;
+
+    /// Block `k`, final: `engine_bytes` are its positions' remoteness as the engine keeps it
+    /// (`2 * (remoteness + 1) + lost`, 0 for none). `scratch` is the caller's to reuse.
+    fn write_block(
+        &self,
+        k: usize,
+        engine_bytes: &[u8],
+        scratch: &mut Vec<u8>,
+    ) -> crate::Result<()>;
+
+    /// Blocks `blocks` (consecutive) are written: they may go to the disk.
+    fn written(&self, blocks: Range<usize>);
+
+    /// The solve is over: the cells of `positions` are final and may go to the disk.
+    fn solved(&self, positions: Range<u64>);
+}
+
+/// The plain board's kernel with remoteness ([`super::tiered::solve_plain_remoteness`]), its
+/// remoteness handed to `stream` while it solves: a thread of its own hands each block to the
+/// stream as soon as the solve is done with its positions, so that after the solve only the
+/// last levels' blocks are left. The engine's bytes stay in memory (they are what the kernel
+/// reads), so nothing the solve touches is mapped from a file.
+pub(crate) fn solve_streaming(
+    board: &PlainBoard<'_>,
+    stream: &dyn RemotenessStream,
+    cells: &Cells<'_>,
+    opts: &SolveOptions,
+    after: &mut impl FnMut(TierDone<'_>) -> crate::Result<bool>,
+) -> crate::Result<Option<Solved>> {
+    let size = cells.len();
+    let rem = AnonBytes::new(size).map_err(|source| crate::Error::Io {
+        path: format!("{size} bytes of anonymous memory for remoteness"),
+        source,
+    })?;
+    // A configuration is two positions (either player to move).
+    let finals = super::plainrem::final_tiers(board, stream.block_positions() / 2);
+    let (reports, reported) = std::sync::mpsc::channel::<u32>();
+    std::thread::scope(|scope| {
+        let streamer = scope.spawn(|| {
+            let written = stream_blocks(stream, &rem, &finals, reported);
+            if written.is_err() {
+                // No table can come of this solve: stop it.
+                opts.stop.request();
+            }
+            written
+        });
+        let solved = super::tiered::solve_plain_remoteness(board, cells, &rem, opts, &mut |done| {
+            // The stream may go on with the blocks this tier leaves final.
+            let _ = reports.send(done.tier);
+            after(done)
+        });
+        drop(reports);
+        // The solve is over: the rest of the cells go to the disk while the last blocks are
+        // written.
+        stream.solved(0..size);
+        streamer
+            .join()
+            .expect("the remoteness stream does not panic")?;
+        Ok(solved?.map(|stats| Solved {
+            stats,
+            remoteness: Remoteness::InStore,
+        }))
+    })
+}
+
+/// [`solve_streaming`]'s thread: for each tier the solve reports (highest first), the blocks
+/// that tier leaves final (`finals[k]`: the tier that makes block `k` so), in position order,
+/// handed to `stream` from the engine's bytes `rem` and sent to the disk a run of consecutive
+/// blocks at a time. Once tier 0 is reported, every block is written.
+fn stream_blocks(
+    stream: &dyn RemotenessStream,
+    rem: &AnonBytes,
+    finals: &[u32],
+    reported: std::sync::mpsc::Receiver<u32>,
+) -> crate::Result<()> {
+    let positions = rem.len();
+    let per_block = stream.block_positions() as usize;
+    // The blocks in the order they become final, highest tier first.
+    let mut order: Vec<usize> = (0..finals.len()).collect();
+    order.sort_by_key(|&k| (std::cmp::Reverse(finals[k]), k));
+    let (mut next, mut fresh, mut scratch) = (0, Vec::new(), Vec::new());
+    stream.begin()?;
+    for tier in reported {
+        fresh.clear();
+        while next < order.len() && finals[order[next]] >= tier {
+            fresh.push(order[next]);
+            next += 1;
+        }
+        fresh.sort_unstable();
+        let mut run_start = 0;
+        for (i, &k) in fresh.iter().enumerate() {
+            let from = (k * per_block).min(positions);
+            let to = (from + per_block).min(positions);
+            // SAFETY: the solve reported a tier that leaves block `k`'s positions final (their
+            // bytes are written no more), and the channel's message orders their writes
+            // before this read.
+            let bytes = unsafe { rem.final_range(from..to) };
+            stream.write_block(k, bytes, &mut scratch)?;
+            if i == 0 || fresh[i - 1] + 1 != k {
+                run_start = k;
+            }
+            if fresh.get(i + 1) != Some(&(k + 1)) {
+                stream.written(run_start..k + 1);
+            }
+        }
+    }
+    Ok(())
+}
