@@ -26,7 +26,7 @@ use crate::error::{Error, Result};
 use crate::game::Game as _;
 use crate::games::AnyGame;
 use crate::solve::{self, SolveOptions, SolveStats};
-use crate::table::format::{remoteness_bytes, remoteness_width};
+use crate::table::format::{RemotenessEncoding, remoteness_bytes};
 use crate::table::workfiles::sibling;
 use crate::table::write::{GameFields, GrundyBytes, RawWriter};
 use crate::table::{OutputLock, raw_sibling, zstd::Params};
@@ -198,7 +198,7 @@ pub fn estimate(game: &AnyGame, opts: &BuildOptions) -> BuildEstimate {
     let engine = engine_of(game, opts);
     let size = game.size();
     let rem = if opts.remoteness {
-        crate::table::format::remoteness_len(size, rem_width_for(game, 0))
+        rem_encoding_for(game, 0).section_len(size)
     } else {
         0
     };
@@ -407,13 +407,13 @@ fn build_raw(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<BuildSum
     let mut writer = RawWriter::create(out, fields, size)?;
     let solve_start = Instant::now();
     let sopts = opts.solve_options();
-    let (stats, width, rem_bytes) = {
+    let (stats, encoding, rem_bytes) = {
         let cells = writer.cells(size);
         let stats = with_game!(game, g => solve::counter::solve(g, &cells, &sopts));
         // A stopped solve's cells are incomplete; the temporary file goes with the writer.
         opts.stop.check().map_err(|_| interrupted(&spec, None))?;
-        let (width, rem_bytes) = encode_remoteness(game, &stats, &cells)?;
-        (stats, width, rem_bytes)
+        let (encoding, rem_bytes) = encode_remoteness(game, &stats, &cells)?;
+        (stats, encoding, rem_bytes)
     };
     let grundy =
         if opts.grundy {
@@ -443,7 +443,7 @@ fn build_raw(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<BuildSum
     // Rounds are recorded where the table has remoteness (a values-only tiered build does not
     // know them, and both engines write the same table).
     let rounds = stats.rounds.filter(|_| opts.remoteness);
-    let file_bytes = writer.finish(stats.counts, rounds, width, &rem_bytes)?;
+    let file_bytes = writer.finish(stats.counts, rounds, encoding, &rem_bytes)?;
     Ok(BuildSummary {
         spec,
         path: out.display().to_string(),
@@ -478,34 +478,36 @@ fn interrupted(spec: &str, resumable: Option<&Path>) -> Error {
     })
 }
 
-/// The remoteness width of `game`'s tables: half a byte relative to the value for the boards
+/// The remoteness encoding of `game`'s tables: half a byte relative to the value for the boards
 /// the solvers know, plain and sliced (a cell game's remoteness follows its value's parity and
-/// stays below 29 cells, docs/FORMAT.md), else the narrowest width whose all-ones value exceeds
+/// stays below 29 cells, docs/FORMAT.md), else the narrowest bytes whose all-ones value exceeds
 /// `max`, the largest finite remoteness.
-pub(crate) fn rem_width_for(game: &AnyGame, max: u32) -> u8 {
+pub(crate) fn rem_encoding_for(game: &AnyGame, max: u32) -> RemotenessEncoding {
     use solve::plan::Shape;
     if matches!(Shape::of(game), Shape::SlicedBoard | Shape::PlainBoard) {
-        crate::table::format::REM_NIBBLES
+        RemotenessEncoding::Nibbles
     } else {
-        remoteness_width(max)
+        RemotenessEncoding::narrowest(max)
     }
 }
 
 /// The table's remoteness section of a solve with remoteness (the cells give the nibbles'
-/// values): its width and bytes.
+/// values): its encoding and bytes.
 fn encode_remoteness(
     game: &AnyGame,
     stats: &SolveStats,
     cells: &crate::base::cells::Cells<'_>,
-) -> Result<(u8, Vec<u8>)> {
+) -> Result<(RemotenessEncoding, Vec<u8>)> {
     let Some(rem) = &stats.remoteness else {
-        return Ok((0, Vec::new()));
+        return Ok((RemotenessEncoding::None, Vec::new()));
     };
-    let width = rem_width_for(game, max_finite(rem));
-    if width != crate::table::format::REM_NIBBLES {
-        return Ok((width, remoteness_bytes(rem, width)));
+    let encoding = rem_encoding_for(game, max_finite(rem));
+    match encoding {
+        RemotenessEncoding::Nibbles => {}
+        RemotenessEncoding::Bytes(width) => return Ok((encoding, remoteness_bytes(rem, width))),
+        RemotenessEncoding::None => return Ok((encoding, Vec::new())),
     }
-    let mut out = vec![0u8; crate::table::format::remoteness_len(rem.len() as u64, width) as usize];
+    let mut out = vec![0u8; encoding.section_len(rem.len() as u64) as usize];
     for (i, &r) in rem.iter().enumerate() {
         let code = cells.get(i as u64);
         let n = crate::table::format::nibble_of(
@@ -521,7 +523,7 @@ fn encode_remoteness(
         })?;
         out[i / 2] |= n << (4 * (i % 2));
     }
-    Ok((width, out))
+    Ok((encoding, out))
 }
 
 #[cfg(test)]

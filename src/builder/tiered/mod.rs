@@ -303,17 +303,18 @@ fn write_table(
     writer: RawWriter,
     solved: solve::tiers::Solved,
 ) -> Result<(SolveStats, u64)> {
+    use crate::table::format::RemotenessEncoding;
     use solve::tiers::Remoteness;
     let stats = solved.stats;
-    let nibbles = crate::table::format::REM_NIBBLES;
+    let nibbles = RemotenessEncoding::Nibbles;
     let mut rem = solved.remoteness;
-    let (writer, width, rem_bytes) = match &mut rem {
+    let (writer, encoding, rem_bytes) = match &mut rem {
         // In the work file already.
         Remoteness::InStore => (writer, nibbles, &[][..]),
         // A board's bytes go into the table's nibbles in the work file, a block at a time, each
         // hashed while in the cache: one pass over the engine's bytes, half of them for the
         // disk.
-        Remoteness::EngineBytes(r) if super::rem_width_for(game, 0) == nibbles => {
+        Remoteness::EngineBytes(r) if super::rem_encoding_for(game, 0) == nibbles => {
             let mut w = writer.with_nibbles()?;
             let bytes = r.bytes();
             w.fill_nibbles(|first, out| {
@@ -324,12 +325,12 @@ fn write_table(
         }
         Remoteness::EngineBytes(r) => {
             crate::table::format::bytes_of_engine(r.bytes_mut());
-            (writer, 1, r.bytes())
+            (writer, RemotenessEncoding::Bytes(1), r.bytes())
         }
         Remoteness::Nibbles(r) => (writer, nibbles, r.bytes()),
-        Remoteness::None => (writer, 0, &[][..]),
+        Remoteness::None => (writer, RemotenessEncoding::None, &[][..]),
     };
-    let file_bytes = writer.finish(stats.counts, stats.rounds, width, rem_bytes)?;
+    let file_bytes = writer.finish(stats.counts, stats.rounds, encoding, rem_bytes)?;
     Ok((stats, file_bytes))
 }
 

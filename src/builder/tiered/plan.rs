@@ -90,9 +90,8 @@ pub(super) fn plan_with_kernel<'g>(
     let disk_all = match store {
         // The row kernel keeps remoteness in the work file: nibbles of every position, written
         // in place (no checkpoint files).
-        Some(RemStore::Nibbles) => cells_on_disk.saturating_add(
-            crate::table::format::remoteness_len(size, crate::table::format::REM_NIBBLES),
-        ),
+        Some(RemStore::Nibbles) => cells_on_disk
+            .saturating_add(crate::table::format::RemotenessEncoding::Nibbles.section_len(size)),
         _ if opts.remoteness => cells_on_disk.saturating_add(size.saturating_mul(3)),
         _ => cells_on_disk,
     };
