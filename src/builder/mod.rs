@@ -195,7 +195,11 @@ pub struct BuildEstimate {
 
 /// The engine and kernel a build from scratch would use and its memory and disk needs.
 pub fn estimate(game: &AnyGame, opts: &BuildOptions) -> BuildEstimate {
-    let engine = engine_of(game, opts);
+    estimate_for(game, opts, engine_of(game, opts))
+}
+
+/// [`estimate`] with the build's engine, worked out once ([`engine_of`]).
+fn estimate_for(game: &AnyGame, opts: &BuildOptions, engine: solve::Engine) -> BuildEstimate {
     let size = game.size();
     let rem = if opts.remoteness {
         rem_encoding_for(game, 0).section_len(size)
@@ -214,7 +218,7 @@ pub fn estimate(game: &AnyGame, opts: &BuildOptions) -> BuildEstimate {
     BuildEstimate {
         engine,
         kernel: solve::plan::kernel(game, engine, opts.remoteness, true),
-        memory_bytes: process_peak(game, opts, grundy_memory),
+        memory_bytes: process_peak(game, opts, engine, grundy_memory),
         file_bytes: size
             .div_ceil(4)
             .saturating_add(rem)
@@ -228,12 +232,17 @@ pub fn estimate(game: &AnyGame, opts: &BuildOptions) -> BuildEstimate {
 /// times over: the game's copy, the table writer's, and the header encoded from it at the end.
 /// Without the game's share, a 1M-vertex, 1M-edge digraph was estimated at 18.6 MiB against a
 /// peak of 71 MiB.
-fn process_peak(game: &AnyGame, opts: &BuildOptions, grundy_memory: u64) -> u64 {
+fn process_peak(
+    game: &AnyGame,
+    opts: &BuildOptions,
+    engine: solve::Engine,
+    grundy_memory: u64,
+) -> u64 {
     let embedded = game
         .source()
         .and_then(|s| s.bytes.as_ref())
         .map_or(0, |b| b.len() as u64);
-    let solving = engine_of(game, opts)
+    let solving = engine
         .memory_estimate(game, opts.remoteness)
         .saturating_add(grundy_memory)
         .saturating_add(game.resident_bytes())
@@ -242,7 +251,8 @@ fn process_peak(game: &AnyGame, opts: &BuildOptions, grundy_memory: u64) -> u64 
     solving.max(loading)
 }
 
-/// The engine `opts` asks for, else the game's default.
+/// The engine `opts` asks for, else the game's default. A build works it out once and hands it
+/// on.
 fn engine_of(game: &AnyGame, opts: &BuildOptions) -> solve::Engine {
     opts.engine
         .unwrap_or_else(|| solve::Engine::default_for(game))
@@ -261,8 +271,13 @@ pub fn solved_into(out: &Path, opts: &BuildOptions) -> PathBuf {
 /// Refuses options that do not apply to `game` before anything is done (a front end calls it
 /// before printing a plan; [`build`] calls it too).
 pub fn check_options(game: &AnyGame, opts: &BuildOptions) -> Result<()> {
+    check_options_for(game, opts, engine_of(game, opts))
+}
+
+/// [`check_options`] for a build with `engine`.
+fn check_options_for(game: &AnyGame, opts: &BuildOptions, engine: solve::Engine) -> Result<()> {
     if opts.grundy {
-        refuse_grundy(game, opts)?;
+        refuse_grundy(game, engine)?;
     }
     Ok(())
 }
@@ -270,13 +285,14 @@ pub fn check_options(game: &AnyGame, opts: &BuildOptions) -> Result<()> {
 /// Solves `game` and writes its table to `out`, raw or compressed as `opts` asks.
 pub fn build(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<BuildSummary> {
     refuse_writing_the_input(game, out)?;
-    check_options(game, opts)?;
+    let engine = engine_of(game, opts);
+    check_options_for(game, opts, engine)?;
     let Some(params) = opts.compress else {
-        return build_raw(game, out, opts);
+        return build_raw(game, out, opts, engine);
     };
     let raw = raw_sibling(out);
-    check_disk_for_both(game, out, opts)?;
-    let result = build_raw(game, &raw, opts).and_then(|mut s| {
+    check_disk_for_both(game, out, opts, engine)?;
+    let result = build_raw(game, &raw, opts, engine).and_then(|mut s| {
         if !s.complete {
             return Ok(s);
         }
@@ -298,13 +314,13 @@ pub fn build(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<BuildSum
 
 /// Refuses generalized Sprague-Grundy values where they do not apply: games that are not
 /// impartial, and the tiered engine (which digraphs never use anyway).
-fn refuse_grundy(game: &AnyGame, opts: &BuildOptions) -> Result<()> {
+fn refuse_grundy(game: &AnyGame, engine: solve::Engine) -> Result<()> {
     let spec = game.spec();
     let why = if !with_game!(game, g => g.impartial()) {
         "generalized Sprague-Grundy values are defined for impartial games, where a player who \
          cannot move loses and both players have the same moves (digraph:FILE); this game is \
          not one"
-    } else if engine_of(game, opts) != solve::Engine::Counter {
+    } else if engine != solve::Engine::Counter {
         "the generalized Sprague-Grundy labelling follows the counter engine; leave out \
          --engine tiered"
     } else {
@@ -355,9 +371,14 @@ fn refuse_writing_the_input(game: &AnyGame, out: &Path) -> Result<()> {
 /// quarter of the raw cells (a half bit a position; the tables measured compress to about 0.11,
 /// docs/FORMAT.md) plus the remoteness whole. What the raw table's work file holds already
 /// counts as written.
-fn check_disk_for_both(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<()> {
+fn check_disk_for_both(
+    game: &AnyGame,
+    out: &Path,
+    opts: &BuildOptions,
+    engine: solve::Engine,
+) -> Result<()> {
     use std::os::unix::fs::MetadataExt;
-    let raw = estimate(game, opts).file_bytes;
+    let raw = estimate_for(game, opts, engine).file_bytes;
     let cells = game.size().div_ceil(4);
     let copy = cells / 4 + raw.saturating_sub(cells);
     let have =
@@ -373,11 +394,15 @@ fn check_disk_for_both(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Resul
 }
 
 /// Solves `game` and writes its raw table to `out`.
-fn build_raw(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<BuildSummary> {
+fn build_raw(
+    game: &AnyGame,
+    out: &Path,
+    opts: &BuildOptions,
+    engine: solve::Engine,
+) -> Result<BuildSummary> {
     let started = Instant::now();
     let spec = game.spec();
     let size = game.size();
-    let engine = engine_of(game, opts);
     if engine == solve::Engine::Tiered
         && let Some(why) = solve::tiered_unsupported(game)
     {
@@ -396,7 +421,7 @@ fn build_raw(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<BuildSum
         "solving {spec} ({size} positions) with the {} engine",
         engine.name()
     );
-    let needs = estimate(game, opts);
+    let needs = estimate_for(game, opts, engine);
     crate::base::memory::check(what.clone(), needs.memory_bytes, opts.max_memory)?;
     crate::base::memory::check_disk(what, out, needs.file_bytes)?;
     let fields = if opts.grundy {

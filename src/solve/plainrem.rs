@@ -16,6 +16,7 @@ use rayon::prelude::*;
 
 use super::bitplane::{Columns, LOW};
 use super::tiers::{AnonBytes, FinishedTiers, TierDone};
+use super::{SolveOptions, SolveStats};
 use crate::base::cells::{self, Cells};
 use crate::base::progress::Progress;
 use crate::game::shape::{PlainBoard, digit_masks};
@@ -167,6 +168,33 @@ pub fn final_tiers(board: &PlainBoard<'_>, configs: u64) -> Vec<u32> {
         }
     }
     tiers
+}
+
+/// The plain board's kernel with remoteness ([`super::plan::TieredKernel::PlainRemoteness`]), a fresh solve into
+/// `cells` (all undecided) and `rem` (zeroed, a byte per position) that the caller holds: a
+/// build reads the runs [`final_tiers`] calls final while the solve goes on.
+/// `None` when `after` stopped the solve.
+pub(crate) fn solve_counted(
+    board: &PlainBoard<'_>,
+    cells: &Cells<'_>,
+    rem: &AnonBytes,
+    opts: &SolveOptions,
+    after: &mut impl FnMut(TierDone<'_>) -> crate::Result<bool>,
+) -> crate::Result<Option<SolveStats>> {
+    let size = cells.len();
+    let progress = opts.begin_progress(size);
+    let Some(counts) = solve(board, cells, rem, progress, &opts.stop, after)? else {
+        return Ok(None);
+    };
+    progress.reach(size);
+    Ok(Some(SolveStats {
+        counts: cells.counts(),
+        rounds: Some(counts.rounds),
+        parent_visits: 0,
+        edges: Some(counts.edges),
+        child_probes: counts.edges,
+        remoteness: None,
+    }))
 }
 
 /// One task's view: the bytes it reads and writes, and its tallies.

@@ -38,7 +38,7 @@ pub trait RemotenessStream: Sync {
     fn solved(&self, positions: Range<u64>);
 }
 
-/// The plain board's kernel with remoteness ([`super::tiered::solve_plain_remoteness`]), its
+/// The plain board's kernel with remoteness ([`super::plainrem::solve_counted`]), its
 /// remoteness handed to `stream` while it solves: a thread of its own hands each block to the
 /// stream as soon as the solve is done with its positions, so that after the solve only the
 /// last levels' blocks are left. The engine's bytes stay in memory (they are what the kernel
@@ -67,7 +67,7 @@ pub(crate) fn solve_streaming(
             }
             written
         });
-        let solved = super::tiered::solve_plain_remoteness(board, cells, &rem, opts, &mut |done| {
+        let solved = super::plainrem::solve_counted(board, cells, &rem, opts, &mut |done| {
             // The stream may go on with the blocks this tier leaves final.
             let _ = reports.send(done.tier);
             after(done)

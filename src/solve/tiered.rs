@@ -32,7 +32,6 @@ pub use super::streaming::RemotenessStream;
 use super::tiers::{AnonBytes, FinishedTiers, Remoteness, Solved, TierDone};
 use super::{SolveOptions, SolveStats};
 use crate::base::cells::{self, Cells};
-use crate::game::shape::PlainBoard;
 use crate::game::{Status, TierPosition, TierVisitor, Tiered, Value};
 
 /// Remoteness as the engine keeps it while solving: one byte, `2 * (remoteness + 1) + lost`
@@ -153,7 +152,8 @@ pub fn solve_tiers<G: Tiered>(
             Some(stream) => super::streaming::solve_streaming(&board, stream, cells, opts, after),
             None => {
                 let rem = anon_bytes(size)?;
-                let Some(stats) = solve_plain_remoteness(&board, cells, &rem, opts, after)? else {
+                let Some(stats) = super::plainrem::solve_counted(&board, cells, &rem, opts, after)?
+                else {
                     return Ok(None);
                 };
                 Ok(Some(Solved {
@@ -287,34 +287,6 @@ fn clear_tiers<G: Tiered>(game: &G, cells: &Cells<'_>, below: u32) {
             .into_par_iter()
             .for_each(|unit| game.visit_tier(t, unit, &mut Clear(*cells)));
     }
-}
-
-/// The plain board's kernel with remoteness ([`TieredKernel::PlainRemoteness`]), a fresh solve into
-/// `cells` (all undecided) and `rem` (zeroed, a byte per position) that the caller holds: a
-/// build reads the runs [`super::plainrem::final_tiers`] calls final while the solve goes on.
-/// `None` when `after` stopped the solve.
-pub(crate) fn solve_plain_remoteness(
-    board: &PlainBoard<'_>,
-    cells: &Cells<'_>,
-    rem: &AnonBytes,
-    opts: &SolveOptions,
-    after: &mut impl FnMut(TierDone<'_>) -> crate::Result<bool>,
-) -> crate::Result<Option<SolveStats>> {
-    let size = cells.len();
-    let progress = opts.begin_progress(size);
-    let Some(counts) = super::plainrem::solve(board, cells, rem, progress, &opts.stop, after)?
-    else {
-        return Ok(None);
-    };
-    progress.reach(size);
-    Ok(Some(SolveStats {
-        counts: cells.counts(),
-        rounds: Some(counts.rounds),
-        parent_visits: 0,
-        edges: Some(counts.edges),
-        child_probes: counts.edges,
-        remoteness: None,
-    }))
 }
 
 /// The per-position kernel ([`TieredKernel::PerPosition`]), the engine's side of a tier walk: decides
