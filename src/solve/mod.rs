@@ -4,23 +4,19 @@
 //! - [`counter`]: the counter-decrement engine, for any game (cycles and draws included).
 //! - [`tiered`]: the tiered engine, for acyclic games that number their tiers; it decides every
 //!   position exactly as the counter engine does (values, remoteness, rounds), with one of four
-//!   kernels: per position through the game's walk, or by the game's shape ([`bitplane`],
-//!   `plainrem`, [`sliced`]).
+//!   kernels: per position through the game's walk, or by the game's shape ([`kernels`]:
+//!   bitplane, plain remoteness, sliced rows, sliced remoteness).
 //! - [`grundy`]: the generalized Sprague-Grundy labelling of an impartial game (values for sums
 //!   of tokens), in retrograde rounds like the counter engine's.
 //! - [`plan`]: which kernel solves a game, chosen once from its shape and the options, and the
 //!   memory that kernel needs.
 
-pub mod bitplane;
 pub mod counter;
 pub mod digest;
 pub mod distributed;
 pub mod grundy;
-pub(crate) mod plainrem;
+pub mod kernels;
 pub mod plan;
-pub mod sliced;
-pub mod slicedrem;
-pub mod streaming;
 pub mod tiered;
 pub mod tiers;
 

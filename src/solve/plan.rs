@@ -62,15 +62,15 @@ pub enum Kernel {
     /// game's tier walk, with or without remoteness, fresh or resumed.
     PerPosition,
     /// A plain board, values only, from scratch: 64 configurations a word operation
-    /// ([`super::bitplane`]).
+    /// ([`super::kernels::bitplane`]).
     BitPlane,
     /// A plain board with remoteness, from scratch: children by arithmetic
-    /// ([`super::plainrem`]).
+    /// ([`super::kernels::plain_remoteness`]).
     PlainRemoteness,
-    /// A sliced board, values only, fresh or resumed: a row at a time ([`super::sliced`]).
+    /// A sliced board, values only, fresh or resumed: a row at a time ([`super::kernels::sliced_rows`]).
     SlicedRows,
     /// A sliced board with remoteness, fresh or resumed: a row at a time, remoteness in half a
-    /// byte a position ([`super::slicedrem`]).
+    /// byte a position ([`super::kernels::sliced_remoteness`]).
     SlicedRemoteness,
 }
 
@@ -224,12 +224,16 @@ impl<'g> TieredKernel<'g> {
     pub fn memory<G: Tiered>(&self, game: &G, solving: Range<u32>, remoteness: bool) -> u64 {
         let working = match self {
             // In place of the values kernel's cells and tables, counted below.
-            TieredKernel::SlicedRemoteness(b) => return super::slicedrem::resident_bytes(b.index),
-            TieredKernel::SlicedRows(b) => return super::sliced::resident_bytes(b.index),
+            TieredKernel::SlicedRemoteness(b) => {
+                return super::kernels::sliced_remoteness::resident_bytes(b.index);
+            }
+            TieredKernel::SlicedRows(b) => {
+                return super::kernels::sliced_rows::resident_bytes(b.index);
+            }
             TieredKernel::PerPosition if remoteness => game.size(),
             TieredKernel::PerPosition => 0,
             TieredKernel::PlainRemoteness(_) => game.size(),
-            TieredKernel::BitPlane(b) => super::bitplane::memory_estimate(b.cells),
+            TieredKernel::BitPlane(b) => super::kernels::bitplane::memory_estimate(b.cells),
         };
         resident_cells(game, solving).saturating_add(working)
     }

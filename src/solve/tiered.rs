@@ -25,10 +25,10 @@ use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
+pub use super::kernels::plain_remoteness_streamed::RemotenessStream;
+use super::kernels::sliced_remoteness::Nibbles;
 use super::plan::TieredKernel;
 pub use super::plan::{MAX_TIERS, unsupported};
-use super::slicedrem::Nibbles;
-pub use super::streaming::RemotenessStream;
 use super::tiers::{AnonBytes, FinishedTiers, Remoteness, Solved, TierDone};
 use super::{SolveOptions, SolveStats};
 use crate::base::cells::{self, Cells};
@@ -121,14 +121,17 @@ pub fn solve_tiers<G: Tiered>(
     let tiers = game.tier_count();
     let done_from = done_from.min(tiers);
     match *kernel {
-        TieredKernel::BitPlane(board) => super::bitplane::solve(&board, cells, opts, after),
+        TieredKernel::BitPlane(board) => {
+            super::kernels::bitplane::solve(&board, cells, opts, after)
+        }
         TieredKernel::SlicedRows(board) => {
-            super::sliced::solve(&board, cells, done_from, opts, after)
+            super::kernels::sliced_rows::solve(&board, cells, done_from, opts, after)
         }
         TieredKernel::SlicedRemoteness(board) => match stores.nibbles() {
             Some(nibbles) => {
-                let solved =
-                    super::slicedrem::solve(&board, cells, nibbles, done_from, opts, after)?;
+                let solved = super::kernels::sliced_remoteness::solve(
+                    &board, cells, nibbles, done_from, opts, after,
+                )?;
                 Ok(solved.map(|s| Solved {
                     remoteness: Remoteness::InStore,
                     ..s
@@ -137,11 +140,12 @@ pub fn solve_tiers<G: Tiered>(
             None => {
                 // In anonymous memory: a fresh solve.
                 assert_eq!(done_from, tiers, "an in-memory solve starts from nothing");
-                let len = super::slicedrem::nibble_words_for(size) * 8;
+                let len = super::kernels::sliced_remoteness::nibble_words_for(size) * 8;
                 let rem = anon_bytes(len)?;
-                let nibbles = super::slicedrem::Nibbles::new(rem.words());
-                let solved =
-                    super::slicedrem::solve(&board, cells, &nibbles, done_from, opts, after)?;
+                let nibbles = super::kernels::sliced_remoteness::Nibbles::new(rem.words());
+                let solved = super::kernels::sliced_remoteness::solve(
+                    &board, cells, &nibbles, done_from, opts, after,
+                )?;
                 Ok(solved.map(|s| Solved {
                     remoteness: Remoteness::Nibbles(rem),
                     ..s
@@ -149,10 +153,14 @@ pub fn solve_tiers<G: Tiered>(
             }
         },
         TieredKernel::PlainRemoteness(board) => match stores.stream() {
-            Some(stream) => super::streaming::solve_streaming(&board, stream, cells, opts, after),
+            Some(stream) => super::kernels::plain_remoteness_streamed::solve_streaming(
+                &board, stream, cells, opts, after,
+            ),
             None => {
                 let rem = anon_bytes(size)?;
-                let Some(stats) = super::plainrem::solve_counted(&board, cells, &rem, opts, after)?
+                let Some(stats) = super::kernels::plain_remoteness::solve_counted(
+                    &board, cells, &rem, opts, after,
+                )?
                 else {
                     return Ok(None);
                 };

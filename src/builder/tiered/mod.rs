@@ -115,7 +115,8 @@ pub(super) fn build_with(
     let stats = {
         let cells = writer.cells(size);
         // SAFETY: the words are the writer's shared mapping of its work file (or empty).
-        let nibbles = unsafe { solve::slicedrem::Nibbles::over_file(writer.nibble_words()) };
+        let nibbles =
+            unsafe { solve::kernels::sliced_remoteness::Nibbles::over_file(writer.nibble_words()) };
         let in_file = store == RemStore::Nibbles;
         // The finished tiers' cells, and their nibbles where the work file holds them.
         let digest = |tiers: std::ops::Range<u32>| {
@@ -208,7 +209,7 @@ fn checked_kernel<'g>(
 fn finished_digest(
     game: &AnyGame,
     cells: &Cells<'_>,
-    nibbles: Option<&solve::slicedrem::Nibbles<'_>>,
+    nibbles: Option<&solve::kernels::sliced_remoteness::Nibbles<'_>>,
     tiers: std::ops::Range<u32>,
 ) -> u64 {
     with_tiered_game!(game, g => {
@@ -226,19 +227,19 @@ fn finished_digest(
 struct WorkStores<'w, 'a> {
     out: &'w Path,
     resumed: Option<&'w Checkpoint>,
-    nibbles: Option<&'w solve::slicedrem::Nibbles<'a>>,
+    nibbles: Option<&'w solve::kernels::sliced_remoteness::Nibbles<'a>>,
     stream: Option<NibbleStream<'w>>,
 }
 
 impl solve::tiered::TierStores for WorkStores<'_, '_> {
-    fn nibbles(&self) -> Option<&solve::slicedrem::Nibbles<'_>> {
+    fn nibbles(&self) -> Option<&solve::kernels::sliced_remoteness::Nibbles<'_>> {
         self.nibbles
     }
 
-    fn stream(&self) -> Option<&dyn solve::streaming::RemotenessStream> {
+    fn stream(&self) -> Option<&dyn solve::kernels::plain_remoteness_streamed::RemotenessStream> {
         self.stream
             .as_ref()
-            .map(|s| s as &dyn solve::streaming::RemotenessStream)
+            .map(|s| s as &dyn solve::kernels::plain_remoteness_streamed::RemotenessStream)
     }
 
     /// The checkpoint's remoteness, read into the engine's memory and checked against the

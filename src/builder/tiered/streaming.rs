@@ -1,5 +1,5 @@
 //! A tiered build's stream for the plain board's kernel with remoteness
-//! ([`solve::streaming`]): each block of positions the solve has made final is packed into the
+//! ([`solve::kernels::plain_remoteness_streamed`]): each block of positions the solve has made final is packed into the
 //! table's nibbles, hashed, written to the work file and sent to the disk, so that after the
 //! solve only the last levels' blocks, the cells and the sync are left.
 
@@ -13,7 +13,7 @@ use crate::table::write::RawWriter;
 /// ([`RawWriter::stream_nibbles`]).
 pub(super) struct NibbleStream<'w>(pub &'w RawWriter);
 
-impl solve::streaming::RemotenessStream for NibbleStream<'_> {
+impl solve::kernels::plain_remoteness_streamed::RemotenessStream for NibbleStream<'_> {
     /// A nibble block holds two positions a byte.
     fn block_positions(&self) -> u64 {
         2 * crate::table::format::BLOCK as u64

@@ -1,16 +1,16 @@
-//! The plain board's kernel with remoteness ([`super::plainrem`]) with its remoteness handed to
+//! The plain board's kernel with remoteness ([`super::plain_remoteness`]) with its remoteness handed to
 //! a stream while it solves (a build's table file): a thread of its own hands each block of
 //! positions to the stream once the solve has made them final.
 //!
 //! Invariant: a block is read from the engine's bytes only after the solve reports a tier that
-//! leaves every position of it final ([`super::plainrem::final_tiers`]).
+//! leaves every position of it final ([`super::plain_remoteness::final_tiers`]).
 
 use std::ops::Range;
 
-use super::SolveOptions;
-use super::tiers::{AnonBytes, Remoteness, Solved, TierDone};
 use crate::base::cells::Cells;
 use crate::game::shape::PlainBoard;
+use crate::solve::SolveOptions;
+use crate::solve::tiers::{AnonBytes, Remoteness, Solved, TierDone};
 
 /// Where the plain board's kernel with remoteness hands its remoteness while it solves, in
 /// blocks of consecutive positions; the caller (a build) implements it over its table file,
@@ -38,7 +38,7 @@ pub trait RemotenessStream: Sync {
     fn solved(&self, positions: Range<u64>);
 }
 
-/// The plain board's kernel with remoteness ([`super::plainrem::solve_counted`]), its
+/// The plain board's kernel with remoteness ([`super::plain_remoteness::solve_counted`]), its
 /// remoteness handed to `stream` while it solves: a thread of its own hands each block to the
 /// stream as soon as the solve is done with its positions, so that after the solve only the
 /// last levels' blocks are left. The engine's bytes stay in memory (they are what the kernel
@@ -56,7 +56,7 @@ pub(crate) fn solve_streaming(
         source,
     })?;
     // A configuration is two positions (either player to move).
-    let finals = super::plainrem::final_tiers(board, stream.block_positions() / 2);
+    let finals = super::plain_remoteness::final_tiers(board, stream.block_positions() / 2);
     let (reports, reported) = std::sync::mpsc::channel::<u32>();
     std::thread::scope(|scope| {
         let streamer = scope.spawn(|| {
@@ -67,11 +67,12 @@ pub(crate) fn solve_streaming(
             }
             written
         });
-        let solved = super::plainrem::solve_counted(board, cells, &rem, opts, &mut |done| {
-            // The stream may go on with the blocks this tier leaves final.
-            let _ = reports.send(done.tier);
-            after(done)
-        });
+        let solved =
+            super::plain_remoteness::solve_counted(board, cells, &rem, opts, &mut |done| {
+                // The stream may go on with the blocks this tier leaves final.
+                let _ = reports.send(done.tier);
+                after(done)
+            });
         drop(reports);
         // The solve is over: the rest of the cells go to the disk while the last blocks are
         // written.
