@@ -130,3 +130,90 @@ fn stream_blocks(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use super::*;
+    use crate::base::cells;
+    use crate::games::AnyGame;
+    use crate::solve::plan::TieredKernel;
+    use crate::solve::tiered::{InMemory, TierStores, solve_tiers};
+
+    /// A stream into memory: every block's engine bytes at their place, each block once.
+    struct Collect {
+        per_block: u64,
+        bytes: Mutex<Vec<u8>>,
+        blocks: Mutex<Vec<usize>>,
+    }
+
+    impl RemotenessStream for Collect {
+        fn block_positions(&self) -> u64 {
+            self.per_block
+        }
+        fn begin(&self) -> crate::Result<()> {
+            Ok(())
+        }
+        fn write_block(&self, k: usize, engine: &[u8], _: &mut Vec<u8>) -> crate::Result<()> {
+            let at = k * self.per_block as usize;
+            self.bytes.lock().unwrap()[at..at + engine.len()].copy_from_slice(engine);
+            self.blocks.lock().unwrap().push(k);
+            Ok(())
+        }
+        fn written(&self, _: Range<usize>) {}
+        fn solved(&self, _: Range<u64>) {}
+    }
+
+    impl TierStores for Collect {
+        fn stream(&self) -> Option<&dyn RemotenessStream> {
+            Some(self)
+        }
+    }
+
+    /// The streamed kernel hands the stream every block once, and the bytes it hands are the
+    /// in-memory solve's; the cells are the same too.
+    #[test]
+    fn the_stream_gets_the_in_memory_solves_bytes() {
+        let game = AnyGame::open("hex:3", u64::MAX).unwrap();
+        crate::with_tiered_game!(&game, g => check(g), _ => panic!("hex has tiers"));
+    }
+
+    fn check<G: crate::game::Tiered>(g: &G) {
+        let opts = SolveOptions {
+            remoteness: true,
+            ..Default::default()
+        };
+        let kernel = TieredKernel::of(g, true, true).unwrap();
+        assert!(matches!(kernel, TieredKernel::PlainRemoteness(_)));
+        let size = crate::game::Game::size(g);
+        let tiers = crate::game::Tiered::tier_count(g);
+        let solve = |stores: &dyn TierStores| {
+            let words = cells::zeroed_words(cells::words_for(size));
+            let c = Cells::new(&words, size);
+            let solved = solve_tiers(g, &kernel, &c, tiers, stores, &opts, &mut |_| Ok(true));
+            let solved = solved.unwrap().unwrap();
+            (
+                c.counts(),
+                (0..size).map(|i| c.get(i)).collect::<Vec<_>>(),
+                solved,
+            )
+        };
+        let (counts, codes, memory) = solve(&InMemory);
+        let Remoteness::EngineBytes(want) = memory.remoteness else {
+            panic!("in memory, the engine's bytes")
+        };
+        let stream = Collect {
+            per_block: 64,
+            bytes: Mutex::new(vec![0; size as usize]),
+            blocks: Mutex::new(Vec::new()),
+        };
+        let (counts_s, codes_s, streamed) = solve(&stream);
+        assert!(matches!(streamed.remoteness, Remoteness::InStore));
+        assert_eq!((counts, codes), (counts_s, codes_s));
+        assert_eq!(&stream.bytes.lock().unwrap()[..], want.bytes());
+        let mut blocks = stream.blocks.into_inner().unwrap();
+        blocks.sort_unstable();
+        assert_eq!(blocks, (0..size.div_ceil(64) as usize).collect::<Vec<_>>());
+    }
+}
