@@ -6,7 +6,7 @@
 //!   reader answers `Option<u32>`.
 //! - While the tiered engine solves, it keeps one byte a position, `2 * (remoteness + 1) +
 //!   lost` with [`ENGINE_NONE`] for none, so zeroed memory starts as none and a child is read
-//!   with one load; `solve::tiered::table_bytes` and `engine_nibbles` turn it into the file's.
+//!   with one load; `table::format::bytes_of_engine` and `nibbles_of_engine` turn it into the file's.
 //! - On disk (docs/FORMAT.md), a remoteness of `width` bytes (1, 2 or 4) holds
 //!   [`stored_none`]`(width)`, all-ones, for none; a table in nibbles stores a draw's as 0 beside
 //!   its cell. The width choice and the byte layout are `table::format`'s.

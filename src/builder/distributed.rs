@@ -208,7 +208,10 @@ fn commit(
         size: n,
         counts,
         rounds,
-        rem_width: width,
+        rem: match width {
+            0 => format::RemotenessEncoding::None,
+            w => format::RemotenessEncoding::Bytes(w),
+        },
         grundy: None,
     })
 }

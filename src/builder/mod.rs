@@ -26,7 +26,7 @@ use crate::error::{Error, Result};
 use crate::game::Game as _;
 use crate::games::AnyGame;
 use crate::solve::{self, SolveOptions, SolveStats};
-use crate::table::format::{remoteness_bytes, remoteness_width};
+use crate::table::format::{RemotenessEncoding, remoteness_bytes};
 use crate::table::workfiles::sibling;
 use crate::table::write::{GameFields, GrundyBytes, RawWriter};
 use crate::table::{OutputLock, raw_sibling, zstd::Params};
@@ -195,10 +195,14 @@ pub struct BuildEstimate {
 
 /// The engine and kernel a build from scratch would use and its memory and disk needs.
 pub fn estimate(game: &AnyGame, opts: &BuildOptions) -> BuildEstimate {
-    let engine = engine_of(game, opts);
+    estimate_for(game, opts, engine_of(game, opts))
+}
+
+/// [`estimate`] with the build's engine, worked out once ([`engine_of`]).
+fn estimate_for(game: &AnyGame, opts: &BuildOptions, engine: solve::Engine) -> BuildEstimate {
     let size = game.size();
     let rem = if opts.remoteness {
-        crate::table::format::remoteness_len(size, rem_width_for(game, 0))
+        rem_encoding_for(game, 0).section_len(size)
     } else {
         0
     };
@@ -214,7 +218,7 @@ pub fn estimate(game: &AnyGame, opts: &BuildOptions) -> BuildEstimate {
     BuildEstimate {
         engine,
         kernel: solve::plan::kernel(game, engine, opts.remoteness, true),
-        memory_bytes: process_peak(game, opts, grundy_memory),
+        memory_bytes: process_peak(game, opts, engine, grundy_memory),
         file_bytes: size
             .div_ceil(4)
             .saturating_add(rem)
@@ -228,12 +232,17 @@ pub fn estimate(game: &AnyGame, opts: &BuildOptions) -> BuildEstimate {
 /// times over: the game's copy, the table writer's, and the header encoded from it at the end.
 /// Without the game's share, a 1M-vertex, 1M-edge digraph was estimated at 18.6 MiB against a
 /// peak of 71 MiB.
-fn process_peak(game: &AnyGame, opts: &BuildOptions, grundy_memory: u64) -> u64 {
+fn process_peak(
+    game: &AnyGame,
+    opts: &BuildOptions,
+    engine: solve::Engine,
+    grundy_memory: u64,
+) -> u64 {
     let embedded = game
         .source()
         .and_then(|s| s.bytes.as_ref())
         .map_or(0, |b| b.len() as u64);
-    let solving = engine_of(game, opts)
+    let solving = engine
         .memory_estimate(game, opts.remoteness)
         .saturating_add(grundy_memory)
         .saturating_add(game.resident_bytes())
@@ -242,7 +251,8 @@ fn process_peak(game: &AnyGame, opts: &BuildOptions, grundy_memory: u64) -> u64 
     solving.max(loading)
 }
 
-/// The engine `opts` asks for, else the game's default.
+/// The engine `opts` asks for, else the game's default. A build works it out once and hands it
+/// on.
 fn engine_of(game: &AnyGame, opts: &BuildOptions) -> solve::Engine {
     opts.engine
         .unwrap_or_else(|| solve::Engine::default_for(game))
@@ -261,8 +271,13 @@ pub fn solved_into(out: &Path, opts: &BuildOptions) -> PathBuf {
 /// Refuses options that do not apply to `game` before anything is done (a front end calls it
 /// before printing a plan; [`build`] calls it too).
 pub fn check_options(game: &AnyGame, opts: &BuildOptions) -> Result<()> {
+    check_options_for(game, opts, engine_of(game, opts))
+}
+
+/// [`check_options`] for a build with `engine`.
+fn check_options_for(game: &AnyGame, opts: &BuildOptions, engine: solve::Engine) -> Result<()> {
     if opts.grundy {
-        refuse_grundy(game, opts)?;
+        refuse_grundy(game, engine)?;
     }
     Ok(())
 }
@@ -270,13 +285,14 @@ pub fn check_options(game: &AnyGame, opts: &BuildOptions) -> Result<()> {
 /// Solves `game` and writes its table to `out`, raw or compressed as `opts` asks.
 pub fn build(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<BuildSummary> {
     refuse_writing_the_input(game, out)?;
-    check_options(game, opts)?;
+    let engine = engine_of(game, opts);
+    check_options_for(game, opts, engine)?;
     let Some(params) = opts.compress else {
-        return build_raw(game, out, opts);
+        return build_raw(game, out, opts, engine);
     };
     let raw = raw_sibling(out);
-    check_disk_for_both(game, out, opts)?;
-    let result = build_raw(game, &raw, opts).and_then(|mut s| {
+    check_disk_for_both(game, out, opts, engine)?;
+    let result = build_raw(game, &raw, opts, engine).and_then(|mut s| {
         if !s.complete {
             return Ok(s);
         }
@@ -298,13 +314,13 @@ pub fn build(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<BuildSum
 
 /// Refuses generalized Sprague-Grundy values where they do not apply: games that are not
 /// impartial, and the tiered engine (which digraphs never use anyway).
-fn refuse_grundy(game: &AnyGame, opts: &BuildOptions) -> Result<()> {
+fn refuse_grundy(game: &AnyGame, engine: solve::Engine) -> Result<()> {
     let spec = game.spec();
     let why = if !with_game!(game, g => g.impartial()) {
         "generalized Sprague-Grundy values are defined for impartial games, where a player who \
          cannot move loses and both players have the same moves (digraph:FILE); this game is \
          not one"
-    } else if engine_of(game, opts) != solve::Engine::Counter {
+    } else if engine != solve::Engine::Counter {
         "the generalized Sprague-Grundy labelling follows the counter engine; leave out \
          --engine tiered"
     } else {
@@ -355,9 +371,14 @@ fn refuse_writing_the_input(game: &AnyGame, out: &Path) -> Result<()> {
 /// quarter of the raw cells (a half bit a position; the tables measured compress to about 0.11,
 /// docs/FORMAT.md) plus the remoteness whole. What the raw table's work file holds already
 /// counts as written.
-fn check_disk_for_both(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<()> {
+fn check_disk_for_both(
+    game: &AnyGame,
+    out: &Path,
+    opts: &BuildOptions,
+    engine: solve::Engine,
+) -> Result<()> {
     use std::os::unix::fs::MetadataExt;
-    let raw = estimate(game, opts).file_bytes;
+    let raw = estimate_for(game, opts, engine).file_bytes;
     let cells = game.size().div_ceil(4);
     let copy = cells / 4 + raw.saturating_sub(cells);
     let have =
@@ -373,11 +394,15 @@ fn check_disk_for_both(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Resul
 }
 
 /// Solves `game` and writes its raw table to `out`.
-fn build_raw(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<BuildSummary> {
+fn build_raw(
+    game: &AnyGame,
+    out: &Path,
+    opts: &BuildOptions,
+    engine: solve::Engine,
+) -> Result<BuildSummary> {
     let started = Instant::now();
     let spec = game.spec();
     let size = game.size();
-    let engine = engine_of(game, opts);
     if engine == solve::Engine::Tiered
         && let Some(why) = solve::tiered_unsupported(game)
     {
@@ -396,7 +421,7 @@ fn build_raw(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<BuildSum
         "solving {spec} ({size} positions) with the {} engine",
         engine.name()
     );
-    let needs = estimate(game, opts);
+    let needs = estimate_for(game, opts, engine);
     crate::base::memory::check(what.clone(), needs.memory_bytes, opts.max_memory)?;
     crate::base::memory::check_disk(what, out, needs.file_bytes)?;
     let fields = if opts.grundy {
@@ -407,13 +432,13 @@ fn build_raw(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<BuildSum
     let mut writer = RawWriter::create(out, fields, size)?;
     let solve_start = Instant::now();
     let sopts = opts.solve_options();
-    let (stats, width, rem_bytes) = {
+    let (stats, encoding, rem_bytes) = {
         let cells = writer.cells(size);
         let stats = with_game!(game, g => solve::counter::solve(g, &cells, &sopts));
         // A stopped solve's cells are incomplete; the temporary file goes with the writer.
         opts.stop.check().map_err(|_| interrupted(&spec, None))?;
-        let (width, rem_bytes) = encode_remoteness(game, &stats, &cells)?;
-        (stats, width, rem_bytes)
+        let (encoding, rem_bytes) = encode_remoteness(game, &stats, &cells)?;
+        (stats, encoding, rem_bytes)
     };
     let grundy =
         if opts.grundy {
@@ -443,7 +468,7 @@ fn build_raw(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<BuildSum
     // Rounds are recorded where the table has remoteness (a values-only tiered build does not
     // know them, and both engines write the same table).
     let rounds = stats.rounds.filter(|_| opts.remoteness);
-    let file_bytes = writer.finish(stats.counts, rounds, width, &rem_bytes)?;
+    let file_bytes = writer.finish(stats.counts, rounds, encoding, &rem_bytes)?;
     Ok(BuildSummary {
         spec,
         path: out.display().to_string(),
@@ -478,34 +503,36 @@ fn interrupted(spec: &str, resumable: Option<&Path>) -> Error {
     })
 }
 
-/// The remoteness width of `game`'s tables: half a byte relative to the value for the boards
+/// The remoteness encoding of `game`'s tables: half a byte relative to the value for the boards
 /// the solvers know, plain and sliced (a cell game's remoteness follows its value's parity and
-/// stays below 29 cells, docs/FORMAT.md), else the narrowest width whose all-ones value exceeds
+/// stays below 29 cells, docs/FORMAT.md), else the narrowest bytes whose all-ones value exceeds
 /// `max`, the largest finite remoteness.
-pub(crate) fn rem_width_for(game: &AnyGame, max: u32) -> u8 {
+pub(crate) fn rem_encoding_for(game: &AnyGame, max: u32) -> RemotenessEncoding {
     use solve::plan::Shape;
     if matches!(Shape::of(game), Shape::SlicedBoard | Shape::PlainBoard) {
-        crate::table::format::REM_NIBBLES
+        RemotenessEncoding::Nibbles
     } else {
-        remoteness_width(max)
+        RemotenessEncoding::narrowest(max)
     }
 }
 
 /// The table's remoteness section of a solve with remoteness (the cells give the nibbles'
-/// values): its width and bytes.
+/// values): its encoding and bytes.
 fn encode_remoteness(
     game: &AnyGame,
     stats: &SolveStats,
     cells: &crate::base::cells::Cells<'_>,
-) -> Result<(u8, Vec<u8>)> {
+) -> Result<(RemotenessEncoding, Vec<u8>)> {
     let Some(rem) = &stats.remoteness else {
-        return Ok((0, Vec::new()));
+        return Ok((RemotenessEncoding::None, Vec::new()));
     };
-    let width = rem_width_for(game, max_finite(rem));
-    if width != crate::table::format::REM_NIBBLES {
-        return Ok((width, remoteness_bytes(rem, width)));
+    let encoding = rem_encoding_for(game, max_finite(rem));
+    match encoding {
+        RemotenessEncoding::Nibbles => {}
+        RemotenessEncoding::Bytes(width) => return Ok((encoding, remoteness_bytes(rem, width))),
+        RemotenessEncoding::None => return Ok((encoding, Vec::new())),
     }
-    let mut out = vec![0u8; crate::table::format::remoteness_len(rem.len() as u64, width) as usize];
+    let mut out = vec![0u8; encoding.section_len(rem.len() as u64) as usize];
     for (i, &r) in rem.iter().enumerate() {
         let code = cells.get(i as u64);
         let n = crate::table::format::nibble_of(
@@ -521,7 +548,7 @@ fn encode_remoteness(
         })?;
         out[i / 2] |= n << (4 * (i % 2));
     }
-    Ok((width, out))
+    Ok((encoding, out))
 }
 
 #[cfg(test)]

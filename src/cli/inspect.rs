@@ -91,12 +91,9 @@ pub fn info(a: InfoArgs) -> Result<ExitCode> {
     outln!(
         "format     version {}, {encoding}{}",
         h.version,
-        match h.remoteness_width {
-            0 => String::new(),
-            crate::table::format::REM_NIBBLES => {
-                ", remoteness in half a byte (relative to the value)".to_string()
-            }
-            w => format!(", remoteness in {w} byte(s)"),
+        match h.remoteness_encoding {
+            crate::table::format::RemotenessEncoding::None => String::new(),
+            e => format!(", {e}"),
         }
     )?;
     outln!(

@@ -116,7 +116,7 @@ fn words_digest(
 /// (the key tiers they complete, as [`tier_digest`] takes their cells); 0 for other games.
 pub fn tiers_nibbles_digest<G: Tiered>(
     game: &G,
-    nibbles: &crate::solve::slicedrem::Nibbles<'_>,
+    nibbles: &crate::solve::kernels::sliced_remoteness::Nibbles<'_>,
     tiers: std::ops::Range<u32>,
 ) -> u64 {
     let Some(board) = game.board_shape().and_then(|b| b.sliced()) else {
@@ -127,7 +127,7 @@ pub fn tiers_nibbles_digest<G: Tiered>(
     tiers
         .filter_map(|t| Some((t, t.checked_sub(low).filter(|&k| k <= s.key_digits())?)))
         .map(|(t, k)| {
-            let r = crate::solve::sliced::key_tier_cells(s, k as usize);
+            let r = crate::solve::kernels::sliced_rows::key_tier_cells(s, k as usize);
             // Seeded apart from the cells' digest of the same tier.
             words_digest(nibbles.words(), 4, r, t | 1 << 23, |r| nibbles.release(r))
         })

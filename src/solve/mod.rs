@@ -4,22 +4,19 @@
 //! - [`counter`]: the counter-decrement engine, for any game (cycles and draws included).
 //! - [`tiered`]: the tiered engine, for acyclic games that number their tiers; it decides every
 //!   position exactly as the counter engine does (values, remoteness, rounds), with one of four
-//!   kernels: per position through the game's walk, or by the game's shape ([`bitplane`],
-//!   `plainrem`, [`sliced`]).
+//!   kernels: per position through the game's walk, or by the game's shape ([`kernels`]:
+//!   bitplane, plain remoteness, sliced rows, sliced remoteness).
 //! - [`grundy`]: the generalized Sprague-Grundy labelling of an impartial game (values for sums
 //!   of tokens), in retrograde rounds like the counter engine's.
 //! - [`plan`]: which kernel solves a game, chosen once from its shape and the options, and the
 //!   memory that kernel needs.
 
-pub mod bitplane;
 pub mod counter;
 pub mod digest;
 pub mod distributed;
 pub mod grundy;
-pub(crate) mod plainrem;
+pub mod kernels;
 pub mod plan;
-pub mod sliced;
-pub mod slicedrem;
 pub mod tiered;
 pub mod tiers;
 
@@ -75,8 +72,7 @@ impl Engine {
     /// would use ([`plan::memory_estimate`]); the counter engine's for games the tiered engine
     /// cannot solve.
     pub fn memory_estimate(self, game: &AnyGame, remoteness: bool) -> u64 {
-        let kernel = plan::kernel(game, self, remoteness, true).unwrap_or(plan::Kernel::Counter);
-        plan::memory_estimate(kernel, game, remoteness).saturating_add(PROCESS_BYTES)
+        plan::memory_estimate(self, game, remoteness).saturating_add(PROCESS_BYTES)
     }
 }
 

@@ -5,8 +5,9 @@
 //! propagation, and four ways the tiered engine decides a tier ([`Kernel`]). A game declares its
 //! [`Shape`] (any graph, general tiers, a plain board or a sliced board,
 //! [`crate::game::Tiered::board_shape`]); [`choose`] turns it and the options into a kernel. The
-//! tiered engine dispatches on the choice ([`super::tiered::solve_tiers`]), the memory estimate is
-//! the kernel's ([`tiered_memory`]), and the build's estimate and plan lines, `build --json`,
+//! tiered engine dispatches once on the choice as a value that carries its board
+//! ([`TieredKernel`], [`super::tiered::solve_tiers`]), the memory estimate is
+//! the kernel's ([`TieredKernel::memory`]), and the build's estimate and plan lines, `build --json`,
 //! `bench` and the Python module's summary name it ([`Kernel::name`]).
 //!
 //! The invariant: every kernel that can solve a game writes the same cells (and, where it keeps
@@ -15,7 +16,7 @@
 use std::ops::Range;
 
 use super::Engine;
-use crate::game::shape::BoardShape;
+use crate::game::shape::{BoardShape, PlainBoard, SlicedBoard};
 use crate::game::{Game, Tiered};
 use crate::games::AnyGame;
 use crate::with_tiered_game;
@@ -61,15 +62,15 @@ pub enum Kernel {
     /// game's tier walk, with or without remoteness, fresh or resumed.
     PerPosition,
     /// A plain board, values only, from scratch: 64 configurations a word operation
-    /// ([`super::bitplane`]).
+    /// ([`super::kernels::bitplane`]).
     BitPlane,
     /// A plain board with remoteness, from scratch: children by arithmetic
-    /// ([`super::plainrem`]).
+    /// ([`super::kernels::plain_remoteness`]).
     PlainRemoteness,
-    /// A sliced board, values only, fresh or resumed: a row at a time ([`super::sliced`]).
+    /// A sliced board, values only, fresh or resumed: a row at a time ([`super::kernels::sliced_rows`]).
     SlicedRows,
     /// A sliced board with remoteness, fresh or resumed: a row at a time, remoteness in half a
-    /// byte a position ([`super::slicedrem`]).
+    /// byte a position ([`super::kernels::sliced_remoteness`]).
     SlicedRemoteness,
 }
 
@@ -140,56 +141,120 @@ pub fn kernel(game: &AnyGame, engine: Engine, remoteness: bool, fresh: bool) -> 
     choose(Shape::of(game), engine, remoteness, fresh)
 }
 
-/// Bytes a kernel of the tiered engine keeps resident while it solves the tiers `solving` of
-/// `game`: the cells ([`resident_cells`]) and what the kernel keeps besides —
-/// a remoteness byte per index (per-position with remoteness, plain remoteness), the loss
-/// planes (bitplane), nothing (per-position values only; the row kernel's tables are counted
-/// with its cells), two key tiers' nibbles and the merged columns (the row kernel with
-/// remoteness).
-///
-/// # Panics
-/// For [`Kernel::Counter`], whose estimate is [`super::memory_estimate`].
-pub fn tiered_memory<G: Tiered>(
-    kernel: Kernel,
-    game: &G,
-    solving: Range<u32>,
-    remoteness: bool,
-) -> u64 {
-    let working = match kernel {
-        Kernel::Counter => panic!("the counter engine's estimate is solve::memory_estimate"),
-        Kernel::SlicedRemoteness => {
-            let s = game
-                .board_shape()
-                .and_then(BoardShape::sliced)
-                .expect("a sliced board")
-                .index;
-            // In place of the values kernel's cells and tables, counted below.
-            return super::slicedrem::resident_bytes(s);
-        }
-        Kernel::PerPosition if remoteness => game.size(),
-        Kernel::PerPosition | Kernel::SlicedRows => 0,
-        Kernel::PlainRemoteness => game.size(),
-        Kernel::BitPlane => game
-            .board_shape()
-            .and_then(BoardShape::plain)
-            .map_or(0, |b| super::bitplane::memory_estimate(b.cells)),
-    };
-    resident_cells(game, solving).saturating_add(working)
+/// A kernel of the tiered engine as a value: the choice ([`choose`]) with the board it solves,
+/// so the one dispatch ([`super::tiered::solve_tiers`]) takes the board from here. It knows
+/// what it keeps in memory ([`TieredKernel::memory`]) and where it keeps remoteness
+/// ([`TieredKernel::remoteness`]), from which a build sizes its work files.
+#[derive(Clone, Copy)]
+pub enum TieredKernel<'g> {
+    /// [`Kernel::PerPosition`].
+    PerPosition,
+    /// [`Kernel::BitPlane`].
+    BitPlane(PlainBoard<'g>),
+    /// [`Kernel::PlainRemoteness`].
+    PlainRemoteness(PlainBoard<'g>),
+    /// [`Kernel::SlicedRows`].
+    SlicedRows(SlicedBoard<'g>),
+    /// [`Kernel::SlicedRemoteness`].
+    SlicedRemoteness(SlicedBoard<'g>),
 }
 
-/// Bytes `kernel` needs for a whole build of `game` from scratch (without the process's own,
-/// [`super::PROCESS_BYTES`]).
-pub fn memory_estimate(kernel: Kernel, game: &AnyGame, remoteness: bool) -> u64 {
-    match kernel {
-        Kernel::Counter => {
-            crate::with_game!(game, g => super::memory_estimate(g.size(), g.max_children(), remoteness))
-        }
-        k => with_tiered_game!(
-            game,
-            g => tiered_memory(k, g, 0..g.tier_count(), remoteness),
-            _ => unreachable!("a kernel of the tiered engine was chosen for a game without tiers")
-        ),
+/// Where a kernel of the tiered engine keeps remoteness while it solves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RemStore {
+    /// Nowhere: a values-only solve.
+    None,
+    /// A byte a position in memory, as the engine keeps it
+    /// ([`crate::base::remoteness::ENGINE_NONE`]); the table's encoding is made at the end.
+    EngineBytes,
+    /// A nibble a position, relative to the value, written in place: in the build's work file
+    /// ([`super::tiered::TierStores::nibbles`]), else in memory.
+    Nibbles,
+    /// A byte a position in memory as the engine keeps it, each block of positions handed to the
+    /// build's stream ([`super::tiered::TierStores::stream`]) once final.
+    Streamed,
+}
+
+impl<'g> TieredKernel<'g> {
+    /// The kernel that solves `game` with the tiered engine, with remoteness or not, in a run
+    /// that starts from nothing (`fresh`) or below a checkpoint; `None` when the tiered engine
+    /// cannot solve it.
+    pub fn of<G: Tiered>(game: &'g G, remoteness: bool, fresh: bool) -> Option<TieredKernel<'g>> {
+        let kernel = choose(Shape::of_tiered(game), Engine::Tiered, remoteness, fresh)?;
+        Some(match (kernel, game.board_shape()) {
+            (Kernel::PerPosition, _) => TieredKernel::PerPosition,
+            (Kernel::BitPlane, Some(BoardShape::Plain(b))) => TieredKernel::BitPlane(b),
+            (Kernel::PlainRemoteness, Some(BoardShape::Plain(b))) => {
+                TieredKernel::PlainRemoteness(b)
+            }
+            (Kernel::SlicedRows, Some(BoardShape::Sliced(b))) => TieredKernel::SlicedRows(b),
+            (Kernel::SlicedRemoteness, Some(BoardShape::Sliced(b))) => {
+                TieredKernel::SlicedRemoteness(b)
+            }
+            (k, _) => unreachable!("choose() gave {k} for the game's own shape"),
+        })
     }
+
+    /// The kernel's name ([`Kernel`]).
+    pub fn kernel(&self) -> Kernel {
+        match self {
+            TieredKernel::PerPosition => Kernel::PerPosition,
+            TieredKernel::BitPlane(_) => Kernel::BitPlane,
+            TieredKernel::PlainRemoteness(_) => Kernel::PlainRemoteness,
+            TieredKernel::SlicedRows(_) => Kernel::SlicedRows,
+            TieredKernel::SlicedRemoteness(_) => Kernel::SlicedRemoteness,
+        }
+    }
+
+    /// Where the kernel keeps remoteness, in a solve with remoteness or not.
+    pub fn remoteness(&self, remoteness: bool) -> RemStore {
+        match self {
+            TieredKernel::SlicedRemoteness(_) => RemStore::Nibbles,
+            TieredKernel::PlainRemoteness(_) => RemStore::Streamed,
+            TieredKernel::PerPosition if remoteness => RemStore::EngineBytes,
+            _ => RemStore::None,
+        }
+    }
+
+    /// Bytes the kernel keeps resident while it solves the tiers `solving` of `game`: the
+    /// cells ([`resident_cells`]) and what the kernel keeps besides — a remoteness byte per
+    /// index (per-position with remoteness, plain remoteness), the loss planes (bitplane),
+    /// nothing (per-position values only; the row kernel's tables are counted with its
+    /// cells), two key tiers' nibbles and the merged columns (the row kernel with remoteness).
+    pub fn memory<G: Tiered>(&self, game: &G, solving: Range<u32>, remoteness: bool) -> u64 {
+        let working = match self {
+            // In place of the values kernel's cells and tables, counted below.
+            TieredKernel::SlicedRemoteness(b) => {
+                return super::kernels::sliced_remoteness::resident_bytes(b.index);
+            }
+            TieredKernel::SlicedRows(b) => {
+                return super::kernels::sliced_rows::resident_bytes(b.index);
+            }
+            TieredKernel::PerPosition if remoteness => game.size(),
+            TieredKernel::PerPosition => 0,
+            TieredKernel::PlainRemoteness(_) => game.size(),
+            TieredKernel::BitPlane(b) => super::kernels::bitplane::memory_estimate(b.cells),
+        };
+        resident_cells(game, solving).saturating_add(working)
+    }
+}
+
+/// Bytes the kernel `engine` would use needs for a whole build of `game` from scratch (without
+/// the process's own, [`super::PROCESS_BYTES`]); the counter engine's for a game the tiered
+/// engine cannot solve.
+pub fn memory_estimate(engine: Engine, game: &AnyGame, remoteness: bool) -> u64 {
+    let counter = || crate::with_game!(game, g => super::memory_estimate(g.size(), g.max_children(), remoteness));
+    if engine == Engine::Counter {
+        return counter();
+    }
+    with_tiered_game!(
+        game,
+        g => match TieredKernel::of(g, remoteness, true) {
+            Some(k) => k.memory(g, 0..g.tier_count(), remoteness),
+            None => counter(),
+        },
+        _ => counter()
+    )
 }
 
 /// The most tiers the engine's remoteness byte can follow (remoteness is below the number of
@@ -218,12 +283,9 @@ fn range_len<G: Tiered>(game: &G, t: u32) -> Option<u64> {
 
 /// Bytes of cells a solve of the tiers `solving` keeps resident: where tiers are index ranges,
 /// those of a solved tier and its child tier at most (finished tiers live in the table's file,
-/// which the kernel may write out); for a sliced board, the row kernel's two key tiers and its
-/// tables ([`super::sliced::resident_bytes`]); otherwise all of them.
-pub fn resident_cells<G: Tiered>(game: &G, solving: Range<u32>) -> u64 {
-    if let Some(board) = game.board_shape().and_then(BoardShape::sliced) {
-        return super::sliced::resident_bytes(board.index);
-    }
+/// which the kernel may write out); otherwise all of them. (The row kernels of a sliced board
+/// count their own: [`TieredKernel::memory`].)
+fn resident_cells<G: Tiered>(game: &G, solving: Range<u32>) -> u64 {
     if game.tier_range(0).is_none() {
         return game.size().div_ceil(4);
     }

@@ -14,7 +14,8 @@
 //! The per-position kernel is one generic [`TierVisitor`], monomorphised per game and per mode
 //! (values only or with remoteness): no per-game engine and no dynamic dispatch in the inner
 //! loop. Games of a shape the solvers know by data alone go through a kernel of their own
-//! ([`super::plan`] chooses; [`run`] dispatches).
+//! ([`super::plan`] chooses, once, a [`TieredKernel`] that carries the board; [`solve_tiers`]
+//! dispatches on it, the one place that does).
 //!
 //! Invariant: when tier `t` is solved, every index of tiers above `t` is final (the tiers are
 //! finished in order, and a tier's positions only read higher tiers), so the positions of a tier
@@ -24,12 +25,13 @@ use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use super::plan::{self, Kernel};
+pub use super::kernels::plain_remoteness_streamed::RemotenessStream;
+use super::kernels::sliced_remoteness::Nibbles;
+use super::plan::TieredKernel;
 pub use super::plan::{MAX_TIERS, unsupported};
-use super::tiers::{AnonBytes, FinishedTiers, Solved, TierDone};
-use super::{Engine, SolveOptions, SolveStats};
+use super::tiers::{AnonBytes, FinishedTiers, Remoteness, Solved, TierDone};
+use super::{SolveOptions, SolveStats};
 use crate::base::cells::{self, Cells};
-use crate::game::shape::{BoardShape, PlainBoard};
 use crate::game::{Status, TierPosition, TierVisitor, Tiered, Value};
 
 /// Remoteness as the engine keeps it while solving: one byte, `2 * (remoteness + 1) + lost`
@@ -39,74 +41,74 @@ use crate::game::{Status, TierPosition, TierVisitor, Tiered, Value};
 /// one-byte encoding, where all-ones ([`crate::base::remoteness::stored_none`]) is none.
 const NONE: u8 = crate::base::remoteness::ENGINE_NONE;
 
-/// Solves `game` into `cells` (all undecided, `game.size()` of them). Fails only for a game
-/// whose walk lists no position at all.
+/// Solves `game` into `cells` (all undecided, `game.size()` of them), in memory. Fails only
+/// for a game whose walk lists no position at all.
 ///
 /// # Panics
 /// When [`unsupported`] names a reason; callers check it first.
 pub fn solve<G: Tiered>(game: &G, cells: &Cells<'_>, opts: &SolveOptions) -> crate::Result<Solved> {
-    let solved = solve_tiers(
-        game,
-        cells,
-        game.tier_count(),
-        0,
-        None::<ReadResumed>,
-        opts,
-        |_| Ok(true),
-    )?;
+    if let Some(why) = unsupported(game) {
+        panic!("tiered engine: {why}");
+    }
+    let kernel = TieredKernel::of(game, opts.remoteness, true).expect("unsupported() was checked");
+    let tiers = game.tier_count();
+    let solved = solve_tiers(game, &kernel, cells, tiers, &InMemory, opts, &mut |_| {
+        Ok(true)
+    })?;
     Ok(solved.expect("the callback never stops"))
 }
 
-/// A filler of a resumed solve's remoteness, in its simplest type (for solves with none).
-type ReadResumed = fn(&mut [u8]) -> crate::Result<()>;
+/// What a solve keeps outside its own memory and where it starts, as its caller provides:
+/// a build's work files and checkpoint ([`crate::builder`] implements it), or nothing
+/// ([`InMemory`]). A kernel given no store for its remoteness keeps it in memory.
+pub trait TierStores {
+    /// The words the row kernel with remoteness ([`TieredKernel::SlicedRemoteness`]) keeps its
+    /// nibbles in, written in place (a build's work file); `None`: anonymous memory.
+    fn nibbles(&self) -> Option<&Nibbles<'_>> {
+        None
+    }
 
-/// Solves the tiers below `done_from`; the tiers from `done_from` up must already be decided in
-/// `cells`, and `resume` must fill the buffer it is given with what [`TierDone::remoteness`]
-/// held for tier `done_from` (for a fresh solve, `done_from` is the tier count and `resume` is
-/// `None`): it is read into the engine's memory directly, with no second copy. `rounds_before`
-/// is the rounds figure of the tiers already done (0 at the start).
+    /// Where the plain board's kernel with remoteness ([`TieredKernel::PlainRemoteness`])
+    /// hands its remoteness while it solves; `None`: kept in memory for the caller.
+    fn stream(&self) -> Option<&dyn RemotenessStream> {
+        None
+    }
+
+    /// Fills `engine_bytes` (a byte per index, zeroed) with the remoteness of the finished
+    /// tiers a resumed solve starts from, as [`TierDone::remoteness`] held it (the
+    /// per-position kernel reads it into its memory directly, with no second copy).
+    fn resume(&self, engine_bytes: &mut [u8]) -> crate::Result<()> {
+        let _ = engine_bytes;
+        Ok(())
+    }
+
+    /// The rounds figure of the tiers finished already (0 at the start).
+    fn rounds_before(&self) -> u32 {
+        0
+    }
+}
+
+/// The stores of a solve that keeps everything in memory, from scratch.
+pub struct InMemory;
+
+impl TierStores for InMemory {}
+
+/// Solves the tiers below `done_from` of `game` with `kernel` (chosen for this game, these
+/// options and this start: [`TieredKernel::of`]); the tiers from `done_from` up must already be
+/// decided in `cells` (for a fresh solve, `done_from` is the tier count), and `stores` says
+/// where the kernel keeps what is not in its own memory and what the finished tiers held.
 ///
 /// After each tier `after` is called; it may make the work durable, and returns `false` to stop
 /// there (the result is then `None`, and the solve can be resumed below that tier; after tier 0
 /// the solve finishes regardless). The stats count this call's edges only.
+///
+/// This is the one place that dispatches on the kernel.
 pub fn solve_tiers<G: Tiered>(
     game: &G,
+    kernel: &TieredKernel<'_>,
     cells: &Cells<'_>,
     done_from: u32,
-    rounds_before: u32,
-    resume: Option<impl FnOnce(&mut [u8]) -> crate::Result<()>>,
-    opts: &SolveOptions,
-    mut after: impl FnMut(TierDone<'_>) -> crate::Result<bool>,
-) -> crate::Result<Option<Solved>> {
-    if opts.remoteness {
-        run::<G, true>(
-            game,
-            cells,
-            done_from,
-            rounds_before,
-            resume,
-            opts,
-            &mut after,
-        )
-    } else {
-        run::<G, false>(
-            game,
-            cells,
-            done_from,
-            rounds_before,
-            resume,
-            opts,
-            &mut after,
-        )
-    }
-}
-
-fn run<G: Tiered, const REM: bool>(
-    game: &G,
-    cells: &Cells<'_>,
-    done_from: u32,
-    rounds_before: u32,
-    resume: Option<impl FnOnce(&mut [u8]) -> crate::Result<()>>,
+    stores: &dyn TierStores,
     opts: &SolveOptions,
     after: &mut impl FnMut(TierDone<'_>) -> crate::Result<bool>,
 ) -> crate::Result<Option<Solved>> {
@@ -118,85 +120,88 @@ fn run<G: Tiered, const REM: bool>(
     let size = game.size();
     let tiers = game.tier_count();
     let done_from = done_from.min(tiers);
-    // The kernel: per position through the game's walk, unless the game's shape has a faster
-    // one for this run (`plan::choose` says which, and why).
-    let kernel = plan::choose(
-        plan::Shape::of_tiered(game),
-        Engine::Tiered,
-        REM,
-        done_from == tiers,
-    )
-    .expect("unsupported() was checked");
-    let board = game.board_shape();
-    match kernel {
-        Kernel::BitPlane => {
-            let board = board.and_then(BoardShape::plain).expect("a plain board");
-            super::bitplane::solve(&board, cells, opts, after)
+    match *kernel {
+        TieredKernel::BitPlane(board) => {
+            super::kernels::bitplane::solve(&board, cells, opts, after)
         }
-        Kernel::SlicedRows => {
-            let board = board.and_then(BoardShape::sliced).expect("a sliced board");
-            super::sliced::solve(&board, cells, done_from, opts, after)
+        TieredKernel::SlicedRows(board) => {
+            super::kernels::sliced_rows::solve(&board, cells, done_from, opts, after)
         }
-        Kernel::SlicedRemoteness => {
-            // In memory (a build keeps the nibbles in its work file instead): a fresh solve.
-            assert_eq!(done_from, tiers, "an in-memory solve starts from nothing");
-            let board = board.and_then(BoardShape::sliced).expect("a sliced board");
-            let len = super::slicedrem::nibble_words_for(size) * 8;
-            let rem = AnonBytes::new(len).map_err(|source| crate::Error::Io {
-                path: format!("{len} bytes of anonymous memory for remoteness"),
-                source,
-            })?;
-            let nibbles = super::slicedrem::Nibbles::new(rem.words());
-            let solved = super::slicedrem::solve(&board, cells, &nibbles, done_from, opts, after)?;
-            Ok(solved.map(|s| Solved {
-                remoteness: Some(rem),
-                rem_width: crate::table::format::REM_NIBBLES,
-                ..s
-            }))
+        TieredKernel::SlicedRemoteness(board) => match stores.nibbles() {
+            Some(nibbles) => {
+                let solved = super::kernels::sliced_remoteness::solve(
+                    &board, cells, nibbles, done_from, opts, after,
+                )?;
+                Ok(solved.map(|s| Solved {
+                    remoteness: Remoteness::InStore,
+                    ..s
+                }))
+            }
+            None => {
+                // In anonymous memory: a fresh solve.
+                assert_eq!(done_from, tiers, "an in-memory solve starts from nothing");
+                let len = super::kernels::sliced_remoteness::nibble_words_for(size) * 8;
+                let rem = anon_bytes(len)?;
+                let nibbles = super::kernels::sliced_remoteness::Nibbles::new(rem.words());
+                let solved = super::kernels::sliced_remoteness::solve(
+                    &board, cells, &nibbles, done_from, opts, after,
+                )?;
+                Ok(solved.map(|s| Solved {
+                    remoteness: Remoteness::Nibbles(rem),
+                    ..s
+                }))
+            }
+        },
+        TieredKernel::PlainRemoteness(board) => match stores.stream() {
+            Some(stream) => super::kernels::plain_remoteness_streamed::solve_streaming(
+                &board, stream, cells, opts, after,
+            ),
+            None => {
+                let rem = anon_bytes(size)?;
+                let Some(stats) = super::kernels::plain_remoteness::solve_counted(
+                    &board, cells, &rem, opts, after,
+                )?
+                else {
+                    return Ok(None);
+                };
+                Ok(Some(Solved {
+                    stats,
+                    remoteness: Remoteness::EngineBytes(rem),
+                }))
+            }
+        },
+        TieredKernel::PerPosition if opts.remoteness => {
+            per_position::<G, true>(game, cells, done_from, stores, opts, after)
         }
-        Kernel::PlainRemoteness => {
-            let board = board.and_then(BoardShape::plain).expect("a plain board");
-            let rem = AnonBytes::new(size).map_err(|source| crate::Error::Io {
-                path: format!("{size} bytes of anonymous memory for remoteness"),
-                source,
-            })?;
-            let Some(stats) = solve_plain_remoteness(&board, cells, &rem, opts, after)? else {
-                return Ok(None);
-            };
-            Ok(Some(Solved {
-                stats,
-                remoteness: Some(rem),
-                rem_width: 1,
-            }))
+        TieredKernel::PerPosition => {
+            per_position::<G, false>(game, cells, done_from, stores, opts, after)
         }
-        Kernel::PerPosition => {
-            per_position::<G, REM>(game, cells, done_from, rounds_before, resume, opts, after)
-        }
-        Kernel::Counter => unreachable!("the tiered engine's kernels only"),
     }
 }
 
-/// The per-position kernel's solve ([`Kernel::PerPosition`]): every tier below `done_from`,
+/// `len` zeroed bytes of anonymous memory for remoteness.
+fn anon_bytes(len: u64) -> crate::Result<AnonBytes> {
+    AnonBytes::new(len).map_err(|source| crate::Error::Io {
+        path: format!("{len} bytes of anonymous memory for remoteness"),
+        source,
+    })
+}
+
+/// The per-position kernel's solve ([`TieredKernel::PerPosition`]): every tier below `done_from`,
 /// a position at a time through the game's walk; as [`solve_tiers`].
 fn per_position<G: Tiered, const REM: bool>(
     game: &G,
     cells: &Cells<'_>,
     done_from: u32,
-    rounds_before: u32,
-    resume: Option<impl FnOnce(&mut [u8]) -> crate::Result<()>>,
+    stores: &dyn TierStores,
     opts: &SolveOptions,
     after: &mut impl FnMut(TierDone<'_>) -> crate::Result<bool>,
 ) -> crate::Result<Option<Solved>> {
     let size = game.size();
     let tiers = game.tier_count();
-    let rem_len = if REM { size } else { 0 };
-    let mut rem = AnonBytes::new(rem_len).map_err(|source| crate::Error::Io {
-        path: format!("{rem_len} bytes of anonymous memory for remoteness"),
-        source,
-    })?;
-    if let Some(fill) = resume {
-        fill(rem.bytes_mut())?;
-    }
+    let mut rem = anon_bytes(if REM { size } else { 0 })?;
+    stores.resume(rem.bytes_mut())?;
+    let rounds_before = stores.rounds_before();
     if done_from < tiers {
         // A resumed solve: the interrupted run may have decided positions below its checkpoint
         // (the bit-parallel step writes whole rows); they are decided again from scratch.
@@ -269,8 +274,11 @@ fn per_position<G: Tiered, const REM: bool>(
             child_probes: probes.into_inner(),
             remoteness: None,
         },
-        remoteness: REM.then_some(rem),
-        rem_width: if REM { 1 } else { 0 },
+        remoteness: if REM {
+            Remoteness::EngineBytes(rem)
+        } else {
+            Remoteness::None
+        },
     }))
 }
 
@@ -289,60 +297,7 @@ fn clear_tiers<G: Tiered>(game: &G, cells: &Cells<'_>, below: u32) {
     }
 }
 
-/// The plain board's kernel with remoteness ([`Kernel::PlainRemoteness`]), a fresh solve into
-/// `cells` (all undecided) and `rem` (zeroed, a byte per position) that the caller holds: a
-/// build reads the runs [`super::plainrem::final_tiers`] calls final while the solve goes on.
-/// `None` when `after` stopped the solve.
-pub(crate) fn solve_plain_remoteness(
-    board: &PlainBoard<'_>,
-    cells: &Cells<'_>,
-    rem: &AnonBytes,
-    opts: &SolveOptions,
-    after: &mut impl FnMut(TierDone<'_>) -> crate::Result<bool>,
-) -> crate::Result<Option<SolveStats>> {
-    let size = cells.len();
-    let progress = opts.begin_progress(size);
-    let Some(counts) = super::plainrem::solve(board, cells, rem, progress, &opts.stop, after)?
-    else {
-        return Ok(None);
-    };
-    progress.reach(size);
-    Ok(Some(SolveStats {
-        counts: cells.counts(),
-        rounds: Some(counts.rounds),
-        parent_visits: 0,
-        edges: Some(counts.edges),
-        child_probes: counts.edges,
-        remoteness: None,
-    }))
-}
-
-/// From the engine's `2 * (remoteness + 1) + lost` (0 none) to the table's byte (all-ones
-/// none), in place.
-pub fn table_bytes(rem: &mut AnonBytes) {
-    rem.bytes_mut()
-        .par_chunks_mut(1 << 16)
-        .for_each(|c| c.iter_mut().for_each(|b| *b = (*b >> 1).wrapping_sub(1)));
-}
-
-/// The table's nibbles ([`crate::table::format::nibble_of`]) of the engine's bytes of a game
-/// whose remoteness follows its value's parity: byte `j` of `out` holds `bytes[2j]`'s nibble
-/// (low) and `bytes[2j + 1]`'s (high), 0 past the end of `bytes`. From `b = 2 * (r + 1) + lost`,
-/// a loss's `r / 2` and a win's `(r + 1) / 2` are both `(b / 2 - lost) / 2`, and none (0) gives
-/// 0: one expression, no branch.
-pub fn engine_nibbles(bytes: &[u8], out: &mut [u8]) {
-    let n = |b: u8| ((b >> 1) - (b & 1)) >> 1;
-    let whole = (bytes.len() / 2).min(out.len());
-    for (o, pair) in out.iter_mut().zip(bytes.chunks_exact(2)) {
-        *o = n(pair[0]) | n(pair[1]) << 4;
-    }
-    if let Some(o) = out.get_mut(whole) {
-        *o = bytes.get(2 * whole).map_or(0, |&b| n(b));
-    }
-    out.iter_mut().skip(whole + 1).for_each(|o| *o = 0);
-}
-
-/// The per-position kernel ([`Kernel::PerPosition`]), the engine's side of a tier walk: decides
+/// The per-position kernel ([`TieredKernel::PerPosition`]), the engine's side of a tier walk: decides
 /// each position the game lists from its children's cells (and, with `REM`, their remoteness).
 struct PerPosition<'c, 'a, G, const REM: bool> {
     game: std::marker::PhantomData<G>,

@@ -1,8 +1,8 @@
 //! What the tiered engine's kernels share: the report of a finished tier ([`TierDone`]), the one
 //! place that reports them ([`FinishedTiers`]), the remoteness bytes a solve keeps
 //! ([`AnonBytes`]) and what a finished solve hands the table writer ([`Solved`]). The kernels
-//! (`tiered`'s per-position one, [`super::bitplane`], [`super::sliced`], [`super::slicedrem`],
-//! `plainrem`) import these from here, and [`super::tiered`] dispatches to them: no kernel
+//! (`tiered`'s per-position one, [`super::kernels::bitplane`], [`super::kernels::sliced_rows`], [`super::kernels::sliced_remoteness`],
+//! `plain_remoteness`) import these from here, and [`super::tiered`] dispatches to them: no kernel
 //! imports the dispatcher.
 
 use std::sync::atomic::AtomicU8;
@@ -116,7 +116,7 @@ impl AnonBytes {
     /// # Safety
     ///
     /// No thread may write a byte of `range` while the slice lives (the solve is done with
-    /// them: [`super::plainrem::final_tiers`]), and the writes made before must happen before
+    /// them: [`super::kernels::plain_remoteness::final_tiers`]), and the writes made before must happen before
     /// this call (a channel's message or a join orders them).
     pub unsafe fn final_range(&self, range: std::ops::Range<usize>) -> &[u8] {
         let Some(map) = &self.map else { return &[] };
@@ -151,14 +151,24 @@ impl AnonBytes {
     }
 }
 
-/// What a finished tiered solve hands the table writer: the stats, and with remoteness every
-/// index's byte in the table's one-byte encoding (all-ones for none).
+/// What a finished tiered solve hands its caller: the stats and the remoteness as the kernel
+/// held it.
 pub struct Solved {
     pub stats: SolveStats,
-    pub remoteness: Option<AnonBytes>,
-    /// How the remoteness is held: 1 for a byte a position as the engine keeps it
-    /// (`2 * (remoteness + 1) + lost`, 0 for none; [`super::tiered::table_bytes`] and [`super::tiered::engine_nibbles`] give
-    /// the table's encodings), [`crate::table::format::REM_NIBBLES`] for the row kernel's
-    /// nibbles as the table holds them; 0 without remoteness.
-    pub rem_width: u8,
+    pub remoteness: Remoteness,
+}
+
+/// The remoteness of a finished tiered solve, as the kernel held it.
+pub enum Remoteness {
+    /// None kept (a values-only solve).
+    None,
+    /// A byte an index as the engine keeps it (`2 * (remoteness + 1) + lost`,
+    /// [`crate::base::remoteness::ENGINE_NONE`] for none).
+    EngineBytes(AnonBytes),
+    /// A nibble an index, two a byte (the lower first), relative to the value: `r / 2` for a
+    /// loss, `(r + 1) / 2` for a win, 0 for none; in anonymous memory.
+    Nibbles(AnonBytes),
+    /// Written to the caller's store as the kernel went
+    /// ([`super::tiered::TierStores::nibbles`], [`super::tiered::TierStores::stream`]).
+    InStore,
 }

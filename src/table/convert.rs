@@ -11,7 +11,7 @@ use std::path::Path;
 use rayon::prelude::*;
 
 use super::format::put_remoteness;
-use super::format::{self, Encoding, Header, Section};
+use super::format::{self, Encoding, Header, RemotenessEncoding, Section};
 use super::read::Table;
 use super::workfiles::OutputLock;
 use super::write::{GameFields, RawWriter, TableFile, TempFile};
@@ -67,7 +67,7 @@ pub fn compress(input: &Table, out: &Path, params: Params, progress: &dyn Progre
     let game = GameFields::from_header(h, input.bytes());
     let size = h.size;
     let frames = size.div_ceil(f) as usize;
-    let width = h.remoteness_width as u64;
+    let encoding = h.remoteness_encoding;
     crate::table::check_output(out)?;
     let _lock = OutputLock::acquire(out, progress)?;
     let mut table = TableFile::create(out)?;
@@ -89,7 +89,7 @@ pub fn compress(input: &Table, out: &Path, params: Params, progress: &dyn Progre
         cell_frame,
         prepared.as_ref(),
     )?;
-    let rem_sec = if width > 0 {
+    let rem_sec = if encoding.is_stored() {
         stream(
             &mut table,
             "compressing remoteness",
@@ -124,7 +124,7 @@ pub fn compress(input: &Table, out: &Path, params: Params, progress: &dyn Progre
         } else {
             Encoding::Zstd
         },
-        remoteness_width: h.remoteness_width,
+        remoteness_encoding: h.remoteness_encoding,
         block: format::BLOCK,
         counts: h.counts,
         cells: cells_sec,
@@ -430,10 +430,11 @@ fn remoteness_frame(
     fill: DontCareFill,
     _omitted: bool,
 ) -> Result<Vec<u8>> {
-    let w = input.header().remoteness_width as usize;
-    if w as u8 == format::REM_NIBBLES {
-        return nibble_frame(input, first, n, fill);
-    }
+    let w = match input.header().remoteness_encoding {
+        RemotenessEncoding::Nibbles => return nibble_frame(input, first, n, fill),
+        RemotenessEncoding::Bytes(w) => w as usize,
+        RemotenessEncoding::None => 0,
+    };
     let mut out = vec![0u8; n as usize * w];
     let mut prev = crate::base::remoteness::NONE;
     with_game!(input.game(), g => {
@@ -504,7 +505,7 @@ pub fn decompress(input: &Table, out: &Path, progress: &dyn Progress) -> Result<
     let _lock = OutputLock::acquire(out, progress)?;
     // The raw file: header, sections (each page-aligned) and 8 bytes of checksum a block.
     let data = crate::base::cells::words_for(size) * 8
-        + format::remoteness_len(size, h.remoteness_width)
+        + h.remoteness_encoding.section_len(size)
         + h.grundy.map_or(0, |g| size * g.width as u64 + g.sets.len);
     let raw_bytes = game.header_len() + data + 2 * format::PAGE + (data / h.block as u64 + 2) * 8;
     crate::base::memory::check_disk(
@@ -527,12 +528,12 @@ pub fn decompress(input: &Table, out: &Path, progress: &dyn Progress) -> Result<
             progress.advance(CHUNK.min(size - first));
             Ok::<(), Error>(())
         })?;
-    let width = h.remoteness_width;
-    let mut rem = vec![0u8; format::remoteness_len(size, width) as usize];
-    if width > 0 {
+    let encoding = h.remoteness_encoding;
+    let mut rem = vec![0u8; encoding.section_len(size) as usize];
+    if encoding.is_stored() {
         progress.stage("decompressing remoteness", size);
     }
-    if width == format::REM_NIBBLES {
+    if encoding == RemotenessEncoding::Nibbles {
         // Two positions a byte; the value decides how a nibble reads.
         rem.par_chunks_mut((CHUNK / 2) as usize)
             .enumerate()
@@ -552,7 +553,7 @@ pub fn decompress(input: &Table, out: &Path, progress: &dyn Progress) -> Result<
                 progress.advance(CHUNK.min(size.saturating_sub(first)));
                 Ok::<(), Error>(())
             })?;
-    } else if width > 0 {
+    } else if let RemotenessEncoding::Bytes(width) = encoding {
         let w = width as usize;
         rem.par_chunks_mut(CHUNK as usize * w)
             .enumerate()
@@ -597,5 +598,5 @@ pub fn decompress(input: &Table, out: &Path, progress: &dyn Progress) -> Result<
     }
     input.check_unchanged()?;
     progress.stage("writing the raw table", 0);
-    writer.finish(h.counts, h.rounds, h.remoteness_width, &rem)
+    writer.finish(h.counts, h.rounds, encoding, &rem)
 }

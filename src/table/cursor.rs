@@ -14,7 +14,7 @@
 //! up through [`Table::value_and_remoteness`].
 
 use super::Table;
-use super::format::{Encoding, REM_NIBBLES, Section, get_remoteness, remoteness_of_nibble};
+use super::format::{Encoding, RemotenessEncoding, Section, get_remoteness, remoteness_of_nibble};
 use super::payload::{Payload, ZstdFrames};
 use crate::base::cells;
 use crate::error::Result;
@@ -85,7 +85,16 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
     pub fn cursor(&self) -> Cursor<'_, B> {
         let h = self.header();
         let mode = match h.encoding {
-            Encoding::Raw if matches!(h.remoteness_width, 0 | 1 | REM_NIBBLES) => Mode::Raw,
+            Encoding::Raw
+                if matches!(
+                    h.remoteness_encoding,
+                    RemotenessEncoding::None
+                        | RemotenessEncoding::Bytes(1)
+                        | RemotenessEncoding::Nibbles
+                ) =>
+            {
+                Mode::Raw
+            }
             Encoding::Zstd => Mode::Frames,
             _ => Mode::Table,
         };
@@ -136,16 +145,17 @@ impl<'t, B: AsRef<[u8]> + Sync> Cursor<'t, B> {
             None => self.refill_cells(pos / 4)?,
         };
         let code = byte >> (2 * (pos % 4)) & 3;
-        let width = h.remoteness_width;
-        let remoteness = if width == 0 {
+        let encoding = h.remoteness_encoding;
+        let remoteness = if !encoding.is_stored() {
             None
         } else {
-            let at = if width == REM_NIBBLES { pos / 2 } else { pos };
+            let nibbles = encoding == RemotenessEncoding::Nibbles;
+            let at = if nibbles { pos / 2 } else { pos };
             let b = match self.remoteness.get(at) {
                 Some(b) => b,
                 None => self.refill_remoteness(at)?,
             };
-            if width == REM_NIBBLES {
+            if nibbles {
                 remoteness_of_nibble(code, b >> (4 * (pos % 2)) & 15)
             } else {
                 get_remoteness(&[b])
@@ -217,13 +227,18 @@ impl<'t, B: AsRef<[u8]> + Sync> Cursor<'t, B> {
                 let frame = self
                     .remoteness_frames
                     .get(k, || table.decode(stream, first, k as usize).map_err(fail))?;
-                let width = h.remoteness_width;
-                if width == REM_NIBBLES {
+                match h.remoteness_encoding {
                     // Frames start at multiples of 32 positions: a nibble frame at a whole byte.
-                    remoteness_of_nibble(code, frame[(i / 2) as usize] >> (4 * (i % 2)) & 15)
-                } else {
-                    let w = width as usize;
-                    get_remoteness(&frame[i as usize * w..(i as usize + 1) * w])
+                    RemotenessEncoding::Nibbles => {
+                        remoteness_of_nibble(code, frame[(i / 2) as usize] >> (4 * (i % 2)) & 15)
+                    }
+                    RemotenessEncoding::Bytes(w) => {
+                        let w = w as usize;
+                        get_remoteness(&frame[i as usize * w..(i as usize + 1) * w])
+                    }
+                    RemotenessEncoding::None => {
+                        unreachable!("a remoteness stream without remoteness")
+                    }
                 }
             }
         };

@@ -24,12 +24,8 @@ pub const GRUNDY_VERSION: u32 = 6;
 /// Bytes of the header's generalized Sprague-Grundy fields ([`GrundyFields`]).
 pub const GRUNDY_FIELDS: u64 = 48;
 /// The first version whose remoteness may be stored in half a byte a position
-/// ([`REM_NIBBLES`]); only tables with it are written in it.
+/// ([`RemotenessEncoding::Nibbles`]); only tables with it are written in it.
 pub const NIBBLE_VERSION: u32 = 5;
-/// The remoteness width field's value for four bits a position, relative to the value
-/// ([`nibble_of`]): the tables of the boards the solvers know (plain and sliced), whose
-/// remoteness never exceeds their cells.
-pub const REM_NIBBLES: u8 = 0x80;
 /// The first version whose compressed tables may carry a zstd dictionary (its length in header
 /// bytes 164..168, reserved before); only tables with one are written in it.
 pub const DICTIONARY_VERSION: u32 = 4;
@@ -191,9 +187,8 @@ pub struct Header {
     pub header_len: u64,
     pub size: u64,
     pub encoding: Encoding,
-    /// Bytes per stored remoteness, 0 when the table has none, or [`REM_NIBBLES`] (half a
-    /// byte, relative to the value).
-    pub remoteness_width: u8,
+    /// How the remoteness is stored (the header's remoteness width byte).
+    pub remoteness_encoding: RemotenessEncoding,
     pub block: u32,
     /// `[unused, win, loss, draw]`.
     pub counts: [u64; 4],
@@ -242,7 +237,7 @@ impl Header {
         b.extend_from_slice(&MAGIC);
         let version = if self.grundy.is_some() {
             GRUNDY_VERSION
-        } else if self.remoteness_width == REM_NIBBLES {
+        } else if self.remoteness_encoding == RemotenessEncoding::Nibbles {
             NIBBLE_VERSION
         } else if self.dictionary.len > 0 {
             DICTIONARY_VERSION
@@ -253,7 +248,7 @@ impl Header {
         b.extend_from_slice(&(self.header_len as u32).to_le_bytes());
         b.extend_from_slice(&self.size.to_le_bytes());
         b.push(self.encoding as u8);
-        b.push(self.remoteness_width);
+        b.push(self.remoteness_encoding.header_byte());
         let (kind, src) = match &self.source {
             SourceRef::None => (0u8, None),
             SourceRef::Embedded { source, .. } => (1, Some(source)),
@@ -313,12 +308,10 @@ impl Header {
             2 => Encoding::ZstdOmitted,
             e => return Err(bad(format!("unknown payload encoding {e}"))),
         };
-        let remoteness_width = bytes[25];
-        let known = [0, 1, 2, 4].contains(&remoteness_width)
-            || (remoteness_width == REM_NIBBLES && version >= NIBBLE_VERSION);
-        if !known {
-            return Err(bad(format!("bad remoteness width {remoteness_width}")));
-        }
+        let Some(remoteness_encoding) = RemotenessEncoding::from_header_byte(bytes[25], version)
+        else {
+            return Err(bad(format!("bad remoteness width {}", bytes[25])));
+        };
         let block = u32_at(28);
         if block == 0 || block % 8 != 0 {
             return Err(bad(format!("bad checksum block size {block}")));
@@ -380,7 +373,7 @@ impl Header {
             header_len,
             size,
             encoding,
-            remoteness_width,
+            remoteness_encoding,
             block,
             counts,
             cells,
@@ -459,7 +452,7 @@ impl Header {
             unused.push(("the frame size of a raw table", u64_at(152), 0));
             unused.push(("the zstd level of a raw table", u32_at(160) as u64, 0));
         }
-        if self.version >= 2 && self.remoteness_width == 0 {
+        if self.version >= 2 && !self.remoteness_encoding.is_stored() {
             unused.push((
                 "the rounds of a table without remoteness",
                 u32_at(120) as u64,
@@ -508,7 +501,7 @@ impl Header {
             }
             (_, Some(_)) => {
                 let frames = self.size.div_ceil(self.frame_positions.max(1));
-                let first = (frames + 1) * (1 + (self.remoteness_width > 0) as u64);
+                let first = (frames + 1) * (1 + self.remoteness_encoding.is_stored() as u64);
                 (first, first + frames + 1)
             }
         }
@@ -598,7 +591,7 @@ impl Header {
                         self.cells.len, self.size
                     )));
                 }
-                let rem_bytes = remoteness_len(self.size, self.remoteness_width);
+                let rem_bytes = self.remoteness_encoding.section_len(self.size);
                 if self.remoteness.len != rem_bytes {
                     return Err(TableErrorKind::Damaged(
                         "remoteness section has the wrong length".into(),
@@ -613,7 +606,7 @@ impl Header {
             }
             Encoding::Zstd | Encoding::ZstdOmitted => {
                 let f = self.frame_positions;
-                if self.encoding == Encoding::ZstdOmitted && self.remoteness_width > 0 {
+                if self.encoding == Encoding::ZstdOmitted && self.remoteness_encoding.is_stored() {
                     return Err(TableErrorKind::Damaged(
                         "a table with omitted positions holds no remoteness".into(),
                     ));
@@ -623,9 +616,10 @@ impl Header {
                         "bad frame size {f} positions"
                     )));
                 }
-                let streams = 1 + (self.remoteness_width > 0) as u64 + self.grundy.is_some() as u64;
+                let streams =
+                    1 + self.remoteness_encoding.is_stored() as u64 + self.grundy.is_some() as u64;
                 let dictionary = (self.dictionary.len > 0) as u64;
-                if (self.remoteness_width > 0) != (self.remoteness.len > 0) {
+                if self.remoteness_encoding.is_stored() != (self.remoteness.len > 0) {
                     return Err(TableErrorKind::Damaged(
                         "remoteness section disagrees with its width".into(),
                     ));
@@ -649,8 +643,8 @@ impl Header {
 
 mod remoteness;
 pub use remoteness::{
-    frame_remoteness_len, get_remoteness, nibble_of, put_remoteness, remoteness_bytes,
-    remoteness_len, remoteness_of_nibble, remoteness_width,
+    RemotenessEncoding, bytes_of_engine, get_remoteness, nibble_of, nibbles_of_engine,
+    put_remoteness, remoteness_bytes, remoteness_of_nibble, remoteness_width,
 };
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::format::{Header, Section, frame_remoteness_len};
+use super::format::{Header, Section};
 use super::zstd::{FrameCache, Stream, decompress_frame};
 use crate::error::table::{Checked, TableErrorKind};
 
@@ -88,8 +88,8 @@ impl ZstdFrames {
         let cells = open_stream(bytes, sums, 0, header.cells, frames, |k| {
             positions(k).div_ceil(4)
         })?;
-        let width = header.remoteness_width;
-        let remoteness = if width > 0 {
+        let encoding = header.remoteness_encoding;
+        let remoteness = if encoding.is_stored() {
             let first = frames as usize + 1;
             Some(open_stream(
                 bytes,
@@ -97,7 +97,7 @@ impl ZstdFrames {
                 first,
                 header.remoteness,
                 frames,
-                |k| frame_remoteness_len(positions(k), width),
+                |k| encoding.frame_len(positions(k)),
             )?)
         } else {
             None
@@ -131,7 +131,7 @@ impl ZstdFrames {
             None
         };
         let grundy_bytes = header.grundy.map_or(0, |g| f * g.width as u64);
-        let frame_bytes = f / 4 + frame_remoteness_len(f, width) + grundy_bytes;
+        let frame_bytes = f / 4 + encoding.frame_len(f) + grundy_bytes;
         Ok(ZstdFrames {
             cells,
             remoteness,

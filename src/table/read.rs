@@ -18,7 +18,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::format::{
-    Encoding, Header, REM_NIBBLES, SourceRef, get_remoteness, remoteness_of_nibble,
+    Encoding, Header, RemotenessEncoding, SourceRef, get_remoteness, remoteness_of_nibble,
 };
 use super::payload::{Payload, RawBlocks, ZstdFrames, check_padding};
 use crate::base::cells;
@@ -197,7 +197,7 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
     }
 
     pub fn has_remoteness(&self) -> bool {
-        self.header.remoteness_width > 0
+        self.header.remoteness_encoding.is_stored()
     }
 
     pub fn is_compressed(&self) -> bool {
@@ -337,11 +337,11 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
     }
 
     /// The remoteness nibbles of positions `first..first + n` of a raw table with
-    /// [`REM_NIBBLES`] as stored (`first` even), each block they touch checked first.
+    /// [`RemotenessEncoding::Nibbles`] as stored (`first` even), each block they touch checked first.
     pub(crate) fn raw_nibbles(&self, first: u64, n: u64) -> Result<&[u8]> {
         let r = self.header.remoteness;
         if self.is_compressed()
-            || self.header.remoteness_width != REM_NIBBLES
+            || self.header.remoteness_encoding != RemotenessEncoding::Nibbles
             || !first.is_multiple_of(2)
             || first + n > self.header.size
         {
@@ -396,13 +396,11 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
         pos: u64,
         stored_code: impl FnOnce() -> Result<u8>,
     ) -> Result<Option<u32>> {
-        let width = self.header.remoteness_width;
         // Nibbles: half a byte a position, the low half for an even index; bytes: `w` each.
-        let nibbles = width == REM_NIBBLES;
-        let (w, at_of) = if nibbles {
-            (1, pos / 2)
-        } else {
-            (width as u64, pos * width as u64)
+        let (nibbles, (w, at_of)) = match self.header.remoteness_encoding {
+            RemotenessEncoding::Nibbles => (true, (1, pos / 2)),
+            RemotenessEncoding::Bytes(w) => (false, (w as u64, pos * w as u64)),
+            RemotenessEncoding::None => unreachable!("asked only of tables with remoteness"),
         };
         // A position's stored bytes, whichever the payload: up to 4 (a nibble's byte, or `w`).
         let decode = |b: [u8; 4]| -> Result<Option<u32>> {
@@ -617,11 +615,7 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
             draw,
             unused,
             rounds: h.rounds,
-            remoteness_bytes: if h.remoteness_width == REM_NIBBLES {
-                0.5
-            } else {
-                h.remoteness_width as f64
-            },
+            remoteness_bytes: h.remoteness_encoding.bytes_per_position(),
             file_bytes,
             bits_per_position: if used > 0 {
                 file_bytes as f64 * 8.0 / used as f64

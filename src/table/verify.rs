@@ -345,7 +345,13 @@ mod tests {
         }
         let counts = cells.counts();
         w.set_grundy(GrundyBytes::of(labels));
-        w.finish(counts, None, 0, &[]).unwrap();
+        w.finish(
+            counts,
+            None,
+            crate::table::format::RemotenessEncoding::None,
+            &[],
+        )
+        .unwrap();
         let t = Table::open(&out).unwrap();
         t.verify_checksums()?;
         t.verify_positions(&crate::base::progress::Silent)

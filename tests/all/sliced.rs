@@ -158,8 +158,8 @@ fn the_row_kernel_with_remoteness_agrees_with_the_plain_boards() {
             assert_eq!(summary.kernel, Kernel::SlicedRemoteness, "{spec}");
             let table = Table::open(&out).unwrap();
             assert_eq!(
-                table.header().remoteness_width,
-                retrodb::table::format::REM_NIBBLES
+                table.header().remoteness_encoding,
+                retrodb::table::format::RemotenessEncoding::Nibbles
             );
             let AnyGame::Cell(g) = table.game() else {
                 panic!("{spec} is a cell game");

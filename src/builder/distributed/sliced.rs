@@ -194,7 +194,12 @@ fn start(comm: &dyn Comm, rank0: Option<(u64, u32)>) -> Result<(u64, u32)> {
 
 /// The cells section of `game`'s table (the work file's, the same).
 fn cells_section(game: &AnyGame) -> Section {
-    raw_sections(GameFields::of(game).header_len(), game.size(), 0).0
+    raw_sections(
+        GameFields::of(game).header_len(),
+        game.size(),
+        crate::table::format::RemotenessEncoding::None,
+    )
+    .0
 }
 
 /// Rank 0: opens the work file the tiered build made, and writes a token in its header space

@@ -15,9 +15,8 @@ use super::checkpoint::{self, Checkpoint, Identity};
 use super::{BuildOptions, BuildSummary, interrupted};
 use crate::base::cells::Cells;
 use crate::error::{Error, Result};
-use crate::game::Tiered;
 use crate::games::AnyGame;
-use crate::solve::plan::Kernel;
+use crate::solve::plan::{Kernel, RemStore, TieredKernel};
 use crate::solve::{self, SolveOptions, SolveStats};
 use crate::table::OutputLock;
 use crate::table::write::{GameFields, RawWriter};
@@ -26,8 +25,9 @@ use crate::with_tiered_game;
 mod plan;
 mod streaming;
 
+use plan::plan_with_kernel;
 pub use plan::{TieredPlan, plan_tiered};
-use streaming::solve_streaming;
+use streaming::NibbleStream;
 
 /// After each tier of a tiered build: how it went and what is left.
 #[derive(Clone, Debug, Serialize)]
@@ -95,39 +95,32 @@ pub(super) fn build_with(
 ) -> Result<BuildSummary> {
     let spec = game.spec();
     let size = game.size();
-    let plan = plan_tiered(game, out, opts);
+    let (plan, chosen) = plan_with_kernel(game, out, opts);
     let TieredPlan {
         tiers, done_from, ..
     } = plan;
     let resumed = plan.resumed.clone();
-    let kernel = checked_kernel(&spec, size, out, opts, &plan)?;
+    let kernel = checked_kernel(&spec, size, out, opts, &plan, chosen)?;
     let identity = Identity::of(game, opts.remoteness);
-    // The remoteness a resumed run starts from, read into the engine's memory and checked
-    // against the checkpoint's sum.
-    let resume_rem = match &resumed {
-        Some(m) => Some(|buf: &mut [u8]| checkpoint::read_rem(out, m, buf)),
-        None => {
-            // A fresh start: whatever the work files held belongs to no finished tier.
-            let _ = std::fs::remove_file(checkpoint::path(out));
-            checkpoint::remove_rem_files(out, None);
-            None
-        }
-    };
-    // The row kernel with remoteness writes its nibbles in the work file, beside the cells.
-    let in_file_rem = kernel == Kernel::SlicedRemoteness;
-    // The plain board's kernel with remoteness has its nibbles written while it solves.
-    let streamed_rem = kernel == Kernel::PlainRemoteness && solver.is_none();
+    if resumed.is_none() {
+        // A fresh start: whatever the work files held belongs to no finished tier.
+        let _ = std::fs::remove_file(checkpoint::path(out));
+        checkpoint::remove_rem_files(out, None);
+    }
+    let store = kernel.remoteness(opts.remoteness);
     let fresh = resumed.is_none();
-    let writer = open_writer(out, lock, game, fresh, in_file_rem, streamed_rem)?;
+    let writer = open_writer(out, lock, game, fresh, store)?;
     let cells_path = writer.path().to_path_buf();
     let solve_start = Instant::now();
     let stats = {
         let cells = writer.cells(size);
         // SAFETY: the words are the writer's shared mapping of its work file (or empty).
-        let nibbles = unsafe { solve::slicedrem::Nibbles::over_file(writer.nibble_words()) };
+        let nibbles =
+            unsafe { solve::kernels::sliced_remoteness::Nibbles::over_file(writer.nibble_words()) };
+        let in_file = store == RemStore::Nibbles;
         // The finished tiers' cells, and their nibbles where the work file holds them.
         let digest = |tiers: std::ops::Range<u32>| {
-            finished_digest(game, &cells, in_file_rem.then_some(&nibbles), tiers)
+            finished_digest(game, &cells, in_file.then_some(&nibbles), tiers)
         };
         let sopts = opts.solve_options();
         let mut tiers_done = TiersDone::start(
@@ -140,23 +133,25 @@ pub(super) fn build_with(
             solve_start,
         )?;
         let mut checkpoint = |done: solve::tiers::TierDone<'_>| tiers_done.tier_done(done);
-        let work = Work {
-            writer: &writer,
-            cells: &cells,
-            nibbles: &nibbles,
-            done_from,
-            in_file_rem,
-            streamed_rem,
+        let stores = WorkStores {
+            out,
+            resumed: resumed.as_ref(),
+            nibbles: in_file.then_some(&nibbles),
+            stream: (store == RemStore::Streamed).then_some(NibbleStream(&writer)),
         };
-        let rounds_before = resumed.as_ref().map_or(0, |m| m.rounds);
-        work.solve(
-            game,
-            solver,
-            (rounds_before, resume_rem),
-            &sopts,
-            &mut checkpoint,
-        )
-        .map_err(|e| match e {
+        let solved = match solver {
+            Some(solve) => solve(&cells, done_from, &sopts, &mut checkpoint),
+            None => with_tiered_game!(game, g => solve::tiered::solve_tiers(
+                g,
+                &kernel,
+                &cells,
+                done_from,
+                &stores,
+                &sopts,
+                &mut checkpoint
+            ), _ => unreachable!("build checked that the tiered engine applies")),
+        };
+        solved.map_err(|e| match e {
             Error::Interrupted(_) => interrupted(&spec, Some(out)),
             e => e,
         })?
@@ -165,7 +160,7 @@ pub(super) fn build_with(
     let run = RunFacts {
         spec: &spec,
         size,
-        kernel,
+        kernel: kernel.kernel(),
         resumed_from_tier: resumed.as_ref().map(|m| m.tier),
         solve_seconds,
         started,
@@ -175,7 +170,7 @@ pub(super) fn build_with(
         let path = cells_path.display().to_string();
         return Ok(run.summary(&SolveStats::default(), path, false, 0));
     };
-    let (stats, file_bytes) = write_table(game, writer, solved, in_file_rem || streamed_rem)?;
+    let (stats, file_bytes) = write_table(game, writer, solved)?;
     checkpoint::remove_rem_files(out, None);
     let _ = std::fs::remove_file(checkpoint::path(out));
     Ok(run.summary(&stats, out.display().to_string(), true, file_bytes))
@@ -184,13 +179,14 @@ pub(super) fn build_with(
 /// The kernel `plan` chose, once the build may go ahead: no other build's checkpoint is in the
 /// way, the tiered engine solves the game `spec` (`size` positions), and memory and disk hold
 /// the run.
-fn checked_kernel(
+fn checked_kernel<'g>(
     spec: &str,
     size: u64,
     out: &Path,
     opts: &BuildOptions,
     plan: &TieredPlan,
-) -> Result<Kernel> {
+    chosen: Option<TieredKernel<'g>>,
+) -> Result<TieredKernel<'g>> {
     if let Some(why) = &plan.refused {
         // Resuming would mix cells of another game, input or option into this table; starting
         // over silently would throw away the other build's work.
@@ -200,11 +196,11 @@ fn checked_kernel(
         }
         .into());
     }
-    let kernel = plan.kernel.ok_or_else(|| Error::Spec {
+    let kernel = chosen.ok_or_else(|| Error::Spec {
         spec: spec.to_string(),
         msg: "the tiered engine cannot solve this game".into(),
     })?;
-    check_resources(spec, size, out, opts, plan, kernel)?;
+    check_resources(spec, size, out, opts, plan, kernel.kernel())?;
     Ok(kernel)
 }
 
@@ -213,7 +209,7 @@ fn checked_kernel(
 fn finished_digest(
     game: &AnyGame,
     cells: &Cells<'_>,
-    nibbles: Option<&solve::slicedrem::Nibbles<'_>>,
+    nibbles: Option<&solve::kernels::sliced_remoteness::Nibbles<'_>>,
     tiers: std::ops::Range<u32>,
 ) -> u64 {
     with_tiered_game!(game, g => {
@@ -225,74 +221,56 @@ fn finished_digest(
     }, _ => 0)
 }
 
-/// Where a run's solve writes and where it starts: the work file's writer, its cells and
-/// nibbles, the tiers finished already, and where the kernel puts the remoteness.
-struct Work<'w, 'a> {
-    writer: &'w RawWriter,
-    cells: &'w Cells<'a>,
-    nibbles: &'w solve::slicedrem::Nibbles<'a>,
-    done_from: u32,
-    /// The row kernel with remoteness writes its nibbles in the work file, beside the cells.
-    in_file_rem: bool,
-    /// The plain board's kernel with remoteness has its nibbles written while it solves.
-    streamed_rem: bool,
+/// What a run's solve keeps in the build's work files and where it starts: the nibbles of the
+/// work file (the row kernel with remoteness), its stream (the plain board's kernel with
+/// remoteness), and the checkpoint it resumes below.
+struct WorkStores<'w, 'a> {
+    out: &'w Path,
+    resumed: Option<&'w Checkpoint>,
+    nibbles: Option<&'w solve::kernels::sliced_remoteness::Nibbles<'a>>,
+    stream: Option<NibbleStream<'w>>,
 }
 
-impl Work<'_, '_> {
-    /// Solves the tiers below `done_from` of `game` with `solver` when one is given, else with
-    /// the kernel the plan chose; `resume` is the rounds and the engine's remoteness bytes of
-    /// the finished tiers (read from the checkpoint) for the per-position kernel.
-    fn solve(
-        &self,
-        game: &AnyGame,
-        solver: Option<&mut TierSolver<'_>>,
-        resume: (u32, Option<impl FnOnce(&mut [u8]) -> Result<()>>),
-        sopts: &SolveOptions,
-        checkpoint: &mut impl FnMut(solve::tiers::TierDone<'_>) -> Result<bool>,
-    ) -> Result<Option<solve::tiers::Solved>> {
-        let (cells, done_from) = (self.cells, self.done_from);
-        match solver {
-            Some(solve) => solve(cells, done_from, sopts, checkpoint),
-            None if self.in_file_rem => {
-                let board = with_tiered_game!(game, g => g.board_shape(), _ => None)
-                    .and_then(crate::game::shape::BoardShape::sliced)
-                    .expect("the row kernel with remoteness was chosen for a sliced board");
-                solve::slicedrem::solve(&board, cells, self.nibbles, done_from, sopts, checkpoint)
-            }
-            None if self.streamed_rem => {
-                solve_streaming(game, self.writer, cells, sopts, checkpoint)
-            }
-            None => with_tiered_game!(game, g => solve::tiered::solve_tiers(
-                g,
-                cells,
-                done_from,
-                resume.0,
-                resume.1,
-                sopts,
-                checkpoint
-            ), _ => unreachable!("build checked that the tiered engine applies")),
+impl solve::tiered::TierStores for WorkStores<'_, '_> {
+    fn nibbles(&self) -> Option<&solve::kernels::sliced_remoteness::Nibbles<'_>> {
+        self.nibbles
+    }
+
+    fn stream(&self) -> Option<&dyn solve::kernels::plain_remoteness_streamed::RemotenessStream> {
+        self.stream
+            .as_ref()
+            .map(|s| s as &dyn solve::kernels::plain_remoteness_streamed::RemotenessStream)
+    }
+
+    /// The checkpoint's remoteness, read into the engine's memory and checked against the
+    /// checkpoint's sum.
+    fn resume(&self, engine_bytes: &mut [u8]) -> Result<()> {
+        match self.resumed {
+            Some(m) => checkpoint::read_rem(self.out, m, engine_bytes),
+            None => Ok(()),
         }
+    }
+
+    fn rounds_before(&self) -> u32 {
+        self.resumed.map_or(0, |m| m.rounds)
     }
 }
 
 /// The writer of `game`'s table through the resumable work file of `out` (its cells kept, or
-/// undecided when `fresh`), with the remoteness' nibbles mapped (`in_file_rem`) or streamed
-/// (`streamed_rem`) where the kernel writes them while it solves.
+/// undecided when `fresh`), with the remoteness' nibbles mapped or streamed where the kernel
+/// writes them while it solves (`store`).
 fn open_writer(
     out: &Path,
     lock: &OutputLock,
     game: &AnyGame,
     fresh: bool,
-    in_file_rem: bool,
-    streamed_rem: bool,
+    store: RemStore,
 ) -> Result<RawWriter> {
     let writer = RawWriter::resumable(out, lock, GameFields::of(game), game.size(), fresh)?;
-    if in_file_rem {
-        writer.with_nibbles()
-    } else if streamed_rem {
-        writer.stream_nibbles()
-    } else {
-        Ok(writer)
+    match store {
+        RemStore::Nibbles => writer.with_nibbles(),
+        RemStore::Streamed => writer.stream_nibbles(),
+        RemStore::None | RemStore::EngineBytes => Ok(writer),
     }
 }
 
@@ -319,41 +297,41 @@ fn check_resources(
 }
 
 /// Writes the table of a finished solve through `writer`: the engine's remoteness turned into
-/// the table's (nibbles for a board, else the engine's bytes or wider ones), unless the
-/// kernel wrote the nibbles into the work file already (`nibbles_written`). Returns the solve's
-/// figures and the file's size.
+/// the table's (nibbles for a board, else the engine's bytes or wider ones), unless the kernel
+/// wrote it into the work file already. Returns the solve's figures and the file's size.
 fn write_table(
     game: &AnyGame,
     writer: RawWriter,
     solved: solve::tiers::Solved,
-    nibbles_written: bool,
 ) -> Result<(SolveStats, u64)> {
+    use crate::table::format::RemotenessEncoding;
+    use solve::tiers::Remoteness;
     let stats = solved.stats;
-    let nibbles = crate::table::format::REM_NIBBLES;
+    let nibbles = RemotenessEncoding::Nibbles;
     let mut rem = solved.remoteness;
-    let (writer, width, rem_bytes) = match &mut rem {
+    let (writer, encoding, rem_bytes) = match &mut rem {
         // In the work file already.
-        _ if nibbles_written => (writer, nibbles, &[][..]),
+        Remoteness::InStore => (writer, nibbles, &[][..]),
         // A board's bytes go into the table's nibbles in the work file, a block at a time, each
         // hashed while in the cache: one pass over the engine's bytes, half of them for the
         // disk.
-        Some(r) if solved.rem_width == 1 && super::rem_width_for(game, 0) == nibbles => {
+        Remoteness::EngineBytes(r) if super::rem_encoding_for(game, 0) == nibbles => {
             let mut w = writer.with_nibbles()?;
             let bytes = r.bytes();
             w.fill_nibbles(|first, out| {
                 let from = (2 * first).min(bytes.len() as u64) as usize;
-                solve::tiered::engine_nibbles(&bytes[from..], out)
+                crate::table::format::nibbles_of_engine(&bytes[from..], out)
             });
             (w, nibbles, &[][..])
         }
-        Some(r) if solved.rem_width == 1 => {
-            solve::tiered::table_bytes(r);
-            (writer, 1, r.bytes())
+        Remoteness::EngineBytes(r) => {
+            crate::table::format::bytes_of_engine(r.bytes_mut());
+            (writer, RemotenessEncoding::Bytes(1), r.bytes())
         }
-        Some(r) => (writer, solved.rem_width, r.bytes()),
-        None => (writer, 0, &[][..]),
+        Remoteness::Nibbles(r) => (writer, nibbles, r.bytes()),
+        Remoteness::None => (writer, RemotenessEncoding::None, &[][..]),
     };
-    let file_bytes = writer.finish(stats.counts, stats.rounds, width, rem_bytes)?;
+    let file_bytes = writer.finish(stats.counts, stats.rounds, encoding, rem_bytes)?;
     Ok((stats, file_bytes))
 }
 

@@ -13,7 +13,7 @@ use super::super::checkpoint::{self, Checkpoint, Found, Identity};
 use crate::game::Tiered;
 use crate::games::AnyGame;
 use crate::solve;
-use crate::solve::plan::{self, Kernel};
+use crate::solve::plan::{Kernel, RemStore, TieredKernel};
 use crate::table::workfiles::sibling;
 use crate::with_tiered_game;
 
@@ -22,7 +22,7 @@ use crate::with_tiered_game;
 #[derive(Clone, Debug, Serialize)]
 pub struct TieredPlan {
     pub tiers: u32,
-    /// The kernel this run solves with ([`solve::plan::choose`]); `None` for a game the tiered
+    /// The kernel this run solves with ([`solve::plan::TieredKernel::of`]); `None` for a game the tiered
     /// engine cannot solve.
     pub kernel: Option<Kernel>,
     /// The checkpoint this run resumes below, if any.
@@ -48,6 +48,16 @@ pub struct TieredPlan {
 
 /// The plan of a tiered build of `game` into `out` (see [`TieredPlan`]).
 pub fn plan_tiered(game: &AnyGame, out: &Path, opts: &BuildOptions) -> TieredPlan {
+    plan_with_kernel(game, out, opts).0
+}
+
+/// [`plan_tiered`], and the kernel it chose as a value the solve runs
+/// ([`solve::tiered::solve_tiers`]): the build chooses it here, once.
+pub(super) fn plan_with_kernel<'g>(
+    game: &'g AnyGame,
+    out: &Path,
+    opts: &BuildOptions,
+) -> (TieredPlan, Option<TieredKernel<'g>>) {
     let size = game.size();
     let tiers = with_tiered_game!(game, g => g.tier_count(), _ => 0);
     let (mut resumed, refused) = match checkpoint::read(out, &Identity::of(game, opts.remoteness)) {
@@ -64,23 +74,24 @@ pub fn plan_tiered(game: &AnyGame, out: &Path, opts: &BuildOptions) -> TieredPla
     // the checkpoints' files (a new one is written before the previous one is deleted).
     let solving = lowest..done_from;
     let fresh = done_from == tiers;
-    let kernel = plan::kernel(game, solve::Engine::Tiered, opts.remoteness, fresh);
-    let memory_bytes = match kernel {
-        Some(k) => with_tiered_game!(game, g => {
-            plan::tiered_memory(k, g, solving.clone(), opts.remoteness)
-                .saturating_add(solve::PROCESS_BYTES)
-        }, _ => 0),
-        None => 0,
-    };
+    let (kernel, memory_bytes) = with_tiered_game!(game, g => {
+        match TieredKernel::of(g, opts.remoteness, fresh) {
+            Some(k) => {
+                let bytes = k.memory(g, solving.clone(), opts.remoteness);
+                (Some(k), bytes.saturating_add(solve::PROCESS_BYTES))
+            }
+            None => (None, 0),
+        }
+    }, _ => (None, 0));
     let cells_on_disk = with_tiered_game!(game, g => g.tier_range(lowest), _ => None)
         .map_or(size, |r| size - r.start)
         .div_ceil(4);
-    let disk_all = match kernel {
+    let store = kernel.map(|k| k.remoteness(opts.remoteness));
+    let disk_all = match store {
         // The row kernel keeps remoteness in the work file: nibbles of every position, written
         // in place (no checkpoint files).
-        Some(Kernel::SlicedRemoteness) => cells_on_disk.saturating_add(
-            crate::table::format::remoteness_len(size, crate::table::format::REM_NIBBLES),
-        ),
+        Some(RemStore::Nibbles) => cells_on_disk
+            .saturating_add(crate::table::format::RemotenessEncoding::Nibbles.section_len(size)),
         _ if opts.remoteness => cells_on_disk.saturating_add(size.saturating_mul(3)),
         _ => cells_on_disk,
     };
@@ -107,9 +118,9 @@ pub fn plan_tiered(game: &AnyGame, out: &Path, opts: &BuildOptions) -> TieredPla
         .as_ref()
         .filter(|m| m.timed > 0 && m.seconds > 0.0)
         .map(|m| positions_left as f64 * m.seconds / m.timed as f64);
-    TieredPlan {
+    let plan = TieredPlan {
         tiers,
-        kernel,
+        kernel: kernel.map(|k| k.kernel()),
         resumed,
         refused,
         done_from,
@@ -119,5 +130,6 @@ pub fn plan_tiered(game: &AnyGame, out: &Path, opts: &BuildOptions) -> TieredPla
         disk_bytes: disk_all.saturating_sub(have),
         disk_free: crate::base::memory::disk_free(crate::base::memory::dir_of(out)),
         seconds_left,
-    }
+    };
+    (plan, kernel)
 }

@@ -51,7 +51,7 @@ fn a_real_header_round_trips() {
         header_len: Header::len_for("hex:4", 0, false),
         size: 100,
         encoding: Encoding::Raw,
-        remoteness_width: 0,
+        remoteness_encoding: RemotenessEncoding::None,
         block: BLOCK,
         counts: [10, 40, 50, 0],
         cells: Section {
@@ -110,7 +110,7 @@ fn grundy_fields_round_trip() {
         header_len: Header::len_for(spec, 0, true),
         size: 100,
         encoding: Encoding::Raw,
-        remoteness_width: 0,
+        remoteness_encoding: RemotenessEncoding::None,
         block: BLOCK,
         counts: [0, 40, 50, 10],
         cells: Section {
@@ -161,4 +161,38 @@ fn grundy_fields_round_trip() {
     let short = plain.encode(&[]);
     assert_eq!(short.len() + GRUNDY_FIELDS as usize, bytes.len());
     assert_eq!(u32::from_le_bytes(short[8..12].try_into().unwrap()), 2);
+}
+
+/// The remoteness encoding goes to and from exactly the header bytes tables have always had:
+/// 0, 1, 2, 4 and 0x80 (nibbles, from version 5 on); any other byte is refused.
+#[test]
+fn remoteness_encodings_keep_their_header_bytes() {
+    use RemotenessEncoding::*;
+    for (encoding, byte) in [
+        (None, 0u8),
+        (Bytes(1), 1),
+        (Bytes(2), 2),
+        (Bytes(4), 4),
+        (Nibbles, 0x80),
+    ] {
+        assert_eq!(encoding.header_byte(), byte);
+        assert_eq!(
+            RemotenessEncoding::from_header_byte(byte, NIBBLE_VERSION),
+            Some(encoding)
+        );
+    }
+    assert_eq!(
+        RemotenessEncoding::from_header_byte(0x80, NIBBLE_VERSION - 1),
+        Option::None
+    );
+    for bad in [3u8, 8, 0x81, 0xff] {
+        assert_eq!(
+            RemotenessEncoding::from_header_byte(bad, VERSION),
+            Option::None
+        );
+    }
+    assert_eq!(Nibbles.section_len(17), 16);
+    assert_eq!(Bytes(2).section_len(17), 34);
+    assert_eq!(None.section_len(17), 0);
+    assert_eq!(Nibbles.frame_len(33), 17);
 }

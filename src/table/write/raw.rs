@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use super::{GameFields, block_sums, sums_section};
 use crate::base::cells;
 use crate::error::{Error, Result};
-use crate::table::format::{self, Encoding, Header, PAGE, Section, align};
+use crate::table::format::{self, Encoding, Header, PAGE, RemotenessEncoding, Section, align};
 
 /// A raw table's layout when several processes write it, each a share of the positions
 /// (a build across ranks): where a share's cells and remoteness go, and their checksums.
@@ -25,14 +25,13 @@ pub(crate) struct RawLayout {
 
 impl RawLayout {
     /// The layout of a raw table with a header of `header_len` bytes, `size` positions and
-    /// remoteness `width` bytes a position (0 for none; not nibbles).
+    /// remoteness `width` bytes a position (0 for none; a share's remoteness is whole bytes).
     pub fn new(header_len: u64, size: u64, width: u8) -> RawLayout {
-        assert_ne!(
-            width,
-            format::REM_NIBBLES,
-            "a share's remoteness is whole bytes"
-        );
-        let (cells, remoteness) = raw_sections(header_len, size, width);
+        let encoding = match width {
+            0 => RemotenessEncoding::None,
+            w => RemotenessEncoding::Bytes(w),
+        };
+        let (cells, remoteness) = raw_sections(header_len, size, encoding);
         RawLayout {
             cells,
             remoteness,
@@ -71,16 +70,20 @@ impl RawLayout {
 }
 
 /// The cells and remoteness sections of a raw table with a header of `header_len` bytes, `size`
-/// positions and `rem_width` bytes of remoteness each (an empty section at 0 when none).
-pub(crate) fn raw_sections(header_len: u64, size: u64, rem_width: u8) -> (Section, Section) {
+/// positions and remoteness stored as `rem` (an empty section at 0 when none).
+pub(crate) fn raw_sections(
+    header_len: u64,
+    size: u64,
+    rem: RemotenessEncoding,
+) -> (Section, Section) {
     let cells_sec = Section {
         offset: align(header_len, PAGE),
         len: cells::words_for(size) * 8,
     };
-    let rem_sec = if rem_width > 0 {
+    let rem_sec = if rem.is_stored() {
         Section {
             offset: align(cells_sec.end(), PAGE),
-            len: format::remoteness_len(size, rem_width),
+            len: rem.section_len(size),
         }
     } else {
         Section::default()
@@ -145,13 +148,13 @@ pub(crate) fn raw_grundy_sections(
 }
 
 /// What a raw table's header says besides where its sections are: the game, the positions, the
-/// values' counts, the rounds, the remoteness' width and the Sprague-Grundy values' fields.
+/// values' counts, the rounds, the remoteness' encoding and the Sprague-Grundy values' fields.
 pub(crate) struct RawFields<'a> {
     pub game: &'a GameFields,
     pub size: u64,
     pub counts: [u64; 4],
     pub rounds: Option<u32>,
-    pub rem_width: u8,
+    pub rem: RemotenessEncoding,
     pub grundy: Option<&'a GrundyBytes>,
 }
 
@@ -163,10 +166,10 @@ pub(super) fn raw_header(fields: &RawFields<'_>, sums: &[u64]) -> Header {
         size,
         counts,
         rounds,
-        rem_width,
+        rem,
         grundy,
     } = *fields;
-    let (cells_sec, rem_sec) = raw_sections(game.header_len(), size, rem_width);
+    let (cells_sec, rem_sec) = raw_sections(game.header_len(), size, rem);
     let mut end = rem_sec.end().max(cells_sec.end());
     let grundy = grundy.map(|g| {
         let (values, sets) = raw_grundy_sections(end, size, g.width, g.sets.len() as u64);
@@ -185,7 +188,7 @@ pub(super) fn raw_header(fields: &RawFields<'_>, sums: &[u64]) -> Header {
         header_len: game.header_len(),
         size,
         encoding: Encoding::Raw,
-        remoteness_width: rem_width,
+        remoteness_encoding: rem,
         block: format::BLOCK,
         counts,
         cells: cells_sec,

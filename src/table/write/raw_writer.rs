@@ -15,7 +15,7 @@ use super::raw::{GrundyBytes, RawFields, raw_grundy_sections, raw_sections};
 use super::{GameFields, TableFile, TempFile};
 use crate::base::cells;
 use crate::error::{Error, Result};
-use crate::table::format::{self, PAGE};
+use crate::table::format::{self, PAGE, RemotenessEncoding};
 use crate::table::workfiles::{OutputLock, allocate};
 
 /// A raw table being written: the temporary file with its cells section memory-mapped, and
@@ -28,7 +28,7 @@ pub(crate) struct RawWriter {
     game: GameFields,
     size: u64,
     map: Option<MmapRaw>,
-    /// The remoteness section in nibbles, mapped ([`format::REM_NIBBLES`]); `None` when the
+    /// The remoteness section in nibbles, mapped ([`RemotenessEncoding::Nibbles`]); `None` when the
     /// remoteness, if any, is handed to [`RawWriter::finish`].
     rem_map: Option<MmapRaw>,
     /// The checksums of the mapped remoteness section's blocks, where
@@ -71,11 +71,15 @@ impl RawWriter {
     }
 
     /// Maps the remoteness section of this writer's table too, in nibbles
-    /// ([`format::REM_NIBBLES`]), for a solver that writes it in place: the file grows to hold
+    /// ([`RemotenessEncoding::Nibbles`]), for a solver that writes it in place: the file grows to hold
     /// it (reserved on disk now), a fresh work file's nibbles start at zero, a resumed one's are
     /// kept; [`RawWriter::finish`] then hashes it where it is.
     pub fn with_nibbles(mut self) -> Result<RawWriter> {
-        let (_, rem_sec) = raw_sections(self.game.header_len(), self.size, format::REM_NIBBLES);
+        let (_, rem_sec) = raw_sections(
+            self.game.header_len(),
+            self.size,
+            RemotenessEncoding::Nibbles,
+        );
         let tmp = &self.file.tmp;
         if tmp
             .file
@@ -116,8 +120,11 @@ impl RawWriter {
         // The solve's cells go to the disk while the nibbles are made, and each megabyte of
         // nibbles once written. The requests are made by a thread of their own: a request
         // waits while the disk's queue is full, and the pool's threads have packing to do.
-        let (cells_sec, rem_sec) =
-            raw_sections(self.game.header_len(), self.size, format::REM_NIBBLES);
+        let (cells_sec, rem_sec) = raw_sections(
+            self.game.header_len(),
+            self.size,
+            RemotenessEncoding::Nibbles,
+        );
         let tmp = &self.file.tmp;
         // SAFETY: the raw map is `map.len()` writable bytes alive as long as `self`; `&mut self`
         // rules out the atomic view (`nibble_words` borrows `self`), and the blocks below are
@@ -161,14 +168,18 @@ impl RawWriter {
         self.rem_sums = Some(sums);
     }
 
-    /// Prepares the remoteness section in nibbles ([`format::REM_NIBBLES`]) to be written a
+    /// Prepares the remoteness section in nibbles ([`RemotenessEncoding::Nibbles`]) to be written a
     /// checksum block at a time, in any order, from any thread and while the solve goes on
     /// ([`RawWriter::write_nibble_block`]); every block must be written before
     /// [`RawWriter::finish`]. The section is reserved on disk now and not mapped: a mapped
     /// section written during the solve made the solver's threads wait on page faults and on
     /// the write-back's TLB shootdowns (docs/BENCHMARKS.md).
     pub fn stream_nibbles(mut self) -> Result<RawWriter> {
-        let (_, rem_sec) = raw_sections(self.game.header_len(), self.size, format::REM_NIBBLES);
+        let (_, rem_sec) = raw_sections(
+            self.game.header_len(),
+            self.size,
+            RemotenessEncoding::Nibbles,
+        );
         let tmp = &self.file.tmp;
         let len = tmp
             .file
@@ -194,7 +205,11 @@ impl RawWriter {
     /// Block `k`'s bytes of the streamed nibble section ([`RawWriter::stream_nibbles`]): their
     /// offset in the section and their length (the last block may be shorter).
     pub fn nibble_block(&self, k: usize) -> (u64, usize) {
-        let (_, rem_sec) = raw_sections(self.game.header_len(), self.size, format::REM_NIBBLES);
+        let (_, rem_sec) = raw_sections(
+            self.game.header_len(),
+            self.size,
+            RemotenessEncoding::Nibbles,
+        );
         let at = k as u64 * format::BLOCK as u64;
         (at, (format::BLOCK as u64).min(rem_sec.len - at) as usize)
     }
@@ -205,7 +220,11 @@ impl RawWriter {
         let streamed = self.streamed.as_ref().expect("stream_nibbles came first");
         let (at, len) = self.nibble_block(k);
         assert_eq!(nibbles.len(), len, "block {k} is {len} bytes");
-        let (_, rem_sec) = raw_sections(self.game.header_len(), self.size, format::REM_NIBBLES);
+        let (_, rem_sec) = raw_sections(
+            self.game.header_len(),
+            self.size,
+            RemotenessEncoding::Nibbles,
+        );
         self.file.tmp.write_at(nibbles, rem_sec.offset + at)?;
         streamed.sums[k].store(xxhash_rust::xxh3::xxh3_64(nibbles), Ordering::Relaxed);
         streamed.written[k].store(true, Ordering::Release);
@@ -215,7 +234,11 @@ impl RawWriter {
     /// Starts the disk's writes of the streamed nibble blocks `blocks` (advice, as
     /// [`TempFile::start_writeback`]).
     pub fn start_nibble_writeback(&self, blocks: std::ops::Range<usize>) {
-        let (_, rem_sec) = raw_sections(self.game.header_len(), self.size, format::REM_NIBBLES);
+        let (_, rem_sec) = raw_sections(
+            self.game.header_len(),
+            self.size,
+            RemotenessEncoding::Nibbles,
+        );
         let block = format::BLOCK as u64;
         let at = blocks.start as u64 * block;
         let end = (blocks.end as u64 * block).min(rem_sec.len);
@@ -228,7 +251,8 @@ impl RawWriter {
     /// [`TempFile::start_writeback`]): the pages that hold only those positions' cells, so that
     /// a solve may go on writing the cells of the positions around them.
     pub fn start_cells_writeback(&self, positions: std::ops::Range<u64>) {
-        let (cells_sec, _) = raw_sections(self.game.header_len(), self.size, 0);
+        let (cells_sec, _) =
+            raw_sections(self.game.header_len(), self.size, RemotenessEncoding::None);
         let per_byte = cells::CELLS_PER_WORD / 8;
         let first = (positions.start / per_byte).next_multiple_of(PAGE);
         // The last position's page holds no other cells: the section ends there.
@@ -256,7 +280,7 @@ impl RawWriter {
     }
 
     fn with_file(tmp: TempFile, game: GameFields, size: u64) -> Result<RawWriter> {
-        let (cells_sec, _) = raw_sections(game.header_len(), size, 0);
+        let (cells_sec, _) = raw_sections(game.header_len(), size, RemotenessEncoding::None);
         // A resumed work file may be longer (a remoteness section after the cells): only a
         // fresh one is cut to the cells.
         if tmp
@@ -371,7 +395,7 @@ impl RawWriter {
         self,
         counts: [u64; 4],
         rounds: Option<u32>,
-        rem_width: u8,
+        rem: RemotenessEncoding,
         rem_bytes: &[u8],
     ) -> Result<u64> {
         let RawWriter {
@@ -401,13 +425,13 @@ impl RawWriter {
             }
         };
         let cell_bytes = mapped(&map);
-        let (_, rem_sec) = raw_sections(game.header_len(), size, rem_width);
+        let (_, rem_sec) = raw_sections(game.header_len(), size, rem);
         let block = format::BLOCK as u64;
         // SAFETY: the cells are the work file's shared mapping.
         file.push_sums(unsafe { mapped_block_sums(cell_bytes, block) });
         if rem_map.is_some() {
             assert!(
-                rem_bytes.is_empty() && rem_width == format::REM_NIBBLES,
+                rem_bytes.is_empty() && rem == RemotenessEncoding::Nibbles,
                 "a mapped remoteness section is written in place"
             );
             match rem_sums {
@@ -417,7 +441,7 @@ impl RawWriter {
             }
         } else if let Some(streamed) = streamed {
             assert!(
-                rem_bytes.is_empty() && rem_width == format::REM_NIBBLES,
+                rem_bytes.is_empty() && rem == RemotenessEncoding::Nibbles,
                 "a streamed remoteness section is written already"
             );
             let missing = streamed
@@ -431,15 +455,17 @@ impl RawWriter {
             file.push_sums(streamed.sums.iter().map(|s| s.load(Ordering::Relaxed)));
         } else {
             assert!(
-                rem_width > 0 || rem_bytes.is_empty(),
-                "remoteness without a width"
+                rem.is_stored() || rem_bytes.is_empty(),
+                "remoteness without an encoding"
             );
             file.write_section(rem_bytes, rem_sec.offset)?;
         }
         if let Some(g) = &grundy {
-            let end = rem_sec
-                .end()
-                .max(raw_sections(game.header_len(), size, 0).0.end());
+            let end = rem_sec.end().max(
+                raw_sections(game.header_len(), size, RemotenessEncoding::None)
+                    .0
+                    .end(),
+            );
             let (values, sets) = raw_grundy_sections(end, size, g.width, g.sets.len() as u64);
             file.write_section(&g.values, values.offset)?;
             file.write_section(&g.sets, sets.offset)?;
@@ -451,7 +477,7 @@ impl RawWriter {
             size,
             counts,
             rounds,
-            rem_width,
+            rem,
             grundy: grundy.as_ref(),
         })
     }

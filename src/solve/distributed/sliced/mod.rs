@@ -1,4 +1,4 @@
-//! The row kernel of a sliced game ([`crate::solve::sliced`]) across ranks: the rows of one key
+//! The row kernel of a sliced game ([`crate::solve::kernels::sliced_rows`]) across ranks: the rows of one key
 //! tier are independent, so rank 0 hands them out as jobs, point to point, and every rank
 //! (rank 0 too, on its solving threads) decides the jobs it is given with the same kernel.
 //!
@@ -34,7 +34,9 @@ use crate::base::progress::Progress;
 use crate::error::{Error, Result};
 use crate::game::shape::SlicedBoard;
 use crate::game::shape::sliced::Sliced;
-use crate::solve::sliced::{KeyTiers, ROWS_PER_UNIT, RowKernel, clear_from, or_words};
+use crate::solve::kernels::sliced_rows::{
+    KeyTiers, ROWS_PER_UNIT, RowKernel, clear_from, or_words,
+};
 use crate::solve::tiers::{Solved, TierDone};
 use crate::solve::{SolveOptions, SolveStats};
 
@@ -77,7 +79,7 @@ const LOCAL_DEPTH: usize = 2;
 /// with the same arguments but `cells` (its own map of the shared table, in which the tiers
 /// from `done_from` up are decided), `sink` (its way to write) and `after`, which is called on
 /// rank 0 only (the others' is never called), for each tier as it completes, exactly as
-/// [`crate::solve::sliced::solve`] calls it; its outcome is agreed by all. `None` when `after`
+/// [`crate::solve::kernels::sliced_rows::solve`] calls it; its outcome is agreed by all. `None` when `after`
 /// stopped the solve. The counts of the result are rank 0's (the others' are zero); the child
 /// probes are every rank's.
 pub fn solve(
@@ -151,8 +153,7 @@ pub fn solve(
             child_probes: probes,
             remoteness: None,
         },
-        remoteness: None,
-        rem_width: 0,
+        remoteness: crate::solve::tiers::Remoteness::None,
     }))
 }
 
@@ -493,7 +494,7 @@ mod tests {
         let n = g.size();
         let single = zeroed_words(crate::base::cells::words_for(n));
         let cells = Cells::new(&single, n);
-        crate::solve::sliced::solve(
+        crate::solve::kernels::sliced_rows::solve(
             &board,
             &cells,
             g.tier_count(),

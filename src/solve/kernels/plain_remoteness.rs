@@ -7,7 +7,7 @@
 //! claimed it). The order is the bit-parallel step's: rows of `3^8` columns by levels (the
 //! claims among a row's high cells, most first), each row decided whole, its columns with the
 //! most claims first, so a row and the rows its high children lie in stay in the cache. A
-//! position's byte is the engine's (`2 * (remoteness + 1) + lost`, see [`super::tiered`]), so
+//! position's byte is the engine's (`2 * (remoteness + 1) + lost`, see [`crate::solve::tiered`]), so
 //! the table, the checkpoints and a resumed solve are exactly the generic kernel's.
 
 use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering};
@@ -15,10 +15,11 @@ use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use super::bitplane::{Columns, LOW};
-use super::tiers::{AnonBytes, FinishedTiers, TierDone};
 use crate::base::cells::{self, Cells};
 use crate::base::progress::Progress;
 use crate::game::shape::{PlainBoard, digit_masks};
+use crate::solve::tiers::{AnonBytes, FinishedTiers, TierDone};
+use crate::solve::{SolveOptions, SolveStats};
 
 /// Rows a task takes at a time.
 const ROWS_PER_UNIT: usize = 4;
@@ -37,7 +38,7 @@ pub fn solve(
     cells: &Cells<'_>,
     rem: &AnonBytes,
     progress: &dyn Progress,
-    stop: &super::Stop,
+    stop: &crate::solve::Stop,
     after: &mut impl FnMut(TierDone<'_>) -> crate::Result<bool>,
 ) -> crate::Result<Option<Counts>> {
     let e = board.cells;
@@ -167,6 +168,33 @@ pub fn final_tiers(board: &PlainBoard<'_>, configs: u64) -> Vec<u32> {
         }
     }
     tiers
+}
+
+/// The plain board's kernel with remoteness ([`crate::solve::plan::TieredKernel::PlainRemoteness`]), a fresh solve into
+/// `cells` (all undecided) and `rem` (zeroed, a byte per position) that the caller holds: a
+/// build reads the runs [`final_tiers`] calls final while the solve goes on.
+/// `None` when `after` stopped the solve.
+pub(crate) fn solve_counted(
+    board: &PlainBoard<'_>,
+    cells: &Cells<'_>,
+    rem: &AnonBytes,
+    opts: &SolveOptions,
+    after: &mut impl FnMut(TierDone<'_>) -> crate::Result<bool>,
+) -> crate::Result<Option<SolveStats>> {
+    let size = cells.len();
+    let progress = opts.begin_progress(size);
+    let Some(counts) = solve(board, cells, rem, progress, &opts.stop, after)? else {
+        return Ok(None);
+    };
+    progress.reach(size);
+    Ok(Some(SolveStats {
+        counts: cells.counts(),
+        rounds: Some(counts.rounds),
+        parent_visits: 0,
+        edges: Some(counts.edges),
+        child_probes: counts.edges,
+        remoteness: None,
+    }))
 }
 
 /// One task's view: the bytes it reads and writes, and its tallies.

@@ -27,10 +27,10 @@ use std::sync::atomic::Ordering;
 
 use rayon::prelude::*;
 
-use super::tiers::{FinishedTiers, Solved, TierDone};
-use super::{SolveOptions, SolveStats};
 use crate::base::cells::{self, Cells};
 use crate::game::shape::{PlainBoard, digit_masks};
+use crate::solve::tiers::{FinishedTiers, Solved, TierDone};
+use crate::solve::{SolveOptions, SolveStats};
 
 /// Cells in a row's columns: `3^8 = 6561` columns, 103 words a row and plane (and a column's
 /// cells fit a byte).
@@ -271,8 +271,7 @@ pub fn solve(
             child_probes: 0,
             remoteness: None,
         },
-        remoteness: None,
-        rem_width: 0,
+        remoteness: crate::solve::tiers::Remoteness::None,
     }))
 }
 

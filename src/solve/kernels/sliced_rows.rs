@@ -21,11 +21,11 @@ mod bits;
 use bits::*;
 
 use super::bitplane::RowFacts;
-use super::tiers::{FinishedTiers, Solved, TierDone};
-use super::{SolveOptions, SolveStats};
 use crate::base::cells::{CELLS_PER_WORD, Cells, LOSS, WIN};
 use crate::game::shape::SlicedBoard;
 use crate::game::shape::sliced::{MAX_LOW, Row, Sliced};
+use crate::solve::tiers::{FinishedTiers, Solved, TierDone};
+use crate::solve::{SolveOptions, SolveStats};
 
 /// Rows a task takes at a time.
 pub(crate) const ROWS_PER_UNIT: usize = 4;
@@ -86,7 +86,7 @@ pub fn tables_bytes(s: &Sliced) -> u64 {
 }
 
 /// The key tiers a solve from `done_from` decides and the tiers it reports as they complete;
-/// the single-process solve and the one across ranks (`super::distributed::sliced`) share it, so
+/// the single-process solve and the one across ranks (`crate::solve::distributed::sliced`) share it, so
 /// both report the same tiers with the same positions.
 pub(crate) struct KeyTiers {
     /// The fullest key tier left (-1 when none is).
@@ -229,8 +229,7 @@ pub fn solve(
             child_probes: probes.into_inner(),
             remoteness: None,
         },
-        remoteness: None,
-        rem_width: 0,
+        remoteness: crate::solve::tiers::Remoteness::None,
     }))
 }
 

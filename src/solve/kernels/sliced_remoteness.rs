@@ -1,11 +1,11 @@
 //! The row kernel with remoteness, for games in the sliced index ([`SlicedBoard`]): a row at a
-//! time as the values-only kernel ([`super::sliced`]), a position at a time within the row.
+//! time as the values-only kernel ([`super::sliced_rows`]), a position at a time within the row.
 //!
 //! What the solve keeps per position is half a byte beside the two-bit cell: a cell game's
 //! remoteness follows its value's parity (a win's is odd, or 0 where the game is over; a loss's
 //! even) and never exceeds its cells, so `r / 2` for a loss and `(r + 1) / 2` for a win fit four
-//! bits ([`crate::table::format::nibble_of`]); the table keeps them so too. Both live in the
-//! build's work file, so the order is the values kernel's: key tiers fullest first, a tier's
+//! bits; the table's nibble encoding is the same, so a build's work file holds them in place.
+//! Cells and nibbles live in the build's work file, so the order is the values kernel's: key tiers fullest first, a tier's
 //! rows reading only the tier above, two key tiers resident, the rest on disk.
 //!
 //! A row is decided over the dense range of low configurations in one byte a column, a
@@ -18,28 +18,28 @@
 //! children's scores come first, from the tier above, gathered per class as the values kernel
 //! gathers loss bits.
 //!
-//! Invariant: as in [`super::sliced`], a row's cells and nibbles are written only by the task
+//! Invariant: as in [`super::sliced_rows`], a row's cells and nibbles are written only by the task
 //! that owns it, once, and the rows of the tier above are only read.
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use super::sliced::{
+use super::sliced_rows::{
     Ends, Facts, KeyChild, KeyTiers, ROWS_PER_UNIT, key_children, key_tier_cells, or_words,
     row_ends,
 };
-use super::tiers::{Solved, TierDone};
-use super::{SolveOptions, SolveStats};
 use crate::base::cells::{CELLS_PER_WORD, Cells, LOSS, WIN};
 use crate::game::shape::SlicedBoard;
 use crate::game::shape::sliced::{Row, Sliced};
+use crate::solve::tiers::{Solved, TierDone};
+use crate::solve::{SolveOptions, SolveStats};
 
 /// Nibbles a 64-bit word holds.
 pub const NIBBLES_PER_WORD: u64 = 16;
 
 /// The remoteness nibbles of a table, over shared atomic words (16 a word, lowest first), as
-/// the build's work file maps them ([`crate::table::write::RawWriter::nibble_words`]).
+/// a build's work file maps them ([`crate::solve::tiered::TierStores::nibbles`]).
 #[derive(Clone, Copy)]
 pub struct Nibbles<'a> {
     words: &'a [AtomicU64],
@@ -180,7 +180,7 @@ pub fn resident_bytes(s: &Sliced) -> u64 {
     // Two bits and four a position; the merged classes (8 bytes a column, twice) and the
     // columns' empty cells (2 bytes).
     let low = 3u64.pow(s.low_digits());
-    pair.div_ceil(4) + pair.div_ceil(2) + super::sliced::tables_bytes(s) + low * 18
+    pair.div_ceil(4) + pair.div_ceil(2) + super::sliced_rows::tables_bytes(s) + low * 18
 }
 
 /// The most positions a row holds.
@@ -212,7 +212,7 @@ fn tier_len(s: &Sliced, k: usize) -> u64 {
 
 /// Solves the tiers below `done_from` of `board` into `cells` and `nibbles` (the tiers from
 /// `done_from` up decided in both; for a fresh solve every cell undecided, every nibble zero),
-/// calling `after` as [`super::sliced::solve`] does. `None` when `after` stopped the solve.
+/// calling `after` as [`super::sliced_rows::solve`] does. `None` when `after` stopped the solve.
 pub fn solve(
     board: &SlicedBoard<'_>,
     cells: &Cells<'_>,
@@ -231,7 +231,7 @@ pub fn solve(
     let hw = s.key_digits();
     let mut plan = KeyTiers::new(s, done_from);
     if let Some(from) = plan.clear_from {
-        super::sliced::clear_from(cells, from);
+        super::sliced_rows::clear_from(cells, from);
         nibbles.clear_from(from);
     }
     let progress = opts.begin_progress(plan.todo);
@@ -302,8 +302,7 @@ pub fn solve(
             child_probes: probes.into_inner(),
             remoteness: None,
         },
-        remoteness: None,
-        rem_width: 0,
+        remoteness: crate::solve::tiers::Remoteness::None,
     }))
 }
 

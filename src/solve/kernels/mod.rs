@@ -1,0 +1,15 @@
+//! The tiered engine's kernels that decide positions by a board's shape, one file each, named
+//! for the kernel ([`super::plan::Kernel`]); the per-position kernel, which reads the game's
+//! tier walk, lives with the dispatcher ([`super::tiered`]).
+//!
+//! - [`bitplane`]: a plain board, values only, 64 configurations a word operation.
+//! - [`plain_remoteness`]: a plain board with remoteness, children by arithmetic;
+//!   [`plain_remoteness_streamed`] runs it with its remoteness handed to a stream.
+//! - [`sliced_rows`]: a sliced board, values only, a row at a time.
+//! - [`sliced_remoteness`]: a sliced board with remoteness, a row at a time, a nibble a position.
+
+pub mod bitplane;
+pub(crate) mod plain_remoteness;
+pub mod plain_remoteness_streamed;
+pub mod sliced_remoteness;
+pub mod sliced_rows;
