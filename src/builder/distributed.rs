@@ -2,7 +2,7 @@
 //! threads, in the tests). Every rank reads its share of the edge list, the ranks solve the game
 //! together (`solve::distributed::digraph`), and each writes its vertices' cells and remoteness
 //! into the one table file; rank 0 holds the output's lock, writes the checksums and the header,
-//! and renames the file into place. A cell game in the sliced index goes through [`sliced`]
+//! and renames the file into place. A cell game in the sliced index goes through `sliced`
 //! (`retrodb build hex:4,start=L,sym --mpi`): rank 0 runs the resumable tiered build, every rank
 //! decides rows.
 //!

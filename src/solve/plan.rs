@@ -65,7 +65,7 @@ pub enum Kernel {
     /// ([`super::kernels::bitplane`]).
     BitPlane,
     /// A plain board with remoteness, from scratch: children by arithmetic
-    /// ([`super::kernels::plain_remoteness`]).
+    /// (`super::kernels::plain_remoteness`).
     PlainRemoteness,
     /// A sliced board, values only, fresh or resumed: a row at a time ([`super::kernels::sliced_rows`]).
     SlicedRows,
@@ -217,7 +217,7 @@ impl<'g> TieredKernel<'g> {
     }
 
     /// Bytes the kernel keeps resident while it solves the tiers `solving` of `game`: the
-    /// cells ([`resident_cells`]) and what the kernel keeps besides — a remoteness byte per
+    /// cells (`resident_cells`) and what the kernel keeps besides — a remoteness byte per
     /// index (per-position with remoteness, plain remoteness), the loss planes (bitplane),
     /// nothing (per-position values only; the row kernel's tables are counted with its
     /// cells), two key tiers' nibbles and the merged columns (the row kernel with remoteness).

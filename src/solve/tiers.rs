@@ -1,5 +1,5 @@
 //! What the tiered engine's kernels share: the report of a finished tier ([`TierDone`]), the one
-//! place that reports them ([`FinishedTiers`]), the remoteness bytes a solve keeps
+//! place that reports them (`FinishedTiers`), the remoteness bytes a solve keeps
 //! ([`AnonBytes`]) and what a finished solve hands the table writer ([`Solved`]). The kernels
 //! (`tiered`'s per-position one, [`super::kernels::bitplane`], [`super::kernels::sliced_rows`], [`super::kernels::sliced_remoteness`],
 //! `plain_remoteness`) import these from here, and [`super::tiered`] dispatches to them: no kernel
@@ -116,7 +116,7 @@ impl AnonBytes {
     /// # Safety
     ///
     /// No thread may write a byte of `range` while the slice lives (the solve is done with
-    /// them: [`super::kernels::plain_remoteness::final_tiers`]), and the writes made before must happen before
+    /// them: `super::kernels::plain_remoteness::final_tiers`), and the writes made before must happen before
     /// this call (a channel's message or a join orders them).
     pub unsafe fn final_range(&self, range: std::ops::Range<usize>) -> &[u8] {
         let Some(map) = &self.map else { return &[] };

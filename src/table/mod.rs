@@ -1,7 +1,7 @@
 //! Table files: writing them, converting between raw and compressed encodings,
 //! and opening them for lookups, verification and dumps.
 //!
-//! The byte layout is `docs/FORMAT.md`; [`format`] is its one implementation. Writers put a
+//! The byte layout is `docs/FORMAT.md`; [`format`](mod@format) is its one implementation. Writers put a
 //! table under its final name only when it is complete; readers answer only from bytes whose
 //! checksum matched. In the manner of fst's raw layer, a [`Table`] reads any bytes
 //! (`AsRef<[u8]>`: a memory map by default, a `Vec` or a slice as well); the payload readers

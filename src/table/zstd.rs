@@ -32,7 +32,7 @@ pub struct Params {
     /// by a one-move search when looked up (values-only tables).
     pub one_mover: bool,
     /// Train a zstd dictionary on a sample of the frames and keep it when it makes the file
-    /// smaller ([`train_dictionary`]).
+    /// smaller (`train_dictionary`).
     pub dictionary: bool,
 }
 

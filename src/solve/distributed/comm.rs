@@ -6,7 +6,7 @@
 //! every round; sums and maxima over all ranks) and point-to-point messages (a scheduler's
 //! requests and answers: [`Comm::send`], [`Comm::recv`], [`Comm::recv_any`]). [`LocalComm`]
 //! implements it with crossbeam channels between threads, so the distributed engines run and are
-//! tested without any MPI library; the `mpi` cargo feature adds [`super::mpi::MpiComm`] over
+//! tested without any MPI library; the `mpi` cargo feature adds `super::mpi::MpiComm` over
 //! rsmpi.
 //!
 //! The invariant: every rank calls the collectives in the same order, and each returns the same

@@ -1,7 +1,7 @@
 //! The bit-parallel step for games that are a [`PlainBoard`]: values only, many positions at
 //! a time.
 //!
-//! A configuration is a row (the digits of the cells above the lowest [`LOW`]) and a column
+//! A configuration is a row (the digits of the cells above the lowest `LOW`) and a column
 //! (the lowest cells' digits, `0..3^LOW`). For each mover the engine keeps a *loss plane*: one
 //! bit per configuration, set when that mover, to move there, loses. A row of a plane is
 //! `3^LOW` bits, so the children of every configuration of a row through one cell are one
@@ -207,7 +207,7 @@ pub(super) fn tier_configurations(cells: u32, t: u32) -> u64 {
 /// down. A row's children through its high cells lie in rows of level `h + 1`, its children
 /// through its low cells in the row itself at higher columns, so a row is decided whole, once:
 /// its high children are one OR of finished rows, and its words are decided from the last down
-/// (see [`decide_row`]). Tier `t` is complete once level `t - LOW` is (every level for the
+/// (see `decide_row`). Tier `t` is complete once level `t - LOW` is (every level for the
 /// tiers below `LOW`). Cells of lower tiers are written too as their rows finish; a build
 /// resumed from a checkpoint clears them before solving those tiers again.
 pub fn solve(

@@ -3,7 +3,7 @@
 //! tier walk, lives with the dispatcher ([`super::tiered`]).
 //!
 //! - [`bitplane`]: a plain board, values only, 64 configurations a word operation.
-//! - [`plain_remoteness`]: a plain board with remoteness, children by arithmetic;
+//! - `plain_remoteness`: a plain board with remoteness, children by arithmetic;
 //!   [`plain_remoteness_streamed`] runs it with its remoteness handed to a stream.
 //! - [`sliced_rows`]: a sliced board, values only, a row at a time.
 //! - [`sliced_remoteness`]: a sliced board with remoteness, a row at a time, a nibble a position.

@@ -1,9 +1,9 @@
-//! The plain board's kernel with remoteness ([`super::plain_remoteness`]) with its remoteness handed to
+//! The plain board's kernel with remoteness (`super::plain_remoteness`) with its remoteness handed to
 //! a stream while it solves (a build's table file): a thread of its own hands each block of
 //! positions to the stream once the solve has made them final.
 //!
 //! Invariant: a block is read from the engine's bytes only after the solve reports a tier that
-//! leaves every position of it final ([`super::plain_remoteness::final_tiers`]).
+//! leaves every position of it final (`super::plain_remoteness::final_tiers`).
 
 use std::ops::Range;
 

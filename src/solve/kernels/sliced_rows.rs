@@ -168,9 +168,9 @@ impl KeyTiers {
 /// Solves the tiers (filled cells) below `done_from` of `board` into `cells`; the tiers from
 /// `done_from` up must be decided already (for a fresh solve, `done_from` is the tier count and
 /// every cell undecided). Calls `after` for each tier, highest first, once all its positions
-/// are decided ([`KeyTiers::finished`]). `None` when `after` stopped the solve.
+/// are decided (`KeyTiers::finished`). `None` when `after` stopped the solve.
 ///
-/// A resumed solve starts at the key tier below the last complete one ([`KeyTiers::new`]).
+/// A resumed solve starts at the key tier below the last complete one (`KeyTiers::new`).
 pub fn solve(
     board: &SlicedBoard<'_>,
     cells: &Cells<'_>,

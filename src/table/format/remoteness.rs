@@ -10,8 +10,8 @@ use crate::base::remoteness::stored_none;
 
 /// How a table stores remoteness (docs/FORMAT.md). The header holds it in one byte, the
 /// remoteness width field (0, 1, 2, 4, or 0x80 for nibbles); only the header's reader and writer
-/// turn it into that byte and back ([`RemotenessEncoding::from_header_byte`],
-/// [`RemotenessEncoding::header_byte`]).
+/// turn it into that byte and back (`RemotenessEncoding::from_header_byte`,
+/// `RemotenessEncoding::header_byte`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RemotenessEncoding {
     /// No remoteness.
