@@ -128,29 +128,7 @@ pub fn build<'py>(
             }
             if progress && interrupted.is_none() && shown.elapsed() >= Duration::from_secs(1) {
                 shown = Instant::now();
-                let lines: Vec<String> = tier_lines
-                    .lock()
-                    .map(|mut l| std::mem::take(&mut *l))
-                    .unwrap_or_default();
-                // Plain carriage returns and padding (no terminal escapes), so the line redraws
-                // in a terminal and in a notebook alike.
-                let mut text = String::new();
-                for l in lines {
-                    text.push_str(&format!("\r{l:<LINE$}\n"));
-                }
-                let (kept, what) = if compressing.total.load(Ordering::Relaxed) > 0 {
-                    (&compressing, "compressing")
-                } else {
-                    (&solving, "solving")
-                };
-                let len = kept.total.load(Ordering::Relaxed).max(1);
-                let line = format!(
-                    "{what} {:.0}% ({:.0} s) {}",
-                    100.0 * kept.done.load(Ordering::Relaxed) as f64 / len as f64,
-                    started.elapsed().as_secs_f64(),
-                    kept.words()
-                );
-                text.push_str(&format!("\r{line:<LINE$}"));
+                let text = progress_text(&tier_lines, &solving, &compressing, started);
                 if say(&text).is_err() {
                     // A closed stderr only loses the progress line.
                 }
@@ -173,6 +151,39 @@ pub fn build<'py>(
         }
     };
     serialized(py, &summary)
+}
+
+/// The tier lines finished since the last redraw and the progress line after them, in plain
+/// carriage returns and padding (no terminal escapes), so the line redraws in a terminal and
+/// in a notebook alike.
+fn progress_text(
+    tier_lines: &Mutex<Vec<String>>,
+    solving: &Kept,
+    compressing: &Kept,
+    started: Instant,
+) -> String {
+    let lines: Vec<String> = tier_lines
+        .lock()
+        .map(|mut l| std::mem::take(&mut *l))
+        .unwrap_or_default();
+    let mut text = String::new();
+    for l in lines {
+        text.push_str(&format!("\r{l:<LINE$}\n"));
+    }
+    let (kept, what) = if compressing.total.load(Ordering::Relaxed) > 0 {
+        (compressing, "compressing")
+    } else {
+        (solving, "solving")
+    };
+    let len = kept.total.load(Ordering::Relaxed).max(1);
+    let line = format!(
+        "{what} {:.0}% ({:.0} s) {}",
+        100.0 * kept.done.load(Ordering::Relaxed) as f64 / len as f64,
+        started.elapsed().as_secs_f64(),
+        kept.words()
+    );
+    text.push_str(&format!("\r{line:<LINE$}"));
+    text
 }
 
 /// What a build tells its progress, kept for the progress line the interpreter's thread draws

@@ -139,48 +139,28 @@ pub fn run(a: Args) -> Result<ExitCode> {
     };
     for pos in &a.positions {
         if pos == "-" {
-            let mut input = std::io::stdin().lock();
-            let mut bytes = Vec::new();
-            let mut line_no = 0u64;
-            loop {
-                let read = lines::read_capped(&mut input, &mut bytes, lines::MAX_LINE)?;
-                line_no += 1;
-                if let Line::TooLong { bytes } = read {
-                    flush(&mut batch, &mut out)?;
-                    out.flush()?;
-                    errln!(
-                        "retrodb: stdin line {line_no}: {bytes} bytes, longer than any position \
-                         or sum this command takes ({} at most); skipped",
-                        crate::error::human_bytes(lines::MAX_LINE as u64)
-                    );
-                    failed = true;
-                    continue;
+            each_stdin_line(|line| {
+                match line {
+                    StdinLine::Refused(why) => {
+                        // Answered in order: what came before is written first.
+                        failed |= flush(&mut batch, &mut out)?;
+                        out.flush()?;
+                        errln!("retrodb: {why}");
+                        failed = true;
+                    }
+                    StdinLine::Text(line) if is_sum(line) => {
+                        failed |= flush(&mut batch, &mut out)?;
+                        failed |= answer_sum(line, &mut out)?;
+                    }
+                    StdinLine::Text(line) => {
+                        batch.push(line.to_string());
+                        if batch.len() == BATCH {
+                            failed |= flush(&mut batch, &mut out)?;
+                        }
+                    }
                 }
-                if read == Line::End {
-                    break;
-                }
-                let Ok(line) = std::str::from_utf8(&bytes) else {
-                    // Answered in order: what came before is written first.
-                    flush(&mut batch, &mut out)?;
-                    out.flush()?;
-                    errln!("retrodb: stdin line {line_no}: not UTF-8 text");
-                    failed = true;
-                    continue;
-                };
-                let line = line.trim();
-                if line.is_empty() {
-                    continue;
-                }
-                if is_sum(line) {
-                    failed |= flush(&mut batch, &mut out)?;
-                    failed |= answer_sum(line, &mut out)?;
-                    continue;
-                }
-                batch.push(line.to_string());
-                if batch.len() == BATCH {
-                    failed |= flush(&mut batch, &mut out)?;
-                }
-            }
+                Ok(())
+            })?;
         } else if is_sum(pos) {
             failed |= flush(&mut batch, &mut out)?;
             failed |= answer_sum(pos, &mut out)?;
@@ -195,6 +175,42 @@ pub fn run(a: Args) -> Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// A line of stdin for `probe -`: its text (trimmed, not empty), or why it was skipped.
+enum StdinLine<'a> {
+    Text(&'a str),
+    Refused(String),
+}
+
+/// Hands every non-empty line of stdin to `each`, in order, or why a line was skipped (longer
+/// than [`lines::MAX_LINE`], not UTF-8), until stdin ends.
+fn each_stdin_line(mut each: impl FnMut(StdinLine<'_>) -> Result<()>) -> Result<()> {
+    let mut input = std::io::stdin().lock();
+    let mut bytes = Vec::new();
+    let mut line_no = 0u64;
+    loop {
+        let read = lines::read_capped(&mut input, &mut bytes, lines::MAX_LINE)?;
+        line_no += 1;
+        if let Line::TooLong { bytes } = read {
+            each(StdinLine::Refused(format!(
+                "stdin line {line_no}: {bytes} bytes, longer than any position or sum this \
+                 command takes ({} at most); skipped",
+                crate::error::human_bytes(lines::MAX_LINE as u64)
+            )))?;
+            continue;
+        }
+        if read == Line::End {
+            return Ok(());
+        }
+        match std::str::from_utf8(&bytes) {
+            Err(_) => each(StdinLine::Refused(format!(
+                "stdin line {line_no}: not UTF-8 text"
+            )))?,
+            Ok(line) if line.trim().is_empty() => {}
+            Ok(line) => each(StdinLine::Text(line.trim()))?,
+        }
+    }
 }
 
 /// The answer of `--best --json`: the probe's object without `moves` (`best` holds the one).

@@ -79,8 +79,22 @@ fn measure(
 /// Every share a sampled report gives, in the order it prints them; with `remoteness`, the
 /// ranking against the table's order of options too.
 pub(super) fn measures(remoteness: bool) -> Vec<Measure> {
+    let mut m = optional_measures();
+    for (r, (variant, mover)) in RANKINGS.iter().enumerate() {
+        let who = format!("{}.{}", variant.name(), format!("{mover:?}").to_lowercase());
+        let to_move = format!("{mover:?} to move, {} ranking", variant.name());
+        m.extend(ranking_measures(r, &who, &to_move));
+        if remoteness {
+            m.extend(table_order_measures(r, &who, &to_move));
+        }
+    }
+    m
+}
+
+/// The shares of the whole population and of the optional strategy.
+fn optional_measures() -> Vec<Measure> {
     let won = |p: &Population| p.optional.mover_executable_won + p.optional.won_not_executable;
-    let mut m = vec![
+    vec![
         measure(
             "mover_wins",
             "positions the player to move wins, of all positions",
@@ -165,67 +179,72 @@ pub(super) fn measures(remoteness: bool) -> Vec<Measure> {
             true,
             |p| (p.optional.moves_keeping_win, p.optional.moves_from_won),
         ),
-    ];
-    for (r, (variant, mover)) in RANKINGS.iter().enumerate() {
-        let who = format!("{}.{}", variant.name(), format!("{mover:?}").to_lowercase());
-        let to_move = format!("{mover:?} to move, {} ranking", variant.name());
-        let get =
-            move |f: fn(&RankingFigures) -> (u64, u64)| move |p: &Population| f(&p.ranking[r]);
-        m.extend([
-            measure(
-                format!("ranking.{who}.with_winning_option"),
-                format!("{to_move}: some option wins, of the positions with two options or more"),
-                false,
-                get(|k| (k.with_winning_option, k.positions)),
+    ]
+}
+
+/// The shares of the ranking `r` (named `who`) against win and loss.
+fn ranking_measures(r: usize, who: &str, to_move: &str) -> Vec<Measure> {
+    let get = move |f: fn(&RankingFigures) -> (u64, u64)| move |p: &Population| f(&p.ranking[r]);
+    vec![
+        measure(
+            format!("ranking.{who}.with_winning_option"),
+            format!("{to_move}: some option wins, of the positions with two options or more"),
+            false,
+            get(|k| (k.with_winning_option, k.positions)),
+        ),
+        measure(
+            format!("ranking.{who}.top_has_win"),
+            format!("{to_move}: a top-ranked option wins, of the positions with a winning option"),
+            false,
+            get(|k| (k.top_has_win, k.with_winning_option)),
+        ),
+        measure(
+            format!("ranking.{who}.top_all_win"),
+            format!(
+                "{to_move}: every top-ranked option wins, of the positions with a winning option"
             ),
-            measure(
-                format!("ranking.{who}.top_has_win"),
-                format!("{to_move}: a top-ranked option wins, of the positions with a winning option"),
-                false,
-                get(|k| (k.top_has_win, k.with_winning_option)),
+            false,
+            get(|k| (k.top_all_win, k.with_winning_option)),
+        ),
+        measure(
+            format!("ranking.{who}.win_below_loss"),
+            format!(
+                "{to_move}: a winning option ranked below a losing one, of the positions with two options or more"
             ),
-            measure(
-                format!("ranking.{who}.top_all_win"),
-                format!("{to_move}: every top-ranked option wins, of the positions with a winning option"),
-                false,
-                get(|k| (k.top_all_win, k.with_winning_option)),
+            false,
+            get(|k| (k.win_below_loss_positions, k.positions)),
+        ),
+        measure(
+            format!("ranking.{who}.outcome_right"),
+            format!(
+                "{to_move}: pairs of a winning and a losing option ranked win first, of those pairs"
             ),
-            measure(
-                format!("ranking.{who}.win_below_loss"),
-                format!("{to_move}: a winning option ranked below a losing one, of the positions with two options or more"),
-                false,
-                get(|k| (k.win_below_loss_positions, k.positions)),
+            true,
+            get(|k| (k.outcome_right, k.outcome_pairs)),
+        ),
+        measure(
+            format!("ranking.{who}.outcome_wrong"),
+            format!(
+                "{to_move}: ... ranked loss first (the pair contradicts the table), of those pairs"
             ),
-            measure(
-                format!("ranking.{who}.outcome_right"),
-                format!("{to_move}: pairs of a winning and a losing option ranked win first, of those pairs"),
-                true,
-                get(|k| (k.outcome_right, k.outcome_pairs)),
+            true,
+            get(|k| (k.outcome_wrong, k.outcome_pairs)),
+        ),
+        measure(
+            format!("ranking.{who}.outcome_tied"),
+            format!("{to_move}: ... tied by the ranking, of those pairs"),
+            true,
+            get(|k| (k.outcome_tied, k.outcome_pairs)),
+        ),
+        measure(
+            format!("ranking.{who}.equivalent_outcome_differs"),
+            format!(
+                "{to_move}: 'equivalent' pairs (equal keys, no immediate win) that differ in outcome, of those pairs"
             ),
-            measure(
-                format!("ranking.{who}.outcome_wrong"),
-                format!("{to_move}: ... ranked loss first (the pair contradicts the table), of those pairs"),
-                true,
-                get(|k| (k.outcome_wrong, k.outcome_pairs)),
-            ),
-            measure(
-                format!("ranking.{who}.outcome_tied"),
-                format!("{to_move}: ... tied by the ranking, of those pairs"),
-                true,
-                get(|k| (k.outcome_tied, k.outcome_pairs)),
-            ),
-            measure(
-                format!("ranking.{who}.equivalent_outcome_differs"),
-                format!("{to_move}: 'equivalent' pairs (equal keys, no immediate win) that differ in outcome, of those pairs"),
-                true,
-                get(|k| (k.equivalent_outcome_differs, k.equivalent_pairs)),
-            ),
-        ]);
-        if remoteness {
-            m.extend(table_order_measures(r, &who, &to_move));
-        }
-    }
-    m
+            true,
+            get(|k| (k.equivalent_outcome_differs, k.equivalent_pairs)),
+        ),
+    ]
 }
 
 /// The shares of the ranking `r` (named `who`) against the table's order of options: every pair
