@@ -70,9 +70,31 @@ struct SuiteArgs {
     /// Build with this engine instead of each game's default (counter or tiered).
     #[arg(long)]
     engine: Option<String>,
+    /// Instead of the suite: a fixed workload of a few seconds (the plain, row and counter
+    /// kernels, lookups and probes), each part run --runs times, and one score, 1000 on the
+    /// reference machine (docs/BENCHMARKS.md).
+    #[arg(long, conflicts_with_all = SUITE_ONLY)]
+    score: bool,
+    /// Runs of each part of --score, the median taken (1 to 100).
+    #[arg(long, requires = "score", value_parser = clap::value_parser!(u64).range(1..=100))]
+    runs: Option<u64>,
     #[arg(long)]
     json: bool,
 }
+
+/// The suite's options, which `--score` refuses (its workload is fixed).
+const SUITE_ONLY: [&str; 7] = [
+    "work",
+    "read_buffer",
+    "reads",
+    "only",
+    "vertices",
+    "edges",
+    "engine",
+];
+
+/// Runs of each part of `--score` unless `--runs` says otherwise.
+const SCORE_RUNS: u64 = 5;
 
 pub fn run(a: Args) -> Result<ExitCode> {
     match a.what.unwrap_or(What::Suite(a.suite)) {
@@ -118,6 +140,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
                 )?;
             }
         }
+        What::Suite(s) if s.score => score(&s)?,
         What::Suite(s) => suite(&s)?,
     }
     Ok(ExitCode::SUCCESS)
@@ -227,6 +250,66 @@ fn suite(s: &SuiteArgs) -> Result<()> {
             rows,
         };
         outln!("{}", serde_json::to_string(&report)?)?;
+    }
+    Ok(())
+}
+
+/// `bench --score`: the fixed workload, each part printed as it finishes, then the score (or
+/// all of it as one JSON object with `--json`).
+fn score(s: &SuiteArgs) -> Result<()> {
+    use crate::apps::bench::score::{self, Part};
+    let runs = s.runs.unwrap_or(SCORE_RUNS) as usize;
+    let threads = rayon::current_num_threads();
+    if !s.json {
+        outln!(
+            "retrodb bench --score: {} ({} thread(s) of {}), {runs} run(s) a part",
+            score::cpu_name(),
+            threads,
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        )?;
+        outln!(
+            "{:<8} {:>14} {:<12} {:>8} {:>7} {:>6}  work",
+            "part",
+            "median",
+            "",
+            "spread",
+            "ratio",
+            "secs"
+        )?;
+    }
+    let mut printed = Ok(());
+    let r = score::score(runs, |p: &Part| {
+        if !s.json && printed.is_ok() {
+            printed = outln!(
+                "{:<8} {:>14} {:<12} {:>7.1}% {:>7.3} {:>6.1}  {}{}",
+                p.name,
+                super::grouped(p.median.round() as u64),
+                p.unit,
+                p.spread_percent,
+                p.ratio,
+                p.seconds,
+                p.work,
+                p.kernel
+                    .as_ref()
+                    .map_or(String::new(), |k| format!(" ({k} kernel)"))
+            );
+        }
+    })?;
+    printed?;
+    if s.json {
+        outln!("{}", serde_json::to_string(&r)?)?;
+    } else {
+        outln!(
+            "score {:.0} (range {:.0} to {:.0}, spread {:.1}%) with {} thread(s) on {}; 1000 is the reference machine ({}); {:.1} s",
+            r.score,
+            r.score_min,
+            r.score_max,
+            r.spread_percent,
+            r.threads,
+            r.cpu,
+            r.reference_machine,
+            r.seconds
+        )?;
     }
     Ok(())
 }

@@ -14,6 +14,7 @@
 mod common;
 
 mod asked;
+mod bench_score;
 mod build_files;
 mod cell_games;
 mod cgt;

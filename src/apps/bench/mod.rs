@@ -12,6 +12,8 @@ use crate::apps::error::Result;
 use crate::base::splitmix::SplitMix64;
 use crate::table::Table;
 
+pub mod score;
+
 /// Probe timings of one table.
 #[derive(Clone, Debug, Serialize)]
 pub struct ProbeReport {
