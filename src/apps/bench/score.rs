@@ -25,21 +25,18 @@ use crate::table::Table;
 
 /// The reference rates: each part's median rate on the reference machine, with all its
 /// threads ([`REFERENCE_MACHINE`]); the median of three runs of `bench --score` (5 runs a part
-/// each) with the workload of commit 8c34250.
-///
-/// PROVISIONAL: measured under load (load average about 9.5 on the 2 vCPUs, other builds
-/// running), to be re-measured on the quiet machine.
+/// each) on the quiet machine (load average 1.4, nothing else running), release build of
+/// fd3c72b (docs/BENCHMARKS.md, "A score").
 pub const REFERENCE: &[(&str, f64)] = &[
-    ("plain", 976.0e6),
-    ("row", 335.0e6),
-    ("counter", 5.81e6),
-    ("lookup", 2.45e6),
-    ("probe", 325.0e3),
+    ("plain", 1904.0e6),
+    ("row", 721.4e6),
+    ("counter", 12.42e6),
+    ("lookup", 3.746e6),
+    ("probe", 639.7e3),
 ];
 
 /// Where [`REFERENCE`] was measured.
-pub const REFERENCE_MACHINE: &str =
-    "2 vCPUs, Intel Xeon Processor, 2 threads; provisional, measured under load";
+pub const REFERENCE_MACHINE: &str = "2 vCPUs, Intel Xeon Processor, 2 threads";
 
 /// The 18-edge Shannon graph of the row part.
 const GRID: &[u8] = include_bytes!("../../../data/shannon/grid3x4.txt");
