@@ -47,7 +47,7 @@ pub fn before_build(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Vec<Stri
         return Vec::new();
     }
     let mut lines = vec![estimate_line(game, opts, compress)];
-    if let Some(p) = game.cell_game().and_then(|g| g.sliced_plan()) {
+    if let Some(p) = game.sliced_plan() {
         lines.push(sliced_line(
             &p,
             game.size(),
@@ -70,7 +70,7 @@ pub fn before_build(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Vec<Stri
 /// with remoteness (27M positions/s on a machine that gave it 1.3 cores: about 20M a thread),
 /// which is no promise for another board or machine.
 pub fn sliced_line(
-    p: &crate::games::cell::SlicedPlan,
+    p: &crate::game::shape::sliced::SlicedPlan,
     size: u64,
     threads: usize,
     remoteness: bool,

@@ -71,6 +71,12 @@ pub trait Family: Notation + Sized {
         0
     }
 
+    /// What a build's plan says of the game's sliced index (its key cells, rows and symmetry);
+    /// `None` for a game without one.
+    fn sliced_plan(&self) -> Option<crate::game::shape::sliced::SlicedPlan> {
+        None
+    }
+
     /// What a tier of the game counts, in words (`filled cells`).
     fn tier_words(&self) -> &'static str {
         "tier"

@@ -209,6 +209,11 @@ impl AnyGame {
         with_game!(self, g => g.size())
     }
 
+    /// What a build's plan says of the game's sliced index ([`Family::sliced_plan`]).
+    pub fn sliced_plan(&self) -> Option<crate::game::shape::sliced::SlicedPlan> {
+        with_game!(self, g => g.sliced_plan())
+    }
+
     /// What a tier of the game counts, in words (`filled cells`, `edges removed`; `tier` for
     /// games without a meaning of their own).
     pub fn tier_meaning(&self) -> &'static str {

@@ -2,10 +2,22 @@
 
 use super::{CellGame, notation, picture};
 use crate::error::Result;
+use crate::game::shape::sliced::SlicedPlan;
 use crate::game::{Game, Move, Notation, Status};
 use crate::games::{Family, PictureStyle, Source, SpecInput, Turn};
 
 impl Family for CellGame {
+    fn sliced_plan(&self) -> Option<SlicedPlan> {
+        let s = self.sliced()?;
+        Some(SlicedPlan {
+            key_cells: s.key_digits(),
+            low_cells: s.low_digits(),
+            rows: s.rows.len() as u64,
+            symmetries: if s.symmetric { s.group.len() } else { 0 },
+            without_symmetry: super::alternation::Alternation::new(self.cells, s.first).size(),
+        })
+    }
+
     const KINDS: &'static [(&'static str, &'static str)] = &[
         (
             "shannon",

@@ -68,18 +68,6 @@ fn scientific(log10: f64) -> String {
     format!("{:.2}e{}", 10f64.powf(log10 - exponent), exponent as i64)
 }
 
-/// The sliced index's shape, for a build's plan.
-#[derive(Clone, Copy, Debug)]
-pub struct SlicedPlan {
-    pub key_cells: u32,
-    pub low_cells: u32,
-    pub rows: u64,
-    /// Symmetries besides the identity that rows are shared under (0 for `,sliced`).
-    pub symmetries: usize,
-    /// The positions of the same game without symmetry (the alternation index's).
-    pub without_symmetry: u64,
-}
-
 /// A cell game ready for solving: layout, winning conditions and index arithmetic.
 #[derive(Debug)]
 pub struct CellGame {
@@ -174,18 +162,6 @@ impl CellGame {
     /// The player who moved first, for games that hold only the positions alternation reaches.
     pub fn start(&self) -> Option<Player> {
         self.index.first()
-    }
-
-    /// What a build's plan says of a sliced index; `None` for other indices.
-    pub fn sliced_plan(&self) -> Option<SlicedPlan> {
-        let s = self.sliced()?;
-        Some(SlicedPlan {
-            key_cells: s.key_digits(),
-            low_cells: s.low_digits(),
-            rows: s.rows.len() as u64,
-            symmetries: if s.symmetric { s.group.len() } else { 0 },
-            without_symmetry: alternation::Alternation::new(self.cells, s.first).size(),
-        })
     }
 
     /// The sliced index, for games that use one.

@@ -34,6 +34,18 @@ use super::Player;
 
 mod layout;
 
+/// The sliced index's shape, for a build's plan.
+#[derive(Clone, Copy, Debug)]
+pub struct SlicedPlan {
+    pub key_cells: u32,
+    pub low_cells: u32,
+    pub rows: u64,
+    /// Symmetries besides the identity that rows are shared under (0 for `,sliced`).
+    pub symmetries: usize,
+    /// The positions of the same game without symmetry (the alternation index's).
+    pub without_symmetry: u64,
+}
+
 use layout::KeyImage;
 
 /// Left's and Right's cells of a value whose base-3 digits, lowest first, are `cells`' contents
