@@ -12,7 +12,7 @@ use retrodb::solve::distributed::digraph::{Part, Split, solve_batched};
 use retrodb::solve::distributed::mpi::MpiComm;
 use retrodb::solve::{SolveOptions, counter};
 
-fn main() -> retrodb::error::Result<()> {
+fn main() -> retrodb::base::error::Result<()> {
     let comm = MpiComm::init()?;
     let args: Vec<u64> = std::env::args()
         .skip(1)

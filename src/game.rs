@@ -10,10 +10,11 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
+pub mod cgt;
 pub mod shape;
 
+pub use crate::base::error::PositionError;
 pub use crate::base::value::Value;
-pub use crate::error::PositionError;
 use shape::{BoardShape, PlainBoard, digit_masks};
 
 /// What the rules say about an index before any search.

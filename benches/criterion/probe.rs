@@ -7,8 +7,8 @@
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use retrodb::apps::bench::random_positions;
-use retrodb::builder::{self, BuildOptions};
 use retrodb::games::AnyGame;
+use retrodb::table::builder::{self, BuildOptions};
 use retrodb::table::{self, Table, zstd::Params};
 
 fn probes(c: &mut Criterion) {

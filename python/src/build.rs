@@ -12,9 +12,9 @@ use std::time::{Duration, Instant};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use retrodb::base::progress::Progress;
-use retrodb::builder::threads::{self, ThreadsError};
-use retrodb::builder::{self as table_build, BuildOptions};
 use retrodb::games::AnyGame;
+use retrodb::table::builder::threads::{self, ThreadsError};
+use retrodb::table::builder::{self as table_build, BuildOptions};
 
 use crate::{error, raise, serialized};
 

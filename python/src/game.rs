@@ -58,7 +58,7 @@ impl Game {
                         format!(
                             "position '{}': a position of {theirs}, not of {mine} (pass its \
                              text to have it read in {mine})",
-                            retrodb::error::cut(&p.text())
+                            retrodb::base::error::cut(&p.text())
                         ),
                     ));
                 }

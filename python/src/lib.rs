@@ -209,7 +209,9 @@ fn position_text(table: &RawTable, what: &str, item: &Bound<'_, PyAny>) -> PyRes
                 format!(
                     "position '{}': a position of {theirs}, not of the table's game {mine} \
                      (pass its text to have it read in {mine})",
-                    retrodb::error::cut(&with_game!(p.game.get(), g => g.position_text(p.index)))
+                    retrodb::base::error::cut(
+                        &with_game!(p.game.get(), g => g.position_text(p.index))
+                    )
                 ),
             ));
         }
@@ -353,7 +355,7 @@ impl Table {
                     // Negative or beyond 2^64: no vertex id, a bad position rather than a type.
                     let shown = item.str().map_or_else(
                         |_| "an int too long to print".to_string(),
-                        |s| retrodb::error::cut(&s.to_string_lossy()),
+                        |s| retrodb::base::error::cut(&s.to_string_lossy()),
                     );
                     return Err(raise(
                         "PositionError",

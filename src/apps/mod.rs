@@ -5,7 +5,10 @@
 //! sweeps over small graphs).
 
 pub mod bench;
+pub mod cli;
 pub mod error;
 pub mod oracle;
 pub mod play;
 pub mod research;
+#[cfg(feature = "serve")]
+pub mod serve;

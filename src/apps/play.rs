@@ -315,7 +315,7 @@ impl<'a> Match<'a> {
                         writeln!(
                             out,
                             "'{}' is not a legal move here; '?' lists them",
-                            crate::error::cut(line)
+                            crate::base::error::cut(line)
                         )
                         .map_err(io)?;
                         continue;

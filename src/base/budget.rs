@@ -56,9 +56,9 @@ pub enum Stop {
     Cancelled,
 }
 
-impl From<Stop> for crate::error::Error {
+impl From<Stop> for crate::base::error::Error {
     fn from(s: Stop) -> Self {
-        use crate::error::LookupError;
+        use crate::base::error::LookupError;
         match s {
             Stop::Spent { cap } => LookupError::WorkLimit { cap }.into(),
             Stop::Cancelled => LookupError::Cancelled.into(),

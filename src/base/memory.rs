@@ -3,7 +3,7 @@
 //! Every build estimates its peak before allocating and refuses with the estimate and the limit
 //! when it would not fit; the default limit is a safe fraction of this machine's memory.
 
-use crate::error::{Error, Result};
+use crate::base::error::{Error, Result};
 
 fn meminfo(key: &str) -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;

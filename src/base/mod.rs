@@ -10,6 +10,7 @@
 pub mod budget;
 pub mod cells;
 pub mod cpu;
+pub mod error;
 pub mod grundy;
 pub mod lines;
 pub mod memory;

@@ -13,7 +13,7 @@
 use std::any::Any;
 
 use super::{Family, PictureStyle, Source, SpecInput, Turn};
-use crate::error::{Error, PositionError, Result};
+use crate::base::error::{Error, PositionError, Result};
 use crate::game::{Annotations, AskedBoard, Game, Move, Notation, Omissions, Status, Value};
 
 /// The object-safe form of [`Game`], [`Notation`], [`Omissions`] and [`Family`] (without

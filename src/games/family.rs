@@ -5,8 +5,8 @@
 //! a default, for a game without a picture, an input file or a start of its own.
 
 use super::{AnyGame, Input, InputBytes, PictureStyle, Source, Turn, source};
+use crate::base::error::Result;
 use crate::base::progress::Progress;
-use crate::error::Result;
 use crate::game::{Move, Notation, Omissions, Status};
 
 /// A spec being read: its kind and argument, the memory limit, and where its input file comes

@@ -88,8 +88,8 @@ pub mod registry;
 pub mod source;
 pub mod values;
 
+use crate::base::error::{Error, Result};
 use crate::base::progress::{Progress, Silent};
-use crate::error::{Error, Result};
 use crate::game::{Game, Notation};
 pub use external::ExternalGame;
 pub use family::{Family, SpecInput};

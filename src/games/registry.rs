@@ -2,14 +2,14 @@
 //! families (`games/mod.rs`'s list), and open to more at run time through [`register`] — the
 //! same entry ([`FamilyEntry::of`]) either way. [`super::AnyGame::open`] asks it which family
 //! reads a spec's kind; a table's header names its spec, so a table of a family this program has
-//! not registered says which family is missing ([`crate::error::table::TableErrorKind`]'s
+//! not registered says which family is missing ([`crate::base::error::table::TableErrorKind`]'s
 //! `FamilyNotRegistered`).
 
 use std::any::TypeId;
 use std::sync::{LazyLock, RwLock};
 
 use super::{AnyGame, Family, SpecInput};
-use crate::error::{Error, Result};
+use crate::base::error::{Error, Result};
 use crate::game::Omissions;
 
 /// What the registry keeps of one family: its spec kinds and how a spec of them is read into
@@ -68,7 +68,7 @@ fn entries() -> Vec<FamilyEntry> {
 
 /// Registers game family `G` for this program: from now on a spec of one of its kinds opens
 /// one of its games ([`AnyGame::open`]), in the builder, the table reader, the command line
-/// ([`crate::cli`]) and the server. Registering a family again changes nothing; a kind another
+/// (`apps::cli`) and the server. Registering a family again changes nothing; a kind another
 /// family already reads is refused.
 ///
 /// ```

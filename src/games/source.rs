@@ -10,8 +10,8 @@ use std::sync::Arc;
 
 use memmap2::Mmap;
 
+use crate::base::error::{Error, Result};
 use crate::base::progress::Progress;
-use crate::error::{Error, Result};
 
 /// Inputs up to this size are copied into the table header.
 pub const EMBED_LIMIT: u64 = 64 << 20;
@@ -228,7 +228,7 @@ pub fn vertex_id(name: &str, line: u64, word: &str, limit: u64) -> Result<u64> {
         line,
         msg,
     };
-    let text = || crate::error::cut(word);
+    let text = || crate::base::error::cut(word);
     if word.starts_with('-') && word[1..].bytes().all(|b| b.is_ascii_digit()) && word.len() > 1 {
         return Err(err(format!("negative vertex id '{}'", text())));
     }

@@ -5,7 +5,7 @@
 //! position and an amount is checked, since amounts go up to 2^64 - 1. The worked example of adding a game
 //! (docs/ARCHITECTURE.md): the rules, the notation, its spec, and one line in `games/mod.rs`.
 
-use crate::error::{Error, Result, cut};
+use crate::base::error::{Error, Result, cut};
 use crate::game::{Game, Move, Notation, Omissions, PositionError, Status};
 use crate::games::{Family, SpecInput};
 

@@ -24,8 +24,8 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use rayon::prelude::*;
 
 use crate::base::budget::{Budget, Stop};
-use crate::cgt::numbers::Dyadic;
-use crate::cgt::{Game, Games};
+use crate::game::cgt::numbers::Dyadic;
+use crate::game::cgt::{Game, Games};
 use crate::game::shape::{PlainBoard, digit_masks};
 
 /// Every configuration's value (indexed by configuration, `0..3^cells`), in `games`.
@@ -139,13 +139,16 @@ impl TierWalk {
 
 /// Values of every configuration of `board` with the winner's `free_moves` convention, on the
 /// current rayon pool. Boards of more than [`MAX_CELLS`] cells are refused.
-pub fn board_values(board: &PlainBoard<'_>, free_moves: u32) -> crate::error::Result<BoardValues> {
+pub fn board_values(
+    board: &PlainBoard<'_>,
+    free_moves: u32,
+) -> crate::base::error::Result<BoardValues> {
     if free_moves == 0 {
-        return Err(crate::error::LookupError::FreeMoves { free_moves }.into());
+        return Err(crate::base::error::LookupError::FreeMoves { free_moves }.into());
     }
     let e = board.cells;
     if e > MAX_CELLS {
-        return Err(crate::error::LookupError::BoardTooLarge {
+        return Err(crate::base::error::LookupError::BoardTooLarge {
             cells: e,
             max: MAX_CELLS,
         }

@@ -31,9 +31,9 @@ use rayon::prelude::*;
 use super::SolveOptions;
 use super::counter::{Counter, counter_width};
 use crate::base::cells::{self, Cells};
+use crate::base::error::{Error, Result};
 use crate::base::grundy::{Labels, StageReport};
 use crate::base::progress::Progress;
-use crate::error::{Error, Result};
 use crate::game::{Game, Status};
 
 /// Positions handed to one task at a time.

@@ -59,7 +59,7 @@ pub fn solve<G: Tiered>(game: &G, cells: &Cells<'_>, opts: &SolveOptions) -> cra
 }
 
 /// What a solve keeps outside its own memory and where it starts, as its caller provides:
-/// a build's work files and checkpoint ([`crate::builder`] implements it), or nothing
+/// a build's work files and checkpoint (the table builder implements it), or nothing
 /// ([`InMemory`]). A kernel given no store for its remoteness keeps it in memory.
 pub trait TierStores {
     /// The words the row kernel with remoteness ([`TieredKernel::SlicedRemoteness`]) keeps its

@@ -17,8 +17,8 @@ use super::workfiles::OutputLock;
 use super::write::{GameFields, RawWriter, TableFile, TempFile};
 use super::zstd::{DontCareFill, Entry, Params, compress_frame, seek_table};
 use crate::base::cells;
+use crate::base::error::{ConvertError, Error, Result};
 use crate::base::progress::Progress;
-use crate::error::{ConvertError, Error, Result};
 use crate::game::{Game, Omissions, Rules, by_rules};
 use crate::with_game;
 

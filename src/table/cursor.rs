@@ -17,7 +17,7 @@ use super::Table;
 use super::format::{Encoding, RemotenessEncoding, Section, get_remoteness, remoteness_of_nibble};
 use super::payload::{Payload, ZstdFrames};
 use crate::base::cells;
-use crate::error::Result;
+use crate::base::error::Result;
 use crate::game::{Rules, Value, by_rules};
 use crate::with_game;
 

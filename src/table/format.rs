@@ -4,8 +4,8 @@
 //! trusts a field: every offset and length is checked against the file before use, so a damaged
 //! or foreign file is an error, never a panic or a wrong answer.
 
-use crate::error::table::{Checked, TableErrorKind};
-use crate::error::{Error, Result};
+use crate::base::error::table::{Checked, TableErrorKind};
+use crate::base::error::{Error, Result};
 use crate::games::Source;
 
 pub const MAGIC: [u8; 8] = *b"RETRODB\0";

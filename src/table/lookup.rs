@@ -11,7 +11,7 @@
 //! table's), it only orders and adds.
 
 use crate::base::budget::Budget;
-use crate::error::{Error, LookupError, Result};
+use crate::base::error::{Error, LookupError, Result};
 use crate::games::values::PositionValues;
 use crate::table::{self, Probe, Table};
 
@@ -80,7 +80,7 @@ impl<'t, B: AsRef<[u8]> + Sync> Lookups<'t, B> {
 
     /// Bounds the game values of these lookups by `budget` (a request's, shared with its other
     /// work): once it is spent or cancelled, every lookup that asks a value is an error
-    /// ([`crate::error::LookupError::WorkLimit`] or [`crate::error::LookupError::Cancelled`]).
+    /// ([`crate::base::error::LookupError::WorkLimit`] or [`crate::base::error::LookupError::Cancelled`]).
     pub fn with_budget(mut self, budget: Budget) -> Self {
         if let Some(v) = self.values.as_mut() {
             v.set_budget(budget);

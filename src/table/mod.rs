@@ -9,8 +9,9 @@
 //! for lookups near each other (`cursor.rs`) sit on top; failures are a [`TableError`] with a kind a caller can match.
 //!
 //! This layer knows files and bytes, and games only to rebuild a table's game from its header;
-//! it never calls a solver (that is [`crate::builder`]).
+//! it never calls a solver (that is [`crate::table::builder`]).
 
+pub mod builder;
 mod convert;
 mod cursor;
 pub mod format;
@@ -23,7 +24,7 @@ pub(crate) mod workfiles;
 pub(crate) mod write;
 pub mod zstd;
 
-pub use crate::error::table::{Checked, TableError, TableErrorKind};
+pub use crate::base::error::table::{Checked, TableError, TableErrorKind};
 pub use convert::{compress, decompress};
 pub use cursor::Cursor;
 pub use probe::{LineStep, Probe, ProbeMove, SumMove, SumProbe, SumToken, move_rank};

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::format::{Header, Section};
 use super::zstd::{FrameCache, Stream, decompress_frame};
-use crate::error::table::{Checked, TableErrorKind};
+use crate::base::error::table::{Checked, TableErrorKind};
 
 /// How the cells and remoteness are stored.
 pub(super) enum Payload {

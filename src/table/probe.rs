@@ -8,8 +8,8 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::Table;
+use crate::base::error::{Error, LookupError, Result};
 use crate::base::grundy::Grundy;
-use crate::error::{Error, LookupError, Result};
 use crate::game::{Annotations, Game, Move, Notation, PositionError, Value};
 use crate::with_game;
 
@@ -188,7 +188,7 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
                     self.path(),
                     format!(
                         "the stored image of '{}' has no move {} (the symmetry maps move {} onto it)",
-                        crate::error::cut(text),
+                        crate::base::error::cut(text),
                         a.stored,
                         a.name
                     ),
@@ -399,12 +399,17 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
         let mut values = Vec::with_capacity(pieces.len());
         for (k, piece) in pieces.iter().enumerate() {
             let token = |reason: &str| bad(format!("token {} of the sum: {reason}", k + 1));
-            let pos = with_game!(self.game(), g => g.parse_position(piece))
-                .map_err(|e| token(&format!("'{}': {}", crate::error::cut(piece), e.reason)))?;
+            let pos = with_game!(self.game(), g => g.parse_position(piece)).map_err(|e| {
+                token(&format!(
+                    "'{}': {}",
+                    crate::base::error::cut(piece),
+                    e.reason
+                ))
+            })?;
             let value = self.grundy(pos)?.ok_or_else(|| {
                 token(&format!(
                     "'{}' is not a position of {}",
-                    crate::error::cut(piece),
+                    crate::base::error::cut(piece),
                     self.header().spec
                 ))
             })?;

@@ -21,8 +21,8 @@ use super::format::{
 };
 use super::payload::{Payload, RawBlocks, ZstdFrames, check_padding};
 use crate::base::cells;
-use crate::error::table::TableErrorKind;
-use crate::error::{Error, LookupError, Result};
+use crate::base::error::table::TableErrorKind;
+use crate::base::error::{Error, LookupError, Result};
 use crate::game::{Game, Notation, Omissions, Rules, Value, by_rules};
 use crate::games::{AnyGame, Input};
 use crate::with_game;

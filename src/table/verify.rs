@@ -10,10 +10,10 @@ use rayon::prelude::*;
 use super::Table;
 use super::payload::{Payload, ZstdFrames, check_padding};
 use crate::base::cells;
+use crate::base::error::table::{Checked, TableErrorKind};
+use crate::base::error::{Error, Result};
 use crate::base::progress::{Progress, Silent};
 use crate::base::splitmix;
-use crate::error::table::{Checked, TableErrorKind};
-use crate::error::{Error, Result};
 use crate::game::{Game, Notation, Status, Value};
 use crate::with_game;
 

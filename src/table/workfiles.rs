@@ -22,8 +22,8 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+use crate::base::error::{Error, Result};
 use crate::base::progress::Progress;
-use crate::error::{Error, Result};
 
 /// `.NAME.WHAT` beside `out`.
 pub(crate) fn sibling(out: &Path, what: &str) -> PathBuf {
@@ -90,7 +90,7 @@ impl OutputLock {
                 .open(&path)
                 .map_err(|e| Error::io(&path, e))?;
             if !try_lock(&file).map_err(|e| Error::io(&path, e))? {
-                return Err(crate::error::BuildError::Locked {
+                return Err(crate::base::error::BuildError::Locked {
                     output: out.display().to_string(),
                     lock: path.display().to_string(),
                 }

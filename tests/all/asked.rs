@@ -2,8 +2,8 @@
 //! alternation reaches, the same position text, moves (names, the positions they make, values,
 //! remoteness) and value as the alternation index, which holds every board itself.
 
-use retrodb::builder::{self, BuildOptions};
 use retrodb::games::AnyGame;
+use retrodb::table::builder::{self, BuildOptions};
 use retrodb::table::{Probe, Table};
 use retrodb::{Game, Notation};
 

@@ -6,10 +6,10 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, mpsc};
 
 use crate::common::{retrodb, stderr};
-use retrodb::builder::{self, BuildOptions};
 use retrodb::game::Notation;
 use retrodb::games::AnyGame;
 use retrodb::solve::Engine;
+use retrodb::table::builder::{self, BuildOptions};
 use retrodb::table::{Table, TableErrorKind};
 use retrodb::{Error, with_game};
 

@@ -2,11 +2,11 @@
 //! must give the table's outcome for both movers.
 
 use retrodb::Value;
-use retrodb::builder::{self, BuildOptions};
 use retrodb::game::Tiered;
 use retrodb::games::AnyGame;
 use retrodb::games::values::board_values;
 use retrodb::table::Table;
+use retrodb::table::builder::{self, BuildOptions};
 
 fn check(spec: &str, free_moves: u32) -> usize {
     let game = AnyGame::open(spec, u64::MAX).unwrap();
@@ -89,7 +89,7 @@ fn hackenbush_stalks_have_their_hand_derived_values() {
         let got = hackenbush_value(&spec, stalk);
         // Compared as games: the text of a canonical form is unique, but read it back to be
         // sure the expected text is one.
-        let mut games = retrodb::cgt::Games::new();
+        let mut games = retrodb::game::cgt::Games::new();
         let (expect, g) = (games.parse(value).unwrap(), games.parse(&got).unwrap());
         assert_eq!(g, expect, "{stalk}: {got}");
         assert_eq!(got, games.show(expect), "{stalk}");
@@ -229,7 +229,7 @@ fn hackenbush_tree(game: &AnyGame, pos: u64) -> Tree {
 }
 
 /// A canonical game of an arena as an explicit tree.
-fn arena_tree(games: &retrodb::cgt::Games, g: retrodb::cgt::Game) -> Tree {
+fn arena_tree(games: &retrodb::game::cgt::Games, g: retrodb::game::cgt::Game) -> Tree {
     Tree {
         l: games
             .left(g)

@@ -201,12 +201,12 @@ fn table_by(spec: &str, text: &str, engine: retrodb::solve::Engine) -> Vec<u8> {
     let game = AnyGame::load(spec, Input::Embedded(text.as_bytes()), u64::MAX).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("t.rdb");
-    let opts = retrodb::builder::BuildOptions {
+    let opts = retrodb::table::builder::BuildOptions {
         remoteness: true,
         engine: Some(engine),
-        ..retrodb::builder::BuildOptions::default()
+        ..retrodb::table::builder::BuildOptions::default()
     };
-    retrodb::builder::build(&game, &out, &opts).unwrap();
+    retrodb::table::builder::build(&game, &out, &opts).unwrap();
     std::fs::read(&out).unwrap()
 }
 

@@ -10,8 +10,8 @@ use std::sync::OnceLock;
 
 use proptest::prelude::*;
 use retrodb::Value;
-use retrodb::builder::{self, BuildOptions};
 use retrodb::games::AnyGame;
+use retrodb::table::builder::{self, BuildOptions};
 use retrodb::table::{Table, zstd::Params};
 
 /// Small real tables: raw and compressed, with and without remoteness, with an embedded input.

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use retrodb::Value;
 use retrodb::base::cells::{self, Cells};
 use retrodb::base::splitmix::SplitMix64;
-use retrodb::cgt::numbers::Dyadic;
+use retrodb::game::cgt::numbers::Dyadic;
 use retrodb::games::hackenbush::{Colour, Hackenbush, outcome_class, random_text};
 use retrodb::solve::{SolveOptions, counter};
 use retrodb::{Game, Notation};

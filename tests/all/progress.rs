@@ -1,5 +1,5 @@
 //! The progress of `compress`, `decompress` and `verify` (a bar per stage: `StageBar` in
-//! src/cli/progress.rs over the library's `progress::Progress`): drawn when stderr is a terminal,
+//! src/apps/cli/progress.rs over the library's `progress::Progress`): drawn when stderr is a terminal,
 //! hidden with `--quiet` or when stderr is not a terminal, and never changing what the commands
 //! write — their files byte for byte, their standard output line for line.
 

@@ -1,4 +1,4 @@
-//! The web board's view, `GET /api/v1/tables/{name}/board?position=TEXT` (src/serve/board.rs):
+//! The web board's view, `GET /api/v1/tables/{name}/board?position=TEXT` (src/apps/serve/board.rs):
 //! the probe of the position as asked with its moves best first, who is to move or has won, and
 //! the picture. On a `,sym` table it must answer exactly as the table that holds every board
 //! itself (the alternation index) does, picture included; elsewhere as `probe --json` does.

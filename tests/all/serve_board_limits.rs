@@ -9,14 +9,14 @@
 //! Waiting is read from when the answers come: a request that waits for a slot held by a
 //! request that runs into its timeout is answered no sooner than that timeout, where it alone
 //! takes milliseconds. The in-flight limit is not an option of the command line, so its test
-//! serves in this process ([`retrodb::serve::serve_on`]), on a runtime whose threads are named
+//! serves in this process ([`retrodb::apps::serve::serve_on`]), on a runtime whose threads are named
 //! so that its work can be told from the other tests' in `/proc/self/task`.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use retrodb::serve::{Catalog, Limits, serve_on};
+use retrodb::apps::serve::{Catalog, Limits, serve_on};
 
 use super::serve_limits::{G16_EMPTY, busy_within, serve, table, within};
 use crate::common::server::{Response, raw, request};

@@ -1,9 +1,9 @@
 //! The sliced index (docs/SLICES.md), with and without symmetry, against the alternation index
 //! and the plain build of every configuration: the same value for every position.
 
-use retrodb::builder::{self, BuildOptions};
 use retrodb::games::AnyGame;
 use retrodb::table;
+use retrodb::table::builder::{self, BuildOptions};
 use retrodb::{Game, Notation, Omissions};
 
 use super::tiered::open;

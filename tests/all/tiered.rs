@@ -6,10 +6,10 @@ use crate::common;
 
 use std::path::Path;
 
-use retrodb::builder::{self, BuildOptions};
 use retrodb::game::Tiered;
 use retrodb::games::AnyGame;
 use retrodb::solve::Engine;
+use retrodb::table::builder::{self, BuildOptions};
 use retrodb::with_tiered_game;
 use retrodb::{Game, Notation};
 
@@ -285,7 +285,7 @@ fn memory_guard_refuses_with_the_estimate_and_the_limit() {
             .unwrap_err()
             .to_string();
         assert!(
-            err.contains(engine.name()) && err.contains(&retrodb::error::human_bytes(need)),
+            err.contains(engine.name()) && err.contains(&retrodb::base::error::human_bytes(need)),
             "{err}"
         );
         assert!(!dir.path().join("t.rdb").exists());

@@ -8,5 +8,5 @@ fn main() -> ExitCode {
         eprintln!("tictactoe: {e}");
         return ExitCode::FAILURE;
     }
-    retrodb::cli::main()
+    retrodb::apps::cli::main()
 }

@@ -11,8 +11,8 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use retrodb::base::progress::Silent;
-use retrodb::builder::{self, BuildOptions};
 use retrodb::games::AnyGame;
+use retrodb::table::builder::{self, BuildOptions};
 use retrodb::table::{self, Table};
 use retrodb::{Value, with_game};
 

@@ -19,9 +19,9 @@ use serde::Serialize;
 use crate::apps::error::Result;
 use crate::base::progress::Silent;
 use crate::base::splitmix::SplitMix64;
-use crate::builder::{self, BuildOptions};
-use crate::games::AnyGame;
+use crate::games::{AnyGame, Family};
 use crate::table::Table;
+use crate::table::builder::{self, BuildOptions};
 
 /// The reference rates: each part's median rate on the reference machine, with all its
 /// threads ([`REFERENCE_MACHINE`]); the median of three runs of `bench --score` (5 runs a part
@@ -174,7 +174,7 @@ pub fn score(runs: usize, mut done: impl FnMut(&Part)) -> Result<Score> {
     drop(shannon);
 
     let (n, m, sinks, seed) = DIGRAPH;
-    let graph = AnyGame::Digraph(crate::games::digraph::random(n, m, sinks, seed));
+    let graph = crate::games::digraph::random(n, m, sinks, seed).into_any();
     let work = format!("a random digraph, {n} vertices, {m} edges, {sinks} sinks, seed {seed}");
     finish(build_part(
         "counter",

@@ -4,7 +4,7 @@
 //! application; an application's functions return [`AppError`], which the command line prints as
 //! it prints the core's.
 
-pub use crate::error::cut;
+pub use crate::base::error::cut;
 
 mod oracle;
 mod play;
@@ -37,20 +37,20 @@ pub enum AppError {
     Research(#[from] ResearchError),
 }
 
-impl From<crate::error::PositionError> for AppError {
-    fn from(e: crate::error::PositionError) -> Self {
+impl From<crate::base::error::PositionError> for AppError {
+    fn from(e: crate::base::error::PositionError) -> Self {
         AppError::Core(e.into())
     }
 }
 
-impl From<crate::error::LookupError> for AppError {
-    fn from(e: crate::error::LookupError) -> Self {
+impl From<crate::base::error::LookupError> for AppError {
+    fn from(e: crate::base::error::LookupError) -> Self {
         AppError::Core(e.into())
     }
 }
 
-impl From<crate::error::table::TableError> for AppError {
-    fn from(e: crate::error::table::TableError) -> Self {
+impl From<crate::base::error::table::TableError> for AppError {
+    fn from(e: crate::base::error::table::TableError) -> Self {
         AppError::Core(e.into())
     }
 }

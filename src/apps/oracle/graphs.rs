@@ -133,7 +133,8 @@ impl Graph {
     pub fn from_graph6(text: &str) -> Result<Graph, GraphError> {
         let text = text.strip_prefix(">>graph6<<").unwrap_or(text);
         let bytes = text.as_bytes();
-        let bad = |msg: String| GraphError(format!("graph6 '{}': {msg}", crate::error::cut(text)));
+        let bad =
+            |msg: String| GraphError(format!("graph6 '{}': {msg}", crate::base::error::cut(text)));
         let (&first, body) = bytes
             .split_first()
             .ok_or_else(|| bad("empty text".into()))?;

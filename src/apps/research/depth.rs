@@ -417,7 +417,7 @@ fn write_columns(s: &mut String, head: &[&str], rows: &[Vec<String>]) {
 
 /// A count with thousands separators.
 fn grouped(n: u64) -> String {
-    crate::builder::report::grouped(n)
+    crate::table::builder::report::grouped(n)
 }
 
 /// A count in at most five characters: exact below 10,000, else rounded to three figures with

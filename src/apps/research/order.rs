@@ -15,7 +15,7 @@
 use serde::Serialize;
 
 use crate::apps::error::{AppError, ResearchError, Result};
-use crate::cgt::{Game, Order, OrderTable};
+use crate::game::cgt::{Game, Order, OrderTable};
 use crate::game::{Game as _, Tiered};
 use crate::games::cell::{CellGame, EMPTY, LEFT, Player};
 use crate::games::values::{BoardValues, board_values};

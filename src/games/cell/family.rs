@@ -1,7 +1,7 @@
 //! The cell games as a [`Family`]: the four spec kinds one core reads, and the board pictures.
 
 use super::{CellGame, notation, picture};
-use crate::error::Result;
+use crate::base::error::Result;
 use crate::game::shape::sliced::SlicedPlan;
 use crate::game::{Game, Move, Notation, Status};
 use crate::games::{Family, PictureStyle, Source, SpecInput, Turn};

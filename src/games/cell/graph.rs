@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use crate::error::{Error, Result};
+use crate::base::error::{Error, Result};
 use crate::games::source;
 
 /// An undirected multigraph with two distinct terminals.
@@ -69,7 +69,7 @@ impl Graph {
                     format!(
                         "expected an edge 'u v' or 'terminals A B' but found {} word(s): '{}'",
                         w.len(),
-                        crate::error::cut_words(w)
+                        crate::base::error::cut_words(w)
                     ),
                 ));
             }

@@ -7,7 +7,7 @@
 
 use super::board::{self, Board};
 use super::graph::{self, Graph, Links};
-use crate::error::{Error, Result};
+use crate::base::error::{Error, Result};
 use crate::games::source::Source;
 
 /// What the cells are: a graph file's edges or vertices, or a board.
@@ -35,7 +35,7 @@ impl Layout {
                     spec: spec.to_string(),
                     msg: format!(
                         "'{}' is not a board size (a whole number from 1 to {})",
-                        crate::error::cut(arg),
+                        crate::base::error::cut(arg),
                         board::MAX_SIDE
                     ),
                 }),

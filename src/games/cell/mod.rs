@@ -29,7 +29,7 @@ pub mod wins;
 
 use std::sync::OnceLock;
 
-use crate::error::{Error, Result, human_bytes};
+use crate::base::error::{Error, Result, human_bytes};
 use crate::game::{Game, Move, Notation, Omissions, PositionError, Status, Value};
 use crate::games::source::Source;
 pub use crate::game::shape::Player;

@@ -8,7 +8,7 @@
 //! [`mask_of`].
 
 use super::{CellGame, EMPTY, LEFT, Player, RIGHT};
-use crate::error::{Error, Result};
+use crate::base::error::{Error, Result};
 use crate::game::{AskedBoard, AskedMove, Move, Notation, PositionError};
 
 /// Reads a position's cells and player to move, for a game of `cells` cells. Whitespace between
@@ -88,7 +88,7 @@ pub fn split_start<'a>(spec: &str, arg: &'a str) -> Result<(&'a str, Option<Play
             spec: spec.to_string(),
             msg: format!(
                 "',start={}': the first player is L, R or both",
-                crate::error::cut(start)
+                crate::base::error::cut(start)
             ),
         }),
     }

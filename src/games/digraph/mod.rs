@@ -7,7 +7,7 @@
 
 use rayon::prelude::*;
 
-use crate::error::{Error, Result};
+use crate::base::error::{Error, Result};
 use crate::game::{Game, Move, Notation, Omissions, PositionError, Status};
 use crate::games::source::{InputBytes, Source};
 

@@ -6,7 +6,7 @@
 use rayon::prelude::*;
 
 use super::MAX_VERTICES;
-use crate::error::{Error, Result, cut_bytes};
+use crate::base::error::{Error, Result, cut_bytes};
 use crate::games::source::{BOM, InputBytes};
 
 /// Parses the whole edge list, in parallel over line-aligned chunks.

@@ -8,7 +8,7 @@ use std::io::Write;
 use rayon::prelude::*;
 
 use super::{Digraph, MAX_VERTICES};
-use crate::error::{Error, Result};
+use crate::base::error::{Error, Result};
 use crate::games::source::Source;
 use crate::base::splitmix::SplitMix64;
 

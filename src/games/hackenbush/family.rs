@@ -2,7 +2,7 @@
 //! standing.
 
 use super::Hackenbush;
-use crate::error::Result;
+use crate::base::error::Result;
 use crate::game::{Move, Notation};
 use crate::games::{Family, PictureStyle, Source, SpecInput, Turn};
 

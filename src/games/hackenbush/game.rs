@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 
 use super::{Hackenbush, TIER_UNIT, bits, outcome_class};
-use crate::error::Result;
+use crate::base::error::Result;
 use crate::game::{
     Annotations, Game, Move, Notation, Omissions, PositionError, Status, TierPosition, TierVisitor,
     Tiered, Value,

@@ -33,7 +33,7 @@ use std::sync::Mutex;
 
 use rayon::prelude::*;
 
-use crate::error::Result;
+use crate::base::error::Result;
 use crate::games::source::Source;
 pub use parse::random_text;
 pub use values::outcome_class;
@@ -223,7 +223,7 @@ impl Hackenbush {
             count <= fits
         });
         if !complete {
-            return Err(crate::error::Error::Memory {
+            return Err(crate::base::error::Error::Memory {
                 what: format!(
                     "{}, more than {count} grounded edge sets at 8 bytes each (counting stopped \
                      there)",

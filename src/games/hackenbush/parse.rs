@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 
 use super::{Colour, Edge, Hackenbush, MAX_EDGES, MAX_VERTEX_ID, bits};
-use crate::error::{Error, Result};
+use crate::base::error::{Error, Result};
 use crate::game::PositionError;
 use crate::games::source::{self, Source};
 use crate::base::splitmix::SplitMix64;
@@ -41,7 +41,7 @@ impl Hackenbush {
                 _ => {
                     return Err(err(format!(
                         "unknown colour '{}' (expected B for blue/Left, R for red/Right or G for green)",
-                        crate::error::cut(word)
+                        crate::base::error::cut(word)
                     )));
                 }
             };

@@ -3,7 +3,7 @@
 
 use super::parse::TreeParser;
 use super::*;
-use crate::error::Error;
+use crate::base::error::Error;
 use crate::game::check_round_trip;
 use crate::game::{Game, Notation};
 

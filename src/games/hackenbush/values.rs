@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 
 use super::{Hackenbush, bits};
-use crate::cgt::numbers::{self, Dyadic, GameValue};
+use crate::game::cgt::numbers::{self, Dyadic, GameValue};
 use crate::game::Value;
 
 /// The outcome class from the values of the same position with Left and with Right to move:

@@ -6,7 +6,7 @@
 use std::sync::atomic::AtomicU64;
 
 use crate::base::cells::{self, Cells};
-use crate::error::{Error, Result};
+use crate::base::error::{Error, Result};
 use crate::game::{Game, Move, Notation, Omissions, PositionError, Status, Value};
 use crate::games::{self, AnyGame, Family, SpecInput};
 use crate::solve::{self, SolveOptions};

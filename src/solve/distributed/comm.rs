@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crossbeam::channel::{Receiver, Sender, unbounded};
 
-use crate::error::{Error, Result};
+use crate::base::error::{Error, Result};
 
 /// The collectives of a distributed solve.
 pub trait Comm {

@@ -19,7 +19,7 @@ use std::ops::Range;
 
 use super::comm::Comm;
 use crate::base::cells::{self, Cells};
-use crate::error::Result;
+use crate::base::error::Result;
 
 /// Vertices per rank are a multiple of this, so each rank's cells (2 bits each) and remoteness
 /// (1 to 4 bytes each) fill whole checksum blocks of the table (64 KiB; the build layer's

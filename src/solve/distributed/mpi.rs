@@ -24,7 +24,7 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
 use super::comm::Comm;
-use crate::error::{Error, MpiError, Result};
+use crate::base::error::{Error, MpiError, Result};
 
 /// This process's rank of the MPI job it runs in.
 pub struct MpiComm {

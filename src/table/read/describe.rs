@@ -6,7 +6,7 @@ use std::io::{BufWriter, Write};
 use serde::Serialize;
 
 use super::Table;
-use crate::error::{Error, Result};
+use crate::base::error::{Error, Result};
 use crate::game::Notation;
 use crate::table::format::{Encoding, SourceRef};
 use crate::with_game;

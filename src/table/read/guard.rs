@@ -31,7 +31,7 @@ use std::os::unix::fs::MetadataExt;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, Once, OnceLock};
 
-use crate::error::table::TableErrorKind;
+use crate::base::error::table::TableErrorKind;
 
 /// Mapped tables guarded at once in one process; a table opened beyond them is still checked
 /// by [`FileGuard::check`] but a truncation would end the process.

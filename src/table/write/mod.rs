@@ -17,7 +17,7 @@ use rayon::prelude::*;
 
 use super::format::{self, Header, Section, SourceRef, align};
 pub(crate) use super::workfiles::TempFile;
-use crate::error::{Error, Result};
+use crate::base::error::{Error, Result};
 use crate::games::{AnyGame, Source};
 
 mod raw;

@@ -12,7 +12,7 @@ use rayon::prelude::*;
 
 use super::{GameFields, block_sums, sums_section};
 use crate::base::cells;
-use crate::error::{Error, Result};
+use crate::base::error::{Error, Result};
 use crate::table::format::{self, Encoding, Header, PAGE, RemotenessEncoding, Section, align};
 
 /// A raw table's layout when several processes write it, each a share of the positions

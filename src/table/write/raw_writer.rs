@@ -14,7 +14,7 @@ use rayon::prelude::*;
 use super::raw::{GrundyBytes, RawFields, raw_grundy_sections, raw_sections};
 use super::{GameFields, TableFile, TempFile};
 use crate::base::cells;
-use crate::error::{Error, Result};
+use crate::base::error::{Error, Result};
 use crate::table::format::{self, PAGE, RemotenessEncoding};
 use crate::table::workfiles::{OutputLock, allocate};
 

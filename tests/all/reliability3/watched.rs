@@ -90,7 +90,10 @@ pub fn peak_after(
         if line.contains(answer) {
             let _ = child.kill();
             let _ = child.wait();
-            panic!("{marker:?} expected, got {}", retrodb::error::cut(&line));
+            panic!(
+                "{marker:?} expected, got {}",
+                retrodb::base::error::cut(&line)
+            );
         }
     }
     let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap();

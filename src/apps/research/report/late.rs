@@ -2,7 +2,7 @@
 //! positions of Bridg-It 3 or 4 — every position of the play population (Left moving first)
 //! with at most `E` empty cells, and a uniform sample of those with more — without a table of
 //! game values: a position with few empty cells has a small game tree, so each option's
-//! canonical form is built from the position itself ([`crate::cgt::Games::make`] over its
+//! canonical form is built from the position itself ([`crate::game::cgt::Games::make`] over its
 //! options, memoised per configuration).
 //!
 //! A finished board is worth one free move to its winner (`C = 1`: the complete size-3 report
@@ -33,8 +33,8 @@ use super::tally::order_tally_by;
 use crate::apps::error::{ResearchError, Result};
 use crate::base::progress::Progress;
 use crate::base::splitmix::SplitMix64;
-use crate::cgt::{Game, Games};
 use crate::game::Value;
+use crate::game::cgt::{Game, Games};
 use crate::games::AnyGame;
 use crate::games::cell::alternation::Alternation;
 use crate::games::cell::{Board, CellGame, Layout, Player};
@@ -97,7 +97,7 @@ struct Arena<'a> {
 impl<'a> Arena<'a> {
     fn new(game: &'a CellGame, free_moves: u32) -> Arena<'a> {
         let mut games = Games::new();
-        let c = crate::cgt::numbers::Dyadic::int(i64::from(free_moves));
+        let c = crate::game::cgt::numbers::Dyadic::int(i64::from(free_moves));
         let win = games.number(c);
         let loss = games.neg(win);
         Arena {
@@ -570,11 +570,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("b2.rdb");
         let game = AnyGame::open("bridgit:2", u64::MAX).unwrap();
-        let opts = crate::builder::BuildOptions {
+        let opts = crate::table::builder::BuildOptions {
             remoteness: true,
             ..Default::default()
         };
-        crate::builder::build(&game, &path, &opts).unwrap();
+        crate::table::builder::build(&game, &path, &opts).unwrap();
         let table = crate::table::Table::open(&path).unwrap();
         let complete = super::super::research(2, &table, &[1], None).unwrap();
         let play = complete

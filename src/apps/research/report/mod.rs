@@ -52,14 +52,14 @@ use spanning::spanning_tree_lines;
 pub use text::render_text;
 
 /// Opens the Bridg-It table of size `n` with remoteness at `path` (default: the table cache,
-/// [`crate::builder::cache`]), building it first when the file is absent (reporting to
+/// [`crate::table::builder::cache`]), building it first when the file is absent (reporting to
 /// `progress`).
 pub fn open_or_build(
     n: u32,
     path: Option<&Path>,
     progress: std::sync::Arc<dyn Progress>,
 ) -> Result<(Table, bool)> {
-    Ok(crate::builder::cache::open_or_build(
+    Ok(crate::table::builder::cache::open_or_build(
         &format!("bridgit:{n}"),
         path,
         progress,

@@ -353,14 +353,14 @@ mod tests {
     fn every_board_from_a_symmetric_table_with_remoteness_gives_the_complete_figures() {
         use crate::games::AnyGame;
         let dir = tempfile::tempdir().unwrap();
-        let opts = crate::builder::BuildOptions {
+        let opts = crate::table::builder::BuildOptions {
             remoteness: true,
             ..Default::default()
         };
         let open = |spec: &str, file: &str| {
             let path = dir.path().join(file);
             let game = AnyGame::open(spec, u64::MAX).unwrap();
-            crate::builder::build(&game, &path, &opts).unwrap();
+            crate::table::builder::build(&game, &path, &opts).unwrap();
             Table::open(&path).unwrap()
         };
         let plain = open("bridgit:2", "b2.rdb");

@@ -433,7 +433,7 @@ impl<'a> ClaimChecker<'a> {
         examples: &mut Vec<Counterexample>,
     ) -> Result<()> {
         let (cells, mover) = (at.cells, at.mover);
-        let all_values: Vec<Vec<crate::cgt::Game>> = self
+        let all_values: Vec<Vec<crate::game::cgt::Game>> = self
             .orders
             .iter()
             .map(|order| {
@@ -633,6 +633,6 @@ struct OrderAt<'a> {
     order: &'a GameOrder,
     keys: &'a [OptionKeys],
     /// Each option's value as a game under `order`.
-    values: &'a [crate::cgt::Game],
+    values: &'a [crate::game::cgt::Game],
     variant: Variant,
 }

@@ -200,7 +200,7 @@ mod tests {
     fn table(dir: &std::path::Path, n: u32) -> Table {
         let path = dir.join(format!("b{n}.rdb"));
         let game = AnyGame::open(&format!("bridgit:{n}"), u64::MAX).unwrap();
-        crate::builder::build(&game, &path, &Default::default()).unwrap();
+        crate::table::builder::build(&game, &path, &Default::default()).unwrap();
         Table::open(&path).unwrap()
     }
 

@@ -166,7 +166,7 @@ pub(super) fn ranking_tally(
 /// equivalent but unequal]`.
 pub(super) fn order_tally(
     order: &GameOrder,
-    values: &[crate::cgt::Game],
+    values: &[crate::game::cgt::Game],
     keys: &[OptionKeys],
     variant: Variant,
     immediate: bool,
@@ -184,8 +184,8 @@ pub(super) fn order_tally(
 /// [`order_tally`] with the truth of a pair (how option `a` really compares with `b` for the
 /// mover) given by `truth`, for values kept outside a [`GameOrder`].
 pub(super) fn order_tally_by(
-    truth: &mut dyn FnMut(crate::cgt::Game, crate::cgt::Game) -> Truth,
-    values: &[crate::cgt::Game],
+    truth: &mut dyn FnMut(crate::game::cgt::Game, crate::game::cgt::Game) -> Truth,
+    values: &[crate::game::cgt::Game],
     keys: &[OptionKeys],
     variant: Variant,
     immediate: bool,

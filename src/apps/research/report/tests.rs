@@ -47,11 +47,11 @@ fn size_2_figures_match_a_recount_without_the_table() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("b2.rdb");
     let game = AnyGame::open("bridgit:2", u64::MAX).unwrap();
-    let opts = crate::builder::BuildOptions {
+    let opts = crate::table::builder::BuildOptions {
         remoteness: true,
         ..Default::default()
     };
-    crate::builder::build(&game, &path, &opts).unwrap();
+    crate::table::builder::build(&game, &path, &opts).unwrap();
     let table = Table::open(&path).unwrap();
     let report = research(2, &table, &DEFAULT_CONVENTIONS, None).unwrap();
     let AnyGame::Cell(g) = &game else {
@@ -222,11 +222,11 @@ fn size_2_game_order_matches_a_recount_by_the_definition() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("b2.rdb");
     let game = AnyGame::open("bridgit:2", u64::MAX).unwrap();
-    let opts = crate::builder::BuildOptions {
+    let opts = crate::table::builder::BuildOptions {
         remoteness: true,
         ..Default::default()
     };
-    crate::builder::build(&game, &path, &opts).unwrap();
+    crate::table::builder::build(&game, &path, &opts).unwrap();
     let table = Table::open(&path).unwrap();
     let report = research(2, &table, &[1, 3], None).unwrap();
     let AnyGame::Cell(g) = &game else {

@@ -30,8 +30,8 @@ use rayon::prelude::*;
 
 use super::comm::{Comm, agree, all_gather};
 use crate::base::cells::{CELLS_PER_WORD, Cells, into_plain, zeroed_words};
+use crate::base::error::{Error, Result};
 use crate::base::progress::Progress;
-use crate::error::{Error, Result};
 use crate::game::shape::SlicedBoard;
 use crate::game::shape::sliced::Sliced;
 use crate::solve::kernels::sliced_rows::{

@@ -7,8 +7,8 @@
 use std::ops::Range;
 
 use super::{Context, DONE, JOB, Jobs, REQUEST, Report, TIER_END, positions, stopped};
+use crate::base::error::{Error, Result};
 use crate::base::progress::Progress;
-use crate::error::{Error, Result};
 
 /// Rank 0's account of the key tier it serves: the jobs left, given and reported, and the
 /// first failure.

@@ -1,0 +1,189 @@
+//! `retrodb info`, `dump` and `verify`: reading a table as a whole.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use crate::base::error::human_bytes;
+use crate::table::Table;
+use anyhow::Result;
+
+#[derive(clap::Args)]
+pub struct InfoArgs {
+    /// The table file (raw or compressed).
+    table: PathBuf,
+    /// One JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::Args)]
+pub struct DumpArgs {
+    /// The table file (raw or compressed).
+    table: PathBuf,
+}
+
+#[derive(clap::Args)]
+pub struct VerifyArgs {
+    table: PathBuf,
+    /// No progress bar.
+    #[arg(long, short)]
+    quiet: bool,
+    /// Check N indices drawn at random against the rules and their children instead of every
+    /// index (for tables too large to check whole; the checksums are checked in full either way).
+    /// 1 to 1,000,000,000.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=super::MAX_SAMPLE))]
+    sample: Option<u64>,
+    /// Also compare N random positions with Lehman's criterion (tables of Shannon edge games:
+    /// shannon: and bridgit:), 1 to 1,000,000,000.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=super::MAX_SAMPLE))]
+    lehman: Option<u64>,
+    /// Seed of the random draws of --sample and --lehman.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+pub fn info(a: InfoArgs) -> Result<ExitCode> {
+    let t = Table::open(&a.table)?;
+    let h = t.header();
+    let i = t.info();
+    if a.json {
+        // Through a `Value`: its keys come out sorted, as they always have.
+        outln!("{}", serde_json::to_value(&i)?)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let (used, win, loss, draw, bits, file_bytes) = (
+        i.positions,
+        i.win,
+        i.loss,
+        i.draw,
+        i.bits_per_position,
+        i.file_bytes,
+    );
+    let pct = |n: u64| {
+        if used > 0 {
+            100.0 * n as f64 / used as f64
+        } else {
+            0.0
+        }
+    };
+    use super::grouped;
+    outln!("table      {}", a.table.display())?;
+    outln!("game       {}", h.spec)?;
+    let encoding = if t.is_compressed() {
+        format!(
+            "zstd frames of {} positions (level {}){}{}",
+            grouped(h.frame_positions),
+            h.level,
+            if h.encoding == crate::table::format::Encoding::ZstdOmitted {
+                ", one mover stored"
+            } else {
+                ""
+            },
+            if h.dictionary.len > 0 {
+                format!(", a {} dictionary", human_bytes(h.dictionary.len))
+            } else {
+                String::new()
+            }
+        )
+    } else {
+        "raw 2-bit cells".to_string()
+    };
+    outln!(
+        "format     version {}, {encoding}{}",
+        h.version,
+        match h.remoteness_encoding {
+            crate::table::format::RemotenessEncoding::None => String::new(),
+            e => format!(", {e}"),
+        }
+    )?;
+    outln!(
+        "positions  {} of {} indices",
+        grouped(used),
+        grouped(h.size)
+    )?;
+    outln!("win        {} ({:.2}%)", grouped(win), pct(win))?;
+    outln!("loss       {} ({:.2}%)", grouped(loss), pct(loss))?;
+    outln!("draw       {} ({:.2}%)", grouped(draw), pct(draw))?;
+    match h.rounds {
+        Some(r) => outln!("rounds     {r}")?,
+        None => outln!("rounds     not recorded (a values-only build)")?,
+    }
+    if let Some(g) = &i.grundy {
+        outln!(
+            "grundy     generalized Sprague-Grundy values: largest finite {}, {} reach sets, {} \
+             byte(s) a position",
+            g.largest_finite
+                .map_or("none".to_string(), |l| l.to_string()),
+            grouped(g.reach_sets),
+            g.bytes_per_value
+        )?;
+    }
+    outln!(
+        "file       {} ({bits:.3} bits per position)",
+        human_bytes(file_bytes)
+    )?;
+    if let Some(name) = &i.source_file {
+        outln!("input      {name} ({} in the table)", i.source)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn dump(a: DumpArgs) -> Result<ExitCode> {
+    let t = Table::open(&a.table)?;
+    let mut out = super::out::Stdout::new();
+    // A closed pipe (`dump | head`) ends it quietly, in `main`, as every other write error of
+    // stdout is told there.
+    t.dump(&mut out)?;
+    std::io::Write::flush(&mut out)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn verify(a: VerifyArgs) -> Result<ExitCode> {
+    let t = Table::open(&a.table)?;
+    let bar = super::StageBar::new(a.quiet);
+    t.verify_checksums_with(&bar)?;
+    let checked = match a.sample {
+        Some(n) => {
+            // Random indices and their children: no read-ahead (the checksums above read it
+            // front to back with it).
+            t.advise_random();
+            t.verify_sample(n, a.seed, &bar)?
+        }
+        None => t.verify_positions(&bar)?,
+    };
+    drop(bar);
+    let what = match a.sample {
+        Some(_) => format!(
+            "{} indices drawn at random (seed {}) agree",
+            super::grouped(checked),
+            a.seed
+        ),
+        None => format!("all {} indices agree", super::grouped(checked)),
+    };
+    outln!(
+        "{}: ok — checksums match and {what} with the rules and their children{}",
+        a.table.display(),
+        if t.has_remoteness() && a.sample.is_none() {
+            " (values and remoteness: a complete proof of the table)"
+        } else {
+            ""
+        }
+    )?;
+    if let Some(n) = a.lehman {
+        let r = crate::apps::oracle::check::lehman_sample(&t, n, a.seed)?;
+        outln!(
+            "{}: {} random positions compared with Lehman's criterion (seed {}): {} disagreements",
+            a.table.display(),
+            super::grouped(r.checked),
+            a.seed,
+            super::grouped(r.disagreements)
+        )?;
+        for e in &r.examples {
+            outln!("  {e}")?;
+        }
+        if r.disagreements > 0 {
+            return Ok(ExitCode::FAILURE);
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
