@@ -82,7 +82,7 @@ pub trait Family: Notation + Sized {
         "tier"
     }
 
-    /// Whether a position has a value as a game ([`crate::games::values`]): positions come in
+    /// Whether a position has a value as a game ([`crate::games::cell::values`]): positions come in
     /// pairs `2k` (Left to move) and `2k + 1` (Right) of one configuration, every
     /// configuration indexed.
     fn valued_as_games(&self) -> bool {

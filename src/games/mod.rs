@@ -86,7 +86,6 @@ pub mod external;
 pub mod family;
 pub mod registry;
 pub mod source;
-pub mod values;
 
 use crate::base::error::{Error, Result};
 use crate::base::progress::{Progress, Silent};

@@ -14,11 +14,11 @@
 pub mod counter;
 pub mod digest;
 pub mod distributed;
+pub mod finished;
 pub mod grundy;
 pub mod kernels;
 pub mod plan;
 pub mod tiered;
-pub mod tiers;
 
 use crate::base::progress::{Progress, Silent};
 use crate::games::AnyGame;

@@ -25,11 +25,11 @@ use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
+use super::finished::{AnonBytes, FinishedTiers, Remoteness, Solved, TierDone};
 pub use super::kernels::plain_remoteness_streamed::RemotenessStream;
 use super::kernels::sliced_remoteness::Nibbles;
 use super::plan::TieredKernel;
 pub use super::plan::{MAX_TIERS, unsupported};
-use super::tiers::{AnonBytes, FinishedTiers, Remoteness, Solved, TierDone};
 use super::{SolveOptions, SolveStats};
 use crate::base::cells::{self, Cells};
 use crate::game::{Status, TierPosition, TierVisitor, Tiered, Value};

@@ -2,7 +2,7 @@
 //! module answer a position. A lookup is the table's probe ([`Table::probe_text`]) with its moves
 //! best first ([`table::move_rank`]) and its best move, and, when asked, the principal line
 //! ([`Table::line`]) and the value as a game of the position and of each move's child
-//! ([`crate::games::values::PositionValues`], a finished cell board worth `free_moves` to its
+//! ([`crate::games::cell::values::PositionValues`], a finished cell board worth `free_moves` to its
 //! winner, at most [`VALUE_LIMIT`] positions visited for one value, and all of them within a
 //! request's [`Budget`] when the server gives one).
 //!
@@ -12,12 +12,12 @@
 
 use crate::base::budget::Budget;
 use crate::base::error::{Error, LookupError, Result};
-use crate::games::values::PositionValues;
+use crate::games::cell::values::PositionValues;
 use crate::table::{self, Probe, Table};
 
 /// Positions visited at most for one position's value as a game (`probe --value`, `show`,
 /// HTTP `value=true`, Python `game_value`); beyond it the value is not computed.
-pub const VALUE_LIMIT: usize = crate::games::values::POSITION_LIMIT;
+pub const VALUE_LIMIT: usize = crate::games::cell::values::POSITION_LIMIT;
 
 /// What a lookup adds to the probe.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 use retrodb::Value;
 use retrodb::game::Tiered;
 use retrodb::games::AnyGame;
-use retrodb::games::values::board_values;
+use retrodb::games::cell::values::board_values;
 use retrodb::table::Table;
 use retrodb::table::builder::{self, BuildOptions};
 
@@ -61,7 +61,7 @@ fn hackenbush_value(spec: &str, position: &str) -> String {
     let game = AnyGame::open(spec, u64::MAX).unwrap();
     let pos =
         retrodb::with_game!(&game, g => retrodb::Notation::parse_position(g, position)).unwrap();
-    let mut v = retrodb::games::values::PositionValues::new(&game, 1, 1 << 20).unwrap();
+    let mut v = retrodb::games::cell::values::PositionValues::new(&game, 1, 1 << 20).unwrap();
     let g = v.value(pos).unwrap();
     v.games.show(g)
 }
@@ -111,7 +111,8 @@ fn hackenbush_values_agree_with_the_surreal_values() {
         let path = dir.path().join("t.rdb");
         builder::build(&game, &path, &BuildOptions::default()).unwrap();
         let t = Table::open(&path).unwrap();
-        let mut v = retrodb::games::values::PositionValues::new(t.game(), 1, 1 << 20).unwrap();
+        let mut v =
+            retrodb::games::cell::values::PositionValues::new(t.game(), 1, 1 << 20).unwrap();
         let mut compared = 0;
         for pos in 0..t.header().size {
             if t.value(pos).unwrap().is_none() {
@@ -154,7 +155,8 @@ fn board_values_agree_with_values_computed_position_by_position() {
             .expect("a full table is a plain board");
         for c in [1, 2] {
             let v = board_values(&board, c).unwrap();
-            let mut p = retrodb::games::values::PositionValues::new(&game, c, usize::MAX).unwrap();
+            let mut p =
+                retrodb::games::cell::values::PositionValues::new(&game, c, usize::MAX).unwrap();
             for (config, &g) in v.values.iter().enumerate() {
                 let theirs = p.value(2 * config as u64).unwrap();
                 assert_eq!(
@@ -167,7 +169,7 @@ fn board_values_agree_with_values_computed_position_by_position() {
             // (every open configuration lies below the empty board, so both saw the same
             // lists), not once per configuration.
             let mut fresh =
-                retrodb::games::values::PositionValues::new(&game, c, usize::MAX).unwrap();
+                retrodb::games::cell::values::PositionValues::new(&game, c, usize::MAX).unwrap();
             fresh.value(0).unwrap();
             assert_eq!(fresh.option_lists(), v.option_lists, "{spec} C = {c}");
             assert!(
@@ -304,7 +306,7 @@ fn hackenbush_hand_derived_values_hold_by_brute_force() {
     for (spec, value) in cases {
         let game = AnyGame::open(spec, u64::MAX).unwrap();
         let start = game.start().unwrap();
-        let mut v = retrodb::games::values::PositionValues::new(&game, 1, 1 << 20).unwrap();
+        let mut v = retrodb::games::cell::values::PositionValues::new(&game, 1, 1 << 20).unwrap();
         let g = v.value(start).unwrap();
         assert_eq!(v.games.show(g), value, "{spec}");
         let expected = v.games.parse(value).unwrap();
@@ -337,7 +339,7 @@ fn position_values_limit_each_value_not_the_memo() {
     };
     let board = cell.board_shape().and_then(|b| b.plain()).unwrap();
     let all = board_values(&board, 1).unwrap();
-    let mut v = retrodb::games::values::PositionValues::new(&game, 1, 200).unwrap();
+    let mut v = retrodb::games::cell::values::PositionValues::new(&game, 1, 200).unwrap();
     assert!(
         v.value(0).is_none(),
         "the empty board lies over 19,683 boards"

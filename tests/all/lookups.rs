@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 use crate::common::{ok, retrodb, retrodb_stdin, stderr, stdout};
 use retrodb::game::Tiered;
 use retrodb::games::AnyGame;
-use retrodb::games::values::board_values;
+use retrodb::games::cell::values::board_values;
 use retrodb::table::Table;
 use retrodb::{Notation, Value, with_game};
 use serde_json::Value as Json;

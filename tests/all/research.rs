@@ -129,7 +129,7 @@ fn confirm_counterexamples(report: &Json, table: &str) -> usize {
 /// with `sub`, and its outcome (who wins moving first and moving second) must be the one the
 /// claim says. `children` are the two options' position texts.
 pub(crate) fn confirm_game_order(c: &Json, children: &[String], kind: &str) {
-    use retrodb::games::values::PositionValues;
+    use retrodb::games::cell::values::PositionValues;
     let claim = c["claim"].as_str().unwrap();
     let position = c["position"].as_str().unwrap();
     // N^2 + (N-1)^2 cells.

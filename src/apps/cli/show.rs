@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::Notation;
-use crate::games::values::{ValueOf, value_of};
+use crate::games::cell::values::{ValueOf, value_of};
 use crate::games::{self, AnyGame, PictureStyle};
 use crate::with_game;
 use anyhow::Result;

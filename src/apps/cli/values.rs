@@ -8,7 +8,7 @@ use crate::Game;
 use crate::base::error::human_bytes;
 use crate::game::Tiered;
 use crate::games::AnyGame;
-use crate::games::values::{MAX_CELLS, board_values, tier_census};
+use crate::games::cell::values::{MAX_CELLS, board_values, tier_census};
 use anyhow::{Result, bail};
 
 #[derive(clap::Args)]

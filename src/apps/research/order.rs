@@ -5,7 +5,7 @@
 //! that options equal on both keys are equal games. `G >= H` means Left wins `G - H` when Right
 //! moves first; two options can also be incomparable (`G - H` a first-player win), which no
 //! ranking by numbers can express. Each option's value is its configuration's canonical form
-//! ([`crate::games::values::board_values`]), under the convention that a finished board is worth
+//! ([`crate::games::cell::values::board_values`]), under the convention that a finished board is worth
 //! `C` free moves to its winner; the figures are kept per `C`, so a dependence on the convention
 //! shows.
 //!
@@ -17,8 +17,8 @@ use serde::Serialize;
 use crate::apps::error::{AppError, ResearchError, Result};
 use crate::game::cgt::{Game, Order, OrderTable};
 use crate::game::{Game as _, Tiered};
+use crate::games::cell::values::{BoardValues, board_values};
 use crate::games::cell::{CellGame, EMPTY, LEFT, Player};
-use crate::games::values::{BoardValues, board_values};
 
 /// Every configuration's value for one convention `C`, with the order of every pair of values.
 pub struct GameOrder {

@@ -23,7 +23,7 @@ use std::collections::HashMap;
 use numbers::{Dyadic, simplest_between};
 
 /// A game in a [`Games`] arena: its id there (the crate's table of position values,
-/// `games::values`, keeps ids in its arrays).
+/// `games::cell::values`, keeps ids in its arrays).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Game(pub(crate) u32);
 

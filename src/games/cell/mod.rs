@@ -25,6 +25,7 @@ pub mod layout;
 pub mod notation;
 pub mod picture;
 mod tiers;
+pub mod values;
 pub mod wins;
 
 use std::sync::OnceLock;

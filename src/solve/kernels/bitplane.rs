@@ -29,7 +29,7 @@ use rayon::prelude::*;
 
 use crate::base::cells::{self, Cells};
 use crate::game::shape::{PlainBoard, digit_masks};
-use crate::solve::tiers::{FinishedTiers, Solved, TierDone};
+use crate::solve::finished::{FinishedTiers, Solved, TierDone};
 use crate::solve::{SolveOptions, SolveStats};
 
 /// Cells in a row's columns: `3^8 = 6561` columns, 103 words a row and plane (and a column's
@@ -271,7 +271,7 @@ pub fn solve(
             child_probes: 0,
             remoteness: None,
         },
-        remoteness: crate::solve::tiers::Remoteness::None,
+        remoteness: crate::solve::finished::Remoteness::None,
     }))
 }
 

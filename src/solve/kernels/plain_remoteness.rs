@@ -18,7 +18,7 @@ use super::bitplane::{Columns, LOW};
 use crate::base::cells::{self, Cells};
 use crate::base::progress::Progress;
 use crate::game::shape::{PlainBoard, digit_masks};
-use crate::solve::tiers::{AnonBytes, FinishedTiers, TierDone};
+use crate::solve::finished::{AnonBytes, FinishedTiers, TierDone};
 use crate::solve::{SolveOptions, SolveStats};
 
 /// Rows a task takes at a time.
@@ -321,7 +321,7 @@ mod tests {
     use super::*;
     use crate::game::Tiered;
     use crate::games::{AnyGame, Input};
-    use crate::solve::tiers::{AnonBytes, TierDone};
+    use crate::solve::finished::{AnonBytes, TierDone};
 
     /// Every run [`final_tiers`] calls final when a tier is reported holds, from then on, the
     /// bytes and cells the finished solve has; and most runs are final before the last tier.

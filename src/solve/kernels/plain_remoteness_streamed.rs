@@ -10,7 +10,7 @@ use std::ops::Range;
 use crate::base::cells::Cells;
 use crate::game::shape::PlainBoard;
 use crate::solve::SolveOptions;
-use crate::solve::tiers::{AnonBytes, Remoteness, Solved, TierDone};
+use crate::solve::finished::{AnonBytes, Remoteness, Solved, TierDone};
 
 /// Where the plain board's kernel with remoteness hands its remoteness while it solves, in
 /// blocks of consecutive positions; the caller (a build) implements it over its table file,

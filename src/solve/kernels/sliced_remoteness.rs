@@ -32,7 +32,7 @@ use super::sliced_rows::{
 use crate::base::cells::{CELLS_PER_WORD, Cells, LOSS, WIN};
 use crate::game::shape::SlicedBoard;
 use crate::game::shape::sliced::{Row, Sliced};
-use crate::solve::tiers::{Solved, TierDone};
+use crate::solve::finished::{Solved, TierDone};
 use crate::solve::{SolveOptions, SolveStats};
 
 /// Nibbles a 64-bit word holds.
@@ -302,7 +302,7 @@ pub fn solve(
             child_probes: probes.into_inner(),
             remoteness: None,
         },
-        remoteness: crate::solve::tiers::Remoteness::None,
+        remoteness: crate::solve::finished::Remoteness::None,
     }))
 }
 

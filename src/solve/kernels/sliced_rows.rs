@@ -24,7 +24,7 @@ use super::bitplane::RowFacts;
 use crate::base::cells::{CELLS_PER_WORD, Cells, LOSS, WIN};
 use crate::game::shape::SlicedBoard;
 use crate::game::shape::sliced::{MAX_LOW, Row, Sliced};
-use crate::solve::tiers::{FinishedTiers, Solved, TierDone};
+use crate::solve::finished::{FinishedTiers, Solved, TierDone};
 use crate::solve::{SolveOptions, SolveStats};
 
 /// Rows a task takes at a time.
@@ -229,7 +229,7 @@ pub fn solve(
             child_probes: probes.into_inner(),
             remoteness: None,
         },
-        remoteness: crate::solve::tiers::Remoteness::None,
+        remoteness: crate::solve::finished::Remoteness::None,
     }))
 }
 

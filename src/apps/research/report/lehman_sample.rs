@@ -1,6 +1,6 @@
 //! `retrodb research bridgit --sample K` without a table: the claims that need values checked
 //! on a uniform random sample of Bridg-It positions of any size from 2 to 6, each value decided
-//! by Lehman's criterion ([`super::source::Source::Lehman`]) — far beyond any table (size 6 has
+//! by Lehman's criterion ([`super::value_source::Source::Lehman`]) — far beyond any table (size 6 has
 //! 61 cells, `2·3^61` configurations).
 //!
 //! Two populations: **all**, every open configuration with either player to move (each cell
@@ -18,7 +18,7 @@ use super::figures::{Report, SampleFigures};
 use super::measures::{left_out, measures};
 use super::sample::sample_with;
 use super::scan::{ClaimChecker, Detail, Findings, PositionAt, in_play};
-use super::source::{Source, finished, lehman_game};
+use super::value_source::{Source, finished, lehman_game};
 use crate::apps::error::{ResearchError, Result};
 use crate::base::progress::Progress;
 use crate::base::splitmix::SplitMix64;

@@ -23,10 +23,10 @@ mod lehman_sample;
 mod measures;
 mod sample;
 mod scan;
-mod source;
 mod spanning;
 mod tally;
 mod text;
+mod value_source;
 
 use std::path::Path;
 
@@ -47,9 +47,9 @@ pub use late::{LateReport, LateTier, research_late};
 pub use lehman_sample::{SamplePopulation, research_lehman};
 pub use sample::research_sample;
 use scan::{ClaimChecker, Detail, Findings, RANKINGS};
-use source::{LehmanCheck, Source};
 use spanning::spanning_tree_lines;
 pub use text::render_text;
+use value_source::{LehmanCheck, Source};
 
 /// Opens the Bridg-It table of size `n` with remoteness at `path` (default: the table cache,
 /// [`crate::table::builder::cache`]), building it first when the file is absent (reporting to

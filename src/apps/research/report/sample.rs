@@ -23,7 +23,7 @@ use super::boards::{bridgit_game, draw_counterexamples};
 use super::figures::{Counterexample, Estimate, Population, Proportion, Report, SampleFigures};
 use super::measures::{Measure, left_out, measures};
 use super::scan::{ClaimChecker, Detail, Findings, PositionAt};
-use super::source::{LehmanCheck, Source};
+use super::value_source::{LehmanCheck, Source};
 use crate::apps::error::{AppError, ResearchError, Result};
 use crate::base::progress::Progress;
 use crate::base::splitmix::SplitMix64;

@@ -7,7 +7,7 @@
 use super::super::strategy::SpanningTreePlayer;
 use super::figures::{Counterexample, SpanningTreeFigures};
 use super::scan::{ClaimChecker, PositionAt};
-use super::source::finished;
+use super::value_source::finished;
 use crate::apps::error::{ResearchError, Result};
 use crate::game::Value;
 use crate::games::cell::{EMPTY, LEFT, Player, RIGHT};

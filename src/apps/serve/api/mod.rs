@@ -150,7 +150,7 @@ fn info(t: &Served) -> TableInfo<'_> {
         },
         remoteness: t.table.has_remoteness(),
         grundy: t.table.has_grundy(),
-        game_values: crate::games::values::PositionValues::defined_for(t.table.game()),
+        game_values: crate::games::cell::values::PositionValues::defined_for(t.table.game()),
         win,
         loss,
         draw,

@@ -34,10 +34,10 @@ use crate::base::error::{Error, Result};
 use crate::base::progress::Progress;
 use crate::game::shape::SlicedBoard;
 use crate::game::shape::sliced::Sliced;
+use crate::solve::finished::{Solved, TierDone};
 use crate::solve::kernels::sliced_rows::{
     KeyTiers, ROWS_PER_UNIT, RowKernel, clear_from, or_words,
 };
-use crate::solve::tiers::{Solved, TierDone};
 use crate::solve::{SolveOptions, SolveStats};
 
 mod serving;
@@ -153,7 +153,7 @@ pub fn solve(
             child_probes: probes,
             remoteness: None,
         },
-        remoteness: crate::solve::tiers::Remoteness::None,
+        remoteness: crate::solve::finished::Remoteness::None,
     }))
 }
 

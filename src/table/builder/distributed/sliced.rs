@@ -28,7 +28,7 @@ use crate::games::AnyGame;
 use crate::solve::SolveOptions;
 use crate::solve::distributed::comm::{Comm, agree, all_gather};
 use crate::solve::distributed::sliced::{JobSink, solve};
-use crate::solve::tiers::{Solved, TierDone};
+use crate::solve::finished::{Solved, TierDone};
 use crate::table::OutputLock;
 use crate::table::builder::tiered::build_with;
 use crate::table::builder::{BuildOptions, BuildSummary};

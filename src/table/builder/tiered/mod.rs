@@ -80,8 +80,8 @@ pub(super) type TierSolver<'s> = dyn FnMut(
         &Cells<'_>,
         u32,
         &SolveOptions,
-        &mut dyn FnMut(solve::tiers::TierDone<'_>) -> Result<bool>,
-    ) -> Result<Option<solve::tiers::Solved>>
+        &mut dyn FnMut(solve::finished::TierDone<'_>) -> Result<bool>,
+    ) -> Result<Option<solve::finished::Solved>>
     + 's;
 
 /// [`build`], its tiers solved by `solver` when one is given.
@@ -132,7 +132,7 @@ pub(super) fn build_with(
             resumed.as_ref(),
             solve_start,
         )?;
-        let mut checkpoint = |done: solve::tiers::TierDone<'_>| tiers_done.tier_done(done);
+        let mut checkpoint = |done: solve::finished::TierDone<'_>| tiers_done.tier_done(done);
         let stores = WorkStores {
             out,
             resumed: resumed.as_ref(),
@@ -302,10 +302,10 @@ fn check_resources(
 fn write_table(
     game: &AnyGame,
     writer: RawWriter,
-    solved: solve::tiers::Solved,
+    solved: solve::finished::Solved,
 ) -> Result<(SolveStats, u64)> {
     use crate::table::format::RemotenessEncoding;
-    use solve::tiers::Remoteness;
+    use solve::finished::Remoteness;
     let stats = solved.stats;
     let nibbles = RemotenessEncoding::Nibbles;
     let mut rem = solved.remoteness;
@@ -453,7 +453,7 @@ impl<'a> TiersDone<'a> {
 }
 
 impl TiersDone<'_> {
-    fn tier_done(&mut self, done: solve::tiers::TierDone<'_>) -> Result<bool> {
+    fn tier_done(&mut self, done: solve::finished::TierDone<'_>) -> Result<bool> {
         let t = done.tier;
         let tier_seconds = self.tier_start.elapsed().as_secs_f64();
         self.solved += done.positions;
