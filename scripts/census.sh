@@ -42,6 +42,10 @@ if [ -z "${RETRODB:-}" ]; then
     (cd "$root" && RETRODB_COMMIT="$commit" cargo build --release --quiet --bin retrodb)
     RETRODB="$root/target/release/retrodb"
 fi
+# A relative RETRODB (./target/release/retrodb) still names the binary after the merge's cd.
+case "$RETRODB" in
+    */*) [ "${RETRODB#/}" = "$RETRODB" ] && RETRODB="$PWD/$RETRODB" ;;
+esac
 GENG="${GENG:-$(command -v nauty-geng || command -v geng || true)}"
 if [ -z "$GENG" ]; then
     echo "census.sh: nauty's geng is not installed (Debian: apt-get install nauty)" >&2
@@ -90,8 +94,12 @@ done
 echo "census.sh: all $mod pieces done ($done_before were done before this run)"
 
 # The merge exits non-zero when a piece recorded a disagreement; its report is written anyway.
+# It runs from DIR's parent and names DIR by its own name, so that census.json names the piece
+# files relative to it (the same on every machine), not by this machine's paths.
 status=0
-"$RETRODB" sweep shannon-vertex --merge "$dir" --json > "$dir/../census.json" || status=$?
-"$RETRODB" sweep shannon-vertex --merge "$dir" > "$dir/../census.txt" || status=$?
-cat "$dir/../census.txt"
+parent="$(dirname "$dir")"
+base="$(basename "$dir")"
+(cd "$parent" && "$RETRODB" sweep shannon-vertex --merge "$base" --json > census.json) || status=$?
+(cd "$parent" && "$RETRODB" sweep shannon-vertex --merge "$base" > census.txt) || status=$?
+cat "$parent/census.txt"
 exit "$status"
