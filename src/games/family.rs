@@ -4,7 +4,7 @@
 //! trait, so nothing outside a game's own module names the game. Every method after `open` has
 //! a default, for a game without a picture, an input file or a start of its own.
 
-use super::{AnyGame, Input, InputBytes, PictureStyle, Source, Turn, source};
+use super::{AnyGame, Embed, Input, InputBytes, PictureStyle, Source, Turn, source};
 use crate::base::error::Result;
 use crate::base::progress::Progress;
 use crate::game::{Move, Notation, Omissions, Status};
@@ -20,6 +20,9 @@ pub struct SpecInput<'a> {
     pub arg: &'a str,
     /// The memory the game may take to build its index.
     pub max_memory: u64,
+    /// Whether the table keeps the input whole ([`Embed::Always`] for a table's own embedded
+    /// input, or `build --embed`).
+    pub embed: Embed,
     pub(super) input: Input<'a>,
     pub(super) progress: &'a dyn Progress,
 }

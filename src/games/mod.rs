@@ -94,7 +94,7 @@ pub use external::ExternalGame;
 pub use family::{Family, SpecInput};
 use registry::open_kind;
 pub use registry::{FamilyEntry, is_registered, kinds, register, register_entry, tiered_kinds};
-pub use source::{InputBytes, Source};
+pub use source::{Embed, InputBytes, Source};
 
 /// Who is to move at a position and, where the game is over, who has won: in words, for people
 /// (the web board's line under its picture, its sides to play).
@@ -148,11 +148,22 @@ impl AnyGame {
     /// [`AnyGame::open`], telling `progress` what reading the input waits for (a named FIFO's
     /// writer) before it waits.
     pub fn open_with(spec: &str, max_memory: u64, progress: &dyn Progress) -> Result<AnyGame> {
-        Self::read(spec, Input::Disk, max_memory, progress)
+        Self::read(spec, Input::Disk, max_memory, progress, Embed::UpToLimit)
+    }
+
+    /// [`AnyGame::open_with`] for a build that keeps the input as `embed` says (`build
+    /// --embed`: [`Embed::Always`]).
+    pub fn open_to_build(
+        spec: &str,
+        max_memory: u64,
+        progress: &dyn Progress,
+        embed: Embed,
+    ) -> Result<AnyGame> {
+        Self::read(spec, Input::Disk, max_memory, progress, embed)
     }
 
     pub fn load(spec: &str, input: Input<'_>, max_memory: u64) -> Result<AnyGame> {
-        Self::read(spec, input, max_memory, &Silent)
+        Self::read(spec, input, max_memory, &Silent, Embed::UpToLimit)
     }
 
     fn read(
@@ -160,6 +171,7 @@ impl AnyGame {
         input: Input<'_>,
         max_memory: u64,
         progress: &dyn Progress,
+        embed: Embed,
     ) -> Result<AnyGame> {
         let (kind, arg) = spec.split_once(':').ok_or_else(|| Error::Spec {
             spec: spec.to_string(),
@@ -170,6 +182,11 @@ impl AnyGame {
             kind,
             arg,
             max_memory,
+            // The bytes a table embeds stay embedded when it is compressed or rewritten.
+            embed: match input {
+                Input::Embedded(_) => Embed::Always,
+                Input::Disk => embed,
+            },
             input,
             progress,
         };

@@ -1,8 +1,10 @@
 //! Where a game's input came from, and the shared reader for line-oriented input files.
 //!
-//! A table embeds the bytes of the file its game was built from (up to [`EMBED_LIMIT`]), so the
-//! table answers on its own even when the file has moved. Larger inputs are referred to by path,
-//! length and hash, and a table refuses to answer for a file that has changed since the build.
+//! A table embeds the bytes of the file its game was built from (up to [`EMBED_LIMIT`], or
+//! whatever its size with [`Embed::Always`], `build --embed`), so the table answers on its own
+//! even when the file has moved. Larger inputs are referred to by their absolute path, length and
+//! hash (so the table opens from any working directory), and a table refuses to answer for a
+//! file that has changed since the build.
 
 use std::fs::File;
 use std::path::Path;
@@ -15,6 +17,18 @@ use crate::base::progress::Progress;
 
 /// Inputs up to this size are copied into the table header.
 pub const EMBED_LIMIT: u64 = 64 << 20;
+
+/// Whether a table keeps its game's input file in its header.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Embed {
+    /// Inputs up to [`EMBED_LIMIT`] are embedded; a larger one is referred to by its absolute
+    /// path, and the table needs the file where it was.
+    #[default]
+    UpToLimit,
+    /// The input is embedded whatever its size (`build --embed`; a table's own embedded input
+    /// read again stays embedded).
+    Always,
+}
 
 /// The identity of a game's input file, and its bytes when they are small enough to embed.
 #[derive(Clone, Debug)]
@@ -39,12 +53,20 @@ impl Source {
     }
 
     /// [`Source::of`] an input, its mapped pages released behind the hash a block at a time,
-    /// so a large input never counts whole in the process's memory.
-    pub fn of_released(name: &str, input: &InputBytes<'_>) -> Source {
+    /// so a large input never counts whole in the process's memory. Kept whole with
+    /// [`Embed::Always`]; otherwise an input over [`EMBED_LIMIT`] is named by its absolute path
+    /// ([`absolute_name`]), so that the table that refers to it opens from any directory.
+    pub fn of_released(name: &str, input: &InputBytes<'_>, embed: Embed) -> Source {
         let bytes = input.bytes();
-        if bytes.len() as u64 <= EMBED_LIMIT {
-            return Source::of(name, bytes);
+        if embed == Embed::Always || bytes.len() as u64 <= EMBED_LIMIT {
+            return Source {
+                name: name.to_string(),
+                len: bytes.len() as u64,
+                hash: xxhash_rust::xxh3::xxh3_64(bytes),
+                bytes: Some(Arc::from(bytes)),
+            };
         }
+        let name = &absolute_name(name);
         const BLOCK: usize = 64 << 20;
         let mut hasher = xxhash_rust::xxh3::Xxh3::new();
         for at in (0..bytes.len()).step_by(BLOCK) {
@@ -64,6 +86,15 @@ impl Source {
     pub fn same_as(&self, other: &Source) -> bool {
         self.name == other.name && self.len == other.len && self.hash == other.hash
     }
+}
+
+/// The name a table refers to a file by: its canonical absolute path, or `name` itself where
+/// that has none (a file gone since it was read) or is not UTF-8.
+pub fn absolute_name(name: &str) -> String {
+    std::fs::canonicalize(name)
+        .ok()
+        .and_then(|p| p.to_str().map(str::to_string))
+        .unwrap_or_else(|| name.to_string())
 }
 
 /// The bytes of an input file: memory-mapped from disk or borrowed from a table's header.

@@ -145,7 +145,13 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
                 AnyGame::load(&header.spec, Input::Embedded(bytes), max_memory)
             }
             SourceRef::Referenced(source) => {
-                let game = AnyGame::load(&header.spec, Input::Disk, max_memory)?;
+                let game = AnyGame::load(&header.spec, Input::Disk, max_memory).map_err(|e| {
+                    fail(TableErrorKind::Game(format!(
+                        "needs its game's input file {} ({} bytes), which it refers to by \
+                         path instead of keeping it (`build --embed` keeps any input): {e}",
+                        source.name, source.len
+                    )))
+                })?;
                 if !game.source().is_some_and(|s| s.same_as(source)) {
                     return Err(fail(TableErrorKind::Game(format!(
                         "was built from {} ({} bytes), which has changed since",

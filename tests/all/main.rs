@@ -15,6 +15,7 @@ mod common;
 
 mod asked;
 mod bench_score;
+mod big_input;
 mod build_files;
 mod cell_games;
 mod cgt;

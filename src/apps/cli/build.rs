@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use crate::base::error::human_bytes;
-use crate::games::AnyGame;
+use crate::games::{AnyGame, Embed};
 use crate::table::builder::{self, BuildOptions, BuildSummary};
 use anyhow::Result;
 
@@ -56,6 +56,10 @@ pub struct Args {
     /// refusing.
     #[arg(long)]
     restart: bool,
+    /// Keep the game's input file in the table whatever its size. By default an input over
+    /// 64 MiB is referred to by its absolute path, and the table needs the file there, unchanged.
+    #[arg(long)]
+    embed: bool,
     /// Print the summary as JSON.
     #[arg(long)]
     json: bool,
@@ -84,7 +88,12 @@ pub fn run(a: Args) -> Result<ExitCode> {
     let solving = Arc::new(Bar::new(a.quiet, "solving"));
     let compressing = Arc::new(Bar::new(a.quiet, "compressing").after(&solving));
     let load_start = std::time::Instant::now();
-    let game = AnyGame::open_with(&a.game, max_memory, &*solving)?;
+    let embed = if a.embed {
+        Embed::Always
+    } else {
+        Embed::UpToLimit
+    };
+    let game = AnyGame::open_to_build(&a.game, max_memory, &*solving, embed)?;
     let load_seconds = load_start.elapsed().as_secs_f64();
     let out = a.output.unwrap_or_else(|| default_name(&a.game));
     let mut opts = BuildOptions {
@@ -101,6 +110,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
         checkpoint_every: a.checkpoint_every,
         restart: a.restart,
         grundy: a.grundy,
+        embed,
     };
     if let Some(option) = a.zstd.given().filter(|_| !a.compress) {
         anyhow::bail!("{option} applies to the compressed table: add --compress, or leave it out");
@@ -208,6 +218,11 @@ fn run_mpi(a: Args) -> Result<ExitCode> {
         max_memory,
         // The notes only (a FIFO waited on, stale work files removed): no bar.
         progress: Some(Arc::new(super::Notes)),
+        embed: if a.embed {
+            Embed::Always
+        } else {
+            Embed::UpToLimit
+        },
         ..BuildOptions::default()
     };
     let summary = match builder::distributed::build_digraph(&comm, &a.game, &out, &opts) {
@@ -268,6 +283,11 @@ fn run_mpi_sliced(
         halt_after_tier: crash_after_tier(),
         checkpoint_every: a.checkpoint_every,
         restart: a.restart,
+        embed: if a.embed {
+            Embed::Always
+        } else {
+            Embed::UpToLimit
+        },
         ..BuildOptions::default()
     };
     if rank0 && !a.quiet && !a.json {

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 
 use crate::base::error::{Error, Result};
 use crate::game::{Game, Move, Notation, Omissions, PositionError, Status};
-use crate::games::source::{InputBytes, Source};
+use crate::games::source::{Embed, InputBytes, Source};
 
 pub mod parse;
 mod random;
@@ -54,11 +54,18 @@ impl Csr {
 impl Digraph {
     /// Parses an edge list (`u v` a line, `#` comments, blank lines) in parallel.
     /// `max_memory` bounds the graph arrays; a larger graph is refused before they are allocated.
-    pub fn parse(name: &str, input: &InputBytes<'_>, max_memory: u64) -> Result<Digraph> {
+    /// The input is kept for the table as `embed` says; one referred to is named by its
+    /// absolute path, in the game's spec too.
+    pub fn parse(
+        name: &str,
+        input: &InputBytes<'_>,
+        max_memory: u64,
+        embed: Embed,
+    ) -> Result<Digraph> {
         let bytes = input.bytes();
         // The hash first, a block at a time, each block's pages released behind it: a mapped
         // input's pages would otherwise count in the process's memory (1.9 GB for 100M edges).
-        let source = Source::of_released(name, input);
+        let source = Source::of_released(name, input, embed);
         let chunks = parse_edges(name, input)?;
         let m: u64 = chunks.iter().map(|c| c.len() as u64).sum();
         if m == 0 {
@@ -352,7 +359,12 @@ impl crate::games::Family for Digraph {
     }
 
     fn open(spec: &crate::games::SpecInput<'_>) -> Result<Digraph> {
-        Digraph::parse(spec.arg, &spec.bytes(spec.arg)?, spec.max_memory)
+        Digraph::parse(
+            spec.arg,
+            &spec.bytes(spec.arg)?,
+            spec.max_memory,
+            spec.embed,
+        )
     }
 
     fn input_source(&self) -> Option<&Source> {
@@ -457,7 +469,7 @@ mod tests {
     use crate::game::check_round_trip;
 
     fn parse(text: &str) -> Result<Digraph> {
-        Digraph::parse("g.txt", &InputBytes::Borrowed(text.as_bytes()), u64::MAX)
+        Digraph::parse("g.txt", &InputBytes::Borrowed(text.as_bytes()), u64::MAX, Embed::UpToLimit)
     }
 
     #[test]
@@ -493,7 +505,7 @@ mod tests {
     #[test]
     fn refuses_graphs_over_the_memory_limit() {
         let text = "0 4000000000\n";
-        let e = Digraph::parse("g.txt", &InputBytes::Borrowed(text.as_bytes()), 1 << 30)
+        let e = Digraph::parse("g.txt", &InputBytes::Borrowed(text.as_bytes()), 1 << 30, Embed::UpToLimit)
             .err()
             .unwrap();
         assert!(matches!(e, Error::Memory { .. }), "{e}");

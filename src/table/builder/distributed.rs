@@ -175,9 +175,9 @@ pub fn build_digraph(
 /// Rank 0: the header's game fields of `digraph:FILE`, the input read whole for its checksum.
 fn header_fields(file: &str, opts: &BuildOptions) -> Result<GameFields> {
     let input = source::map_file(file, opts.progress())?;
-    let source = Source::of_released(file, &input);
+    let source = Source::of_released(file, &input, opts.embed);
     Ok(GameFields::of_source(
-        format!("digraph:{file}"),
+        format!("digraph:{}", source.name),
         Some(&source),
     ))
 }

@@ -24,7 +24,7 @@ use crate::base::error::{Error, Result};
 use crate::base::progress::{Progress, Silent};
 use crate::base::remoteness::max_finite;
 use crate::game::Game as _;
-use crate::games::AnyGame;
+use crate::games::{AnyGame, Embed};
 use crate::solve::{self, SolveOptions, SolveStats};
 use crate::table::format::{RemotenessEncoding, remoteness_bytes};
 use crate::table::workfiles::sibling;
@@ -76,6 +76,10 @@ pub struct BuildOptions {
     /// values in the table (impartial games: digraphs), so that sums of tokens can be answered
     /// (docs/SUMS.md).
     pub grundy: bool,
+    /// Whether the table keeps the game's input file whatever its size (`--embed`); the game
+    /// must have been opened with the same ([`AnyGame::open_to_build`]). The default embeds
+    /// inputs up to 64 MiB and refers to larger ones by absolute path.
+    pub embed: Embed,
 }
 
 /// What [`BuildOptions::on_tier`] calls.
@@ -121,6 +125,7 @@ impl Default for BuildOptions {
             halt_after_tier: None,
             restart: false,
             grundy: false,
+            embed: Embed::UpToLimit,
         }
     }
 }
@@ -279,7 +284,23 @@ fn check_options_for(game: &AnyGame, opts: &BuildOptions, engine: solve::Engine)
     if opts.grundy {
         refuse_grundy(game, engine)?;
     }
-    Ok(())
+    refuse_embedding_too_much(game)
+}
+
+/// The most input a table's header holds (its length is a 32-bit field; the rest of the header
+/// is a few kilobytes at most).
+const MAX_EMBEDDED: u64 = u32::MAX as u64 - (1 << 20);
+
+/// `--embed` of an input the header cannot hold.
+fn refuse_embedding_too_much(game: &AnyGame) -> Result<()> {
+    match game.source() {
+        Some(s) if s.bytes.is_some() && s.len > MAX_EMBEDDED => Err(Error::Usage(format!(
+            "--embed: {} is {} bytes, more than a table's header holds ({MAX_EMBEDDED}); build \
+             without --embed to refer to it by path",
+            s.name, s.len
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// Solves `game` and writes its table to `out`, raw or compressed as `opts` asks.
