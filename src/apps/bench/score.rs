@@ -286,20 +286,9 @@ fn random_indices(path: &Path, n: usize, seed: u64) -> Result<Vec<u64>> {
 /// each freshly opened (so each run checks or decodes its blocks again).
 fn lookup_part(raw: &Path, zstd: &Path, runs: usize) -> Result<Part> {
     let batch = random_indices(raw, LOOKUPS, 7)?;
-    let mut rates = Vec::with_capacity(runs);
-    for _ in 0..runs {
-        let mut seconds = 0.0;
-        for path in [raw, zstd] {
-            let t = Table::open(path)?;
-            let s = Instant::now();
-            let answers = t.values(&batch);
-            seconds += s.elapsed().as_secs_f64();
-            for a in answers {
-                a?;
-            }
-        }
-        rates.push(2.0 * batch.len() as f64 / seconds.max(1e-9));
-    }
+    let rates = rates_on_both(raw, zstd, runs, batch.len(), |t| {
+        t.values(&batch).into_iter().try_for_each(|a| a.map(drop))
+    })?;
     let work = format!("{LOOKUPS} random value lookups in hex:4, raw and compressed");
     Ok(part("lookup", work, "lookups/s", rates))
 }
@@ -308,28 +297,40 @@ fn lookup_part(raw: &Path, zstd: &Path, runs: usize) -> Result<Part> {
 /// raw and the compressed table, each freshly opened, spread over the pool's threads.
 fn probe_part(raw: &Path, zstd: &Path, runs: usize) -> Result<Part> {
     let positions = random_indices(raw, PROBES, 11)?;
+    let rates = rates_on_both(raw, zstd, runs, positions.len(), |t| {
+        positions.par_chunks(1024).try_for_each(|chunk| {
+            for &p in chunk {
+                std::hint::black_box(t.probe(p)?);
+            }
+            Ok(())
+        })
+    })?;
+    let work = format!("{PROBES} random full probes in hex:4, raw and compressed");
+    Ok(part("probe", work, "probes/s", rates))
+}
+
+/// The rates of `runs` runs of `work` (`items` lookups) on the raw and the compressed table
+/// together, each table freshly opened for each run and only `work` timed.
+fn rates_on_both(
+    raw: &Path,
+    zstd: &Path,
+    runs: usize,
+    items: usize,
+    work: impl Fn(&Table) -> std::result::Result<(), crate::Error>,
+) -> Result<Vec<f64>> {
     let mut rates = Vec::with_capacity(runs);
     for _ in 0..runs {
         let mut seconds = 0.0;
         for path in [raw, zstd] {
             let t = Table::open(path)?;
             let s = Instant::now();
-            let probed: Result<Vec<()>, crate::Error> = positions
-                .par_chunks(1024)
-                .map(|chunk| {
-                    for &p in chunk {
-                        std::hint::black_box(t.probe(p)?);
-                    }
-                    Ok(())
-                })
-                .collect();
+            let done = work(&t);
             seconds += s.elapsed().as_secs_f64();
-            probed?;
+            done?;
         }
-        rates.push(2.0 * positions.len() as f64 / seconds.max(1e-9));
+        rates.push(2.0 * items as f64 / seconds.max(1e-9));
     }
-    let work = format!("{PROBES} random full probes in hex:4, raw and compressed");
-    Ok(part("probe", work, "probes/s", rates))
+    Ok(rates)
 }
 
 #[cfg(test)]
