@@ -13,7 +13,7 @@ use std::sync::{Arc, RwLock};
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyDict, PyInt, PyList, PyString};
 use retrodb::games::AnyGame;
 use retrodb::table::Table as RawTable;
 use retrodb::table::lookup::{Ask, Lookups};
@@ -21,8 +21,10 @@ use retrodb::{Game as _, Notation as _, Status, Value, with_game};
 
 mod build;
 mod game;
+mod positions;
 
 use game::{Game, GameRef, Position};
+use positions::Positions;
 
 /// A library error as the package's exception of its kind, with the command line's message.
 fn error(e: retrodb::Error) -> PyErr {
@@ -237,6 +239,28 @@ impl Table {
     /// The open table, or ValueError once it is closed; TableError when its file has changed
     /// on disk since it was opened (one `fstat` a call: a file truncated under the map would
     /// otherwise read zeros, and one written in place another table's bytes).
+    /// The value of a position the table answers for, `None` for one it does not hold (see
+    /// `__contains__`); a wrong type raises TypeError and a damaged table TableError.
+    fn held(
+        &self,
+        py: Python<'_>,
+        what: &str,
+        position: &Bound<'_, PyAny>,
+    ) -> PyResult<Option<Value>> {
+        let t = self.get()?;
+        let text = match position_text(&t, what, position) {
+            Ok(text) => text,
+            Err(e) if e.is_instance_of::<PyTypeError>(py) => return Err(e),
+            // A Position of another game.
+            Err(_) => return Ok(None),
+        };
+        match py.detach(|| t.locate(&text)) {
+            Ok((_, v)) => Ok(Some(v)),
+            Err(retrodb::Error::Position(_)) => Ok(None),
+            Err(e) => Err(error(e)),
+        }
+    }
+
     fn get(&self) -> PyResult<Arc<RawTable>> {
         let inner = self
             .inner
@@ -424,18 +448,19 @@ impl Table {
     /// `position in t`: whether the table answers for it (a text that does not parse, or a
     /// board that can never arise, is not in it).
     fn __contains__(&self, py: Python<'_>, position: &Bound<'_, PyAny>) -> PyResult<bool> {
-        let t = self.get()?;
-        let text = match position_text(&t, "in", position) {
-            Ok(text) => text,
-            Err(e) if e.is_instance_of::<PyTypeError>(py) => return Err(e),
-            // A Position of another game.
-            Err(_) => return Ok(false),
-        };
-        match py.detach(|| t.locate(&text)) {
-            Ok(_) => Ok(true),
-            Err(retrodb::Error::Position(_)) => Ok(false),
-            Err(e) => Err(error(e)),
-        }
+        Ok(self.held(py, "in", position)?.is_some())
+    }
+
+    /// The value of a position, as `value()`, or None where the table does not answer for it
+    /// (a text that does not parse, a board that can never arise, a Position of another game);
+    /// a damaged table still raises TableError.
+    #[pyo3(name = "get")]
+    fn get_value<'py>(
+        &self,
+        py: Python<'py>,
+        position: &Bound<'py, PyAny>,
+    ) -> PyResult<Option<Bound<'py, PyString>>> {
+        Ok(self.held(py, "get()", position)?.map(|v| value_str(py, v)))
     }
 
     /// The values of many positions, in their order, looked up in parallel with the interpreter
@@ -536,11 +561,7 @@ impl Table {
     /// Every position of the table with its value, as (text, value) pairs in index order, read
     /// a block at a time (nothing is held beyond the block being read).
     fn positions(&self) -> PyResult<Positions> {
-        Ok(Positions {
-            table: self.get()?,
-            next: 0,
-            buffer: std::collections::VecDeque::new(),
-        })
+        Ok(Positions::new(self.get()?))
     }
 
     /// The table's game (the same rules and notation the table answers in).
@@ -610,53 +631,6 @@ impl Table {
                 )
             }
             Err(_) => format!("<retrodb.Table closed at {}>", self.path.display()),
-        }
-    }
-}
-
-/// An iterator over a table's positions (`Table.positions()`).
-#[pyclass(module = "retrodb", name = "Positions")]
-struct Positions {
-    table: Arc<RawTable>,
-    next: u64,
-    buffer: std::collections::VecDeque<(String, Value)>,
-}
-
-/// Indices a block of `Table.positions()` covers.
-const POSITIONS_BLOCK: u64 = 1 << 14;
-
-#[pymethods]
-impl Positions {
-    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
-        slf
-    }
-
-    fn __next__<'py>(
-        mut slf: PyRefMut<'py, Self>,
-        py: Python<'py>,
-    ) -> PyResult<Option<Bound<'py, PyTuple>>> {
-        let size = slf.table.header().size;
-        while slf.buffer.is_empty() && slf.next < size {
-            let start = slf.next;
-            let end = (start + POSITIONS_BLOCK).min(size);
-            let table = Arc::clone(&slf.table);
-            let block = py
-                .detach(|| {
-                    table
-                        .used(start..end)
-                        .map(|r| r.map(|(pos, v)| (table.position_text(pos), v)))
-                        .collect::<retrodb::Result<Vec<_>>>()
-                })
-                .map_err(error)?;
-            slf.next = end;
-            slf.buffer.extend(block);
-        }
-        match slf.buffer.pop_front() {
-            None => Ok(None),
-            Some((text, v)) => Ok(Some(PyTuple::new(
-                py,
-                [PyString::new(py, &text), value_str(py, v)],
-            )?)),
         }
     }
 }

@@ -117,3 +117,42 @@ def test_table_properties(tables):
     assert t.value(".............") == "win"
     start = t.game.start()
     assert start.text == t.probe(".............")["position"]
+
+
+def test_get_answers_or_gives_none(tables):
+    with retrodb.open(tables["hex3"]) as t:
+        for text, value in list(t.positions())[:200]:
+            assert t.get(text) == value == t[text]
+        # Not a position: a text that does not parse, a board whose mover does not follow from
+        # its stones, a Position of another game. None, where value() raises.
+        for bad in ["not a board", "LLLLL...."]:
+            assert t.get(bad) is None
+            with pytest.raises(retrodb.PositionError):
+                t.value(bad)
+        other = retrodb.Game("hex:2").parse("..../L")
+        assert t.get(other) is None
+        with pytest.raises(TypeError):
+            t.get(3.5)
+
+
+def test_open_dir_gives_each_game_its_best_table(tmp_path):
+    d = tmp_path / "tables"
+    d.mkdir()
+    retrodb.build("hex:2", d / "a-hex2.rdb", progress=False)
+    retrodb.build("hex:2", d / "b-hex2-rem.rdb", remoteness=True, progress=False)
+    retrodb.build("bridgit:2", d / "bridgit2.rdb", compress=True, progress=False)
+    (d / "notes.txt").write_text("not a table")
+    (d / ".work.rdb").write_text("a hidden work file")
+    (d / "sub").mkdir()
+    tables = retrodb.open_dir(d)
+    assert sorted(tables) == ["bridgit:2", "hex:2"]
+    # Of the two hex:2 tables, the one with remoteness.
+    assert tables["hex:2"].path.name == "b-hex2-rem.rdb"
+    assert tables["hex:2"].info()["remoteness_bytes"] > 0
+    assert tables["bridgit:2"].value(".....") == "win"
+    for t in tables.values():
+        t.close()
+    # A damaged table is an error naming it, not a table left out.
+    (d / "broken.rdb").write_bytes(b"RETRODB" + b"\0" * 100)
+    with pytest.raises(retrodb.TableError, match="broken.rdb"):
+        retrodb.open_dir(d)

@@ -39,7 +39,36 @@ class FileError(RetrodbError, OSError):
     """A file that cannot be read or written."""
 
 
+import os  # noqa: E402
+
 from ._retrodb import Game, Position, Positions, Table, __version__, build, open  # noqa: E402
+
+
+def open_dir(path: "str | os.PathLike[str]") -> "dict[str, Table]":
+    """Every table of a directory, by game: a dict from each table's game spec to the table.
+
+    Every file of `path` (not its subdirectories) named `*.rdb` is opened, except hidden ones
+    (a build's or compression's work files start with a dot). Where several tables are of the
+    same game, the one that answers most is kept: with remoteness before without, with
+    Sprague-Grundy values before without, then the first by file name; the others are closed.
+    A file that is not a table, or is damaged, raises TableError naming it, as open() does.
+    """
+    tables = {}
+    for name in sorted(os.listdir(path)):
+        full = os.path.join(path, name)
+        if name.startswith(".") or not name.endswith(".rdb") or not os.path.isfile(full):
+            continue
+        table = open(full)
+        info = table.info()
+        rank = (info.get("remoteness_bytes", 0) == 0, not info.get("grundy"))
+        kept = tables.get(table.spec)
+        if kept is None or rank < kept[0]:
+            if kept is not None:
+                kept[1].close()
+            tables[table.spec] = (rank, table)
+        else:
+            table.close()
+    return {spec: table for spec, (_, table) in tables.items()}
 
 __all__ = [
     "BuildError",
@@ -55,4 +84,5 @@ __all__ = [
     "__version__",
     "build",
     "open",
+    "open_dir",
 ]

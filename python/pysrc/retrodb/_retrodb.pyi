@@ -109,6 +109,10 @@ class Table:
         "inf", "reach": [...]} (the finite values of its followers)."""
     def value(self, position: TablePosition) -> Value:
         """The value of one position."""
+    def get(self, position: TablePosition) -> Optional[Value]:
+        """The value, as value(), or None where the table does not answer for the position (a
+        text that does not parse, a board that never arises, a Position of another game). A
+        damaged table still raises TableError; a position of another type TypeError."""
     def values(self, positions: Iterable[TablePosition]) -> list[Union[Value, BadPosition]]:
         """The values of many positions, in order; parallel, with the interpreter released. A
         position that is not one of the game's gets a BadPosition dict in its place; the rest
