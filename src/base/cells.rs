@@ -145,7 +145,6 @@ impl<'a> Cells<'a> {
     /// pages counted are released as it goes ([`Cells::release`]).
     pub fn counts(&self) -> [u64; 4] {
         use rayon::prelude::*;
-        const LO: u64 = 0x5555_5555_5555_5555;
         /// Words counted (and released) together: 512 KiB.
         const CHUNK: usize = 1 << 16;
         let full = (self.len / CELLS_PER_WORD) as usize;
@@ -153,15 +152,7 @@ impl<'a> Cells<'a> {
             .par_chunks(CHUNK)
             .enumerate()
             .map(|(i, chunk)| {
-                let mut acc = [0u64; 4];
-                for w in chunk {
-                    let w = w.load(Ordering::Relaxed);
-                    let lo = w & LO;
-                    let hi = (w >> 1) & LO;
-                    acc[1] += (lo & !hi).count_ones() as u64;
-                    acc[2] += (hi & !lo).count_ones() as u64;
-                    acc[3] += (lo & hi).count_ones() as u64;
-                }
+                let acc = count_codes(chunk);
                 let first = (i * CHUNK) as u64 * CELLS_PER_WORD;
                 self.release(first..first + chunk.len() as u64 * CELLS_PER_WORD);
                 acc
@@ -381,6 +372,42 @@ pub const fn verdict(lost_child: bool, drawn_child: bool) -> u8 {
 #[inline]
 pub fn get_in_bytes(bytes: &[u8], i: u64) -> u8 {
     (bytes[(i / 4) as usize] >> ((i % 4) * 2)) & 3
+}
+
+/// The wins, losses and draws (`[0, win, loss, draw]`) among the cells of `words`, counted with
+/// the CPU's population count where it has one ([`crate::base::cpu::v3`]).
+fn count_codes(words: &[AtomicU64]) -> [u64; 4] {
+    #[cfg(target_arch = "x86_64")]
+    if crate::base::cpu::v3() {
+        // SAFETY: the CPU has the v3 extensions (just checked).
+        return unsafe { count_codes_v3(words) };
+    }
+    count_codes_body(words)
+}
+
+/// [`count_codes_body`] compiled for x86-64-v3 (POPCNT).
+///
+/// # Safety
+/// The CPU has [`crate::base::cpu::V3_FEATURES`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt,fma")]
+unsafe fn count_codes_v3(words: &[AtomicU64]) -> [u64; 4] {
+    count_codes_body(words)
+}
+
+#[inline(always)]
+fn count_codes_body(words: &[AtomicU64]) -> [u64; 4] {
+    const LO: u64 = 0x5555_5555_5555_5555;
+    let mut acc = [0u64; 4];
+    for w in words {
+        let w = w.load(Ordering::Relaxed);
+        let lo = w & LO;
+        let hi = (w >> 1) & LO;
+        acc[1] += (lo & !hi).count_ones() as u64;
+        acc[2] += (hi & !lo).count_ones() as u64;
+        acc[3] += (lo & hi).count_ones() as u64;
+    }
+    acc
 }
 
 #[cfg(test)]

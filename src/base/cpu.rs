@@ -1,15 +1,61 @@
-//! The instruction-set extensions this build of retrodb was compiled to use, checked against
-//! the CPU it runs on.
+//! Which instructions retrodb uses: the x86-64-v3 level chosen at run time for the hot kernels,
+//! and the check of the extensions a build was compiled for against the CPU it runs on.
 //!
-//! A build for a newer x86-64 level (the repository's default sets `x86-64-v3`: AVX2, BMI2,
-//! LZCNT, ...) dies with "Illegal instruction" on an older CPU, or in a virtual machine that
-//! hides AVX2, at the first such instruction. The command line and the Python module check
-//! first and say what is missing instead. The check runs before anything else, and is plain code
+//! The repository builds for the baseline x86-64, so a binary or wheel runs on any x86-64 CPU.
+//! The solvers' inner loops (counting bits, finding the lowest set bit, spreading bits, ORing
+//! rows of words) are compiled a second time for x86-64-v3 (POPCNT, BMI1/2, LZCNT, AVX2, FMA)
+//! and that copy is chosen once a solve where the CPU has them ([`v3`]).
+//! `RETRODB_CPU=baseline` forces the baseline copy (the tables are the same either way).
+//!
+//! A build for a newer level (`RUSTFLAGS='-C target-cpu=native'`) dies with "Illegal
+//! instruction" on an older CPU, or in a virtual machine that hides AVX2, at the first such
+//! instruction. The command line and the Python module check first and say what is missing
+//! instead. The check runs before anything else, and is plain code
 //! (CPUID, bit tests, then the standard library's formatting, which is compiled for the
 //! baseline whatever the build's level): nothing in it gives the compiler a loop to vectorise.
 //!
 //! `RETRODB_PRETEND_CPU_LACKS=avx2,bmi2` makes the check treat those extensions as missing,
-//! so that the refusal can be tested on a machine that has them.
+//! so that the refusal can be tested on a machine that has them; the run-time choice then takes
+//! the baseline copy.
+
+use std::sync::OnceLock;
+
+/// The extensions of x86-64-v3 that the dispatched kernels are compiled for (the
+/// `#[target_feature(enable = ...)]` of each kernel's v3 copy names the same).
+pub const V3_FEATURES: &str = "avx2,bmi1,bmi2,popcnt,lzcnt,fma";
+
+/// Whether the kernels' x86-64-v3 copies run: the CPU has every extension of
+/// [`V3_FEATURES`], none is pretended missing (`RETRODB_PRETEND_CPU_LACKS`), and
+/// `RETRODB_CPU` does not say `baseline`. Decided once a process; false on other
+/// architectures.
+pub fn v3() -> bool {
+    static V3: OnceLock<bool> = OnceLock::new();
+    *V3.get_or_init(|| {
+        if std::env::var("RETRODB_CPU").is_ok_and(|v| v.trim() == "baseline") {
+            return false;
+        }
+        #[cfg(target_arch = "x86_64")]
+        {
+            let pretend = std::env::var("RETRODB_PRETEND_CPU_LACKS").unwrap_or_default();
+            let pretended = |name: &str| pretend.split(',').any(|w| w.trim() == name);
+            macro_rules! all {
+                ($($f:tt),*) => {
+                    true $(&& std::is_x86_feature_detected!($f) && !pretended($f))*
+                };
+            }
+            all!("avx2", "bmi1", "bmi2", "popcnt", "lzcnt", "fma")
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            false
+        }
+    })
+}
+
+/// The level the kernels run at: `"x86-64-v3"` or `"baseline"`.
+pub fn level() -> &'static str {
+    if v3() { "x86-64-v3" } else { "baseline" }
+}
 
 /// The extensions this build uses that the CPU does not have (empty where all are there, and
 /// on other architectures).

@@ -3,7 +3,8 @@
 //! what "no remoteness" is in each encoding ([`remoteness`]), memory limits and disk space
 //! ([`memory`]), lines read with a cap on their length ([`lines`]), the progress trait every
 //! long operation reports through ([`progress`]), the one random generator ([`splitmix`]), and
-//! the check that the CPU has the instructions the build uses ([`cpu`]), and the value of a
+//! the kernels' instruction level chosen at run time and the check that the CPU has the
+//! instructions the build uses ([`cpu`]), and the value of a
 //! position ([`value`], which the game contract re-exports). Any layer may use them; they
 //! import no layer but the error.
 

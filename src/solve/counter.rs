@@ -89,6 +89,7 @@ fn run<G: Game, C: Counter>(game: &G, cells: &Cells<'_>, opts: &SolveOptions) ->
         remoteness: remoteness.as_deref(),
         opts,
         progress,
+        v3: crate::base::cpu::v3(),
     };
     progress.step("round 0");
     let edges = AtomicU64::new(0);
@@ -131,6 +132,9 @@ struct Run<'a, G, C> {
     remoteness: Option<&'a [AtomicU32]>,
     opts: &'a SolveOptions,
     progress: &'a dyn Progress,
+    /// The CPU has x86-64-v3 ([`crate::base::cpu::v3`], asked once a solve): each chunk's loop
+    /// runs the copy compiled for it.
+    v3: bool,
 }
 
 impl<G: Game, C: Counter> Run<'_, G, C> {
@@ -139,13 +143,10 @@ impl<G: Game, C: Counter> Run<'_, G, C> {
     #[inline]
     fn round_zero(&self, edges: &AtomicU64) -> Vec<u64> {
         let Run {
-            game,
             size,
-            cells,
-            counters,
-            remoteness,
             opts,
             progress,
+            ..
         } = *self;
         let chunks = size.div_ceil(CHUNK as u64);
         let pieces: Vec<Vec<u64>> = (0..chunks)
@@ -155,42 +156,9 @@ impl<G: Game, C: Counter> Run<'_, G, C> {
                 if opts.stop.requested() {
                     return decided;
                 }
-                let mut local_edges = 0u64;
                 let start = k * CHUNK as u64;
                 let end = (start + CHUNK as u64).min(size);
-                for pos in start..end {
-                    match game.status(pos) {
-                        Status::Unused => {
-                            if let Some(rem) = &remoteness {
-                                rem[pos as usize]
-                                    .store(crate::base::remoteness::NONE, Ordering::Relaxed);
-                            }
-                        }
-                        Status::Over(Value::Draw) => {
-                            // A drawn end decides nothing about its parents: it keeps their
-                            // counters above zero, like a child that stays undecided.
-                            cells.decide(pos, cells::DRAW);
-                            if let Some(rem) = &remoteness {
-                                rem[pos as usize]
-                                    .store(crate::base::remoteness::NONE, Ordering::Relaxed);
-                            }
-                        }
-                        Status::Over(v) => {
-                            cells.decide(pos, cells::code(v));
-                            decided.push(pos);
-                        }
-                        Status::Open => {
-                            let n = game.child_count(pos);
-                            local_edges += n;
-                            if n == 0 {
-                                cells.decide(pos, cells::LOSS);
-                                decided.push(pos);
-                            } else {
-                                counters[pos as usize].set(n);
-                            }
-                        }
-                    }
-                }
+                let local_edges = self.zero_chunk(start..end, &mut decided);
                 edges.fetch_add(local_edges, Ordering::Relaxed);
                 progress.advance(end - start);
                 decided
@@ -204,9 +172,6 @@ impl<G: Game, C: Counter> Run<'_, G, C> {
     #[inline]
     fn round(&self, frontier: &[u64], round: u32, visits: &AtomicU64) -> Vec<u64> {
         let Run {
-            game,
-            cells,
-            counters,
             remoteness,
             opts,
             progress,
@@ -220,27 +185,7 @@ impl<G: Game, C: Counter> Run<'_, G, C> {
                 if opts.stop.requested() {
                     return decided;
                 }
-                let mut local_visits = 0u64;
-                for &pos in chunk {
-                    match cells.get(pos) {
-                        cells::LOSS => game.for_each_parent(pos, |q| {
-                            local_visits += 1;
-                            if cells.decide(q, cells::WIN) {
-                                decided.push(q);
-                            }
-                        }),
-                        cells::WIN => game.for_each_parent(pos, |q| {
-                            local_visits += 1;
-                            if cells.get(q) == cells::UNDECIDED
-                                && counters[q as usize].decrement() == 0
-                                && cells.decide(q, cells::LOSS)
-                            {
-                                decided.push(q);
-                            }
-                        }),
-                        _ => unreachable!("only wins and losses enter a frontier"),
-                    }
-                }
+                let local_visits = self.round_chunk(chunk, &mut decided);
                 if let Some(rem) = &remoteness {
                     for &q in &decided {
                         rem[q as usize].store(round, Ordering::Relaxed);
@@ -252,6 +197,124 @@ impl<G: Game, C: Counter> Run<'_, G, C> {
             })
             .collect();
         concat(pieces)
+    }
+
+    /// Round 0 of positions `range`: the decided ones pushed to `decided`; returns the edges
+    /// counted. The loop compiled for the CPU's level.
+    fn zero_chunk(&self, range: std::ops::Range<u64>, decided: &mut Vec<u64>) -> u64 {
+        #[cfg(target_arch = "x86_64")]
+        if self.v3 {
+            // SAFETY: `v3` says the CPU has the v3 extensions.
+            return unsafe { self.zero_chunk_v3(range, decided) };
+        }
+        self.zero_chunk_body(range, decided)
+    }
+
+    /// [`Run::zero_chunk_body`] compiled for x86-64-v3.
+    ///
+    /// # Safety
+    /// The CPU has [`crate::base::cpu::V3_FEATURES`].
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt,fma")]
+    unsafe fn zero_chunk_v3(&self, range: std::ops::Range<u64>, decided: &mut Vec<u64>) -> u64 {
+        self.zero_chunk_body(range, decided)
+    }
+
+    #[inline(always)]
+    fn zero_chunk_body(&self, range: std::ops::Range<u64>, decided: &mut Vec<u64>) -> u64 {
+        let Run {
+            game,
+            cells,
+            counters,
+            remoteness,
+            ..
+        } = *self;
+        let mut local_edges = 0u64;
+        for pos in range {
+            match game.status(pos) {
+                Status::Unused => {
+                    if let Some(rem) = &remoteness {
+                        rem[pos as usize].store(crate::base::remoteness::NONE, Ordering::Relaxed);
+                    }
+                }
+                Status::Over(Value::Draw) => {
+                    // A drawn end decides nothing about its parents: it keeps their
+                    // counters above zero, like a child that stays undecided.
+                    cells.decide(pos, cells::DRAW);
+                    if let Some(rem) = &remoteness {
+                        rem[pos as usize].store(crate::base::remoteness::NONE, Ordering::Relaxed);
+                    }
+                }
+                Status::Over(v) => {
+                    cells.decide(pos, cells::code(v));
+                    decided.push(pos);
+                }
+                Status::Open => {
+                    let n = game.child_count(pos);
+                    local_edges += n;
+                    if n == 0 {
+                        cells.decide(pos, cells::LOSS);
+                        decided.push(pos);
+                    } else {
+                        counters[pos as usize].set(n);
+                    }
+                }
+            }
+        }
+        local_edges
+    }
+
+    /// One chunk of a round: the parents of `chunk`'s positions, those decided pushed to
+    /// `decided`; returns the parents visited. The loop compiled for the CPU's level.
+    fn round_chunk(&self, chunk: &[u64], decided: &mut Vec<u64>) -> u64 {
+        #[cfg(target_arch = "x86_64")]
+        if self.v3 {
+            // SAFETY: `v3` says the CPU has the v3 extensions.
+            return unsafe { self.round_chunk_v3(chunk, decided) };
+        }
+        self.round_chunk_body(chunk, decided)
+    }
+
+    /// [`Run::round_chunk_body`] compiled for x86-64-v3.
+    ///
+    /// # Safety
+    /// The CPU has [`crate::base::cpu::V3_FEATURES`].
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt,fma")]
+    unsafe fn round_chunk_v3(&self, chunk: &[u64], decided: &mut Vec<u64>) -> u64 {
+        self.round_chunk_body(chunk, decided)
+    }
+
+    #[inline(always)]
+    fn round_chunk_body(&self, chunk: &[u64], decided: &mut Vec<u64>) -> u64 {
+        let Run {
+            game,
+            cells,
+            counters,
+            ..
+        } = *self;
+        let mut local_visits = 0u64;
+        for &pos in chunk {
+            match cells.get(pos) {
+                cells::LOSS => game.for_each_parent(pos, |q| {
+                    local_visits += 1;
+                    if cells.decide(q, cells::WIN) {
+                        decided.push(q);
+                    }
+                }),
+                cells::WIN => game.for_each_parent(pos, |q| {
+                    local_visits += 1;
+                    if cells.get(q) == cells::UNDECIDED
+                        && counters[q as usize].decrement() == 0
+                        && cells.decide(q, cells::LOSS)
+                    {
+                        decided.push(q);
+                    }
+                }),
+                _ => unreachable!("only wins and losses enter a frontier"),
+            }
+        }
+        local_visits
     }
 
     /// What is still undecided among open positions is a draw: an undecided open position still

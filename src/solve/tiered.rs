@@ -215,6 +215,7 @@ fn per_position<G: Tiered, const REM: bool>(
     let rounds = AtomicU32::new(rounds_before);
     let mut listed = 0u64;
     let mut finished = FinishedTiers::below(done_from);
+    let v3 = crate::base::cpu::v3();
 
     for t in (0..done_from).rev() {
         progress.step(&format!("tier {t} of {tiers}"));
@@ -236,7 +237,7 @@ fn per_position<G: Tiered, const REM: bool>(
                 probes: 0,
                 rounds: 0,
             };
-            game.visit_tier(t, unit, &mut k);
+            visit_unit(v3, game, t, unit, &mut k);
             k.batch.flush();
             edges.fetch_add(k.edges, Ordering::Relaxed);
             probes.fetch_add(k.probes, Ordering::Relaxed);
@@ -280,6 +281,29 @@ fn per_position<G: Tiered, const REM: bool>(
             Remoteness::None
         },
     }))
+}
+
+/// Visits unit `unit` of tier `t` with `k`, the walk and the visitor compiled for the CPU's
+/// level (`v3`: [`crate::base::cpu::v3`], asked once a solve).
+fn visit_unit<G: Tiered, V: TierVisitor>(v3: bool, game: &G, t: u32, unit: u64, k: &mut V) {
+    #[cfg(target_arch = "x86_64")]
+    if v3 {
+        // SAFETY: `v3` says the CPU has the v3 extensions.
+        return unsafe { visit_unit_v3(game, t, unit, k) };
+    }
+    let _ = v3;
+    game.visit_tier(t, unit, k)
+}
+
+/// [`visit_unit`]'s walk compiled for x86-64-v3 (the walks are `#[inline(always)]` so that
+/// they are compiled here; one instruction for each count and lowest set bit).
+///
+/// # Safety
+/// The CPU has [`crate::base::cpu::V3_FEATURES`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt,fma")]
+unsafe fn visit_unit_v3<G: Tiered, V: TierVisitor>(game: &G, t: u32, unit: u64, k: &mut V) {
+    game.visit_tier(t, unit, k)
 }
 
 /// Makes every position of the tiers below `below` undecided.

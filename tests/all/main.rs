@@ -21,6 +21,7 @@ mod cell_games;
 mod cgt;
 mod cli;
 mod compress;
+mod cpu_dispatch;
 mod engine;
 mod faults;
 mod fuzz_tables;

@@ -145,7 +145,7 @@ impl Tiered for CellGame {
     /// Each configuration is decoded and tested for a winner once, for both players to move
     /// where the index has both, with its cells carried along the walk instead of decoded from
     /// the index.
-    #[inline]
+    #[inline(always)]
     fn visit_tier(&self, t: u32, unit: u64, v: &mut impl TierVisitor) {
         match &self.index {
             Index::Plain(_) => self.plain_tier_walk(t, unit, v),
@@ -344,6 +344,7 @@ impl CellGame {
     /// (Left to move) then class B, each class's run of them read alone ([`Sliced::class_run`];
     /// a row holds positions of up to 13 tiers, and a walk that read the whole row for each
     /// passed over every position 13 times).
+    #[inline(always)]
     fn sliced_tier_walk(&self, s: &Sliced, t: u32, unit: u64, v: &mut impl TierVisitor) {
         let Some(row) = s.rows.get(unit as usize) else {
             return;

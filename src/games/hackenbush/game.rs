@@ -141,6 +141,7 @@ impl Tiered for Hackenbush {
         self.sets.len().div_ceil(TIER_UNIT) as u64
     }
 
+    #[inline(always)]
     fn visit_tier(&self, t: u32, unit: u64, v: &mut impl TierVisitor) {
         let present = (self.edges.len() as u32).checked_sub(t);
         let start = (unit as usize)

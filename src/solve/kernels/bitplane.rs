@@ -235,6 +235,7 @@ pub fn solve(
         levels[(l | r).count_ones() as usize].push(row);
     }
     let mut finished = FinishedTiers::below(e + 1);
+    let decide = decide_row();
     for h in (0..=high).rev() {
         progress.step(&format!("level {h} of {}", high + 1));
         levels[h as usize].par_chunks(ROWS_PER_UNIT).for_each_init(
@@ -246,7 +247,7 @@ pub fn solve(
                 for &row in chunk {
                     // SAFETY: each row of this level is in one chunk only, and rows of
                     // other levels are only read (level h + 1 is finished).
-                    unsafe { decide_row(board, cols, fixed, view, &pow3, row, s, cells) };
+                    unsafe { decide(board, cols, fixed, view, &pow3, row, s, cells) };
                 }
                 progress.advance(2 * row_cells * chunk.len() as u64);
             },
@@ -347,7 +348,7 @@ impl RowFacts {
     /// From `by` (bit `a` set when the player's low cells `a` make him the winner, for the
     /// row's high cells; `player` 0 for Left, 1 for Right; `2^low` bits) to the columns of the
     /// row where he has won.
-    #[inline]
+    #[inline(always)]
     pub fn spread_ends(&self, player: usize, by: &[u64], out: &mut [u64]) {
         out.iter_mut().for_each(|w| *w = 0);
         if by.iter().all(|&w| w == 0) {
@@ -430,8 +431,8 @@ const NEAR: usize = 4;
 /// # Safety
 /// The caller owns `row` for this level, and every row of the next level up is finished.
 #[allow(clippy::too_many_arguments)]
-#[inline]
-unsafe fn decide_row(
+#[inline(always)]
+unsafe fn decide_row_body(
     board: &PlainBoard<'_>,
     cols: &Columns,
     fixed: &RowFacts,
@@ -523,11 +524,73 @@ unsafe fn decide_row(
     write_cells(cols, fixed, row, ll, rl, cells);
 }
 
+/// [`decide_row_body`] as a function, with the signature of [`decide_row_v3`].
+type DecideRow = unsafe fn(
+    &PlainBoard<'_>,
+    &Columns,
+    &RowFacts,
+    PlanesView,
+    &[u64],
+    u64,
+    &mut Scratch,
+    &Cells<'_>,
+);
+
+/// [`decide_row_body`] for the CPU's level ([`crate::base::cpu::v3`]), chosen once a solve.
+fn decide_row() -> DecideRow {
+    #[cfg(target_arch = "x86_64")]
+    if crate::base::cpu::v3() {
+        return decide_row_v3;
+    }
+    decide_row_baseline
+}
+
+/// [`decide_row_body`] compiled for the baseline.
+///
+/// # Safety
+/// As [`decide_row_body`].
+#[allow(clippy::too_many_arguments)]
+unsafe fn decide_row_baseline(
+    board: &PlainBoard<'_>,
+    cols: &Columns,
+    fixed: &RowFacts,
+    planes: PlanesView,
+    pow3: &[u64],
+    row: u64,
+    s: &mut Scratch,
+    cells: &Cells<'_>,
+) {
+    // SAFETY: the caller's promise, passed on.
+    unsafe { decide_row_body(board, cols, fixed, planes, pow3, row, s, cells) }
+}
+
+/// [`decide_row_body`] compiled for x86-64-v3 (one instruction for each lowest set bit and
+/// count, AVX2 for the rows' ORs).
+///
+/// # Safety
+/// As [`decide_row_body`], and the CPU has [`crate::base::cpu::V3_FEATURES`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt,fma")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn decide_row_v3(
+    board: &PlainBoard<'_>,
+    cols: &Columns,
+    fixed: &RowFacts,
+    planes: PlanesView,
+    pow3: &[u64],
+    row: u64,
+    s: &mut Scratch,
+    cells: &Cells<'_>,
+) {
+    // SAFETY: the caller's promise, passed on.
+    unsafe { decide_row_body(board, cols, fixed, planes, pow3, row, s, cells) }
+}
+
 /// Writes the cells of every configuration of `row` from its loss bits: a cell word holds 16
 /// configurations, a nibble each (Left to move's code, then Right to move's). Column `p` is
 /// configuration `first + p`, nibble `(first + p) % 16`: the row's sets moved up by that phase
 /// give each cell word's 16 bits in place, four to a word.
-#[inline]
+#[inline(always)]
 fn write_cells(
     cols: &Columns,
     fixed: &RowFacts,

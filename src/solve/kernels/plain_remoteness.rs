@@ -70,6 +70,7 @@ pub fn solve(
     let rounds = AtomicU32::new(0);
     let edges = AtomicU64::new(0);
     let mut finished = FinishedTiers::below(e + 1);
+    let v3 = crate::base::cpu::v3();
     for h in (0..=high).rev() {
         progress.step(&format!("level {h} of {}", high + 1));
         levels[h as usize]
@@ -87,41 +88,10 @@ pub fn solve(
                     edges: 0,
                     row_at: 0,
                     lost: vec![0; (2 * row_configs as usize).div_ceil(64) + 1],
+                    v3,
                 };
                 for &row in chunk {
-                    let (hl, hr) = digit_masks(row, high);
-                    let base = row * row_configs;
-                    task.row_at = 2 * base as usize;
-                    task.lost.iter_mut().for_each(|w| *w = 0);
-                    // The ends: Left's win depends on his cells only, Right's on his (and on Left's
-                    // not having won); a table of each over the low cells.
-                    let all = (1u64 << e) - 1;
-                    let (mut left_by, mut right_by) = ([0u64; 4], [0u64; 4]);
-                    for a in 0..1u64 << low {
-                        left_by[(a / 64) as usize] |=
-                            (board.joins(hl << low | a) as u64) << (a % 64);
-                        right_by[(a / 64) as usize] |=
-                            (!board.joins(all & !(hr << low | a)) as u64) << (a % 64);
-                    }
-                    let bit = |t: &[u64; 4], a: u8| t[(a / 64) as usize] >> (a % 64) & 1 == 1;
-                    // The row's columns with the most claims first: a low cell's move stays in the
-                    // row, one claim up.
-                    for by in cols.by_count.iter().rev() {
-                        for col in by {
-                            let l = hl << low | col.left as u64;
-                            let r = hr << low | col.right as u64;
-                            let left_won = bit(&left_by, col.left);
-                            let right_won = !left_won && bit(&right_by, col.right);
-                            task.decide(base + col.p as u64, l, r, (left_won, right_won));
-                        }
-                    }
-                    // Then the row's cells.
-                    row_cells(
-                        &task.lost,
-                        2 * base as usize,
-                        2 * row_configs as usize,
-                        cells,
-                    );
+                    task.row(&cols, cells, row, high, low);
                 }
                 rounds.fetch_max(task.rounds as u32, Ordering::Relaxed);
                 edges.fetch_add(task.edges, Ordering::Relaxed);
@@ -210,9 +180,72 @@ struct Task<'a> {
     /// The largest byte-encoded remoteness (`remoteness + 1`) stored.
     rounds: u8,
     edges: u64,
+    /// The CPU has x86-64-v3 ([`crate::base::cpu::v3`], asked once a solve).
+    v3: bool,
 }
 
 impl Task<'_> {
+    /// Decides every configuration of `row` (of `high` high cells, `low` low ones) and writes
+    /// its cells, with the copy compiled for the CPU's level.
+    fn row(&mut self, cols: &Columns, cells: &Cells<'_>, row: u64, high: u32, low: u32) {
+        #[cfg(target_arch = "x86_64")]
+        if self.v3 {
+            // SAFETY: `v3` says the CPU has the v3 extensions.
+            return unsafe { self.row_v3(cols, cells, row, high, low) };
+        }
+        self.row_body(cols, cells, row, high, low)
+    }
+
+    /// [`Task::row_body`] compiled for x86-64-v3 (one instruction for each lowest set bit and
+    /// count).
+    ///
+    /// # Safety
+    /// The CPU has [`crate::base::cpu::V3_FEATURES`].
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt,fma")]
+    unsafe fn row_v3(&mut self, cols: &Columns, cells: &Cells<'_>, row: u64, high: u32, low: u32) {
+        self.row_body(cols, cells, row, high, low)
+    }
+
+    #[inline(always)]
+    fn row_body(&mut self, cols: &Columns, cells: &Cells<'_>, row: u64, high: u32, low: u32) {
+        let (board, e) = (self.board, self.board.cells);
+        let row_configs = 3u64.pow(low);
+        let task = self;
+        let (hl, hr) = digit_masks(row, high);
+        let base = row * row_configs;
+        task.row_at = 2 * base as usize;
+        task.lost.iter_mut().for_each(|w| *w = 0);
+        // The ends: Left's win depends on his cells only, Right's on his (and on Left's
+        // not having won); a table of each over the low cells.
+        let all = (1u64 << e) - 1;
+        let (mut left_by, mut right_by) = ([0u64; 4], [0u64; 4]);
+        for a in 0..1u64 << low {
+            left_by[(a / 64) as usize] |= (board.joins(hl << low | a) as u64) << (a % 64);
+            right_by[(a / 64) as usize] |=
+                (!board.joins(all & !(hr << low | a)) as u64) << (a % 64);
+        }
+        let bit = |t: &[u64; 4], a: u8| t[(a / 64) as usize] >> (a % 64) & 1 == 1;
+        // The row's columns with the most claims first: a low cell's move stays in the
+        // row, one claim up.
+        for by in cols.by_count.iter().rev() {
+            for col in by {
+                let l = hl << low | col.left as u64;
+                let r = hr << low | col.right as u64;
+                let left_won = bit(&left_by, col.left);
+                let right_won = !left_won && bit(&right_by, col.right);
+                task.decide(base + col.p as u64, l, r, (left_won, right_won));
+            }
+        }
+        // Then the row's cells.
+        row_cells(
+            &task.lost,
+            2 * base as usize,
+            2 * row_configs as usize,
+            cells,
+        );
+    }
+
     /// Decides configuration `config` (Left's cells `l`, Right's `r`) for both movers.
     #[inline(always)]
     fn decide(&mut self, config: u64, l: u64, r: u64, (left_won, right_won): (bool, bool)) {
@@ -275,7 +308,7 @@ impl Task<'_> {
 /// Writes the cells of positions `from..from + n`, lost where bit `k` of `lost` is set for
 /// position `from + k`, else won (a plain board has no draws), a cell word at a time; the first
 /// and the last word may hold other rows' cells, which other tasks may be writing.
-#[inline]
+#[inline(always)]
 fn row_cells(lost: &[u64], from: usize, n: usize, cells: &Cells<'_>) {
     const PER: usize = cells::CELLS_PER_WORD as usize;
     const _: () = assert!(cells::WIN == 1 && cells::LOSS == 2);

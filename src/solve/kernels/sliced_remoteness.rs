@@ -326,6 +326,7 @@ fn longest_stored(s: &Sliced, cells: &Cells<'_>, nibbles: &Nibbles<'_>) -> u32 {
 
 /// The scores of positions `first..first + n` into `out` (cleared first), a word of nibbles at
 /// a time.
+#[inline(always)]
 fn scores(cells: &Cells<'_>, nibbles: &Nibbles<'_>, first: u64, n: u64, out: &mut Vec<u8>) {
     out.clear();
     let (cw, nw) = (cells.words(), nibbles.words());
@@ -384,6 +385,8 @@ struct RowKernel<'a> {
     step: [[u32; 16]; 2],
     /// The most positions a row holds.
     max_row: usize,
+    /// The CPU has x86-64-v3 ([`crate::base::cpu::v3`], asked once a solve).
+    v3: bool,
 }
 
 /// Column bits of a merged entry (and of its rank, next).
@@ -433,6 +436,7 @@ impl<'a> RowKernel<'a> {
             merged,
             step,
             max_row: max_row(s) as usize,
+            v3: crate::base::cpu::v3(),
         }
     }
 
@@ -459,6 +463,39 @@ impl<'a> RowKernel<'a> {
     /// last word may be a neighbour's); also returns the child rows read and the row's longest
     /// remoteness. The rows of the key tier above must be decided in `cells` and `nibbles`.
     fn decide(
+        &self,
+        row: &Row,
+        sc: &mut Scratch,
+        cells: &Cells<'_>,
+        nibbles: &Nibbles<'_>,
+    ) -> (u64, u64, u64, u32) {
+        #[cfg(target_arch = "x86_64")]
+        if self.v3 {
+            // SAFETY: `v3` says the CPU has the v3 extensions.
+            return unsafe { self.decide_v3(row, sc, cells, nibbles) };
+        }
+        self.decide_body(row, sc, cells, nibbles)
+    }
+
+    /// [`RowKernel::decide_body`] compiled for x86-64-v3 (one instruction for each lowest set
+    /// bit).
+    ///
+    /// # Safety
+    /// The CPU has [`crate::base::cpu::V3_FEATURES`].
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt,fma")]
+    unsafe fn decide_v3(
+        &self,
+        row: &Row,
+        sc: &mut Scratch,
+        cells: &Cells<'_>,
+        nibbles: &Nibbles<'_>,
+    ) -> (u64, u64, u64, u32) {
+        self.decide_body(row, sc, cells, nibbles)
+    }
+
+    #[inline(always)]
+    fn decide_body(
         &self,
         row: &Row,
         sc: &mut Scratch,

@@ -248,6 +248,8 @@ pub(crate) fn or_words(words: &[AtomicU64], first_word: u64, buf: &[u64]) {
 pub(crate) struct RowKernel<'a> {
     board: SlicedBoard<'a>,
     facts: Facts,
+    /// The CPU has x86-64-v3 ([`crate::base::cpu::v3`]).
+    v3: bool,
 }
 
 impl<'a> RowKernel<'a> {
@@ -255,6 +257,7 @@ impl<'a> RowKernel<'a> {
         RowKernel {
             board: *board,
             facts: Facts::new(board),
+            v3: crate::base::cpu::v3(),
         }
     }
 
@@ -273,7 +276,7 @@ impl<'a> RowKernel<'a> {
             if scratch.words != self.facts.words {
                 *scratch = Scratch::new(&self.facts);
             }
-            let reads = decide_row(&self.board, &self.facts, row, scratch, buf, cells);
+            let reads = decide_row(self.v3, &self.board, &self.facts, row, scratch, buf, cells);
             (row.start / CELLS_PER_WORD, reads)
         })
     }
@@ -495,6 +498,7 @@ impl Ends {
 }
 
 /// The ends of `row` into `e`: Left's win depends on his cells only, Right's on his.
+#[inline(always)]
 pub(super) fn row_ends(board: &SlicedBoard<'_>, f: &Facts, row: &Row, e: &mut Ends) {
     let s = board.index;
     let lw = f.lw as usize;
@@ -528,8 +532,47 @@ pub(super) fn row_ends(board: &SlicedBoard<'_>, f: &Facts, row: &Row, e: &mut En
 }
 
 /// Decides one row into `buf`, as the table's words from the row's first word on; returns the
-/// child rows read. Every row of the tier above is finished in `cells`.
+/// child rows read. Every row of the tier above is finished in `cells`. `v3`: the CPU has
+/// x86-64-v3 ([`crate::base::cpu::v3`], asked once a solve), for its `pext`, `pdep`, counts
+/// and lowest set bits.
 fn decide_row(
+    v3: bool,
+    board: &SlicedBoard<'_>,
+    f: &Facts,
+    row: &Row,
+    sc: &mut Scratch,
+    buf: &mut Vec<u64>,
+    cells: &Cells<'_>,
+) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    if v3 {
+        // SAFETY: `v3` says the CPU has the v3 extensions.
+        return unsafe { decide_row_v3(board, f, row, sc, buf, cells) };
+    }
+    let _ = v3;
+    decide_row_body::<false>(board, f, row, sc, buf, cells)
+}
+
+/// [`decide_row_body`] compiled for x86-64-v3.
+///
+/// # Safety
+/// The CPU has [`crate::base::cpu::V3_FEATURES`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt,fma")]
+unsafe fn decide_row_v3(
+    board: &SlicedBoard<'_>,
+    f: &Facts,
+    row: &Row,
+    sc: &mut Scratch,
+    buf: &mut Vec<u64>,
+    cells: &Cells<'_>,
+) -> u64 {
+    decide_row_body::<true>(board, f, row, sc, buf, cells)
+}
+
+/// [`decide_row`]'s work; `V3` true only when compiled for x86-64-v3 and run on such a CPU.
+#[inline(always)]
+fn decide_row_body<const V3: bool>(
     board: &SlicedBoard<'_>,
     f: &Facts,
     row: &Row,
@@ -556,7 +599,7 @@ fn decide_row(
         let dm = d + m as i32;
         let Some(cols) = f.class(dm) else { continue };
         reads += 1;
-        loss_bits(cells, first, n, &mut sc.child);
+        loss_bits::<V3>(cells, first, n, &mut sc.child);
         let phase = (first % CELLS_PER_WORD) as usize;
         let mut bits = if g == 0 {
             // The same columns, in the same order.
@@ -576,7 +619,7 @@ fn decide_row(
         {
             for (&mask, win) in cols.iter().zip(sc.wins.iter_mut()) {
                 if mask != 0 {
-                    *win |= pdep(bits.take(mask.count_ones()), mask);
+                    *win |= pdep::<V3>(bits.take(mask.count_ones()), mask);
                 }
             }
         }
@@ -596,7 +639,7 @@ fn decide_row(
     macro_rules! low_children {
         ($($n:literal)*) => {
             match lw {
-                $($n => low_children::<$n>(&plane, loss, words),)*
+                $($n => low_children::<V3, $n>(&plane, loss, words),)*
                 _ => unreachable!("at most {MAX_LOW} low cells"),
             }
         };
@@ -616,7 +659,7 @@ fn decide_row(
     p.put(0, phase);
     for class in [class_a, class_b] {
         for (&mask, &lost) in class.iter().zip(loss.iter()) {
-            p.put(pext(lost, mask), mask.count_ones());
+            p.put(pext::<V3>(lost, mask), mask.count_ones());
         }
     }
     p.finish();
@@ -638,8 +681,8 @@ fn decide_row(
         } else {
             ((1u64 << (b - a)) - 1) << a
         };
-        let win_at = pdep(!lost & in_row, 0x5555_5555_5555_5555);
-        let loss_at = pdep(lost & in_row, 0xAAAA_AAAA_AAAA_AAAA);
+        let win_at = pdep::<V3>(!lost & in_row, 0x5555_5555_5555_5555);
+        let loss_at = pdep::<V3>(lost & in_row, 0xAAAA_AAAA_AAAA_AAAA);
         debug_assert_eq!(WIN, 1);
         debug_assert_eq!(LOSS, 2);
         buf.push(win_at | loss_at);

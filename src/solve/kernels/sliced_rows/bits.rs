@@ -9,14 +9,16 @@ use super::*;
 pub(super) const NEAR: usize = 4;
 
 /// The bits of `x` at the set bits of `mask`, packed low (BMI2's `pext`).
+///
+/// `V3` is true only in code compiled for x86-64-v3 and run where the CPU has it (see
+/// [`decide_row`](super::decide_row)): then one instruction, else a loop over the mask's bits.
 #[inline(always)]
-pub(super) fn pext(x: u64, mask: u64) -> u64 {
-    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
-    {
-        // SAFETY: the target has BMI2 (checked at compile time).
-        unsafe { std::arch::x86_64::_pext_u64(x, mask) }
+pub(super) fn pext<const V3: bool>(x: u64, mask: u64) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    if V3 {
+        // SAFETY: `V3` code runs only on a CPU with BMI2 (checked once a solve).
+        return unsafe { std::arch::x86_64::_pext_u64(x, mask) };
     }
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
     {
         let (mut out, mut m, mut k) = (0u64, mask, 0);
         while m != 0 {
@@ -30,14 +32,16 @@ pub(super) fn pext(x: u64, mask: u64) -> u64 {
 }
 
 /// The low bits of `x` spread to the set bits of `mask` (BMI2's `pdep`).
+///
+/// `V3` is true only in code compiled for x86-64-v3 and run where the CPU has it (see
+/// [`decide_row`](super::decide_row)): then one instruction, else a loop over the mask's bits.
 #[inline(always)]
-pub(super) fn pdep(x: u64, mask: u64) -> u64 {
-    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
-    {
-        // SAFETY: the target has BMI2 (checked at compile time).
-        unsafe { std::arch::x86_64::_pdep_u64(x, mask) }
+pub(super) fn pdep<const V3: bool>(x: u64, mask: u64) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    if V3 {
+        // SAFETY: `V3` code runs only on a CPU with BMI2 (checked once a solve).
+        return unsafe { std::arch::x86_64::_pdep_u64(x, mask) };
     }
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
     {
         let (mut out, mut m, mut k) = (0u64, mask, 0);
         while m != 0 {
@@ -103,7 +107,13 @@ impl Packer<'_> {
 
 /// The loss bits (bit 1 of each cell) of cells `start..start + len`, packed from bit
 /// `start % 32` of `out[0]` on (the cells before `start` in its word come along).
-pub(super) fn loss_bits(cells: &Cells<'_>, start: u64, len: u64, out: &mut Vec<u64>) {
+#[inline(always)]
+pub(super) fn loss_bits<const V3: bool>(
+    cells: &Cells<'_>,
+    start: u64,
+    len: u64,
+    out: &mut Vec<u64>,
+) {
     out.clear();
     let words = cells.words();
     let (first, last) = (
@@ -112,7 +122,10 @@ pub(super) fn loss_bits(cells: &Cells<'_>, start: u64, len: u64, out: &mut Vec<u
     );
     let mut p = Packer { out, acc: 0, n: 0 };
     for w in &words[first as usize..last as usize] {
-        p.put(pext(w.load(Ordering::Relaxed), 0xAAAA_AAAA_AAAA_AAAA), 32);
+        p.put(
+            pext::<V3>(w.load(Ordering::Relaxed), 0xAAAA_AAAA_AAAA_AAAA),
+            32,
+        );
     }
     p.finish();
 }
@@ -183,8 +196,41 @@ pub(super) fn window(src: &[u64], off: usize, w: usize) -> u64 {
 /// words and the near ones solved in their word by repeating its step until nothing changes
 /// (their dependencies run to higher bits only, so the fixed point is the answer, reached in at
 /// most `NEAR + 1` steps).
+///
+/// `V3`: run the copy compiled for x86-64-v3 (only where the CPU has it, as for [`pext`]).
+#[inline(always)]
+pub(super) fn low_children<const V3: bool, const LW: usize>(
+    p: &Plane<'_>,
+    loss: &mut [u64],
+    words: usize,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if V3 {
+        // SAFETY: `V3` code runs only on a CPU with the v3 extensions (checked once a solve).
+        return unsafe { low_children_v3::<LW>(p, loss, words) };
+    }
+    low_children_baseline::<LW>(p, loss, words)
+}
+
+/// [`low_children`] compiled for the baseline.
 #[inline(never)]
-pub(super) fn low_children<const LW: usize>(p: &Plane<'_>, loss: &mut [u64], words: usize) {
+fn low_children_baseline<const LW: usize>(p: &Plane<'_>, loss: &mut [u64], words: usize) {
+    low_children_body::<LW>(p, loss, words)
+}
+
+/// [`low_children`] compiled for x86-64-v3.
+///
+/// # Safety
+/// The CPU has [`crate::base::cpu::V3_FEATURES`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt,fma")]
+#[inline(never)]
+unsafe fn low_children_v3<const LW: usize>(p: &Plane<'_>, loss: &mut [u64], words: usize) {
+    low_children_body::<LW>(p, loss, words)
+}
+
+#[inline(always)]
+fn low_children_body<const LW: usize>(p: &Plane<'_>, loss: &mut [u64], words: usize) {
     let near = LW.min(NEAR);
     let word_of = |m: &[u64], w: usize| m.get(w).copied().unwrap_or(0);
     for w in (0..words).rev() {
