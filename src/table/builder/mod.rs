@@ -552,4 +552,6 @@ fn encode_remoteness(
 }
 
 #[cfg(test)]
+mod in_memory;
+#[cfg(test)]
 mod tests;
