@@ -14,7 +14,7 @@ use super::format::put_remoteness;
 use super::format::{self, Encoding, Header, RemotenessEncoding, Section};
 use super::read::Table;
 use super::workfiles::OutputLock;
-use super::write::{GameFields, RawWriter, TableFile, TempFile};
+use super::write::{GameFields, RawWriter, TableFile, TableSink};
 use super::zstd::{DontCareFill, Entry, Params, compress_frame, seek_table};
 use crate::base::cells;
 use crate::base::error::{ConvertError, Error, Result};
@@ -64,13 +64,25 @@ pub fn compress(input: &Table, out: &Path, params: Params, progress: &dyn Progre
     }
     // Every byte that goes into a frame is checked first.
     input.verify_checksums_with(progress)?;
+    crate::table::check_output(out)?;
+    let _lock = OutputLock::acquire(out, progress)?;
+    write_compressed(input, TableFile::create(out)?, params, progress)
+}
+
+/// Writes the compressed copy of the raw table `input` (checked by [`compress`]) into `table`,
+/// any sink, and finishes it.
+pub(crate) fn write_compressed<S: TableSink>(
+    input: &Table,
+    mut table: TableFile<S>,
+    params: Params,
+    progress: &dyn Progress,
+) -> Result<S::Done> {
+    let h = input.header();
+    let (f, omitted) = (params.frame_positions, params.one_mover);
     let game = GameFields::from_header(h, input.bytes());
     let size = h.size;
     let frames = size.div_ceil(f) as usize;
     let encoding = h.remoteness_encoding;
-    crate::table::check_output(out)?;
-    let _lock = OutputLock::acquire(out, progress)?;
-    let mut table = TableFile::create(out)?;
     let (dictionary, dict_sec) =
         write_dictionary(&table, input, params, frames, game.header_len(), progress)?;
     let prepared = dictionary
@@ -79,7 +91,7 @@ pub fn compress(input: &Table, out: &Path, params: Params, progress: &dyn Progre
     let start = game.header_len() + dict_sec.len;
 
     // The dictionary was made for the cells' frames; the remoteness' are compressed without.
-    let stream = |table: &mut TableFile, what: &str, at: u64, frame: Frame, dict| {
+    let stream = |table: &mut TableFile<S>, what: &str, at: u64, frame: Frame, dict| {
         compress_section(table, input, params, (what, at), frame, dict, progress)
     };
     let cells_sec = stream(
@@ -150,8 +162,8 @@ type Frame = fn(&Table, u64, u64, DontCareFill, bool) -> Result<Vec<u8>>;
 
 /// Compresses one section of `input` (told to `progress` as stage `what`) into a seekable stream
 /// at `at`, each frame made by `frame` with the fill that compresses best; returns its section.
-fn compress_section(
-    table: &mut TableFile,
+fn compress_section<S: TableSink>(
+    table: &mut TableFile<S>,
     input: &Table,
     params: Params,
     (what, at): (&str, u64),
@@ -164,8 +176,8 @@ fn compress_section(
     let frames = size.div_ceil(f) as usize;
     progress.stage(what, frames as u64);
     let codec = (params.level, dictionary);
-    let (tmp, sums) = table.parts();
-    write_stream(tmp, at, frames, codec, sums, progress, |k| {
+    let (sink, sums) = table.parts();
+    write_stream(sink, at, frames, codec, sums, progress, |k| {
         let first = k as u64 * f;
         candidates(params.fill, |fill| {
             frame(input, first, f.min(size - first), fill, params.one_mover)
@@ -176,8 +188,8 @@ fn compress_section(
 /// The dictionary for the cells' frames when `params` asks for one and one pays, written right
 /// after the header (a compressed file has no padding: every byte is covered by a checksum),
 /// and its section (empty at 0 when there is none).
-fn write_dictionary(
-    table: &TableFile,
+fn write_dictionary<S: TableSink>(
+    table: &TableFile<S>,
     input: &Table,
     params: Params,
     frames: usize,
@@ -201,8 +213,8 @@ fn write_dictionary(
 
 /// The generalized Sprague-Grundy codes `g` of `input` compressed at `end`: a stream of frames
 /// as stored (no don't-care), then the reach sets as they are, checksummed a block at a time.
-fn compress_grundy(
-    table: &mut TableFile,
+fn compress_grundy<S: TableSink>(
+    table: &mut TableFile<S>,
     input: &Table,
     g: format::GrundyFields,
     params: Params,
@@ -213,9 +225,9 @@ fn compress_grundy(
     let size = input.header().size;
     let frames = size.div_ceil(f) as usize;
     progress.stage("compressing grundy values", frames as u64);
-    let (tmp, sums) = table.parts();
+    let (sink, sums) = table.parts();
     let values = write_stream(
-        tmp,
+        sink,
         end,
         frames,
         (params.level, None),
@@ -240,7 +252,7 @@ fn compress_grundy(
 /// Compresses `frames` frames made by `make` into a seekable stream at `at`; pushes each frame's
 /// checksum and then the seek table's onto `sums`.
 fn write_stream(
-    tmp: &TempFile,
+    sink: &impl TableSink,
     at: u64,
     frames: usize,
     (level, dictionary): (i32, Option<&zstd::dict::EncoderDictionary<'_>>),
@@ -260,7 +272,7 @@ fn write_stream(
                 let mut best: Option<(Vec<u8>, Entry)> = None;
                 for raw in make(k)? {
                     let c = compress_frame(&raw, level, dictionary)
-                        .map_err(|e| Error::io(&tmp.path, e))?;
+                        .map_err(|e| Error::io(sink.name(), e))?;
                     if best.as_ref().is_none_or(|b| c.0.len() < b.0.len()) {
                         best = Some(c);
                     }
@@ -270,7 +282,7 @@ fn write_stream(
             .collect();
         for d in done {
             let (bytes, entry) = d?;
-            tmp.write_at(&bytes, pos)?;
+            sink.write_at(&bytes, pos)?;
             pos += bytes.len() as u64;
             sums.push(xxhash_rust::xxh3::xxh3_64(&bytes));
             entries.push(entry);
@@ -278,7 +290,7 @@ fn write_stream(
         }
     }
     let table = seek_table(&entries);
-    tmp.write_at(&table, pos)?;
+    sink.write_at(&table, pos)?;
     sums.push(xxhash_rust::xxh3::xxh3_64(&table));
     Ok(Section {
         offset: at,

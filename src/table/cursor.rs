@@ -15,7 +15,7 @@
 
 use super::Table;
 use super::format::{Encoding, RemotenessEncoding, Section, get_remoteness, remoteness_of_nibble};
-use super::payload::{Payload, ZstdFrames};
+use super::payload::ZstdFrames;
 use crate::base::cells;
 use crate::base::error::Result;
 use crate::game::{Rules, Value, by_rules};
@@ -208,9 +208,9 @@ impl<'t, B: AsRef<[u8]> + Sync> Cursor<'t, B> {
     ) -> Result<(Option<Value>, Option<u32>)> {
         let table: &'t Table<B> = self.table;
         let h = table.header();
-        let Payload::Zstd(ZstdFrames {
+        let Some(ZstdFrames {
             cells, remoteness, ..
-        }) = table.payload()
+        }) = table.payload().frames()
         else {
             unreachable!("frames belong to compressed tables")
         };

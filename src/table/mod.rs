@@ -5,8 +5,11 @@
 //! table under its final name only when it is complete; readers answer only from bytes whose
 //! checksum matched. In the manner of fst's raw layer, a [`Table`] reads any bytes
 //! (`AsRef<[u8]>`: a memory map by default, a `Vec` or a slice as well); the payload readers
-//! (`payload.rs`) work on `&[u8]`; probing (`probe.rs`), verification (`verify.rs`) and a cursor
-//! for lookups near each other (`cursor.rs`) sit on top; failures are a [`TableError`] with a kind a caller can match.
+//! (`payload.rs`: raw blocks, zstd frames, the one-mover omission as a wrapper around either)
+//! work on `&[u8]` behind one trait, `CellSource`; probing (`probe.rs`), verification
+//! (`verify.rs`) and a cursor for lookups near each other (`cursor.rs`) sit on top; failures
+//! are a [`TableError`] with a kind a caller can match. The writer (`write/`) assembles a table
+//! into any sink (`TableSink`): a table file, or memory in the tests.
 //!
 //! This layer knows files and bytes, and games only to rebuild a table's game from its header;
 //! it never calls a solver (that is [`crate::table::builder`]).
@@ -25,6 +28,8 @@ pub(crate) mod write;
 pub mod zstd;
 
 pub use crate::base::error::table::{Checked, TableError, TableErrorKind};
+#[cfg(test)]
+pub(crate) use convert::write_compressed;
 pub use convert::{compress, decompress};
 pub use cursor::Cursor;
 pub use probe::{LineStep, Probe, ProbeMove, SumMove, SumProbe, SumToken, move_rank};

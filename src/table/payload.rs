@@ -1,20 +1,214 @@
-//! The payload readers of a table, over plain `&[u8]` (a memory map, a `Vec`, a slice): raw
-//! blocks checked against their checksums once each, compressed frames checked and decoded
-//! through a cache, and the checks of the bytes no checksum covers.
+//! The payload readers of a table, over plain `&[u8]` (a memory map, a `Vec`, a slice), behind
+//! one trait, [`CellSource`]: a position's code and remoteness from checked bytes. Its
+//! implementations are the encodings' readers — [`RawBlocks`] (raw blocks checked against their
+//! checksums once each), [`ZstdFrames`] (compressed frames checked and decoded through a cache,
+//! the rules answering the "don't care" positions) — and [`OneMover`] (`payload/one_mover.rs`),
+//! the one-mover omission as a wrapper around any payload: it answers a left-out position by a one-ply search over its
+//! children's values, which the payload inside stores. [`Payload`] is the one dispatch point, an
+//! enum of the concrete readers (no dynamic call per cell). Also the checks of the bytes no
+//! checksum covers.
 //!
 //! Invariant: no byte of the payload reaches a caller before the checksum that covers it has
-//! matched — a raw block on first use (remembered in a bit), a compressed frame on every decode.
+//! matched — a raw block on first use (remembered in a bit), a compressed frame on every decode;
+//! and none is answered after the file changed under a map ([`Stored::intact`]).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::format::{Header, Section};
+use super::format::{Header, RemotenessEncoding, Section, get_remoteness, remoteness_of_nibble};
+use super::read::guard::FileGuard;
 use super::zstd::{FrameCache, Stream, decompress_frame};
+use crate::base::cells;
 use crate::base::error::table::{Checked, TableErrorKind};
+use crate::game::{Rules, by_rules};
+use crate::games::AnyGame;
+use crate::with_game;
 
-/// How the cells and remoteness are stored.
+/// An answer of a payload, or why the table cannot give it.
+type Answer<T> = Result<T, TableErrorKind>;
+
+mod one_mover;
+pub(super) use one_mover::OneMover;
+
+/// What a payload reads a position from: the table's bytes, header and checksum list, its game
+/// (the rules answer what a compressed table leaves "don't care") and the guard of a mapped
+/// file.
+pub(super) struct Stored<'a> {
+    pub bytes: &'a [u8],
+    pub header: &'a Header,
+    pub sums: &'a [u64],
+    pub game: &'a AnyGame,
+    pub guard: Option<&'a FileGuard>,
+}
+
+impl Stored<'_> {
+    /// `Err` when a read fell past the file's end or a check saw it change: every read calls
+    /// it after reading, so zeros read in place of a vanished page never answer.
+    #[inline]
+    pub fn intact(&self) -> Answer<()> {
+        match self.guard {
+            Some(g) if g.tripped() => Err(g.changed_kind()),
+            _ => Ok(()),
+        }
+    }
+
+    /// What the rules say of `pos`.
+    #[inline]
+    fn rules(&self, pos: u64) -> Rules {
+        with_game!(self.game, g => by_rules(g, pos))
+    }
+}
+
+/// A payload's reader: the code and remoteness of a position below the table's size, each
+/// from bytes whose checksum has matched. An encoding implements the two `stored_` methods (the
+/// bytes as they are); a payload that leaves positions "don't care" or out answers them in
+/// `code` and `remoteness` (whose defaults are the stored values).
+pub(super) trait CellSource {
+    /// The code of `pos` as the payload stores it.
+    fn stored_code(&self, at: &Stored<'_>, pos: u64) -> Answer<u8>;
+
+    /// The remoteness of `pos` as the payload stores it (a table with remoteness), where a
+    /// nibble is read relative to the position's stored code, `stored_code`.
+    fn stored_remoteness(
+        &self,
+        at: &Stored<'_>,
+        pos: u64,
+        stored_code: impl FnOnce() -> Answer<u8>,
+    ) -> Answer<Option<u32>>;
+
+    /// The code of `pos` (0 for an unused index).
+    #[inline]
+    fn code(&self, at: &Stored<'_>, pos: u64) -> Answer<u8> {
+        self.stored_code(at, pos)
+    }
+
+    /// The remoteness of `pos` (a table with remoteness).
+    #[inline]
+    fn remoteness(&self, at: &Stored<'_>, pos: u64) -> Answer<Option<u32>> {
+        self.stored_remoteness(at, pos, || self.stored_code(at, pos))
+    }
+
+    /// The code and the remoteness (`None` without remoteness) of `pos` in one lookup: by
+    /// default the cell is read once and nibbles taken relative to it.
+    #[inline]
+    fn code_and_remoteness(&self, at: &Stored<'_>, pos: u64) -> Answer<(u8, Option<u32>)> {
+        let code = self.code(at, pos)?;
+        let remoteness = if at.header.remoteness_encoding.is_stored() {
+            self.stored_remoteness(at, pos, || Ok(code))?
+        } else {
+            None
+        };
+        Ok((code, remoteness))
+    }
+}
+
+/// How the cells and remoteness are stored: the one dispatch point over the payload readers.
 pub(super) enum Payload {
     Raw(RawBlocks),
     Zstd(ZstdFrames),
+    /// Compressed, one mover left out (`Encoding::ZstdOmitted`).
+    ZstdOmitted(OneMover<ZstdFrames>),
+}
+
+impl Payload {
+    /// The compressed frames, where the payload is compressed.
+    #[inline]
+    pub fn frames(&self) -> Option<&ZstdFrames> {
+        match self {
+            Payload::Raw(_) => None,
+            Payload::Zstd(z) | Payload::ZstdOmitted(OneMover(z)) => Some(z),
+        }
+    }
+
+    /// The raw blocks, where the payload is raw.
+    #[inline]
+    pub fn raw(&self) -> Option<&RawBlocks> {
+        match self {
+            Payload::Raw(r) => Some(r),
+            _ => None,
+        }
+    }
+}
+
+/// Calls `$call` on the concrete reader of a [`Payload`].
+macro_rules! dispatch {
+    ($payload:expr, $p:ident => $call:expr) => {
+        match $payload {
+            Payload::Raw($p) => $call,
+            Payload::Zstd($p) => $call,
+            Payload::ZstdOmitted($p) => $call,
+        }
+    };
+}
+
+impl CellSource for Payload {
+    #[inline]
+    fn stored_code(&self, at: &Stored<'_>, pos: u64) -> Answer<u8> {
+        dispatch!(self, p => p.stored_code(at, pos))
+    }
+
+    #[inline]
+    fn stored_remoteness(
+        &self,
+        at: &Stored<'_>,
+        pos: u64,
+        stored_code: impl FnOnce() -> Answer<u8>,
+    ) -> Answer<Option<u32>> {
+        dispatch!(self, p => p.stored_remoteness(at, pos, stored_code))
+    }
+
+    #[inline]
+    fn code(&self, at: &Stored<'_>, pos: u64) -> Answer<u8> {
+        dispatch!(self, p => p.code(at, pos))
+    }
+
+    #[inline]
+    fn remoteness(&self, at: &Stored<'_>, pos: u64) -> Answer<Option<u32>> {
+        dispatch!(self, p => p.remoteness(at, pos))
+    }
+
+    #[inline]
+    fn code_and_remoteness(&self, at: &Stored<'_>, pos: u64) -> Answer<(u8, Option<u32>)> {
+        dispatch!(self, p => p.code_and_remoteness(at, pos))
+    }
+}
+
+/// A position's stored remoteness from its stored bytes `b` (the byte holding its nibble, or
+/// its `w` bytes), a nibble read relative to the stored code.
+#[inline]
+fn remoteness_from(
+    encoding: RemotenessEncoding,
+    pos: u64,
+    b: [u8; 4],
+    stored_code: impl FnOnce() -> Answer<u8>,
+) -> Answer<Option<u32>> {
+    match encoding {
+        RemotenessEncoding::Nibbles => {
+            let n = b[0] >> (4 * (pos % 2)) & 15;
+            Ok(remoteness_of_nibble(stored_code()?, n))
+        }
+        RemotenessEncoding::Bytes(w) => Ok(get_remoteness(&b[..w as usize])),
+        RemotenessEncoding::None => unreachable!("asked only of tables with remoteness"),
+    }
+}
+
+/// The first `b.len()` (at most 4) bytes of a word.
+#[inline]
+fn take(b: &[u8]) -> [u8; 4] {
+    let mut out = [0u8; 4];
+    out[..b.len()].copy_from_slice(b);
+    out
+}
+
+/// Where a position's remoteness starts in its section (or frame, from `i` its place in the
+/// frame) and how many bytes it takes: half a byte a position in nibbles (the lower index in
+/// the low half), `w` bytes each.
+#[inline]
+fn remoteness_place(encoding: RemotenessEncoding, i: u64) -> (u64, usize) {
+    match encoding {
+        RemotenessEncoding::Nibbles => (i / 2, 1),
+        RemotenessEncoding::Bytes(w) => (i * w as u64, w as usize),
+        RemotenessEncoding::None => unreachable!("asked only of tables with remoteness"),
+    }
 }
 
 /// A raw payload: which checksum blocks have been seen to match.
@@ -59,6 +253,43 @@ impl RawBlocks {
         }
         self.verified[word].fetch_or(bit, Ordering::Relaxed);
         Ok(())
+    }
+
+    /// [`RawBlocks::check_block`] of `at`'s bytes, a file that changed under its map said so
+    /// first (zeros read from a vanished page fail the checksum).
+    #[inline]
+    pub fn checked(&self, at: &Stored<'_>, section: (Section, u64), byte: u64) -> Answer<()> {
+        let checked = self.check_block(at.bytes, at.header, at.sums, section, byte);
+        at.intact()?;
+        checked
+    }
+}
+
+impl CellSource for RawBlocks {
+    #[inline]
+    fn stored_code(&self, at: &Stored<'_>, pos: u64) -> Answer<u8> {
+        let c = at.header.cells;
+        self.checked(at, (c, 0), pos / 4)?;
+        let code = cells::get_in_bytes(&at.bytes[c.offset as usize..c.end() as usize], pos);
+        at.intact()?;
+        Ok(code)
+    }
+
+    #[inline]
+    fn stored_remoteness(
+        &self,
+        at: &Stored<'_>,
+        pos: u64,
+        stored_code: impl FnOnce() -> Answer<u8>,
+    ) -> Answer<Option<u32>> {
+        let h = at.header;
+        let (place, w) = remoteness_place(h.remoteness_encoding, pos);
+        let sec = h.remoteness;
+        self.checked(at, (sec, h.cells.blocks(h.block as u64)), place)?;
+        let from = (sec.offset + place) as usize;
+        let stored = take(&at.bytes[from..from + w]);
+        at.intact()?;
+        remoteness_from(h.remoteness_encoding, pos, stored, stored_code)
     }
 }
 
@@ -171,6 +402,92 @@ impl ZstdFrames {
         };
         decompress_frame(frame, stream.entries[k].decompressed as usize, dictionary)
             .map_err(|e| TableErrorKind::Damaged(format!("frame {k}: {e}")))
+    }
+}
+
+impl ZstdFrames {
+    /// [`ZstdFrames::decode`] from `at`'s bytes, a file that changed under its map said so
+    /// first.
+    #[inline]
+    pub fn decoded(
+        &self,
+        at: &Stored<'_>,
+        stream: &Stream,
+        sums_first: usize,
+        k: usize,
+    ) -> Answer<Vec<u8>> {
+        let decoded = self.decode(at.bytes, at.sums, stream, sums_first, k);
+        at.intact()?;
+        decoded
+    }
+}
+
+/// A compressed table stores "don't care" where the rules decide a position: the rules answer
+/// it, though its frames are decoded (and so checked) all the same, so no answer ever comes
+/// from a damaged part of the file.
+impl CellSource for ZstdFrames {
+    #[inline]
+    fn stored_code(&self, at: &Stored<'_>, pos: u64) -> Answer<u8> {
+        let f = at.header.frame_positions;
+        let (k, i) = ((pos / f) as usize, pos % f);
+        self.cache.with(
+            k as u64,
+            || self.decoded(at, &self.cells, 0, k),
+            |b| cells::get_in_bytes(b, i),
+        )
+    }
+
+    #[inline]
+    fn stored_remoteness(
+        &self,
+        at: &Stored<'_>,
+        pos: u64,
+        stored_code: impl FnOnce() -> Answer<u8>,
+    ) -> Answer<Option<u32>> {
+        let h = at.header;
+        let stream = self.remoteness.as_ref().expect("remoteness means a stream");
+        let f = h.frame_positions;
+        let k = (pos / f) as usize;
+        // Frames start at multiples of 32 positions: a nibble frame at a whole byte.
+        let (place, w) = remoteness_place(h.remoteness_encoding, pos % f);
+        let frames = h.size.div_ceil(f.max(1)) as usize;
+        let stored = self.cache.with(
+            (frames + k) as u64,
+            || self.decoded(at, stream, frames + 1, k),
+            |b| take(&b[place as usize..place as usize + w]),
+        )?;
+        remoteness_from(h.remoteness_encoding, pos, stored, stored_code)
+    }
+
+    #[inline]
+    fn code(&self, at: &Stored<'_>, pos: u64) -> Answer<u8> {
+        let stored = self.stored_code(at, pos)?;
+        Ok(match at.rules(pos) {
+            Rules::Unused => cells::UNUSED,
+            Rules::Known(v, _) => cells::code(v),
+            Rules::Search => stored,
+        })
+    }
+
+    #[inline]
+    fn remoteness(&self, at: &Stored<'_>, pos: u64) -> Answer<Option<u32>> {
+        let stored = self.stored_remoteness(at, pos, || self.stored_code(at, pos))?;
+        Ok(match at.rules(pos) {
+            Rules::Unused => None,
+            Rules::Known(_, r) => r,
+            Rules::Search => stored,
+        })
+    }
+
+    #[inline]
+    fn code_and_remoteness(&self, at: &Stored<'_>, pos: u64) -> Answer<(u8, Option<u32>)> {
+        let code = self.code(at, pos)?;
+        let remoteness = if at.header.remoteness_encoding.is_stored() {
+            self.remoteness(at, pos)?
+        } else {
+            None
+        };
+        Ok((code, remoteness))
     }
 }
 

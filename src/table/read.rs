@@ -11,19 +11,17 @@ use std::path::{Path, PathBuf};
 
 mod describe;
 mod grundy;
-mod guard;
+pub(super) mod guard;
 
 use memmap2::Mmap;
 use rayon::prelude::*;
 
-use super::format::{
-    Encoding, Header, RemotenessEncoding, SourceRef, get_remoteness, remoteness_of_nibble,
-};
-use super::payload::{Payload, RawBlocks, ZstdFrames, check_padding};
+use super::format::{Encoding, Header, RemotenessEncoding, SourceRef};
+use super::payload::{CellSource, OneMover, Payload, RawBlocks, Stored, ZstdFrames, check_padding};
 use crate::base::cells;
 use crate::base::error::table::TableErrorKind;
 use crate::base::error::{Error, LookupError, Result};
-use crate::game::{Game, Notation, Omissions, Rules, Value, by_rules};
+use crate::game::{Game, Notation, Value};
 use crate::games::{AnyGame, Input};
 use crate::with_game;
 
@@ -126,11 +124,11 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
             .chunks_exact(8)
             .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
             .collect();
+        let frames = || ZstdFrames::open(map, &header, &sums, cache_bytes).map_err(fail);
         let payload = match header.encoding {
             Encoding::Raw => Payload::Raw(RawBlocks::new(sums.len())),
-            Encoding::Zstd | Encoding::ZstdOmitted => {
-                Payload::Zstd(ZstdFrames::open(map, &header, &sums, cache_bytes).map_err(fail)?)
-            }
+            Encoding::Zstd => Payload::Zstd(frames()?),
+            Encoding::ZstdOmitted => Payload::ZstdOmitted(OneMover(frames()?)),
         };
         let max_memory = crate::base::memory::default_limit();
         if let Some((kind, _)) = header.spec.split_once(':')
@@ -259,6 +257,19 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
         &self.sums
     }
 
+    /// What the payload reads a position from: this table's bytes, header, checksums, game
+    /// and guard.
+    #[inline]
+    pub(super) fn stored(&self) -> Stored<'_> {
+        Stored {
+            bytes: self.bytes(),
+            header: &self.header,
+            sums: &self.sums,
+            game: &self.game,
+            guard: self.guard.as_ref(),
+        }
+    }
+
     /// Checks the raw block that holds byte `at` of `section` (once); `first_block` is the
     /// index of the section's first block in the checksum list.
     pub(super) fn check_block(
@@ -267,19 +278,9 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
         first_block: u64,
         at: u64,
     ) -> Result<()> {
-        let Payload::Raw(raw) = &self.payload else {
-            unreachable!("raw blocks belong to raw tables")
-        };
-        let checked = raw.check_block(
-            self.bytes(),
-            &self.header,
-            &self.sums,
-            (section, first_block),
-            at,
-        );
-        // Zeros read from a vanished page fail the checksum: say what really happened.
-        self.intact()?;
-        checked.map_err(|k| self.fail(k))
+        let raw = self.payload.raw().expect("raw blocks belong to raw tables");
+        raw.checked(&self.stored(), (section, first_block), at)
+            .map_err(|k| self.fail(k))
     }
 
     /// Decodes frame `k` of a compressed stream, checking the compressed bytes first.
@@ -289,14 +290,11 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
         sums_first: usize,
         k: usize,
     ) -> Result<Vec<u8>, TableErrorKind> {
-        let Payload::Zstd(frames) = &self.payload else {
-            unreachable!("streams belong to compressed tables")
-        };
-        let decoded = frames.decode(self.bytes(), &self.sums, stream, sums_first, k);
-        match &self.guard {
-            Some(g) if g.tripped() => Err(g.changed_kind()),
-            _ => decoded,
-        }
+        let frames = self
+            .payload
+            .frames()
+            .expect("streams belong to compressed tables");
+        frames.decoded(&self.stored(), stream, sums_first, k)
     }
 
     pub(super) fn frame_count(&self) -> usize {
@@ -365,165 +363,15 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
         Ok(&self.bytes()[(r.offset + from) as usize..(r.offset + to) as usize])
     }
 
-    /// The stored code, as the payload has it (compressed tables: meaningful only for positions
-    /// the rules do not decide).
-    fn stored_code(&self, pos: u64) -> Result<u8> {
-        match &self.payload {
-            Payload::Raw(_) => {
-                self.check_block(self.header.cells, 0, pos / 4)?;
-                let c = self.header.cells;
-                let code =
-                    cells::get_in_bytes(&self.bytes()[c.offset as usize..c.end() as usize], pos);
-                self.intact()?;
-                Ok(code)
-            }
-            Payload::Zstd(ZstdFrames { cells, cache, .. }) => {
-                let f = self.header.frame_positions;
-                let k = (pos / f) as usize;
-                let i = pos % f;
-                cache
-                    .with(
-                        k as u64,
-                        || self.decode(cells, 0, k),
-                        |b| cells::get_in_bytes(b, i),
-                    )
-                    .map_err(|k| self.fail(k))
-            }
-        }
-    }
-
-    fn stored_remoteness(&self, pos: u64) -> Result<Option<u32>> {
-        self.stored_remoteness_of(pos, || self.stored_code(pos))
-    }
-
-    /// [`Table::stored_remoteness`], with the position's stored code from `stored_code` (nibbles
-    /// are relative to it) for a caller that has read it already.
-    fn stored_remoteness_of(
-        &self,
-        pos: u64,
-        stored_code: impl FnOnce() -> Result<u8>,
-    ) -> Result<Option<u32>> {
-        // Nibbles: half a byte a position, the low half for an even index; bytes: `w` each.
-        let (nibbles, (w, at_of)) = match self.header.remoteness_encoding {
-            RemotenessEncoding::Nibbles => (true, (1, pos / 2)),
-            RemotenessEncoding::Bytes(w) => (false, (w as u64, pos * w as u64)),
-            RemotenessEncoding::None => unreachable!("asked only of tables with remoteness"),
-        };
-        // A position's stored bytes, whichever the payload: up to 4 (a nibble's byte, or `w`).
-        let decode = |b: [u8; 4]| -> Result<Option<u32>> {
-            if nibbles {
-                let n = b[0] >> (4 * (pos % 2)) & 15;
-                Ok(remoteness_of_nibble(stored_code()?, n))
-            } else {
-                Ok(get_remoteness(&b[..w as usize]))
-            }
-        };
-        let take = |b: &[u8]| {
-            let mut out = [0u8; 4];
-            out[..b.len()].copy_from_slice(b);
-            out
-        };
-        match &self.payload {
-            Payload::Raw(_) => {
-                let sec = self.header.remoteness;
-                let first = self.header.cells.blocks(self.header.block as u64);
-                self.check_block(sec, first, at_of)?;
-                let at = (sec.offset + at_of) as usize;
-                let stored = take(&self.bytes()[at..at + w as usize]);
-                self.intact()?;
-                decode(stored)
-            }
-            Payload::Zstd(ZstdFrames {
-                remoteness, cache, ..
-            }) => {
-                let stream = remoteness.as_ref().expect("width > 0 means a stream");
-                let f = self.header.frame_positions;
-                let k = (pos / f) as usize;
-                // Frames start at multiples of 32 positions: a nibble frame at a whole byte.
-                let i = if nibbles {
-                    (pos % f / 2) as usize
-                } else {
-                    ((pos % f) * w) as usize
-                };
-                let frames = self.frame_count();
-                let bytes = cache
-                    .with(
-                        (frames + k) as u64,
-                        || self.decode(stream, frames + 1, k),
-                        |b| take(&b[i..i + w as usize]),
-                    )
-                    .map_err(|k| self.fail(k))?;
-                decode(bytes)
-            }
-        }
-    }
-
     /// The code of a position (0 for an unused index), from checked bytes or the rules.
+    #[inline]
     pub fn code(&self, pos: u64) -> Result<u8> {
         if pos >= self.header.size {
             return Err(self.out_of_range(pos));
         }
-        if self.omits(pos) {
-            return self.searched_code(pos);
-        }
-        self.kept_code(pos)
-    }
-
-    /// The code of a position the table keeps (`pos` below the size, not left out).
-    fn kept_code(&self, pos: u64) -> Result<u8> {
-        // Compressed tables: the frame covering `pos` is decoded and checked even when the rules
-        // give the answer, so no answer ever comes from a damaged part of the file.
-        let stored = self.stored_code(pos)?;
-        if !self.is_compressed() {
-            return Ok(stored);
-        }
-        Ok(match with_game!(&self.game, g => by_rules(g, pos)) {
-            Rules::Unused => cells::UNUSED,
-            Rules::Known(v, _) => cells::code(v),
-            Rules::Search => stored,
-        })
-    }
-
-    /// Whether the table leaves `pos` out (its value is searched, not stored).
-    fn omits(&self, pos: u64) -> bool {
-        self.header.encoding == Encoding::ZstdOmitted
-            && with_game!(&self.game, g => g.omissible(pos)) == Some(true)
-    }
-
-    /// The code of a position the table leaves out, by the rules or else by a one-move search:
-    /// its children are all stored (the game's contract), each read from checked bytes.
-    fn searched_code(&self, pos: u64) -> Result<u8> {
-        with_game!(&self.game, g => {
-            match by_rules(g, pos) {
-                Rules::Unused => Ok(cells::UNUSED),
-                Rules::Known(v, _) => Ok(cells::code(v)),
-                Rules::Search => {
-                    let (mut lost, mut drawn) = (false, false);
-                    let mut failed = None;
-                    g.for_each_child(pos, |c| {
-                        if lost || failed.is_some() {
-                            return;
-                        }
-                        if self.omits(c) {
-                            failed = Some(self.fail(TableErrorKind::Game(format!(
-                                "position {pos} and its child {c} are both left out"
-                            ))));
-                            return;
-                        }
-                        match self.kept_code(c) {
-                            Ok(cells::LOSS) => lost = true,
-                            Ok(cells::DRAW) => drawn = true,
-                            Ok(_) => {}
-                            Err(e) => failed = Some(e),
-                        }
-                    });
-                    match failed {
-                        Some(e) => Err(e),
-                        None => Ok(cells::verdict(lost, drawn)),
-                    }
-                }
-            }
-        })
+        self.payload
+            .code(&self.stored(), pos)
+            .map_err(|k| self.fail(k))
     }
 
     /// The value of a position, or `None` for an unused index.
@@ -549,29 +397,21 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
         if !self.has_remoteness() || pos >= self.header.size {
             return Ok(None);
         }
-        let stored = self.stored_remoteness(pos)?;
-        if !self.is_compressed() {
-            return Ok(stored);
-        }
-        Ok(match with_game!(&self.game, g => by_rules(g, pos)) {
-            Rules::Unused => None,
-            Rules::Known(_, r) => r,
-            Rules::Search => stored,
-        })
+        self.payload
+            .remoteness(&self.stored(), pos)
+            .map_err(|k| self.fail(k))
     }
 
     /// The value and the remoteness of a position ([`Table::value`], [`Table::remoteness`]) in
     /// one lookup: a raw table's cell is read once, remoteness in nibbles taken relative to it.
     pub fn value_and_remoteness(&self, pos: u64) -> Result<(Option<Value>, Option<u32>)> {
-        if self.is_compressed() {
-            return Ok((self.value(pos)?, self.remoteness(pos)?));
+        if pos >= self.header.size {
+            return Err(self.out_of_range(pos));
         }
-        let code = self.code(pos)?;
-        let remoteness = if self.has_remoteness() {
-            self.stored_remoteness_of(pos, || Ok(code))?
-        } else {
-            None
-        };
+        let (code, remoteness) = self
+            .payload
+            .code_and_remoteness(&self.stored(), pos)
+            .map_err(|k| self.fail(k))?;
         Ok((cells::value(code), remoteness))
     }
 

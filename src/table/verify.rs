@@ -8,7 +8,7 @@
 use rayon::prelude::*;
 
 use super::Table;
-use super::payload::{Payload, ZstdFrames, check_padding};
+use super::payload::{ZstdFrames, check_padding};
 use crate::base::cells;
 use crate::base::error::table::{Checked, TableErrorKind};
 use crate::base::error::{Error, Result};
@@ -45,12 +45,12 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
     /// no lookup reads them, so only this can tell. Call after the checksums.
     fn verify_tail(&self) -> Result<()> {
         let size = self.header().size;
-        let (bytes, first): (std::borrow::Cow<'_, [u8]>, u64) = match self.payload() {
-            Payload::Raw(_) => {
+        let (bytes, first): (std::borrow::Cow<'_, [u8]>, u64) = match self.payload().frames() {
+            None => {
                 let c = self.header().cells;
                 (self.bytes()[c.offset as usize..c.end() as usize].into(), 0)
             }
-            Payload::Zstd(ZstdFrames { cells, .. }) => {
+            Some(ZstdFrames { cells, .. }) => {
                 let frames = self.frame_count();
                 if frames == 0 {
                     return Ok(());
@@ -78,8 +78,8 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
     /// Checks every block's or frame's checksum.
     fn verify_blocks(&self, progress: &dyn Progress) -> Result<()> {
         self.verify_grundy_blocks()?;
-        match self.payload() {
-            Payload::Raw(_) => {
+        match self.payload().frames() {
+            None => {
                 let block = self.header().block as u64;
                 let cells_blocks = self.header().cells.blocks(block);
                 // The Sprague-Grundy sections' blocks, which come after, were checked above.
@@ -106,7 +106,7 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
                     })),
                 }
             }
-            Payload::Zstd(ZstdFrames {
+            Some(ZstdFrames {
                 cells,
                 remoteness,
                 grundy,

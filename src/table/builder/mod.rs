@@ -573,4 +573,6 @@ fn encode_remoteness(
 }
 
 #[cfg(test)]
+mod in_memory;
+#[cfg(test)]
 mod tests;

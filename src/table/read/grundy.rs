@@ -47,14 +47,14 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
         }
         let w = g.width as usize;
         let mut b = [0u8; 4];
-        match &self.payload {
-            Payload::Raw(_) => {
+        match self.payload.frames() {
+            None => {
                 let at = pos * w as u64;
                 self.check_grundy_block(g.values, self.header.grundy_sums().0, at)?;
                 let from = (g.values.offset + at) as usize;
                 b[..w].copy_from_slice(&self.bytes()[from..from + w]);
             }
-            Payload::Zstd(ZstdFrames { grundy, cache, .. }) => {
+            Some(ZstdFrames { grundy, cache, .. }) => {
                 let stream = grundy
                     .as_ref()
                     .expect("Sprague-Grundy fields mean a stream");

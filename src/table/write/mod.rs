@@ -1,6 +1,7 @@
-//! Writing table files: [`TableFile`], the one writer that assembles a table file (its
-//! sections, their block checksums in order, the checksums section and the header, the
-//! temporary file synced and renamed into place), and the header's game and source fields;
+//! Writing table files: [`TableFile`], the one writer that assembles a table (its sections,
+//! their block checksums in order, the checksums section and the header) into any sink
+//! (`sink.rs`: [`TableSink`]; a table file's is the temporary file, synced and renamed into
+//! place; the tests' a `Cursor<Vec<u8>>`), and the header's game and source fields;
 //! `raw.rs` holds the raw table's layout and header and a rank's share of a raw table written
 //! by several processes ([`RawLayout::write_share`]); `raw_writer.rs` the raw table a build
 //! fills over a [`TableFile`] ([`RawWriter`]). Every table file —
@@ -17,15 +18,21 @@ use rayon::prelude::*;
 
 use super::format::{self, Header, Section, SourceRef, align};
 pub(crate) use super::workfiles::TempFile;
-use crate::base::error::{Error, Result};
+use crate::base::error::Result;
 use crate::games::{AnyGame, Source};
 
 mod raw;
 mod raw_writer;
+mod sink;
 
 use raw::raw_header;
+#[cfg(test)]
+pub(crate) use raw::write_raw;
 pub(crate) use raw::{GrundyBytes, RawFields, RawLayout, raw_sections};
 pub(crate) use raw_writer::RawWriter;
+#[cfg(test)]
+pub(crate) use sink::Seekable;
+pub(crate) use sink::TableSink;
 
 /// The header's description of the game: its spec, and its input embedded or referred to; and
 /// whether the header has the generalized Sprague-Grundy fields (which change its length).
@@ -106,13 +113,14 @@ pub(crate) fn block_sums(bytes: &[u8], block: u64) -> Vec<u64> {
         .collect()
 }
 
-/// A table file being written, in the manner of fst's `raw::Builder`: the temporary (or
-/// resumable work) file and the checksums of the blocks written so far, in the order the format
-/// lists them. [`TableFile::commit`] is the one place a table file is finished: the checksums
-/// section, the header, the sync and the rename. Dropped uncommitted, a temporary file is
-/// removed ([`TempFile`]).
-pub(crate) struct TableFile {
-    tmp: TempFile,
+/// A table being written, in the manner of fst's `raw::Builder<W>`: its sink (the temporary or
+/// resumable work file of a table file, or any seekable writer: [`TableSink`]) and the
+/// checksums of the blocks written so far, in the order the format lists them.
+/// [`TableFile::commit`] is the one place a table is finished: the checksums section, the
+/// header, and the sink's finish (for a file, the sync and the rename). Dropped uncommitted, a
+/// temporary file is removed ([`TempFile`]).
+pub(crate) struct TableFile<S: TableSink = TempFile> {
+    sink: S,
     sums: Vec<u64>,
 }
 
@@ -122,9 +130,18 @@ impl TableFile {
         Ok(TableFile::over(TempFile::create(out)?))
     }
 
-    fn over(tmp: TempFile) -> TableFile {
+    /// Waits for the bytes written so far to reach the disk.
+    pub fn sync(&self) -> Result<()> {
+        self.sink.sync()
+    }
+}
+
+impl<S: TableSink> TableFile<S> {
+    /// A table written to `sink`, which holds nothing of it yet (or a resumed work file's
+    /// sections, which the writer checksums where they are).
+    pub fn over(sink: S) -> TableFile<S> {
         TableFile {
-            tmp,
+            sink,
             sums: Vec::new(),
         }
     }
@@ -132,17 +149,12 @@ impl TableFile {
     /// Writes `bytes` at `at`, outside any checksummed section (a token, a dictionary whose
     /// checksum [`TableFile::push_sums`] adds later).
     pub fn write_at(&self, bytes: &[u8], at: u64) -> Result<()> {
-        self.tmp.write_at(bytes, at)
-    }
-
-    /// Waits for the bytes written so far to reach the disk.
-    pub fn sync(&self) -> Result<()> {
-        self.tmp.sync()
+        self.sink.write_at(bytes, at)
     }
 
     /// Writes a section's `bytes` at `at` and appends their blocks' checksums.
     pub fn write_section(&mut self, bytes: &[u8], at: u64) -> Result<()> {
-        self.tmp.write_at_parallel(bytes, at)?;
+        self.sink.write_at_parallel(bytes, at)?;
         self.sums.extend(block_sums(bytes, format::BLOCK as u64));
         Ok(())
     }
@@ -152,10 +164,10 @@ impl TableFile {
         self.sums.extend(sums);
     }
 
-    /// The temporary file and the checksums so far, for a writer that interleaves both (the
-    /// compressed streams).
-    pub fn parts(&mut self) -> (&TempFile, &mut Vec<u64>) {
-        (&self.tmp, &mut self.sums)
+    /// The sink and the checksums so far, for a writer that interleaves both (the compressed
+    /// streams).
+    pub fn parts(&mut self) -> (&S, &mut Vec<u64>) {
+        (&self.sink, &mut self.sums)
     }
 
     /// The checksums section after `end` (aligned to `align_to`) and its hash, as a header
@@ -165,10 +177,10 @@ impl TableFile {
     }
 
     /// Finishes the table: writes the checksums where `header` places them (its checksums
-    /// section and hash must be [`TableFile::sums_section`]'s), cuts the file there, writes the
-    /// header (with `embedded`, the game's input where the header holds it), syncs and renames
-    /// the file into place. Returns the file's size.
-    pub fn commit(self, header: &Header, embedded: &[u8]) -> Result<u64> {
+    /// section and hash must be [`TableFile::sums_section`]'s), cuts the sink there, writes the
+    /// header (with `embedded`, the game's input where the header holds it) and finishes the
+    /// sink (a file: synced and renamed into place; returns its size).
+    pub fn commit(self, header: &Header, embedded: &[u8]) -> Result<S::Done> {
         let bytes = sums_bytes(&self.sums);
         assert_eq!(
             header.sums.len,
@@ -176,20 +188,18 @@ impl TableFile {
             "the header's checksums"
         );
         debug_assert_eq!(header.sums_hash, xxhash_rust::xxh3::xxh3_64(&bytes));
-        let tmp = self.tmp;
-        tmp.write_at(&bytes, header.sums.offset)?;
+        let sink = self.sink;
+        sink.write_at(&bytes, header.sums.offset)?;
         // The file ends with the checksums: a resumed work file longer than this table (it
         // cannot be, but a damaged one might) is cut to them.
-        tmp.file
-            .set_len(header.sums.end())
-            .map_err(|e| Error::io(&tmp.path, e))?;
-        tmp.write_at(&header.encode(embedded), 0)?;
-        tmp.commit()
+        sink.cut(header.sums.end())?;
+        sink.write_at(&header.encode(embedded), 0)?;
+        sink.finish()
     }
 
     /// Finishes a raw table with the header fields `fields` whose sections are all written and
     /// checksummed.
-    pub fn commit_raw(self, fields: &RawFields<'_>) -> Result<u64> {
+    pub fn commit_raw(self, fields: &RawFields<'_>) -> Result<S::Done> {
         let header = raw_header(fields, &self.sums);
         self.commit(&header, &fields.game.embedded)
     }

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
-use super::{GameFields, block_sums, sums_section};
+use super::{GameFields, TableFile, TableSink, block_sums, sums_section};
 use crate::base::cells;
 use crate::base::error::{Error, Result};
 use crate::table::format::{self, Encoding, Header, PAGE, RemotenessEncoding, Section, align};
@@ -203,4 +203,42 @@ pub(super) fn raw_header(fields: &RawFields<'_>, sums: &[u64]) -> Header {
         spec: game.spec.clone(),
         source: game.source.clone(),
     }
+}
+
+/// Writes the generalized Sprague-Grundy sections of a raw table with `fields` (nothing when
+/// it has none), after its cells and remoteness, into `file`.
+pub(super) fn write_grundy_sections<S: TableSink>(
+    file: &mut TableFile<S>,
+    fields: &RawFields<'_>,
+) -> Result<()> {
+    let Some(g) = fields.grundy else {
+        return Ok(());
+    };
+    let (cells_sec, rem_sec) = raw_sections(fields.game.header_len(), fields.size, fields.rem);
+    let end = rem_sec.end().max(cells_sec.end());
+    let (values, sets) = raw_grundy_sections(end, fields.size, g.width, g.sets.len() as u64);
+    file.write_section(&g.values, values.offset)?;
+    file.write_section(&g.sets, sets.offset)
+}
+
+/// Writes a whole raw table with `fields` into `file` from its packed cells and remoteness
+/// bytes (as [`super::RawWriter`] writes a build's, without the maps): the sink-generic form a
+/// test writes into memory.
+#[cfg(test)]
+pub(crate) fn write_raw<S: TableSink>(
+    mut file: TableFile<S>,
+    fields: &RawFields<'_>,
+    cells: &[u8],
+    rem_bytes: &[u8],
+) -> Result<S::Done> {
+    let (cells_sec, rem_sec) = raw_sections(fields.game.header_len(), fields.size, fields.rem);
+    assert_eq!(
+        cells.len() as u64,
+        cells_sec.len,
+        "the cells section's length"
+    );
+    file.write_section(cells, cells_sec.offset)?;
+    file.write_section(rem_bytes, rem_sec.offset)?;
+    write_grundy_sections(&mut file, fields)?;
+    file.commit_raw(fields)
 }

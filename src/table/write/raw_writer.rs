@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use memmap2::{MmapOptions, MmapRaw};
 use rayon::prelude::*;
 
-use super::raw::{GrundyBytes, RawFields, raw_grundy_sections, raw_sections};
+use super::raw::{GrundyBytes, RawFields, raw_sections, write_grundy_sections};
 use super::{GameFields, TableFile, TempFile};
 use crate::base::cells;
 use crate::base::error::{Error, Result};
@@ -80,7 +80,7 @@ impl RawWriter {
             self.size,
             RemotenessEncoding::Nibbles,
         );
-        let tmp = &self.file.tmp;
+        let tmp = &self.file.sink;
         if tmp
             .file
             .metadata()
@@ -125,7 +125,7 @@ impl RawWriter {
             self.size,
             RemotenessEncoding::Nibbles,
         );
-        let tmp = &self.file.tmp;
+        let tmp = &self.file.sink;
         // SAFETY: the raw map is `map.len()` writable bytes alive as long as `self`; `&mut self`
         // rules out the atomic view (`nibble_words` borrows `self`), and the blocks below are
         // disjoint.
@@ -180,7 +180,7 @@ impl RawWriter {
             self.size,
             RemotenessEncoding::Nibbles,
         );
-        let tmp = &self.file.tmp;
+        let tmp = &self.file.sink;
         let len = tmp
             .file
             .metadata()
@@ -225,7 +225,7 @@ impl RawWriter {
             self.size,
             RemotenessEncoding::Nibbles,
         );
-        self.file.tmp.write_at(nibbles, rem_sec.offset + at)?;
+        self.file.sink.write_at(nibbles, rem_sec.offset + at)?;
         streamed.sums[k].store(xxhash_rust::xxh3::xxh3_64(nibbles), Ordering::Relaxed);
         streamed.written[k].store(true, Ordering::Release);
         Ok(())
@@ -243,7 +243,7 @@ impl RawWriter {
         let at = blocks.start as u64 * block;
         let end = (blocks.end as u64 * block).min(rem_sec.len);
         self.file
-            .tmp
+            .sink
             .start_writeback(rem_sec.offset + at, end.saturating_sub(at));
     }
 
@@ -263,7 +263,7 @@ impl RawWriter {
         };
         if first < end {
             self.file
-                .tmp
+                .sink
                 .start_writeback(cells_sec.offset + first, end - first);
         }
     }
@@ -339,7 +339,7 @@ impl RawWriter {
 
     /// The work file's path.
     pub fn path(&self) -> &Path {
-        &self.file.tmp.path
+        &self.file.sink.path
     }
 
     /// The cells of `size` positions, for a solver to fill; they may drop pages it is done
@@ -364,16 +364,16 @@ impl RawWriter {
     /// checkpoint).
     pub fn sync_cells(&self) -> Result<()> {
         self.file
-            .tmp
+            .sink
             .file
             .sync_data()
-            .map_err(|e| Error::io(&self.file.tmp.path, e))
+            .map_err(|e| Error::io(&self.file.sink.path, e))
     }
 
     /// Writes the cells mapped so far to the file.
     pub fn flush(&self) -> Result<()> {
         match &self.map {
-            Some(m) => m.flush().map_err(|e| Error::io(&self.file.tmp.path, e)),
+            Some(m) => m.flush().map_err(|e| Error::io(&self.file.sink.path, e)),
             None => Ok(()),
         }
     }
@@ -460,26 +460,18 @@ impl RawWriter {
             );
             file.write_section(rem_bytes, rem_sec.offset)?;
         }
-        if let Some(g) = &grundy {
-            let end = rem_sec.end().max(
-                raw_sections(game.header_len(), size, RemotenessEncoding::None)
-                    .0
-                    .end(),
-            );
-            let (values, sets) = raw_grundy_sections(end, size, g.width, g.sets.len() as u64);
-            file.write_section(&g.values, values.offset)?;
-            file.write_section(&g.sets, sets.offset)?;
-        }
-        drop(map);
-        drop(rem_map);
-        file.commit_raw(&RawFields {
+        let fields = RawFields {
             game: &game,
             size,
             counts,
             rounds,
             rem,
             grundy: grundy.as_ref(),
-        })
+        };
+        write_grundy_sections(&mut file, &fields)?;
+        drop(map);
+        drop(rem_map);
+        file.commit_raw(&fields)
     }
 }
 
