@@ -306,12 +306,12 @@ impl TempFile {
         }
     }
 
-    /// Syncs and renames into place; returns the file's length.
     /// Waits for the bytes written so far to reach the disk.
     pub fn sync(&self) -> Result<()> {
         self.file.sync_data().map_err(|e| Error::io(&self.path, e))
     }
 
+    /// Syncs and renames into place; returns the file's length.
     pub fn commit(mut self) -> Result<u64> {
         self.file.sync_all().map_err(|e| Error::io(&self.path, e))?;
         let len = self
