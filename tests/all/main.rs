@@ -18,6 +18,7 @@ mod bench_score;
 mod build_files;
 mod cell_games;
 mod cgt;
+mod charts;
 mod cli;
 mod compress;
 mod engine;

@@ -138,6 +138,7 @@ fn tier_panel(area: &Area<'_>, c: &TierChart) -> Result<(), String> {
     chart
         .configure_mesh()
         .disable_x_mesh()
+        .light_line_style(WHITE)
         .x_desc(format!("tier ({})", c.tier_meaning))
         .y_desc("positions")
         .x_label_formatter(&whole)
@@ -194,6 +195,7 @@ fn remoteness_panel(area: &Area<'_>, by: &[(u64, u64)]) -> Result<(), String> {
     chart
         .configure_mesh()
         .disable_x_mesh()
+        .light_line_style(WHITE)
         .x_desc("remoteness (plies to the end under best play)")
         .y_desc("positions")
         .x_label_formatter(&whole)
