@@ -19,6 +19,7 @@ mod big_input;
 mod build_files;
 mod cell_games;
 mod cgt;
+mod charts;
 mod cli;
 mod compress;
 mod cpu_dispatch;

@@ -11,8 +11,11 @@
 //! on late positions, canonical forms built per position, the smallest board breaking each
 //! claim drawn (`research::research_late`).
 //!
-//! `retrodb research tiers --table FILE [--json]`: the distribution of value and remoteness by
-//! tier of any table of a game with tiers (`research::depth`).
+//! `retrodb research tiers --table FILE [--json] [--svg FILE]`: the distribution of value and
+//! remoteness by tier of any table of a game with tiers (`research::depth`), and its chart.
+//!
+//! `retrodb research chart --out FILE REPORT.json...`: the chart of JSON reports (`apps::chart`):
+//! one table's tiers, the Bridg-It reports' shares by size, or the census' classes by vertices.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -41,6 +44,26 @@ enum Subject {
     /// then --sample boards drawn from each tier up to --sample-to empty cells; each option's
     /// canonical form built from the position (a finished board worth 1 to its winner).
     Late(LateArgs),
+    /// Draw a chart (SVG) of JSON reports: the tiers of one table (`research tiers --json`), the
+    /// shares of Bridg-It reports by board size (`research bridgit --json`, one report a size),
+    /// or the Shannon census' classes by vertices (`sweep shannon-vertex --json`, its rows).
+    Chart(ChartArgs),
+}
+
+#[derive(clap::Args)]
+pub struct ChartArgs {
+    /// The JSON reports, all of one kind.
+    #[arg(value_name = "REPORT.json", required = true)]
+    reports: Vec<PathBuf>,
+    /// The SVG file to write.
+    #[arg(long, value_name = "FILE")]
+    out: PathBuf,
+    /// Bridg-It reports: the population whose shares are drawn (`all` or `play`).
+    #[arg(long, default_value = "all")]
+    population: String,
+    /// Bridg-It reports: the shares drawn, by their names in a sampled report's proportions.
+    #[arg(long, value_name = "NAME,...", value_delimiter = ',', default_values_t = crate::apps::chart::shares::DEFAULT_SHARES.iter().map(|s| s.to_string()))]
+    shares: Vec<String>,
 }
 
 #[derive(clap::Args)]
@@ -78,6 +101,10 @@ pub struct TiersArgs {
     /// The figures as one JSON object (exact counts; the text abbreviates the histograms).
     #[arg(long)]
     json: bool,
+    /// Also draw the figures as a chart (SVG) into FILE: each tier's wins, losses and draws,
+    /// and the wins and losses by remoteness.
+    #[arg(long, value_name = "FILE")]
+    svg: Option<PathBuf>,
     /// No progress bar, and no lines on stderr but errors.
     #[arg(long, short)]
     quiet: bool,
@@ -133,7 +160,18 @@ pub fn run(a: Args) -> Result<ExitCode> {
         Subject::Bridgit(a) => bridgit(a),
         Subject::Tiers(a) => tiers(a),
         Subject::Late(a) => late(a),
+        Subject::Chart(a) => chart(a),
     }
+}
+
+/// `research chart`: the chart of JSON reports, written to --out.
+fn chart(a: ChartArgs) -> Result<ExitCode> {
+    crate::table::check_output(&a.out)?;
+    let paths: Vec<&std::path::Path> = a.reports.iter().map(PathBuf::as_path).collect();
+    let chart = crate::apps::chart::from_files(&paths, &a.population, &a.shares)?;
+    crate::table::write_output(&a.out, chart.svg.as_bytes(), &super::Notes)?;
+    errln!("wrote the {} chart to {}", chart.kind, a.out.display());
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `research late`: the game order on late positions, as JSON.
@@ -162,6 +200,9 @@ fn late(a: LateArgs) -> Result<ExitCode> {
 
 /// `research tiers`: every position of the table counted by tier, value and remoteness.
 fn tiers(a: TiersArgs) -> Result<ExitCode> {
+    if let Some(svg) = &a.svg {
+        crate::table::check_output(svg)?;
+    }
     let table = crate::table::Table::open(&a.table)?;
     research::depth::check_table(&table)?;
     if !a.json && !a.quiet {
@@ -181,6 +222,13 @@ fn tiers(a: TiersArgs) -> Result<ExitCode> {
             super::grouped(depth.total.positions),
             start.elapsed().as_secs_f64()
         );
+    }
+    if let Some(svg) = &a.svg {
+        let chart = crate::apps::chart::tiers::svg(&(&depth).into())?;
+        crate::table::write_output(svg, chart.as_bytes(), &super::Notes)?;
+        if !a.quiet {
+            errln!("wrote the chart to {}", svg.display());
+        }
     }
     if a.json {
         outln!("{}", serde_json::to_string_pretty(&depth)?)?;

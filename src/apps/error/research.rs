@@ -1,5 +1,5 @@
 //! Errors of the research reports: a table that is not the one a report reads, options it
-//! cannot use, a table whose tiers disagree with its header.
+//! cannot use, a table whose tiers disagree with its header, a file its charts cannot draw.
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -118,4 +118,20 @@ pub enum ResearchError {
         tiers: [u64; 4],
         header: [u64; 4],
     },
+
+    /// A file `research chart` cannot draw: unreadable, not JSON, or not a report it knows.
+    #[error("research chart: {path}: {reason}")]
+    ChartInput { path: String, reason: String },
+
+    /// Reports `research chart` cannot draw together (of two kinds, or two of one size).
+    #[error("research chart: {first} and {second}: {reason}")]
+    ChartClash {
+        first: String,
+        second: String,
+        reason: String,
+    },
+
+    /// The drawing library refused a chart (a bug of the chart, not of its input).
+    #[error("research chart: drawing {chart} failed: {reason}")]
+    ChartDraw { chart: String, reason: String },
 }

@@ -422,7 +422,7 @@ fn grouped(n: u64) -> String {
 
 /// A count in at most five characters: exact below 10,000, else rounded to three figures with
 /// a unit (`12.3k`, `4.56M`, `1.23G`), and `-` for none.
-fn short(n: u64) -> String {
+pub(crate) fn short(n: u64) -> String {
     if n == 0 {
         return "-".into();
     }

@@ -4,7 +4,7 @@
 //! The invariant: figures only ever add up — merging two scans' figures gives the figures of
 //! the union of their positions.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::super::order::OrderFigures;
 use crate::game::Value;
@@ -76,7 +76,7 @@ pub struct SpanningTreeFigures {
 }
 
 /// The optional strategy over one population of positions.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct OptionalFigures {
     pub positions: u64,
     pub mover_only: u64,
@@ -100,7 +100,7 @@ pub struct OptionalFigures {
 /// The ranking conjecture for one variant and one mover, over one population. The figures that
 /// need more than each position's value are in groups a scan leaves out when its table lacks
 /// what they need (`None`, and absent from the JSON): remoteness, the second outcome bit.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct RankingFigures {
     pub variant: String,
     pub mover: String,
@@ -134,7 +134,7 @@ pub struct RankingFigures {
 
 /// The ranking against the table's order of options — win before loss, then a faster win or a
 /// slower loss first: needs remoteness.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct TableOrderFigures {
     pub pairs_agree: u64,
     pub pairs_contradict: u64,
@@ -148,7 +148,7 @@ pub struct TableOrderFigures {
 /// Both outcome bits of each option (the mover wins it moving second — the first bit — and
 /// moving first): `G >= H` needs both of `H`'s wins to be `G`'s. Needs the second bit, which
 /// only a table of every configuration with either mover holds.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct OutcomeClassFigures {
     /// Of the pairs the ranking orders, how many satisfy this and how many break it (of those,
     /// how many only by the second bit).
@@ -159,8 +159,9 @@ pub struct OutcomeClassFigures {
     pub equivalent_class_differs: u64,
 }
 
-/// Figures for one population.
-#[derive(Clone, Debug, Default, Serialize)]
+/// Figures for one population (read back from a report's JSON by `research chart`, the game
+/// order left out).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Population {
     /// `all` (every open configuration, either mover) or `play` (arising in play).
     pub name: String,
@@ -170,7 +171,7 @@ pub struct Population {
     pub ranking: Vec<RankingFigures>,
     /// The ranking against the game order, per convention `C` (in the order of
     /// [`Report::game_values`]), variant and mover; empty when the scan has values only.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty", skip_deserializing)]
     pub game_order: Vec<OrderFigures>,
     /// Pairs of options (every position and mover with two options or more) whose order as
     /// games — better, equal, worse or incomparable — is not the same under every convention.

@@ -76,6 +76,18 @@ fn measure(
     }
 }
 
+/// Every share of the population `p` that needs values only, as `(name, what, count, of)`: the
+/// shares a sample reports, named alike, here exact (`research chart` draws them by size).
+pub fn exact_shares(p: &Population) -> Vec<(String, String, u64, u64)> {
+    measures(false)
+        .into_iter()
+        .map(|m| {
+            let (count, of) = (m.get)(p);
+            (m.name, m.what, count, of)
+        })
+        .collect()
+}
+
 /// Every share a sampled report gives, in the order it prints them; with `remoteness`, the
 /// ranking against the table's order of options too.
 pub(super) fn measures(remoteness: bool) -> Vec<Measure> {

@@ -45,6 +45,7 @@ pub use figures::{
 };
 pub use late::{LateReport, LateTier, research_late};
 pub use lehman_sample::{SamplePopulation, research_lehman};
+pub use measures::exact_shares;
 pub use sample::research_sample;
 use scan::{ClaimChecker, Detail, Findings, RANKINGS};
 use spanning::spanning_tree_lines;
