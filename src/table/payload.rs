@@ -256,9 +256,22 @@ impl RawBlocks {
     }
 
     /// [`RawBlocks::check_block`] of `at`'s bytes, a file that changed under its map said so
-    /// first (zeros read from a vanished page fail the checksum).
-    #[inline]
+    /// first (zeros read from a vanished page fail the checksum). The lookups' hot path: a
+    /// block seen to match before is one bit test here, inlined into the reader; the first
+    /// look at a block hashes it out of line.
+    #[inline(always)]
     pub fn checked(&self, at: &Stored<'_>, section: (Section, u64), byte: u64) -> Answer<()> {
+        let k = section.1 + byte / at.header.block as u64;
+        if self.verified[(k / 64) as usize].load(Ordering::Relaxed) & (1u64 << (k % 64)) != 0 {
+            return at.intact();
+        }
+        self.checked_first(at, section, byte)
+    }
+
+    /// [`RawBlocks::checked`] of a block not yet seen to match.
+    #[cold]
+    #[inline(never)]
+    fn checked_first(&self, at: &Stored<'_>, section: (Section, u64), byte: u64) -> Answer<()> {
         let checked = self.check_block(at.bytes, at.header, at.sums, section, byte);
         at.intact()?;
         checked
