@@ -236,7 +236,7 @@ impl AnyGame {
         with_game!(self, g => g.tier_words())
     }
 
-    /// Whether positions have values as games ([`values::PositionValues`]): the full tables of
+    /// Whether positions have values as games ([`cell::values::PositionValues`]): the full tables of
     /// cell games (no fixed start) and Hackenbush.
     pub fn valued_as_games(&self) -> bool {
         with_game!(self, g => g.valued_as_games())

@@ -53,6 +53,38 @@ pub struct Args {
     show: bool,
 }
 
+/// Answers the sum of tokens `text` (its outcome and every winning move); true when it failed.
+fn answer_sum(table: &Table, a: &Args, text: &str, out: &mut super::out::Stdout) -> Result<bool> {
+    // What a sum's answer has no room for; refused, not left out without a word.
+    let single_only = [
+        (a.best, "--best"),
+        (a.line, "--line"),
+        (a.value, "--value"),
+        (a.show, "--show"),
+    ]
+    .into_iter()
+    .find_map(|(given, flag)| given.then_some(flag));
+    if let Some(flag) = single_only {
+        out.flush()?;
+        errln!(
+            "retrodb: sum '{}': {flag} applies to single positions; a sum of tokens is \
+             answered with its outcome and every winning move",
+            crate::base::error::cut(text)
+        );
+        return Ok(true);
+    }
+    match table.probe_sum(text) {
+        Ok(s) if a.json => writeln!(out, "{}", serde_json::to_string(&s)?)?,
+        Ok(s) => write_sum(out, &s)?,
+        Err(e) => {
+            out.flush()?;
+            errln!("retrodb: {e}");
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
 pub fn run(a: Args) -> Result<ExitCode> {
     let table = Table::open(&a.table)?;
     let mut out = super::out::Stdout::new();
@@ -106,37 +138,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
     };
     // A sum is answered on its own, after the positions before it.
     let is_sum = |text: &str| a.sum || table.is_sum_text(text);
-    // What a sum's answer (its outcome and every winning move) has no room for; refused, not
-    // left out without a word.
-    let single_only = [
-        (a.best, "--best"),
-        (a.line, "--line"),
-        (a.value, "--value"),
-        (a.show, "--show"),
-    ]
-    .into_iter()
-    .find_map(|(given, flag)| given.then_some(flag));
-    let answer_sum = |text: &str, out: &mut super::out::Stdout| -> Result<bool> {
-        if let Some(flag) = single_only {
-            out.flush()?;
-            errln!(
-                "retrodb: sum '{}': {flag} applies to single positions; a sum of tokens is \
-                 answered with its outcome and every winning move",
-                crate::base::error::cut(text)
-            );
-            return Ok(true);
-        }
-        match table.probe_sum(text) {
-            Ok(s) if a.json => writeln!(out, "{}", serde_json::to_string(&s)?)?,
-            Ok(s) => write_sum(out, &s)?,
-            Err(e) => {
-                out.flush()?;
-                errln!("retrodb: {e}");
-                return Ok(true);
-            }
-        }
-        Ok(false)
-    };
+    let answer_sum = |text: &str, out: &mut super::out::Stdout| answer_sum(&table, &a, text, out);
     for pos in &a.positions {
         if pos == "-" {
             each_stdin_line(|line| {

@@ -137,6 +137,27 @@ impl TierWalk {
     }
 }
 
+/// Makes the games of the option lists `missing` (keys: Left's options, [`SEPARATOR`],
+/// Right's), one at a time in key order (the arena is not shared), into `made`.
+fn make_option_lists(
+    games: &mut Games,
+    made: &mut HashMap<Box<[u32]>, Game, FxBuild>,
+    missing: HashSet<Box<[u32]>, FxBuild>,
+) {
+    let mut missing: Vec<Box<[u32]>> = missing.into_iter().collect();
+    missing.sort_unstable();
+    for key in missing {
+        let split = key
+            .iter()
+            .position(|&x| x == SEPARATOR)
+            .expect("a separator");
+        let l = key[..split].iter().map(|&x| Game(x)).collect();
+        let r = key[split + 1..].iter().map(|&x| Game(x)).collect();
+        let g = games.make(l, r);
+        made.insert(key, g);
+    }
+}
+
 /// Values of every configuration of `board` with the winner's `free_moves` convention, on the
 /// current rayon pool. Boards of more than [`MAX_CELLS`] cells are refused.
 pub fn board_values(
@@ -227,19 +248,7 @@ pub fn board_values(
                     },
                 )
         };
-        // The new option lists, made one at a time (the arena is not shared).
-        let mut missing: Vec<Box<[u32]>> = missing.into_iter().collect();
-        missing.sort_unstable();
-        for key in missing {
-            let split = key
-                .iter()
-                .position(|&x| x == SEPARATOR)
-                .expect("a separator");
-            let l = key[..split].iter().map(|&x| Game(x)).collect();
-            let r = key[split + 1..].iter().map(|&x| Game(x)).collect();
-            let g = games.make(l, r);
-            made.insert(key, g);
-        }
+        make_option_lists(&mut games, &mut made, missing);
         // Pass 2: the configurations that waited for them.
         let made = &made;
         misses.par_chunks(4096).for_each(|chunk| {
