@@ -17,8 +17,9 @@ mod clients;
 mod stress;
 
 use std::io::{BufRead, BufReader, Write};
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -172,15 +173,10 @@ fn percentile(sorted: &[u32], p: f64) -> f64 {
     sorted[k] as f64 / 1000.0
 }
 
-fn main() {
-    // `cargo bench` passes `--bench`; the one argument of this program's own is `stress`.
-    if std::env::args().skip(1).any(|a| a == "stress") {
-        return stress::run();
-    }
-    let secs = env_or("SERVE_LOAD_SECS", 10);
-    let conns = env_or("SERVE_LOAD_CONNS", 64) as usize;
-    let bin = env!("CARGO_BIN_EXE_retrodb");
-    let table = match std::env::var_os("RETRODB_LOAD_TABLE") {
+/// The table to serve: `RETRODB_LOAD_TABLE`, or `target/serve-load/hex4.rdb`, built with `bin`
+/// the first time.
+fn find_or_build_table(bin: &str) -> PathBuf {
+    match std::env::var_os("RETRODB_LOAD_TABLE") {
         Some(t) => PathBuf::from(t),
         None => {
             let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/serve-load");
@@ -198,10 +194,15 @@ fn main() {
             }
             t
         }
-    };
+    }
+}
+
+/// Starts `retrodb serve` on `table` on a free port of 127.0.0.1 and reads the address it
+/// listens on from its first line of output.
+fn start_server(bin: &str, table: &Path) -> (Child, SocketAddr) {
     let mut server = Command::new(bin)
         .arg("serve")
-        .arg(&table)
+        .arg(table)
         .args(["--addr", "127.0.0.1:0", "--max-batch-mib", "256"])
         .args(
             std::env::var("SERVE_LOAD_SERVER_THREADS")
@@ -215,11 +216,193 @@ fn main() {
     BufReader::new(server.stdout.take().unwrap())
         .read_line(&mut line)
         .unwrap();
-    let addr: std::net::SocketAddr = line
+    let addr: SocketAddr = line
         .strip_prefix("listening on http://")
         .and_then(|r| r.split('/').next())
         .and_then(|a| a.parse().ok())
         .unwrap_or_else(|| panic!("no address in {line:?}"));
+    (server, addr)
+}
+
+/// The positions to look up: random ones, less those the table has not (random play can go
+/// past a win), found with one batch request.
+async fn choose_positions(addr: SocketAddr, name: &str) -> Vec<String> {
+    let candidates = random_positions(200_000, 14);
+    let mut c = connect(addr).await;
+    let (status, body) = send(
+        &mut c,
+        post(
+            addr,
+            &format!("/api/v1/tables/{name}/batch?moves=false"),
+            Bytes::from(candidates.join("\n")),
+        ),
+    )
+    .await;
+    assert_eq!(status, 200);
+    let positions: Vec<String> = String::from_utf8_lossy(&body)
+        .lines()
+        .zip(&candidates)
+        .filter(|(answer, _)| !answer.contains("\"error\""))
+        .map(|(_, p)| p.clone())
+        .collect();
+    assert!(positions.len() > 100_000, "{} positions", positions.len());
+    positions
+}
+
+/// One connection of a single-lookup phase: lookups one after another until `deadline`, the
+/// `k`th of `conns` connections taking every `conns`th position. Its latencies (us) and errors.
+async fn lookup_client(
+    addr: SocketAddr,
+    name: String,
+    positions: Arc<Vec<String>>,
+    k: usize,
+    conns: usize,
+    deadline: Instant,
+) -> (Vec<u32>, u64) {
+    let mut c = Lean::connect(addr).await;
+    let mut lat = Vec::with_capacity(1 << 16);
+    let mut errors = 0u64;
+    let mut i = k * 7919;
+    let mut request = Vec::new();
+    while Instant::now() < deadline {
+        let p = &positions[i % positions.len()];
+        i += conns;
+        request.clear();
+        write!(
+            request,
+            "GET /api/v1/tables/{name}?position={p} HTTP/1.1\r\nhost: {addr}\r\n\r\n"
+        )
+        .unwrap();
+        let t = Instant::now();
+        let (status, body) = c.exchange(&request).await;
+        lat.push(t.elapsed().as_micros().min(u32::MAX as u128) as u32);
+        if status != 200 || body == 0 {
+            errors += 1;
+        }
+    }
+    (lat, errors)
+}
+
+/// A single-lookup phase: `conns` connections for `seconds`. Every latency (us, sorted), the
+/// errors, and the seconds it took.
+async fn single_phase(
+    addr: SocketAddr,
+    name: &str,
+    positions: &Arc<Vec<String>>,
+    conns: usize,
+    seconds: u64,
+) -> (Vec<u32>, u64, f64) {
+    let deadline = Instant::now() + Duration::from_secs(seconds);
+    let started = Instant::now();
+    let mut tasks = Vec::new();
+    for k in 0..conns {
+        let positions = Arc::clone(positions);
+        let name = name.to_string();
+        tasks.push(tokio::spawn(lookup_client(
+            addr, name, positions, k, conns, deadline,
+        )));
+    }
+    let mut all = Vec::new();
+    let mut errors = 0;
+    for t in tasks {
+        let (lat, e) = t.await.unwrap();
+        all.extend(lat);
+        errors += e;
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    all.sort_unstable();
+    (all, errors, elapsed)
+}
+
+/// Prints the measured single-lookup phase: requests/s, latency percentiles, and the CPU time
+/// the server and this client took since `cpu` (their CPU seconds when it began). Fails on any
+/// error.
+fn report_single(all: &[u32], errors: u64, elapsed: f64, cpu: (f64, f64), server_pid: u32) {
+    println!(
+        "single lookups: {} requests in {elapsed:.2} s = {:.0} requests/s; latency p50 {:.3} ms, p99 {:.3} ms, p99.9 {:.3} ms, max {:.3} ms; {errors} errors",
+        all.len(),
+        all.len() as f64 / elapsed,
+        percentile(all, 0.50),
+        percentile(all, 0.99),
+        percentile(all, 0.999),
+        percentile(all, 1.0),
+    );
+    let server_cpu = cpu_seconds(server_pid) - cpu.0;
+    let client_cpu = cpu_seconds(std::process::id()) - cpu.1;
+    let n = all.len() as f64;
+    println!(
+        "  CPU: server {:.1} us a request ({server_cpu:.2} s), this client {:.1} us a request ({client_cpu:.2} s); {:.0} requests/s if both had the 2 cores to themselves",
+        server_cpu / n * 1e6,
+        client_cpu / n * 1e6,
+        2.0 * n / (server_cpu + client_cpu)
+    );
+    assert_eq!(errors, 0, "some lookups failed");
+}
+
+/// A batch phase: `rounds` batch requests of `n` positions (`query` on the target), each on a
+/// fresh connection; prints the best and mean positions/s.
+async fn batch_phase(
+    addr: SocketAddr,
+    name: &str,
+    positions: &[String],
+    (what, query, n, rounds): (&str, &str, usize, i32),
+) {
+    let body: Vec<&str> = positions
+        .iter()
+        .cycle()
+        .take(n)
+        .map(|s| s.as_str())
+        .collect();
+    let body = Bytes::from(body.join("\n"));
+    let mut best = f64::MAX;
+    let mut total = 0.0;
+    for _ in 0..rounds {
+        let mut c = connect(addr).await;
+        let t = Instant::now();
+        let (status, answer) = send(
+            &mut c,
+            post(
+                addr,
+                &format!("/api/v1/tables/{name}/batch{query}"),
+                body.clone(),
+            ),
+        )
+        .await;
+        let e = t.elapsed().as_secs_f64();
+        assert_eq!(status, 200);
+        let lines = answer.iter().filter(|&&b| b == b'\n').count();
+        assert_eq!(lines, n, "one answer a position");
+        best = best.min(e);
+        total += e;
+    }
+    println!(
+        "{what}: {n} positions a request, {rounds} requests: best {:.0} positions/s ({best:.3} s), mean {:.0} positions/s",
+        n as f64 / best,
+        n as f64 * rounds as f64 / total
+    );
+}
+
+/// Stops the server with SIGTERM and fails unless it exits cleanly.
+fn stop_server(mut server: Child) {
+    // SAFETY: a signal to our own child process.
+    unsafe { libc::kill(server.id() as i32, libc::SIGTERM) };
+    let status = server.wait().unwrap();
+    assert!(
+        status.success(),
+        "the server did not stop cleanly: {status:?}"
+    );
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; the one argument of this program's own is `stress`.
+    if std::env::args().skip(1).any(|a| a == "stress") {
+        return stress::run();
+    }
+    let secs = env_or("SERVE_LOAD_SECS", 10);
+    let conns = env_or("SERVE_LOAD_CONNS", 64) as usize;
+    let bin = env!("CARGO_BIN_EXE_retrodb");
+    let table = find_or_build_table(bin);
+    let (server, addr) = start_server(bin, &table);
     let name = table.file_stem().unwrap().to_str().unwrap().to_string();
     let server_pid = server.id();
 
@@ -228,27 +411,7 @@ fn main() {
         .build()
         .unwrap();
     runtime.block_on(async move {
-        // Keep the positions the table has (random play can go past a win).
-        let candidates = random_positions(200_000, 14);
-        let mut c = connect(addr).await;
-        let (status, body) = send(
-            &mut c,
-            post(
-                addr,
-                &format!("/api/v1/tables/{name}/batch?moves=false"),
-                Bytes::from(candidates.join("\n")),
-            ),
-        )
-        .await;
-        assert_eq!(status, 200);
-        let positions: Vec<String> = String::from_utf8_lossy(&body)
-            .lines()
-            .zip(&candidates)
-            .filter(|(answer, _)| !answer.contains("\"error\""))
-            .map(|(_, p)| p.clone())
-            .collect();
-        assert!(positions.len() > 100_000, "{} positions", positions.len());
-        let positions = Arc::new(positions);
+        let positions = Arc::new(choose_positions(addr, &name).await);
         println!(
             "serve_load: {} ({}), {} distinct positions, {conns} connections, {secs} s",
             table.display(),
@@ -259,105 +422,20 @@ fn main() {
         // Single lookups: a short warm-up, then the measured run.
         for (phase, seconds) in [("warm-up", 1), ("single", secs)] {
             let cpu = (cpu_seconds(server_pid), cpu_seconds(std::process::id()));
-            let deadline = Instant::now() + Duration::from_secs(seconds);
-            let started = Instant::now();
-            let mut tasks = Vec::new();
-            for k in 0..conns {
-                let positions = Arc::clone(&positions);
-                let name = name.clone();
-                tasks.push(tokio::spawn(async move {
-                    let mut c = Lean::connect(addr).await;
-                    let mut lat = Vec::with_capacity(1 << 16);
-                    let mut errors = 0u64;
-                    let mut i = k * 7919;
-                    let mut request = Vec::new();
-                    while Instant::now() < deadline {
-                        let p = &positions[i % positions.len()];
-                        i += conns;
-                        request.clear();
-                        write!(
-                            request,
-                            "GET /api/v1/tables/{name}?position={p} HTTP/1.1\r\nhost: {addr}\r\n\r\n"
-                        )
-                        .unwrap();
-                        let t = Instant::now();
-                        let (status, body) = c.exchange(&request).await;
-                        lat.push(t.elapsed().as_micros().min(u32::MAX as u128) as u32);
-                        if status != 200 || body == 0 {
-                            errors += 1;
-                        }
-                    }
-                    (lat, errors)
-                }));
-            }
-            let mut all = Vec::new();
-            let mut errors = 0;
-            for t in tasks {
-                let (lat, e) = t.await.unwrap();
-                all.extend(lat);
-                errors += e;
-            }
-            let elapsed = started.elapsed().as_secs_f64();
-            all.sort_unstable();
+            let (all, errors, elapsed) =
+                single_phase(addr, &name, &positions, conns, seconds).await;
             if phase == "single" {
-                println!(
-                    "single lookups: {} requests in {elapsed:.2} s = {:.0} requests/s; latency p50 {:.3} ms, p99 {:.3} ms, p99.9 {:.3} ms, max {:.3} ms; {errors} errors",
-                    all.len(),
-                    all.len() as f64 / elapsed,
-                    percentile(&all, 0.50),
-                    percentile(&all, 0.99),
-                    percentile(&all, 0.999),
-                    percentile(&all, 1.0),
-                );
-                let server_cpu = cpu_seconds(server_pid) - cpu.0;
-                let client_cpu = cpu_seconds(std::process::id()) - cpu.1;
-                let n = all.len() as f64;
-                println!(
-                    "  CPU: server {:.1} us a request ({server_cpu:.2} s), this client {:.1} us a request ({client_cpu:.2} s); {:.0} requests/s if both had the 2 cores to themselves",
-                    server_cpu / n * 1e6,
-                    client_cpu / n * 1e6,
-                    2.0 * n / (server_cpu + client_cpu)
-                );
-                assert_eq!(errors, 0, "some lookups failed");
+                report_single(&all, errors, elapsed, cpu, server_pid);
             }
         }
 
         // Batches: values only (1M positions a request) and full probes (100k a request).
-        for (what, query, n, rounds) in [
+        for phase in [
             ("batch, values only", "?moves=false", 1_000_000usize, 3),
             ("batch, with every move", "", 100_000, 3),
         ] {
-            let body: Vec<&str> = positions.iter().cycle().take(n).map(|s| s.as_str()).collect();
-            let body = Bytes::from(body.join("\n"));
-            let mut best = f64::MAX;
-            let mut total = 0.0;
-            for _ in 0..rounds {
-                let mut c = connect(addr).await;
-                let t = Instant::now();
-                let (status, answer) = send(
-                    &mut c,
-                    post(addr, &format!("/api/v1/tables/{name}/batch{query}"), body.clone()),
-                )
-                .await;
-                let e = t.elapsed().as_secs_f64();
-                assert_eq!(status, 200);
-                let lines = answer.iter().filter(|&&b| b == b'\n').count();
-                assert_eq!(lines, n, "one answer a position");
-                best = best.min(e);
-                total += e;
-            }
-            println!(
-                "{what}: {n} positions a request, {rounds} requests: best {:.0} positions/s ({best:.3} s), mean {:.0} positions/s",
-                n as f64 / best,
-                n as f64 * rounds as f64 / total
-            );
+            batch_phase(addr, &name, &positions, phase).await;
         }
     });
-    // SAFETY: a signal to our own child process.
-    unsafe { libc::kill(server.id() as i32, libc::SIGTERM) };
-    let status = server.wait().unwrap();
-    assert!(
-        status.success(),
-        "the server did not stop cleanly: {status:?}"
-    );
+    stop_server(server);
 }
