@@ -238,7 +238,7 @@ impl RawBlocks {
     ) -> Result<(), TableErrorKind> {
         let block = header.block as u64;
         let k = first_block + at / block;
-        let (word, bit) = ((k / 64) as usize, 1u64 << (k % 64));
+        let (word, bit) = Self::bit_of(k);
         if self.verified[word].load(Ordering::Relaxed) & bit != 0 {
             return Ok(());
         }
@@ -261,11 +261,17 @@ impl RawBlocks {
     /// look at a block hashes it out of line.
     #[inline(always)]
     pub fn checked(&self, at: &Stored<'_>, section: (Section, u64), byte: u64) -> Answer<()> {
-        let k = section.1 + byte / at.header.block as u64;
-        if self.verified[(k / 64) as usize].load(Ordering::Relaxed) & (1u64 << (k % 64)) != 0 {
+        let (word, bit) = Self::bit_of(section.1 + byte / at.header.block as u64);
+        if self.verified[word].load(Ordering::Relaxed) & bit != 0 {
             return at.intact();
         }
         self.checked_first(at, section, byte)
+    }
+
+    /// The word and bit of checksum block `k` in the blocks seen to match.
+    #[inline(always)]
+    fn bit_of(k: u64) -> (usize, u64) {
+        ((k / 64) as usize, 1u64 << (k % 64))
     }
 
     /// [`RawBlocks::checked`] of a block not yet seen to match.
