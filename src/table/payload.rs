@@ -500,14 +500,26 @@ impl CellSource for ZstdFrames {
 
     #[inline]
     fn code_and_remoteness(&self, at: &Stored<'_>, pos: u64) -> Answer<(u8, Option<u32>)> {
-        let code = self.code(at, pos)?;
-        let remoteness = if at.header.remoteness_encoding.is_stored() {
-            self.remoteness(at, pos)?
-        } else {
-            None
-        };
-        Ok((code, remoteness))
+        code_then_remoteness(self, at, pos)
     }
+}
+
+/// `code_and_remoteness` of a payload whose answers are not only its stored bytes (the rules'
+/// "don't care", a one-ply search): the code and the remoteness each asked as answered, not the
+/// remoteness read relative to the stored code as the trait's default does.
+#[inline]
+pub(super) fn code_then_remoteness<P: CellSource>(
+    p: &P,
+    at: &Stored<'_>,
+    pos: u64,
+) -> Answer<(u8, Option<u32>)> {
+    let code = p.code(at, pos)?;
+    let remoteness = if at.header.remoteness_encoding.is_stored() {
+        p.remoteness(at, pos)?
+    } else {
+        None
+    };
+    Ok((code, remoteness))
 }
 
 /// Parses a compressed stream and checks its seek table against the checksum list.

@@ -5,7 +5,7 @@
 //! through the payload inside (so from checked bytes); a left-out child is an error, never a
 //! guess.
 
-use super::{Answer, CellSource, Stored};
+use super::{Answer, CellSource, Stored, code_then_remoteness};
 use crate::base::cells;
 use crate::base::error::table::TableErrorKind;
 use crate::game::{Game, Omissions, Rules, by_rules};
@@ -92,12 +92,6 @@ impl<P: CellSource> CellSource for OneMover<P> {
 
     #[inline]
     fn code_and_remoteness(&self, at: &Stored<'_>, pos: u64) -> Answer<(u8, Option<u32>)> {
-        let code = self.code(at, pos)?;
-        let remoteness = if at.header.remoteness_encoding.is_stored() {
-            self.remoteness(at, pos)?
-        } else {
-            None
-        };
-        Ok((code, remoteness))
+        code_then_remoteness(self, at, pos)
     }
 }
