@@ -128,6 +128,15 @@ pub trait Notation: Game {
     /// The moves from `pos` with their names, in the order of `for_each_child`.
     fn moves(&self, pos: u64) -> Vec<Move>;
 
+    /// A move's machine id, read from its name: a number that names the move apart from its
+    /// display text, the same on every board where the move can be made — the cell a cell game's
+    /// move claims, the vertex a token moves to, the edge Hackenbush removes, the amount a
+    /// subtraction takes. `None` (the default) where the game has none: interfaces then give the
+    /// move's place in the game's order of moves (docs/NOTATION.md, "Values of moves").
+    fn move_id(&self, _name: &str) -> Option<u64> {
+        None
+    }
+
     /// A picture of the position for people, where the game has one.
     fn render(&self, _pos: u64) -> Option<String> {
         None

@@ -277,8 +277,9 @@ impl Table {
 #[pymethods]
 impl Table {
     /// Everything `retrodb probe --json` prints for one position: position, index, value,
-    /// remoteness (where stored), the game's annotations, every move best first (the child
-    /// position and its value for its own mover) and the best move.
+    /// remoteness (None where there is none), game_over, the game's annotations, every move best
+    /// first (its result and plies for the player making it; the child position and its value
+    /// and remoteness for its own mover) and the best move.
     fn probe<'py>(
         &self,
         py: Python<'py>,
@@ -293,8 +294,8 @@ impl Table {
     }
 
     /// The best move from a position (the first of `probe()`'s moves): a dict with "move",
-    /// "position", "value" (for the child's mover) and "remoteness" where stored; None where the
-    /// game is over.
+    /// "id", "result" and "plies" (for the player making it), "ends_game", "position", "value"
+    /// and "remoteness" (for the child's mover); None where the game is over.
     fn best_move<'py>(
         &self,
         py: Python<'py>,

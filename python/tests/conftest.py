@@ -43,9 +43,15 @@ def _find_cli():
 
 
 @pytest.fixture(scope="session")
-def cli():
+def cli_binary():
+    """The path of the retrodb command-line binary."""
+    return _find_cli()
+
+
+@pytest.fixture(scope="session")
+def cli(cli_binary):
     """Runs the retrodb command line; returns the CompletedProcess (text mode)."""
-    binary = _find_cli()
+    binary = cli_binary
 
     def run(*args, input=None):
         return subprocess.run(

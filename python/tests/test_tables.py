@@ -104,7 +104,7 @@ def test_draws_and_remoteness(tables):
     # A table without remoteness has none to give.
     t = retrodb.open(tables["bridgit3"])
     assert t.remoteness(".............") is None
-    assert "remoteness" not in t.probe(".............")
+    assert t.probe(".............")["remoteness"] is None
 
 
 def test_table_properties(tables):

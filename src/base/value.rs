@@ -24,6 +24,21 @@ impl Value {
         }
     }
 
+    /// The value in words for the player it belongs to, with the plies to the end where known:
+    /// `wins in 3`, `loses in 2`, `draws` (`wins`, `loses` without remoteness). The one wording
+    /// of the command line, the demo and the web board (docs/NOTATION.md, "Values of moves").
+    pub fn in_words(self, plies: Option<u32>) -> String {
+        let word = match self {
+            Value::Win => "wins",
+            Value::Loss => "loses",
+            Value::Draw => "draws",
+        };
+        match plies {
+            Some(n) if self != Value::Draw => format!("{word} in {n}"),
+            _ => word.to_string(),
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Value::Win => "win",

@@ -38,6 +38,7 @@ pub trait DynGame: Send + Sync + 'static {
     fn dyn_render(&self, pos: u64) -> Option<String>;
     fn dyn_child_text(&self, pos: u64, m: &Move) -> String;
     fn dyn_stored_image(&self, text: &str, pos: u64) -> Option<String>;
+    fn dyn_move_id(&self, name: &str) -> Option<u64>;
     fn dyn_asked_board(&self, text: &str, pos: u64) -> Option<AskedBoard>;
     fn dyn_annotate(
         &self,
@@ -110,6 +111,9 @@ impl<G: Family + Omissions + Send + 'static> DynGame for G {
     }
     fn dyn_child_text(&self, pos: u64, m: &Move) -> String {
         Notation::child_text(self, pos, m)
+    }
+    fn dyn_move_id(&self, name: &str) -> Option<u64> {
+        self.move_id(name)
     }
     fn dyn_stored_image(&self, text: &str, pos: u64) -> Option<String> {
         Notation::stored_image(self, text, pos)
@@ -236,6 +240,9 @@ impl Notation for ExternalGame {
     }
     fn child_text(&self, pos: u64, m: &Move) -> String {
         self.0.dyn_child_text(pos, m)
+    }
+    fn move_id(&self, name: &str) -> Option<u64> {
+        self.0.dyn_move_id(name)
     }
     fn stored_image(&self, text: &str, pos: u64) -> Option<String> {
         self.0.dyn_stored_image(text, pos)

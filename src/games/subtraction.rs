@@ -113,6 +113,10 @@ impl Notation for Subtraction {
     fn position_text(&self, pos: u64) -> String {
         pos.to_string()
     }
+    /// The amount the move takes.
+    fn move_id(&self, name: &str) -> Option<u64> {
+        name.strip_prefix("take")?.parse().ok()
+    }
     fn moves(&self, pos: u64) -> Vec<Move> {
         let mut moves = Vec::new();
         self.for_each_child(pos, |c| {

@@ -10,7 +10,7 @@ use serde::Serialize;
 use super::Table;
 use crate::base::error::{Error, LookupError, Result};
 use crate::base::grundy::Grundy;
-use crate::game::{Annotations, Game, Move, Notation, PositionError, Value};
+use crate::game::{Annotations, Game, Move, Notation, PositionError, Status, Value};
 use crate::with_game;
 
 /// The answer for one position.
@@ -19,8 +19,10 @@ pub struct Probe {
     pub position: String,
     pub index: u64,
     pub value: Value,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// Plies to the end under best play; `null` for a draw and in a table without remoteness.
     pub remoteness: Option<u32>,
+    /// Whether the game is over at this position (no move is left).
+    pub game_over: bool,
     /// What the game adds beyond the stored value ([`Notation::annotate`]), flattened into the JSON.
     #[serde(flatten)]
     pub extra: Annotations,
@@ -43,18 +45,32 @@ pub struct Probe {
     pub grundy: Option<Grundy>,
 }
 
-/// One move from a probed position, with the child's value for the player who moves there.
+/// One move from a probed position, from both points of view (docs/NOTATION.md, "Values of
+/// moves"): its `result` and `plies` for the player making it, and the `value` and `remoteness`
+/// of the position it makes for that position's own mover (the opponent).
 #[derive(Clone, Debug, Serialize)]
 pub struct ProbeMove {
+    /// The move's name for people, in the game's notation.
     #[serde(rename = "move")]
     pub name: String,
+    /// The move's machine id ([`Notation::move_id`]; where the game has none, the move's place
+    /// in the game's order of moves, from 0).
+    pub id: u64,
+    /// What the move gives the player making it: the flip of the child's `value`.
+    pub result: Value,
+    /// Plies to the end of the game with this move, counting it: the child's remoteness plus
+    /// one; `null` where the child has no remoteness (a draw, a table without remoteness).
+    pub plies: Option<u32>,
+    /// Whether the move ends the game (the child is finished).
+    pub ends_game: bool,
+    /// The position the move makes.
     pub position: String,
     /// The child's index (not in the JSON: `position` names it).
     #[serde(skip)]
     pub child: u64,
     /// The child's value for its own mover (the opponent of the prober).
     pub value: Value,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// The child's remoteness for its own mover; `null` where it has none.
     pub remoteness: Option<u32>,
     /// The game's annotations of the child position, flattened into the JSON.
     #[serde(flatten)]
@@ -113,12 +129,15 @@ pub struct SumMove {
     pub sum: String,
 }
 
-/// One ply of a principal line ([`Table::line`]): the move, the position it leads to, and that
-/// position's value and remoteness for its own mover.
+/// One ply of a principal line ([`Table::line`]): the move, its result and plies for the player
+/// making it (as a [`ProbeMove`]'s), the position it leads to, and that position's value and
+/// remoteness for its own mover.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct LineStep {
     #[serde(rename = "move")]
     pub name: String,
+    pub result: Value,
+    pub plies: u32,
     pub position: String,
     pub index: u64,
     pub value: Value,
@@ -141,6 +160,32 @@ pub fn move_rank(child: Value, remoteness: Option<u32>) -> (u8, i64) {
 }
 
 impl ProbeMove {
+    /// The move to `child`, named `name`, with the child's `value` and `remoteness` for its own
+    /// mover; the mover's `result` and `plies` follow from them. `id` is the game's machine id
+    /// of the move, or its place in the game's order.
+    pub fn new(
+        name: String,
+        id: u64,
+        child: u64,
+        position: String,
+        (value, remoteness): (Value, Option<u32>),
+        ends_game: bool,
+    ) -> ProbeMove {
+        ProbeMove {
+            name,
+            id,
+            result: value.flip(),
+            plies: remoteness.map(|r| r + 1),
+            ends_game,
+            position,
+            child,
+            value,
+            remoteness,
+            extra: Annotations::default(),
+            grundy: None,
+        }
+    }
+
     /// [`move_rank`] of this move.
     pub fn rank(&self) -> (u8, i64) {
         move_rank(self.value, self.remoteness)
@@ -194,9 +239,11 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
                     ),
                 )
             })?;
+            let id = with_game!(self.game(), g => g.move_id(&a.name)).unwrap_or(m.id);
             p.moves.push(ProbeMove {
                 name: a.name,
                 position: a.position,
+                id,
                 ..m
             });
         }
@@ -257,25 +304,25 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
         let stored = |i: u64| self.value(i);
         with_game!(self.game(), g => {
             let mut moves = Vec::new();
-            for m in g.moves(pos) {
+            for (place, m) in g.moves(pos).into_iter().enumerate() {
                 let v = self.value(m.child)?.ok_or_else(|| {
                     Error::table(self.path(), format!("move {} leads to an unused index", m.name))
                 })?;
-                moves.push(ProbeMove {
-                    position: g.child_text(pos, &m),
-                    child: m.child,
-                    name: m.name,
-                    value: v,
-                    remoteness: self.remoteness(m.child)?,
-                    extra: g.annotate(m.child, &stored)?,
-                    grundy: self.grundy_if_held(m.child)?,
-                });
+                let id = g.move_id(&m.name).unwrap_or(place as u64);
+                let ends = self.game_over(m.child);
+                let position = g.child_text(pos, &m);
+                let child = (v, self.remoteness(m.child)?);
+                let mut pm = ProbeMove::new(m.name, id, m.child, position, child, ends);
+                pm.extra = g.annotate(m.child, &stored)?;
+                pm.grundy = self.grundy_if_held(m.child)?;
+                moves.push(pm);
             }
             Ok(Probe {
                 position: g.position_text(pos),
                 index: pos,
                 value,
                 remoteness: self.remoteness(pos)?,
+                game_over: self.game_over(pos),
                 extra: g.annotate(pos, &stored)?,
                 best: best_of(&moves),
                 moves,
@@ -284,6 +331,14 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
                 grundy: self.grundy_if_held(pos)?,
             })
         })
+    }
+
+    /// Whether the game is over at `pos` by the rules: finished, or open with no move left
+    /// (which loses).
+    pub fn game_over(&self, pos: u64) -> bool {
+        let mut moves = false;
+        let status = with_game!(self.game(), g => g.visit(pos, |_| moves = true));
+        status != Status::Open || !moves
     }
 
     /// The principal line from `pos`: the best move ([`move_rank`]) ply after ply to the end of
@@ -358,6 +413,8 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
             steps.push(LineStep {
                 position: with_game!(self.game(), g => g.position_text(m.child)),
                 name: m.name,
+                result: v.flip(),
+                plies: remoteness,
                 index: m.child,
                 value: v,
                 remoteness: remoteness - 1,
@@ -510,15 +567,7 @@ mod tests {
     use super::*;
 
     fn mv(name: &str, value: Value, remoteness: Option<u32>) -> ProbeMove {
-        ProbeMove {
-            name: name.into(),
-            position: name.into(),
-            child: 0,
-            value,
-            remoteness,
-            extra: Annotations::default(),
-            grundy: None,
-        }
+        ProbeMove::new(name.into(), 0, 0, name.into(), (value, remoteness), false)
     }
 
     #[test]

@@ -63,8 +63,8 @@ fn seed001_through_build_probe_and_dump() {
     assert_eq!(lines[11]["remoteness"], 3);
     assert_eq!(lines[8]["remoteness"], 2);
     assert!(
-        lines[0].get("remoteness").is_none(),
-        "draws have no remoteness"
+        lines[0]["remoteness"].is_null(),
+        "draws have no remoteness (null)"
     );
     let moves = lines[9]["moves"].as_array().unwrap();
     let pairs: Vec<(String, String)> = moves
@@ -111,11 +111,17 @@ fn probe_reads_stdin_and_human_output_marks_best_moves() {
     let o = retrodb_stdin(&["probe", table.to_str().unwrap(), "-"], "4\n\n2\n");
     assert!(o.status.success(), "{}", stderr(&o));
     let text = stdout(&o);
-    assert!(text.starts_with("4\twin\n"), "{text}");
+    assert!(text.starts_with("4\twins\n"), "{text}");
     // From 4 the winning move is to 6 (lost for the opponent), not to 3 (a draw).
-    assert!(text.contains("  * 6 -> 6\tloss"), "{text}");
-    assert!(text.contains("    3 -> 3\tdraw"), "{text}");
-    assert!(text.contains("2\tdraw\n"), "{text}");
+    assert!(
+        text.contains("  * 6 -> 6\twins\t(opponent: loses)\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("    3 -> 3\tdraws\t(opponent: draws)\n"),
+        "{text}"
+    );
+    assert!(text.contains("2\tdraws\n"), "{text}");
 }
 
 #[test]
@@ -124,7 +130,7 @@ fn probe_of_a_bad_position_fails_but_answers_the_rest() {
     let table = build_seed(dir.path(), &[]);
     let o = retrodb(&["probe", table.to_str().unwrap(), "4", "99", "x"]);
     assert!(!o.status.success());
-    assert_eq!(stdout(&o).lines().next(), Some("4\twin"));
+    assert_eq!(stdout(&o).lines().next(), Some("4\twins"));
     let err = stderr(&o);
     assert!(err.contains("'99': vertex 99 is not in the graph"), "{err}");
     assert!(
@@ -168,7 +174,7 @@ fn the_table_answers_after_its_input_file_is_gone() {
         .filter(|l| !l.starts_with(' '))
         .map(|l| l.split('\t').nth(1).unwrap())
         .collect();
-    assert_eq!(values, ["loss", "win", "loss"]);
+    assert_eq!(values, ["loses", "wins", "loses"]);
 }
 
 fn flip(path: &Path, at: usize) {

@@ -1041,8 +1041,8 @@ fn pipes_and_fifos_are_read_as_streams() {
         "0 1\n1 2\n",
     );
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(ok(&["probe", s(&out), "0"]).starts_with("0\tloss"));
-    assert!(ok(&["probe", s(&out), "1"]).starts_with("1\twin"));
+    assert!(ok(&["probe", s(&out), "0"]).starts_with("0\tloses"));
+    assert!(ok(&["probe", s(&out), "1"]).starts_with("1\twins"));
     let err = fails(&["build", "digraph:/dev/zero", "-o", s(&d.join("z.rdb"))]);
     assert!(
         err.contains("/dev/zero") && err.contains("character device"),
@@ -1076,7 +1076,7 @@ fn pipes_and_fifos_are_read_as_streams() {
     let err = stderr(&o);
     assert!(o.status.success(), "{err}");
     assert!(err.contains("is a FIFO: waiting for a writer"), "{err}");
-    assert!(ok(&["probe", s(&fifo_out), "0"]).starts_with("0\twin"));
+    assert!(ok(&["probe", s(&fifo_out), "0"]).starts_with("0\twins"));
 }
 
 /// `build --level 5` (or `--frame-positions`, `--fill`, `--one-mover`) without `--compress`

@@ -104,11 +104,11 @@ fn moves_carry_their_values_so_the_right_cut_shows() {
     let o = retrodb(&["probe", t.to_str().unwrap(), "BBRB"]);
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(
-        text.starts_with("BBRB/L\twin\toutcome=L\tgame_value=3/2\n"),
+        text.starts_with("BBRB/L\twins\toutcome=L\tgame_value=3/2\n"),
         "{text}"
     );
     assert!(
-        text.contains("e3 -> BBR./R\tloss for the opponent\toutcome=L\tgame_value=1"),
+        text.contains("e3 -> BBR./R\twins\t(opponent: loses)\toutcome=L\tgame_value=1"),
         "{text}"
     );
 }
@@ -186,7 +186,7 @@ fn malformed_input_is_refused_clearly() {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    assert!(String::from_utf8_lossy(&o.stdout).starts_with("BR/L\twin"));
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with("BR/L\twins"));
 }
 
 #[test]
@@ -196,10 +196,32 @@ fn games_without_annotations_probe_as_before() {
     build("digraph:data/seed001.txt", &t);
     let j = probe_json(&t, "4");
     let keys: Vec<&String> = j.as_object().unwrap().keys().collect();
-    assert_eq!(keys, ["best", "index", "moves", "position", "value"], "{j}");
+    assert_eq!(
+        keys,
+        [
+            "best",
+            "game_over",
+            "index",
+            "moves",
+            "position",
+            "remoteness",
+            "value"
+        ],
+        "{j}"
+    );
     for m in j["moves"].as_array().unwrap().iter().chain([&j["best"]]) {
         let keys: Vec<&String> = m.as_object().unwrap().keys().collect();
-        assert_eq!(keys, ["move", "position", "value"], "{m}");
+        let want = [
+            "ends_game",
+            "id",
+            "move",
+            "plies",
+            "position",
+            "remoteness",
+            "result",
+            "value",
+        ];
+        assert_eq!(keys, want, "{m}");
     }
     let o = retrodb(&["probe", t.to_str().unwrap(), "4"]);
     let text = String::from_utf8_lossy(&o.stdout);

@@ -188,9 +188,9 @@ fn probe_best_gives_the_best_move_alone() {
     let out = ok(&["probe", p, "11", "8", "6", "--best"]);
     assert_eq!(
         out,
-        "11\twin in 3\n  best: 8 -> 8\tloss for the opponent in 2\n\
-         8\tloss in 2\n  best: 4 -> 4\twin for the opponent in 1\n\
-         6\tloss in 0\n"
+        "11\twins in 3\n  best: 8 -> 8\twins in 3\t(opponent: loses in 2)\n\
+         8\tloses in 2\n  best: 4 -> 4\tloses in 2\t(opponent: wins in 1)\n\
+         6\tloses in 0\n"
     );
     let all = probe_json(
         &path,
@@ -329,7 +329,9 @@ fn principal_lines_fall_by_one_a_ply_to_a_finished_position() {
     let out = ok(&["probe", table("seed").to_str().unwrap(), "11", "--line"]);
     assert!(
         out.ends_with(
-            "  line 1. 8 -> 8\tloss in 2\n  line 2. 4 -> 4\twin in 1\n  line 3. 6 -> 6\tloss in 0\n"
+            "  line 1. 8 -> 8\twins in 3\t(opponent: loses in 2)\n  \
+             line 2. 4 -> 4\tloses in 2\t(opponent: wins in 1)\n  \
+             line 3. 6 -> 6\twins in 1\t(opponent: loses in 0)\n"
         ),
         "{out}"
     );

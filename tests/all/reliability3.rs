@@ -621,6 +621,6 @@ fn messages_name_the_command_the_range_and_the_real_cause() {
     // A single position beside the sum is still answered with the flag.
     let o = retrodb(&["probe", path_str(&g), "4", "4+9", "--best"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stdout(&o).starts_with("4\twin"), "{}", stdout(&o));
+    assert!(stdout(&o).starts_with("4\twins"), "{}", stdout(&o));
     assert!(stdout(&o).contains("  best: "), "{}", stdout(&o));
 }

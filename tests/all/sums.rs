@@ -363,7 +363,7 @@ fn errors_name_what_is_wrong() {
     assert!(!o.status.success());
     let out = stdout(&o);
     assert!(out.starts_with("2+9\tfirst player wins"), "{out}");
-    assert!(out.contains("\n8\tloss"), "{out}");
+    assert!(out.contains("\n8\tloses"), "{out}");
     assert!(stderr(&o).contains("4+99"), "{}", stderr(&o));
 
     // A digraph table without the values, and a table of a game that has none.
@@ -436,5 +436,5 @@ fn text_answers() {
     );
     // A single vertex without --sum is a position, with its value shown.
     let out = ok(&["probe", t, "9"]);
-    assert!(out.starts_with("9\twin\tgrundy=2\n"), "{out}");
+    assert!(out.starts_with("9\twins\tgrundy=2\n"), "{out}");
 }

@@ -19,18 +19,30 @@ class BadPosition(TypedDict):
     detail: str
 
 class Move(TypedDict, total=False):
-    """A move from a position: "move", "position" (the child), "value" and "remoteness" (for
-    the child's mover), and the game's annotations."""
+    """A move from a position, from both points of view (docs/NOTATION.md, "Values of moves"):
+    "move" (its name) and "id" (its machine id: the cell, vertex, edge or amount); "result" and
+    "plies" for the player making it (plies count the move; None for a draw or without
+    remoteness); "ends_game"; "position" (the child) with its "value" and "remoteness" for the
+    child's mover (the opponent; remoteness None where there is none); and the game's
+    annotations."""
 
     move: str
+    id: int
+    result: Value
+    plies: Optional[int]
+    ends_game: bool
     position: str
     value: Value
-    remoteness: int
+    remoteness: Optional[int]
 
 class LineStep(TypedDict):
-    """One ply of a principal line."""
+    """One ply of a principal line: the move with its "result" and "plies" for the player
+    making it, and the position it reaches with that position's "value" and "remoteness" for
+    its own mover."""
 
     move: str
+    result: Value
+    plies: int
     position: str
     index: int
     value: Value
@@ -80,9 +92,10 @@ class Table:
     def closed(self) -> bool: ...
     def probe(self, position: TablePosition) -> dict[str, Any]:
         """Exactly the fields `retrodb probe --json` prints: position, index, value,
-        remoteness (where stored), the game's annotations, moves best first (each with "move",
-        "position", "value" for the child's mover, and remoteness where stored) and "best"
-        (the first of them; absent where the game is over)."""
+        remoteness (None where there is none), game_over, the game's annotations, moves best
+        first (each a Move: its result and plies for the player making it, the child's value
+        and remoteness for its mover) and "best" (the first of them; absent where the game is
+        over)."""
     def best_move(self, position: TablePosition) -> Optional[Move]:
         """The best move (the first of probe()'s moves); None where the game is over."""
     def line(self, position: TablePosition) -> list[LineStep]:

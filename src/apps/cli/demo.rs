@@ -32,23 +32,9 @@ pub fn run(a: Args) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// A value for the player it belongs to, with the plies to the end where the table has them:
-/// `wins in 3`, `loses in 2`, `draws`.
-fn value_text(v: Value, remoteness: Option<u32>) -> String {
-    let word = match v {
-        Value::Win => "wins",
-        Value::Loss => "loses",
-        Value::Draw => "draws",
-    };
-    match remoteness {
-        Some(r) if v != Value::Draw => format!("{word} in {r}"),
-        _ => word.to_string(),
-    }
-}
-
-/// A move's value for the player making it: the flip of its child's value, one ply more.
+/// A move's result for the player making it: `wins in 3`, `draws` (the same words as `probe`).
 fn move_text(m: &ProbeMove) -> String {
-    value_text(m.value.flip(), m.remoteness.map(|r| r + 1))
+    m.result.in_words(m.plies)
 }
 
 /// The token game on seed 001's digraph: every vertex's value, remoteness and moves.
@@ -88,7 +74,7 @@ fn digraph(a: &Args) -> Result<()> {
         outln!(
             "{:>6}  {:<12}  {}",
             p.position,
-            value_text(p.value, p.remoteness),
+            p.value.in_words(p.remoteness),
             if moves.is_empty() {
                 "none: the player to move is stuck".to_string()
             } else {
@@ -141,7 +127,7 @@ fn bridgit(a: &Args) -> Result<()> {
         .collect();
     outln!(
         "\nthe empty board: Left (blue), to move, {} — {} of {} first moves win (marked):",
-        value_text(p.value, p.remoteness),
+        p.value.in_words(p.remoteness),
         winning.len(),
         p.moves.len()
     )?;

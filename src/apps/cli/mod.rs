@@ -93,6 +93,7 @@ enum Command {
     /// Look positions up in a table: value, remoteness and every move's value, best first
     /// (--best: the best move alone; --line: the principal line); on a digraph table built
     /// with --grundy, sums of tokens too (4+9+11).
+    #[command(after_help = probe::READING)]
     Probe(probe::Args),
     /// Describe a table: its game, size, value counts and layout.
     Info(inspect::InfoArgs),

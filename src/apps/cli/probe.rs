@@ -13,6 +13,24 @@ use crate::table::lookup::{Ask, Lookups};
 use crate::table::{LineStep, Probe, ProbeMove, Table};
 use anyhow::Result;
 
+/// How to read `probe`'s text, for `--help` (docs/NOTATION.md, "Values of moves").
+pub const READING: &str = "\
+Reading the answer (docs/NOTATION.md, \"Values of moves\"):
+  11  wins in 3        the position and its value for the player to move: a win with best
+                       play, the game over 3 plies (moves of either player) from now;
+                       'draws': neither player can force a win; 'wins'/'loses' without
+                       'in N': the table has no remoteness
+  * 8 -> 8  wins in 3  (opponent: loses in 2)
+                       a move, the position it makes, the move's result for the player
+                       making it (its plies count the move), and that position's value for
+                       the opponent, who moves there (JSON: result and plies; value and
+                       remoteness)
+  *                    the move keeps the position's value: a winning move of a won
+                       position, a drawing move of a drawn one, any move of a lost one
+  best: ...            --best: the best move alone
+  line 1. ...          --line: the principal line, a ply a line, written as a move is
+  * token 1: 2 -> 9    a sum (--sum, 4+9+11): a winning move of token 1, and the sum it leaves";
+
 #[derive(clap::Args)]
 pub struct Args {
     /// The table file.
@@ -26,7 +44,10 @@ pub struct Args {
     #[arg(long)]
     sum: bool,
     /// One JSON object a line. The moves are best first (docs/NOTATION.md, "Moves, best
-    /// first"), `best` is the best move.
+    /// first"), `best` is the best move. Each move has its `result` and `plies` for the player
+    /// making it and the `value` and `remoteness` of the position it makes for the opponent;
+    /// `remoteness` and `plies` are null where there are none (docs/NOTATION.md, "Values of
+    /// moves").
     #[arg(long)]
     json: bool,
     /// Give the best move only (and its value and remoteness), not every move.
@@ -270,17 +291,18 @@ fn write_sum(out: &mut dyn Write, s: &crate::table::SumProbe) -> std::io::Result
     Ok(())
 }
 
-/// `4  win in 1` and the moves best first, the ones that keep the value marked with `*` (with
-/// `best`, only `  best: 6 -> 6  loss for the opponent in 0`); then the principal line where
-/// asked for, a ply a line (`  line 1. 6 -> 6  loss in 0`). A game's annotations follow as
-/// `key=text` pairs.
+/// `4  wins in 1` and the moves best first, each with its result for the player making it and
+/// the opponent's value after it, the ones that keep the value marked with `*` (with `best`,
+/// only `  best: 6 -> 6  wins in 1  (opponent: loses in 0)`); then the principal line where
+/// asked for, a ply a line (`  line 1. 6 -> 6  wins in 1  (opponent: loses in 0)`). A game's
+/// annotations follow as `key=text` pairs. The words are [`Value::in_words`]'s, the numbers
+/// the JSON's (docs/NOTATION.md, "Values of moves").
 fn write_probe(out: &mut dyn Write, p: &Probe, best_only: bool) -> std::io::Result<()> {
     writeln!(
         out,
-        "{}\t{}{}{}{}",
+        "{}\t{}{}{}",
         p.position,
-        p.value,
-        rem(p.remoteness),
+        p.value.in_words(p.remoteness),
         extra(&p.extra),
         grundy(&p.grundy)
     )?;
@@ -307,30 +329,34 @@ fn write_probe(out: &mut dyn Write, p: &Probe, best_only: bool) -> std::io::Resu
     Ok(())
 }
 
-/// `6 -> 6  loss for the opponent in 0` and the child's annotations.
+/// `6 -> 6  wins in 1  (opponent: loses in 0)`: the move, the position it makes, its result for
+/// the player making it, the opponent's value there, and the child's annotations.
 fn move_text(m: &ProbeMove) -> String {
     format!(
-        "{} -> {}\t{} for the opponent{}{}{}",
+        "{} -> {}\t{}{}{}",
         m.name,
         m.position,
-        m.value,
-        rem(m.remoteness),
+        both_views(m.result, m.plies, m.value, m.remoteness),
         extra(&m.extra),
         grundy(&m.grundy)
     )
 }
 
-/// `  line 2. 4 -> 4  win in 1`: the ply, the move, and the position's value for its mover.
+/// `  line 2. 4 -> 4  loses in 2  (opponent: wins in 1)`: the ply and the move, as a move is
+/// written.
 fn write_step(out: &mut dyn Write, ply: usize, s: &LineStep) -> std::io::Result<()> {
-    writeln!(
-        out,
-        "  line {ply}. {} -> {}\t{} in {}",
-        s.name, s.position, s.value, s.remoteness
-    )
+    let views = both_views(s.result, Some(s.plies), s.value, Some(s.remoteness));
+    writeln!(out, "  line {ply}. {} -> {}\t{views}", s.name, s.position)
 }
 
-fn rem(r: Option<u32>) -> String {
-    r.map_or(String::new(), |r| format!(" in {r}"))
+/// A move's result for its player and the opponent's value after it: `wins in 1  (opponent:
+/// loses in 0)`.
+fn both_views(result: Value, plies: Option<u32>, child: Value, remoteness: Option<u32>) -> String {
+    format!(
+        "{}\t(opponent: {})",
+        result.in_words(plies),
+        child.in_words(remoteness)
+    )
 }
 
 fn extra(a: &Annotations) -> String {

@@ -442,6 +442,11 @@ impl Notation for CellGame {
         self.asked_board_of(text, pos)
     }
 
+    /// The cell the move claims.
+    fn move_id(&self, name: &str) -> Option<u64> {
+        self.cell_of_move(name).map(u64::from)
+    }
+
     /// One move per empty cell of the board stored at `pos`, in cell order (with symmetry, the
     /// child is the index of the board's canonical image).
     fn moves(&self, pos: u64) -> Vec<Move> {

@@ -307,7 +307,7 @@ impl CellGame {
     }
 
     /// The cell a move's name claims (the number it starts with), if it names one.
-    fn cell_of_move(&self, name: &str) -> Option<u32> {
+    pub(super) fn cell_of_move(&self, name: &str) -> Option<u32> {
         name.split(|c: char| !c.is_ascii_digit())
             .next()
             .and_then(|d| d.parse().ok())

@@ -235,6 +235,11 @@ impl Notation for Digraph {
         pos.to_string()
     }
 
+    /// The vertex the token moves to.
+    fn move_id(&self, name: &str) -> Option<u64> {
+        name.parse().ok()
+    }
+
     fn moves(&self, pos: u64) -> Vec<Move> {
         self.out_edges(pos)
             .iter()

@@ -76,6 +76,11 @@ impl Notation for Hackenbush {
         format!("{}/{mover}", self.describe_set(self.set_of(pos)))
     }
 
+    /// The edge the move removes (its place in the graph file).
+    fn move_id(&self, name: &str) -> Option<u64> {
+        name.strip_prefix('e')?.parse().ok()
+    }
+
     fn moves(&self, pos: u64) -> Vec<Move> {
         let set = self.set_of(pos);
         let right = Self::right_to_move(pos);

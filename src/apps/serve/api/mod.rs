@@ -62,6 +62,11 @@ struct App {
     lookup_threads: work::LookupThreads,
 }
 
+/// The API's version within `/api/v1/`: its minor number grows with each change a client can
+/// see, every change keeping what a client of the earlier versions reads (docs/SERVE.md, "API
+/// versions").
+pub const API_VERSION: &str = "1.1";
+
 /// The router over `catalog`, with the limits (applied once, here: `Limits::applied`),
 /// compression, and JSON for every error; `stopping` cancels every request's work when set.
 pub fn router(catalog: Catalog, limits: Limits, stopping: Cancel) -> Router {
@@ -108,9 +113,11 @@ async fn health(
     RawQuery(query): RawQuery,
 ) -> Result<Response, ApiError> {
     Query::parse(query.as_deref(), &[])?;
-    Ok(json(
-        &serde_json::json!({ "status": "ok", "tables": app.catalog.tables().len() }),
-    ))
+    Ok(json(&serde_json::json!({
+        "status": "ok",
+        "api_version": API_VERSION,
+        "tables": app.catalog.tables().len(),
+    })))
 }
 
 /// A table as `/api/v1/tables` lists it.
@@ -165,7 +172,9 @@ async fn list(
     Query::parse(query.as_deref(), &[])?;
     let served = app.catalog.tables();
     let tables: Vec<TableInfo> = served.iter().map(|t| info(t)).collect();
-    Ok(json(&serde_json::json!({ "tables": tables })))
+    Ok(json(
+        &serde_json::json!({ "api_version": API_VERSION, "tables": tables }),
+    ))
 }
 
 impl App {
@@ -251,6 +260,7 @@ impl App {
             index: pos,
             value,
             remoteness: t.table.remoteness(pos).map_err(ApiError::damaged)?,
+            game_over: t.table.game_over(pos),
             game_value: lookups.game_value(pos).map_err(lookup_error)?,
             line,
         };
@@ -293,8 +303,9 @@ struct ValueLine {
     position: String,
     index: u64,
     value: Value,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// `null` where there is none, as in a probe.
     remoteness: Option<u32>,
+    game_over: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     game_value: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]

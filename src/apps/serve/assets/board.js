@@ -33,12 +33,13 @@ function showError(text) {
   $('error').hidden = !text;
 }
 
-// " in N" where the table holds remoteness, else nothing.
-const inPlies = (r) => (r === undefined ? '' : ` in ${r}`);
+// " in N" where the table holds remoteness (not null), else nothing.
+const inPlies = (r) => (r === undefined || r === null ? '' : ` in ${r}`);
 
-// The value of a move for the player making it: one ply more than its child's remoteness.
+// A move's result for the player making it, in the API's words (`result`, `plies`: docs/NOTATION.md,
+// "Values of moves").
 function moveText(m) {
-  return words[forMover(m.value)] + inPlies(m.remoteness === undefined ? undefined : m.remoteness + 1) +
+  return words[m.result] + inPlies(m.plies) +
     (m.game_value === undefined ? '' : ` (then ${m.game_value})`);
 }
 
@@ -65,7 +66,7 @@ function showPlay(view) {
   el.dataset.plies = String(plies);
   el.dataset.tableMove = t ? t.move : '';
   el.dataset.tableValue = t ? forMover(t.value) : '';
-  el.dataset.tableRemoteness = t && t.remoteness !== undefined ? String(t.remoteness + 1) : '';
+  el.dataset.tableRemoteness = t && t.plies !== null ? String(t.plies) : '';
   if (view.moves.length === 0) {
     // The value at a finished position is for the player who would move there.
     const userWon = (view.value === 'win') === userToMove();
@@ -92,7 +93,7 @@ function render(view) {
   verdict.dataset.over = view.outcome ? 'true' : 'false';
   verdict.textContent = verdictText(view);
   // The first move is the best one; the rest (game_value, the game's own notes) is listed.
-  const skip = new Set(['position', 'index', 'value', 'remoteness', 'moves', 'best', 'to_move',
+  const skip = new Set(['position', 'index', 'value', 'remoteness', 'game_over', 'moves', 'best', 'to_move',
     'opponent', 'outcome', 'svg', 'stored_image']);
   $('extra').textContent = Object.entries(view)
     .filter(([k]) => !skip.has(k))
