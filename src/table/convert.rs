@@ -48,12 +48,6 @@ pub fn compress(input: &Table, out: &Path, params: Params, progress: &dyn Progre
     }
     let omitted = params.one_mover;
     if omitted {
-        if input.has_remoteness() {
-            return Err(ConvertError::OneMoverRemoteness {
-                path: input.path().display().to_string(),
-            }
-            .into());
-        }
         if with_game!(input.game(), g => g.size() > 0 && g.omissible(0).is_none()) {
             return Err(ConvertError::OneMoverGame {
                 path: input.path().display().to_string(),
@@ -390,11 +384,7 @@ fn cell_frame(
     fill: DontCareFill,
     omitted: bool,
 ) -> Result<Vec<u8>> {
-    let left_out = if omitted {
-        with_game!(input.game(), g => g.omissible_run(first, n))
-    } else {
-        None
-    };
+    let left_out = left_out(input, first, n, omitted);
     // Stored values need no rules: the raw bytes are the frame, left-out cells zeroed.
     if fill == DontCareFill::Stored {
         let mut out = input.raw_cells(first, n)?.to_vec();
@@ -433,17 +423,28 @@ fn cell_frame(
     Ok(out)
 }
 
+/// Which of positions `first..first + n` a one-mover table leaves out (`None`: none).
+fn left_out(input: &Table, first: u64, n: u64, omitted: bool) -> Option<Vec<bool>> {
+    if omitted {
+        with_game!(input.game(), g => g.omissible_run(first, n))
+    } else {
+        None
+    }
+}
+
 /// The remoteness bytes of positions `first..first + n`, don't-care entries filled as `fill`
-/// says.
+/// says; with `omitted`, the positions the game marks omissible are don't-care too (fill
+/// `stored`: zero).
 fn remoteness_frame(
     input: &Table,
     first: u64,
     n: u64,
     fill: DontCareFill,
-    _omitted: bool,
+    omitted: bool,
 ) -> Result<Vec<u8>> {
+    let out_of_table = left_out(input, first, n, omitted);
     let w = match input.header().remoteness_encoding {
-        RemotenessEncoding::Nibbles => return nibble_frame(input, first, n, fill),
+        RemotenessEncoding::Nibbles => return nibble_frame(input, first, n, fill, out_of_table),
         RemotenessEncoding::Bytes(w) => w as usize,
         RemotenessEncoding::None => 0,
     };
@@ -452,7 +453,10 @@ fn remoteness_frame(
     with_game!(input.game(), g => {
         for i in 0..n as usize {
             let pos = first + i as u64;
-            let r = match (by_rules(g, pos), fill) {
+            let omitted_here = out_of_table.as_ref().is_some_and(|o| o[i]);
+            let rules = if omitted_here { Rules::Unused } else { by_rules(g, pos) };
+            let r = match (rules, fill) {
+                (_, DontCareFill::Stored) if omitted_here => 0,
                 (Rules::Search, _) | (_, DontCareFill::Stored) => {
                     prev = input.remoteness(pos)?.unwrap_or(crate::base::remoteness::NONE);
                     prev
@@ -468,11 +472,22 @@ fn remoteness_frame(
 }
 
 /// [`remoteness_frame`] of a table with remoteness in nibbles: the stored bytes as they are,
-/// or with the positions the rules decide filled as `fill` says (the previous nibble, or 0).
-fn nibble_frame(input: &Table, first: u64, n: u64, fill: DontCareFill) -> Result<Vec<u8>> {
+/// or with the positions the rules decide filled as `fill` says (the previous nibble, or 0);
+/// the positions `left_out` marks are don't-care too (zero with fill `stored`).
+fn nibble_frame(
+    input: &Table,
+    first: u64,
+    n: u64,
+    fill: DontCareFill,
+    left_out: Option<Vec<bool>>,
+) -> Result<Vec<u8>> {
     let stored = input.raw_nibbles(first, n)?;
     if fill == DontCareFill::Stored {
-        return Ok(stored.to_vec());
+        let mut out = stored.to_vec();
+        for (i, _) in left_out.iter().flatten().enumerate().filter(|(_, o)| **o) {
+            out[i / 2] &= !(15 << (4 * (i % 2)));
+        }
+        return Ok(out);
     }
     let nibble = |i: u64| stored[(i / 2) as usize] >> (4 * (i % 2)) & 15;
     let mut out = vec![0u8; n.div_ceil(2) as usize];
@@ -481,6 +496,7 @@ fn nibble_frame(input: &Table, first: u64, n: u64, fill: DontCareFill) -> Result
         let searched = g.searched_run(first, n);
         for i in 0..n {
             let search = match &searched {
+                _ if left_out.as_ref().is_some_and(|o| o[i as usize]) => false,
                 Some(s) => s[i as usize],
                 None => matches!(by_rules(g, first + i), Rules::Search),
             };

@@ -606,11 +606,6 @@ impl Header {
             }
             Encoding::Zstd | Encoding::ZstdOmitted => {
                 let f = self.frame_positions;
-                if self.encoding == Encoding::ZstdOmitted && self.remoteness_encoding.is_stored() {
-                    return Err(TableErrorKind::Damaged(
-                        "a table with omitted positions holds no remoteness".into(),
-                    ));
-                }
                 if f == 0 || !f.is_multiple_of(32) || f > 1 << 30 {
                     return Err(TableErrorKind::Damaged(format!(
                         "bad frame size {f} positions"

@@ -6,6 +6,7 @@ use std::process::Output;
 
 use crate::common::{retrodb, retrodb_stdin};
 
+use retrodb::Notation;
 use retrodb::base::splitmix::SplitMix64;
 use retrodb::table::Table;
 
@@ -252,11 +253,12 @@ fn a_trained_dictionary_shrinks_the_frames_and_is_checked() {
     );
 }
 
+/// The text of every position of table `t`.
 fn all_positions(t: &Path) -> Vec<String> {
     let table = Table::open(t).unwrap();
     (0..table.header().size)
         .filter(|&p| table.value(p).unwrap().is_some())
-        .map(|p| p.to_string())
+        .map(|p| retrodb::with_game!(table.game(), g => g.position_text(p)))
         .collect()
 }
 
@@ -270,11 +272,32 @@ fn every_flipped_byte_of_a_compressed_table_is_caught() {
     let z = dir.path().join("z.rdb");
     build(&spec, &raw, &["--remoteness"]);
     compress(&raw, &z, 64);
-    let positions = all_positions(&z).join("\n");
-    let good = std::fs::read(&z).unwrap();
-    let bad: PathBuf = dir.path().join("bad.rdb");
-    let mut rng = SplitMix64(5);
-    for _ in 0..100 {
+    flipped_bytes_are_caught(&z, 100, 5);
+}
+
+/// The same of a table with remoteness and one mover left out: a flipped byte anywhere, its
+/// remoteness stream included, fails `verify` and every probe.
+#[test]
+fn every_flipped_byte_of_a_one_mover_remoteness_table_is_caught() {
+    let dir = tempfile::tempdir().unwrap();
+    let raw = dir.path().join("raw.rdb");
+    let z = dir.path().join("z.rdb");
+    build("hex:3", &raw, &["--remoteness"]);
+    let args = ["--frame-positions", "1024", "--one-mover", "--quiet"];
+    let (r, o) = (raw.to_str().unwrap(), z.to_str().unwrap());
+    ok(&retrodb(&[&["compress", r, o][..], &args[..]].concat()));
+    flipped_bytes_are_caught(&z, 60, 7);
+}
+
+/// Flips one random bit of `z` `rounds` times: each copy fails `verify` and a probe of every
+/// position, with a message naming the file, never a panic.
+fn flipped_bytes_are_caught(z: &Path, rounds: usize, seed: u64) {
+    let dir = z.parent().unwrap();
+    let positions = all_positions(z).join("\n");
+    let good = std::fs::read(z).unwrap();
+    let bad: PathBuf = dir.join("bad.rdb");
+    let mut rng = SplitMix64(seed);
+    for _ in 0..rounds {
         let at = rng.below(good.len() as u64) as usize;
         let mut copy = good.clone();
         copy[at] ^= 1 << rng.below(8);
@@ -329,26 +352,35 @@ fn a_table_is_shared_between_threads() {
 }
 
 /// `compress --one-mover` leaves out the positions with Right to move and answers them by a
-/// one-move search: every position's value equals the raw table's (plain, alternation, sliced
-/// and symmetric indices), `verify` passes, the file is smaller than the plain compressed one on
-/// every table large enough for frames to matter, and decompression gives the raw table back.
+/// one-move search: every position's value (and remoteness, in tables with it) equals the raw
+/// table's (plain, alternation, sliced and symmetric indices, both movers), `verify` passes,
+/// the file is smaller than the plain compressed one on every table large enough for frames to
+/// matter, and decompression gives the raw table back.
 #[test]
 fn one_mover_tables_answer_every_position_like_raw_ones() {
     let dir = tempfile::tempdir().unwrap();
+    let rem = &["--remoteness"][..];
     let specs = [
-        "hex:3",
-        "bridgit:2",
-        "hex:3,start=L,sym",
-        "hex:4,start=L,sym",
-        "hex:3,start=R,sliced",
-        "bridgit:3,start=L,sym",
-        "bridgit:3,start=R",
-        "shannon:data/shannon/k4.txt",
-        "shannon-vertex:data/shannon/square.txt",
+        ("hex:3", &[][..]),
+        ("hex:3", rem),
+        ("bridgit:2", &[]),
+        ("bridgit:2", rem),
+        ("hex:3,start=L,sym", &[]),
+        ("hex:3,start=L,sym", rem),
+        ("hex:4,start=L,sym", &[]),
+        ("hex:3,start=R,sliced", &[]),
+        ("hex:3,start=R,sliced", rem),
+        ("bridgit:3,start=L,sym", &[]),
+        ("bridgit:3,start=L,sym", rem),
+        ("bridgit:3,start=R", &[]),
+        ("bridgit:3", rem),
+        ("shannon:data/shannon/k4.txt", &[]),
+        ("shannon:data/shannon/k4.txt", rem),
+        ("shannon-vertex:data/shannon/square.txt", &[]),
     ];
-    for spec in specs {
+    for (spec, extra) in specs {
         let raw = dir.path().join("raw.rdb");
-        build(spec, &raw, &[]);
+        build(spec, &raw, extra);
         let small = Table::open(&raw).unwrap().header().size < 100_000;
         let frames: &[&str] = if small { &["32", "65536"] } else { &["65536"] };
         for &frame in frames {
@@ -381,6 +413,11 @@ fn one_mover_tables_answer_every_position_like_raw_ones() {
             assert_eq!(c.info().encoding, "zstd-one-mover");
             for pos in 0..r.header().size {
                 assert_eq!(r.value(pos).unwrap(), c.value(pos).unwrap(), "{spec} {pos}");
+                assert_eq!(
+                    r.remoteness(pos).unwrap(),
+                    c.remoteness(pos).unwrap(),
+                    "{spec} {extra:?} remoteness of {pos}"
+                );
             }
             let batch: Vec<u64> = (0..r.header().size).rev().collect();
             for (pos, v) in batch.iter().zip(c.values(&batch)) {
@@ -407,17 +444,14 @@ fn one_mover_tables_answer_every_position_like_raw_ones() {
     }
 }
 
-/// `--one-mover` is refused, before anything is written, for a table with remoteness and for a
-/// game whose index does not say who moves.
+/// `--one-mover` is refused, before anything is written, for a game whose index does not say
+/// who moves.
 #[test]
 fn one_mover_is_refused_where_it_cannot_answer() {
     let dir = tempfile::tempdir().unwrap();
     let raw = dir.path().join("raw.rdb");
     let out = dir.path().join("out.rdb");
-    for (spec, extra, says) in [
-        ("hex:3", &["--remoteness"][..], "remoteness"),
-        ("digraph:data/seed001.txt", &[][..], "pass the turn"),
-    ] {
+    for (spec, extra, says) in [("digraph:data/seed001.txt", &[][..], "pass the turn")] {
         build(spec, &raw, extra);
         let o = retrodb(&[
             "compress",

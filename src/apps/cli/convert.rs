@@ -22,9 +22,10 @@ pub struct ZstdArgs {
     /// [default: best] (for build: only with --compress).
     #[arg(long, value_enum)]
     fill: Option<Fill>,
-    /// Store only the positions with Left to move (cell games, values only); a position with
-    /// Right to move is answered by a one-move search over its children, all stored. About
-    /// half the size; a lookup of such a position reads up to one frame per move.
+    /// Store only the positions with Left to move (cell games); a position with Right to move
+    /// is answered by a one-move search over its children, all stored (its remoteness too, in
+    /// a table with remoteness). About half the size; a lookup of such a position reads up to
+    /// one frame per move.
     #[arg(long)]
     one_mover: bool,
     /// Make no zstd dictionary. By default one is trained on a sample of the frames and kept

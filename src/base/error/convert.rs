@@ -19,12 +19,6 @@ pub enum ConvertError {
     #[error("zstd level {level} is outside 1..=22")]
     Level { level: i32 },
 
-    /// `--one-mover` of a table that holds remoteness.
-    #[error(
-        "{path}: --one-mover leaves positions out of a values-only table; this one holds remoteness"
-    )]
-    OneMoverRemoteness { path: String },
-
     /// `--one-mover` of a game whose moves do not pass the turn.
     #[error(
         "{path}: --one-mover needs a game whose moves pass the turn (a cell game); {spec} is not"

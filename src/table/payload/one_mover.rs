@@ -14,8 +14,9 @@ use crate::with_game;
 /// The one-mover omission around any payload `P`: the positions the game marks omissible
 /// ([`crate::game::Omissions::omissible`]; cell games: Right to move) are left out of `P`
 /// ("don't care") and answered by the rules or else by a one-ply search over their children,
-/// which are all stored (the game's contract), each read from `P`'s checked bytes. A table with
-/// it has no remoteness (the header refuses the pair), so remoteness is `P`'s.
+/// which are all stored (the game's contract), each read from `P`'s checked bytes; with
+/// remoteness, theirs too, so a left-out position's remoteness follows from its children's
+/// (docs/FORMAT.md, "One mover stored").
 pub(in crate::table) struct OneMover<P>(pub P);
 
 impl<P: CellSource> OneMover<P> {
@@ -25,39 +26,92 @@ impl<P: CellSource> OneMover<P> {
         with_game!(at.game, g => g.omissible(pos)) == Some(true)
     }
 
-    /// The code of a position left out, by the rules or else by a one-move search.
-    fn searched_code(&self, at: &Stored<'_>, pos: u64) -> Answer<u8> {
+    /// The code and remoteness of a position left out, by the rules or else by a one-move
+    /// search over its children, each read from the payload inside. Without `remoteness` the
+    /// search stops at the first lost child and gives no remoteness; with it every child is read:
+    /// a win's remoteness is one more than its quickest lost child's, a loss's one more than its
+    /// slowest child's (docs/FORMAT.md, "Remoteness"), a draw has none.
+    fn searched(&self, at: &Stored<'_>, pos: u64, remoteness: bool) -> Answer<(u8, Option<u32>)> {
         with_game!(at.game, g => {
             match by_rules(g, pos) {
-                Rules::Unused => Ok(cells::UNUSED),
-                Rules::Known(v, _) => Ok(cells::code(v)),
+                Rules::Unused => Ok((cells::UNUSED, None)),
+                Rules::Known(v, r) => Ok((cells::code(v), r.filter(|_| remoteness))),
                 Rules::Search => {
-                    let (mut lost, mut drawn) = (false, false);
-                    let mut failed = None;
+                    let mut s = Search::default();
                     g.for_each_child(pos, |c| {
-                        if lost || failed.is_some() {
+                        if s.failed.is_some() || (s.lost.is_some() && !remoteness) {
                             return;
                         }
                         if Self::omits(at, c) {
-                            failed = Some(TableErrorKind::Game(format!(
+                            s.failed = Some(TableErrorKind::Game(format!(
                                 "position {pos} and its child {c} are both left out"
                             )));
                             return;
                         }
-                        match self.0.code(at, c) {
-                            Ok(cells::LOSS) => lost = true,
-                            Ok(cells::DRAW) => drawn = true,
-                            Ok(_) => {}
-                            Err(e) => failed = Some(e),
+                        let child = if remoteness {
+                            self.0.code_and_remoteness(at, c)
+                        } else {
+                            self.0.code(at, c).map(|code| (code, Some(0)))
+                        };
+                        match child {
+                            Ok(child) => s.see(pos, c, child),
+                            Err(e) => s.failed = Some(e),
                         }
                     });
-                    match failed {
-                        Some(e) => Err(e),
-                        None => Ok(cells::verdict(lost, drawn)),
-                    }
+                    s.verdict(remoteness)
                 }
             }
         })
+    }
+}
+
+/// A one-move search's findings so far: the quickest lost child, whether a child is drawn, the
+/// slowest won child (remoteness), or why the search failed.
+#[derive(Default)]
+struct Search {
+    lost: Option<u32>,
+    drawn: bool,
+    won: Option<u32>,
+    failed: Option<TableErrorKind>,
+}
+
+impl Search {
+    /// Takes in child `c` of `pos`: its code and remoteness.
+    fn see(&mut self, pos: u64, c: u64, (code, r): (u8, Option<u32>)) {
+        let decided = |r: Option<u32>| {
+            r.ok_or_else(|| {
+                TableErrorKind::Game(format!(
+                    "child {c} of position {pos} is decided but has no remoteness"
+                ))
+            })
+        };
+        match code {
+            cells::LOSS => match decided(r) {
+                Ok(r) => self.lost = Some(self.lost.map_or(r, |l| l.min(r))),
+                Err(e) => self.failed = Some(e),
+            },
+            cells::WIN => match decided(r) {
+                Ok(r) => self.won = Some(self.won.map_or(r, |w| w.max(r))),
+                Err(e) => self.failed = Some(e),
+            },
+            cells::DRAW => self.drawn = true,
+            _ => {}
+        }
+    }
+
+    /// The position's code, and its remoteness where asked for.
+    fn verdict(self, remoteness: bool) -> Answer<(u8, Option<u32>)> {
+        if let Some(e) = self.failed {
+            return Err(e);
+        }
+        let code = cells::verdict(self.lost.is_some(), self.drawn);
+        let r = match code {
+            _ if !remoteness => None,
+            cells::WIN => self.lost.map(|r| r + 1),
+            cells::LOSS => Some(self.won.map_or(0, |r| r + 1)),
+            _ => None,
+        };
+        Ok((code, r))
     }
 }
 
@@ -80,18 +134,25 @@ impl<P: CellSource> CellSource for OneMover<P> {
     #[inline]
     fn code(&self, at: &Stored<'_>, pos: u64) -> Answer<u8> {
         if Self::omits(at, pos) {
-            return self.searched_code(at, pos);
+            return Ok(self.searched(at, pos, false)?.0);
         }
         self.0.code(at, pos)
     }
 
     #[inline]
     fn remoteness(&self, at: &Stored<'_>, pos: u64) -> Answer<Option<u32>> {
+        if Self::omits(at, pos) {
+            return Ok(self.searched(at, pos, true)?.1);
+        }
         self.0.remoteness(at, pos)
     }
 
     #[inline]
     fn code_and_remoteness(&self, at: &Stored<'_>, pos: u64) -> Answer<(u8, Option<u32>)> {
+        if Self::omits(at, pos) {
+            let stored = at.header.remoteness_encoding.is_stored();
+            return self.searched(at, pos, stored);
+        }
         code_then_remoteness(self, at, pos)
     }
 }
