@@ -46,15 +46,13 @@ pub fn compress(input: &Table, out: &Path, params: Params, progress: &dyn Progre
         }
         .into());
     }
-    let omitted = params.one_mover;
-    if omitted {
-        if with_game!(input.game(), g => g.size() > 0 && g.omissible(0).is_none()) {
-            return Err(ConvertError::OneMoverGame {
-                path: input.path().display().to_string(),
-                spec: h.spec.clone(),
-            }
-            .into());
+    let no_side = with_game!(input.game(), g => g.size() > 0 && g.omissible(0).is_none());
+    if params.one_mover && no_side {
+        return Err(ConvertError::OneMoverGame {
+            path: input.path().display().to_string(),
+            spec: h.spec.clone(),
         }
+        .into());
     }
     // Every byte that goes into a frame is checked first.
     input.verify_checksums_with(progress)?;
