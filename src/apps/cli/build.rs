@@ -17,7 +17,8 @@ pub struct Args {
     /// hackenbush:FILE, hackenbush-stalk:COLOURS, hackenbush-tree:TREE or subtract:N,MOVES (a
     /// heap of N and the amounts a move may take, e.g. subtract:20,1,3,4); the cell games take
     /// ',start=L' or ',start=R' for the positions of one first mover only (e.g.
-    /// bridgit:3,start=L). See docs/NOTATION.md.
+    /// bridgit:3,start=L), and then or alone ',sym' for one position per symmetry class (e.g.
+    /// bridgit:4,sym: every configuration, either player to move). See docs/NOTATION.md.
     game: String,
     /// Where to write the table (default: a name made from the game, e.g. seed001.rdb; a
     /// temporary file beside it until the table is complete).
