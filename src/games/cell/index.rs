@@ -184,7 +184,8 @@ impl Index {
         match self {
             Index::Plain(_) => PlainIndex::mover(pos),
             Index::Alternation(a) => a.mover((l | r).count_ones()),
-            Index::Sliced(s) => s.mover_at(pos),
+            // From the counts given a first player; else from the row's class.
+            Index::Sliced(s) => s.mover_of(l, r).unwrap_or_else(|| s.mover_at(pos)),
         }
     }
 
