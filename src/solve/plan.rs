@@ -103,6 +103,99 @@ impl Kernel {
             _ => Engine::Tiered,
         }
     }
+
+    /// The kernel named `name` ([`Kernel::name`]).
+    pub fn parse(name: &str) -> Result<Kernel, String> {
+        Kernel::ALL
+            .into_iter()
+            .find(|k| k.name() == name)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Kernel::ALL.iter().map(|k| k.name()).collect();
+                format!(
+                    "unknown kernel '{}': the kernels are {}",
+                    crate::base::error::cut(name),
+                    names.join(", ")
+                )
+            })
+    }
+
+    /// What the kernel solves, in words, as a refusal names it.
+    pub fn solves(self) -> &'static str {
+        match self {
+            Kernel::Counter => "any game",
+            Kernel::PerPosition => "a game with tiers (acyclic, at most 127 tiers)",
+            Kernel::BitPlane => {
+                "a plain board (every configuration of a cell game, e.g. hex:3), values only, \
+                 from scratch"
+            }
+            Kernel::PlainRemoteness => {
+                "a plain board (every configuration of a cell game, e.g. hex:3) with \
+                 --remoteness, from scratch"
+            }
+            Kernel::SlicedRows => {
+                "a sliced board (a cell game with ',sliced' or ',sym'), values only"
+            }
+            Kernel::SlicedRemoteness => {
+                "a sliced board (a cell game with ',sliced' or ',sym') with --remoteness"
+            }
+        }
+    }
+
+    /// Whether the kernel solves a game of shape `shape`, with remoteness or not, in a run that
+    /// starts from nothing (`fresh`) or below a checkpoint. Every kernel that does writes the
+    /// same table; [`choose`] picks the fastest.
+    pub fn applies(self, shape: Shape, remoteness: bool, fresh: bool) -> bool {
+        match self {
+            Kernel::Counter => true,
+            Kernel::PerPosition => shape != Shape::Graph,
+            Kernel::BitPlane => shape == Shape::PlainBoard && !remoteness && fresh,
+            Kernel::PlainRemoteness => shape == Shape::PlainBoard && remoteness && fresh,
+            Kernel::SlicedRows => shape == Shape::SlicedBoard && !remoteness,
+            Kernel::SlicedRemoteness => shape == Shape::SlicedBoard && remoteness,
+        }
+    }
+}
+
+/// Every kernel that solves a game of shape `shape` ([`Kernel::applies`]), in
+/// [`Kernel::ALL`]'s order.
+pub fn applicable(shape: Shape, remoteness: bool, fresh: bool) -> Vec<Kernel> {
+    Kernel::ALL
+        .into_iter()
+        .filter(|k| k.applies(shape, remoteness, fresh))
+        .collect()
+}
+
+/// Refuses `kernel` for `game` (with remoteness or not, from scratch or resumed) where it does
+/// not apply, naming what it solves and the kernels that apply.
+pub fn check_kernel(
+    game: &AnyGame,
+    kernel: Kernel,
+    remoteness: bool,
+    fresh: bool,
+) -> crate::Result<()> {
+    let shape = Shape::of(game);
+    if kernel.applies(shape, remoteness, fresh) {
+        return Ok(());
+    }
+    let names: Vec<&str> = applicable(shape, remoteness, fresh)
+        .iter()
+        .map(|k| k.name())
+        .collect();
+    let build = match (remoteness, fresh) {
+        (true, true) => "a build with --remoteness",
+        (false, true) => "a build without --remoteness",
+        (true, false) => "a resumed build with --remoteness",
+        (false, false) => "a resumed build without --remoteness",
+    };
+    Err(crate::Error::Spec {
+        spec: game.spec(),
+        msg: format!(
+            "--kernel {kernel} does not apply: it solves {}; for {build} of this game the \
+             kernels that apply are {}",
+            kernel.solves(),
+            names.join(", ")
+        ),
+    })
 }
 
 impl std::fmt::Display for Kernel {
@@ -181,6 +274,20 @@ impl<'g> TieredKernel<'g> {
     /// cannot solve it.
     pub fn of<G: Tiered>(game: &'g G, remoteness: bool, fresh: bool) -> Option<TieredKernel<'g>> {
         let kernel = choose(Shape::of_tiered(game), Engine::Tiered, remoteness, fresh)?;
+        let chosen = TieredKernel::with(game, kernel);
+        assert!(
+            chosen.is_some(),
+            "choose() gave {kernel} for the game's own shape"
+        );
+        chosen
+    }
+
+    /// `kernel` over `game`'s board; `None` when it is not a kernel of the tiered engine for
+    /// the game's shape (whether it applies to a build is [`Kernel::applies`]).
+    pub fn with<G: Tiered>(game: &'g G, kernel: Kernel) -> Option<TieredKernel<'g>> {
+        if unsupported(game).is_some() {
+            return None;
+        }
         Some(match (kernel, game.board_shape()) {
             (Kernel::PerPosition, _) => TieredKernel::PerPosition,
             (Kernel::BitPlane, Some(BoardShape::Plain(b))) => TieredKernel::BitPlane(b),
@@ -191,7 +298,7 @@ impl<'g> TieredKernel<'g> {
             (Kernel::SlicedRemoteness, Some(BoardShape::Sliced(b))) => {
                 TieredKernel::SlicedRemoteness(b)
             }
-            (k, _) => unreachable!("choose() gave {k} for the game's own shape"),
+            _ => return None,
         })
     }
 
@@ -243,13 +350,20 @@ impl<'g> TieredKernel<'g> {
 /// the process's own, [`super::PROCESS_BYTES`]); the counter engine's for a game the tiered
 /// engine cannot solve.
 pub fn memory_estimate(engine: Engine, game: &AnyGame, remoteness: bool) -> u64 {
+    let kernel = kernel(game, engine, remoteness, true).unwrap_or(Kernel::Counter);
+    kernel_memory(kernel, game, remoteness)
+}
+
+/// Bytes `kernel` needs for a whole build of `game` from scratch (without the process's own);
+/// the counter engine's where the kernel is not one of the tiered engine for the game.
+pub fn kernel_memory(kernel: Kernel, game: &AnyGame, remoteness: bool) -> u64 {
     let counter = || crate::with_game!(game, g => super::memory_estimate(g.size(), g.max_children(), remoteness));
-    if engine == Engine::Counter {
+    if kernel == Kernel::Counter {
         return counter();
     }
     with_tiered_game!(
         game,
-        g => match TieredKernel::of(g, remoteness, true) {
+        g => match TieredKernel::with(g, kernel) {
             Some(k) => k.memory(g, 0..g.tier_count(), remoteness),
             None => counter(),
         },
@@ -348,6 +462,36 @@ mod tests {
                 assert_eq!(k.engine(), engine);
             }
         }
+    }
+
+    /// The kernel [`choose`] picks always applies, and the tiered engine's kernels that apply
+    /// to a shape are the ones [`TieredKernel::with`] can make for a game of it.
+    #[test]
+    fn the_chosen_kernel_applies_and_names_parse_back() {
+        use Shape::*;
+        for shape in [Graph, Tiers, PlainBoard, SlicedBoard] {
+            for (rem, fresh) in [(false, true), (true, true), (false, false), (true, false)] {
+                let all = applicable(shape, rem, fresh);
+                assert!(all.contains(&Kernel::Counter), "{shape:?}");
+                if let Some(k) = choose(shape, Engine::Tiered, rem, fresh) {
+                    assert!(all.contains(&k), "{shape:?} rem {rem} fresh {fresh}: {k}");
+                }
+                assert_eq!(all.len() > 1, shape != Graph, "{shape:?}");
+            }
+        }
+        for k in Kernel::ALL {
+            assert_eq!(Kernel::parse(k.name()), Ok(k));
+        }
+        assert!(Kernel::parse("fast").unwrap_err().contains("sliced-rows"));
+        let game = AnyGame::open("hex:3,sym", u64::MAX).unwrap();
+        let err = check_kernel(&game, Kernel::BitPlane, false, true).unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("hex:3,sym") && text.contains("counter, per-position, sliced-rows"));
+        crate::with_tiered_game!(&game, g => {
+            for k in applicable(Shape::of(&game), false, true) {
+                assert_eq!(TieredKernel::with(g, k).is_some(), k != Kernel::Counter, "{k}");
+            }
+        }, _ => unreachable!());
     }
 
     #[test]

@@ -29,6 +29,7 @@ mod fuzz_tables;
 mod golden;
 mod hackenbush_cli;
 mod hackenbush_props;
+mod kernel_plan;
 mod lookups;
 mod messages;
 mod peers;

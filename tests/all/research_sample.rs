@@ -398,6 +398,14 @@ fn sampled_research_refuses_clearly() {
     assert!(err(&all).contains("leave out --table"));
     // The complete report needs every configuration with remoteness.
     assert!(err(&["research", "bridgit", "--size", "3", "--table", &sym]).contains("--sample N"));
+    // So does a table of every configuration, one per symmetry class: its scan would count
+    // stored images only.
+    let every_sym = build(dir.path(), "bridgit:2,sym", "b2s.rdb", true);
+    let refused = err(&["research", "bridgit", "--size", "2", "--table", &every_sym]);
+    assert!(
+        refused.contains("the complete report needs bridgit:2"),
+        "{refused}"
+    );
     let right = build(dir.path(), "bridgit:2,start=R", "b2r.rdb", false);
     assert!(
         err(&[

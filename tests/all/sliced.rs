@@ -210,6 +210,94 @@ fn the_row_kernel_with_remoteness_agrees_with_the_plain_boards() {
     }
 }
 
+/// `bridgit:N,sym` and `hex:N,sym` (no `,start=`): every configuration with either player to
+/// move, one per symmetry class, against the plain build of the same board with remoteness: the
+/// same value and remoteness for every plain position (looked up through its canonical image,
+/// by cells and mover, and a spread of them by text, which says who moves); with `,sliced`
+/// too, the position count of the plain index; the contract on every index of the small
+/// boards; and the counter engine writes the same file as the row kernels.
+#[test]
+fn symmetric_tables_of_every_configuration_agree_with_the_plain_boards() {
+    use retrodb::solve::{Engine, plan::Kernel};
+    use retrodb::table::Table;
+    let dir = tempfile::tempdir().unwrap();
+    let opts = |remoteness: bool, engine: Option<Engine>| BuildOptions {
+        remoteness,
+        engine,
+        ..BuildOptions::default()
+    };
+    for (base, every, counter) in [
+        ("bridgit:2", 1, true),
+        ("hex:3", 1, true),
+        ("bridgit:3", 1, false),
+        ("hex:4", 101, false),
+    ] {
+        let full = dir.path().join("plain.rdb");
+        builder::build(&open(base), &full, &opts(true, None)).unwrap();
+        let full = Table::open(&full).unwrap();
+        let AnyGame::Cell(f) = full.game() else {
+            panic!("{base} is a cell game");
+        };
+        for (suffix, remoteness) in [(",sym", true), (",sym", false), (",sliced", false)] {
+            let spec = format!("{base}{suffix}");
+            let out = dir.path().join("every.rdb");
+            let summary = builder::build(&open(&spec), &out, &opts(remoteness, None)).unwrap();
+            let kernel = if remoteness {
+                Kernel::SlicedRemoteness
+            } else {
+                Kernel::SlicedRows
+            };
+            assert_eq!(summary.kernel, kernel, "{spec}");
+            let table = Table::open(&out).unwrap();
+            assert_eq!(table.header().spec, spec);
+            let AnyGame::Cell(g) = table.game() else {
+                panic!("{spec} is a cell game");
+            };
+            assert_eq!(g.start(), None, "{spec}");
+            if suffix == ",sliced" {
+                assert_eq!(g.size(), f.size(), "{spec}");
+            } else {
+                assert!(g.size() * 3 < f.size() * 2, "{spec}: symmetry saves");
+            }
+            if every == 1 {
+                retrodb::game::check_round_trip(g, 0..g.size())
+                    .unwrap_or_else(|e| panic!("{spec}: {e}"));
+            }
+            for pos in (0..f.size()).step_by(every) {
+                let (l, r) = f.masks(pos);
+                let i = g
+                    .try_index(l, r, f.mover(pos))
+                    .unwrap_or_else(|| panic!("{spec}: no index for {}", f.position_text(pos)));
+                let want = full.value(pos).unwrap();
+                assert_eq!(
+                    table.value(i).unwrap(),
+                    want,
+                    "{spec}: {}",
+                    f.position_text(pos)
+                );
+                if remoteness {
+                    let (got, want) = (table.remoteness(i).unwrap(), full.remoteness(pos).unwrap());
+                    assert_eq!(got, want, "{spec}: {}", f.position_text(pos));
+                }
+                if pos % (7 * every as u64) == 0 {
+                    let text = f.position_text(pos);
+                    let (at, v) = table.locate(&text).unwrap();
+                    assert_eq!((at, Some(v)), (i, want), "{spec}: {text}");
+                    assert_eq!(g.mover(at), f.mover(pos), "{spec}: {text}");
+                }
+            }
+            if counter {
+                let c = dir.path().join("counter.rdb");
+                builder::build(&open(&spec), &c, &opts(remoteness, Some(Engine::Counter))).unwrap();
+                assert!(
+                    std::fs::read(&c).unwrap() == std::fs::read(&out).unwrap(),
+                    "{spec}: the counter engine wrote another table"
+                );
+            }
+        }
+    }
+}
+
 /// What these tests check of a compressed copy (the answers, the bytes back) holds at any
 /// level; zstd's level 15 searched matches for a third of their time.
 fn quick_compression() -> retrodb::table::zstd::Params {

@@ -17,7 +17,8 @@ pub struct Args {
     /// hackenbush:FILE, hackenbush-stalk:COLOURS, hackenbush-tree:TREE or subtract:N,MOVES (a
     /// heap of N and the amounts a move may take, e.g. subtract:20,1,3,4); the cell games take
     /// ',start=L' or ',start=R' for the positions of one first mover only (e.g.
-    /// bridgit:3,start=L). See docs/NOTATION.md.
+    /// bridgit:3,start=L), and then or alone ',sym' for one position per symmetry class (e.g.
+    /// bridgit:4,sym: every configuration, either player to move). See docs/NOTATION.md.
     game: String,
     /// Where to write the table (default: a name made from the game, e.g. seed001.rdb; a
     /// temporary file beside it until the table is complete).
@@ -41,6 +42,18 @@ pub struct Args {
     /// where it applies, counter otherwise.
     #[arg(long, value_parser = crate::solve::Engine::parse)]
     engine: Option<crate::solve::Engine>,
+    /// The kernel, which names its engine: counter, per-position, bitplane, plain-remoteness,
+    /// sliced-rows or sliced-remoteness (`--plan` lists those that apply, with their memory and
+    /// disk). Every kernel that applies writes the same table; one that does not apply, or does
+    /// not fit, is refused before any work. Default: the fastest that applies.
+    #[arg(long, value_name = "NAME", value_parser = crate::solve::plan::Kernel::parse)]
+    kernel: Option<crate::solve::plan::Kernel>,
+    /// Print every kernel that applies to the game and options, one a line with its estimated
+    /// peak memory and disk (from scratch) and whether both fit (--max-memory, the free disk
+    /// beside the output), and build nothing. With --json: a list of {"kernel",
+    /// "memory_bytes", "disk_bytes", "fits"}.
+    #[arg(long)]
+    plan: bool,
     /// Tiered engine: solve at most this many tiers now, then stop; rerunning the same build
     /// resumes from the last finished tier (as it does after an interruption).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
@@ -79,6 +92,12 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> Result<ExitCode> {
+    if a.mpi && (a.kernel.is_some() || a.plan) {
+        anyhow::bail!(
+            "--mpi builds with its own kernels (the row kernel across ranks, the counter engine's \
+             for a digraph); --kernel and --plan apply to a build in one process"
+        );
+    }
     if a.mpi {
         return run_mpi(a);
     }
@@ -101,6 +120,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
         progress: Some(solving.clone()),
         max_memory,
         engine: a.engine,
+        kernel: a.kernel,
         stop_after_tiers: a.tiers,
         on_tier: None,
         stop: Default::default(),
@@ -119,6 +139,10 @@ pub fn run(a: Args) -> Result<ExitCode> {
         anyhow::bail!("--tiers stops a build before its table exists; build, then compress");
     }
     builder::check_options(&game, &opts)?;
+    if a.plan {
+        print_kernel_plans(&game, &out, &opts, a.json)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     if !a.quiet && !a.json {
         show_plan(&game, &out, &mut opts, &solving);
     }
@@ -146,6 +170,37 @@ pub fn run(a: Args) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `build --plan`: every kernel that applies, its estimates and whether they fit, one a line
+/// (the one the build would use marked), or as a JSON list.
+fn print_kernel_plans(
+    game: &AnyGame,
+    out: &std::path::Path,
+    opts: &BuildOptions,
+    json: bool,
+) -> Result<()> {
+    let plans = builder::kernel_plans(game, out, opts);
+    if json {
+        outln!("{}", serde_json::to_string(&plans)?)?;
+        return Ok(());
+    }
+    let chosen = builder::default_kernel(game, opts);
+    for p in &plans {
+        outln!(
+            "{:<17} memory {:>10}  disk {:>10}  {}{}",
+            p.kernel.name(),
+            human_bytes(p.memory_bytes),
+            human_bytes(p.disk_bytes),
+            if p.fits { "fits" } else { "does not fit" },
+            if chosen == Some(p.kernel) {
+                "  (the build's kernel)"
+            } else {
+                ""
+            }
+        )?;
+    }
+    Ok(())
 }
 
 /// `--checkpoint-every SECS` as a duration: whole seconds exactly (up to 2^64 - 1, which is

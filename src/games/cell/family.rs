@@ -14,7 +14,10 @@ impl Family for CellGame {
             low_cells: s.low_digits(),
             rows: s.rows.len() as u64,
             symmetries: if s.symmetric { s.group.len() } else { 0 },
-            without_symmetry: super::alternation::Alternation::new(self.cells, s.first).size(),
+            without_symmetry: match s.first {
+                Some(first) => super::alternation::Alternation::new(self.cells, first).size(),
+                None => super::PlainIndex::new(self.cells).size(),
+            },
         })
     }
 

@@ -1,8 +1,8 @@
 //! How a cell game numbers its positions: the plain index of every configuration with either
-//! player to move, or one of the two indices of the configurations alternation from the empty
-//! board reaches ([`Alternation`], tier-major, and [`Sliced`], by rows of key cells). [`Index`]
-//! holds one of the three, and each operation — decoding, encoding, children, parents — is
-//! written once over it.
+//! player to move, the tier-major index of the configurations alternation from the empty board
+//! reaches ([`Alternation`]), or the index by rows of key cells ([`Sliced`]) of either set of
+//! positions. [`Index`] holds one of the three, and each operation — decoding, encoding,
+//! children, parents — is written once over it.
 //!
 //! The invariant: `masks` and `try_index` are inverses on `0..size` (with symmetry, up to the
 //! board's image), and a child or parent is always a position of the same index.
@@ -127,8 +127,9 @@ pub enum Index {
     Plain(PlainIndex),
     /// Only the configurations alternation reaches, tier-major (`,start=L`).
     Alternation(Alternation),
-    /// Only the configurations alternation reaches, by rows of key cells, with one row per
-    /// symmetry class of keys where asked (`,start=L,sliced` and `,start=L,sym`).
+    /// The configurations alternation reaches (`,start=L,sliced` and `,start=L,sym`) or every
+    /// configuration with either player to move (`,sliced` and `,sym`), by rows of key cells,
+    /// with one row per symmetry class of keys where asked.
     Sliced(Box<Sliced>),
 }
 
@@ -154,7 +155,7 @@ impl Index {
         match self {
             Index::Plain(_) => None,
             Index::Alternation(a) => Some(a.first),
-            Index::Sliced(s) => Some(s.first),
+            Index::Sliced(s) => s.first,
         }
     }
 
@@ -173,10 +174,7 @@ impl Index {
         match self {
             Index::Plain(_) => PlainIndex::mover(pos),
             Index::Alternation(a) => a.mover(a.tier(pos)),
-            Index::Sliced(s) => {
-                let (l, r) = s.masks(pos);
-                s.mover_of(l, r)
-            }
+            Index::Sliced(s) => s.mover_at(pos),
         }
     }
 
@@ -186,7 +184,8 @@ impl Index {
         match self {
             Index::Plain(_) => PlainIndex::mover(pos),
             Index::Alternation(a) => a.mover((l | r).count_ones()),
-            Index::Sliced(s) => s.mover_of(l, r),
+            // From the counts given a first player; else from the row's class.
+            Index::Sliced(s) => s.mover_of(l, r).unwrap_or_else(|| s.mover_at(pos)),
         }
     }
 
@@ -199,20 +198,18 @@ impl Index {
                 let t = (left | right).count_ones();
                 a.index(left, right).filter(|_| a.mover(t) == mover)
             }
-            Index::Sliced(s) => s
-                .index(left, right)
-                .filter(|_| s.mover_of(left, right) == mover),
+            Index::Sliced(s) => s.index_as(left, right, mover),
         }
     }
 
-    /// The index of a board alternation reaches, whose mover follows from its counts; `None` in
-    /// the plain index, where it does not.
+    /// The index of a child board, `mover` to move; `None` in the plain index (which finds
+    /// children by arithmetic).
     #[inline]
-    fn reached(&self, left: u64, right: u64) -> Option<u64> {
+    fn reached(&self, left: u64, right: u64, mover: Player) -> Option<u64> {
         match self {
             Index::Plain(_) => None,
             Index::Alternation(a) => a.index(left, right),
-            Index::Sliced(s) => s.index(left, right),
+            Index::Sliced(s) => s.index_as(left, right, mover),
         }
     }
 
@@ -228,8 +225,8 @@ impl Index {
         for_each_cell(empty, |cell| {
             let (l2, r2) = mover.claim(l, r, cell);
             f(self
-                .reached(l2, r2)
-                .expect("a move keeps the alternation's counts"));
+                .reached(l2, r2, mover.other())
+                .expect("a move leads to a position of the index"));
         });
     }
 
@@ -252,12 +249,13 @@ impl Index {
             Index::Sliced(s) => {
                 // A stored board stands for its images: the parents are the stored boards with
                 // a move to an image this index holds, each once per such move.
+                let mover = s.mover_at(pos);
                 for (xl, xr) in s.images(l, r) {
-                    if s.index(xl, xr) != Some(pos) {
+                    if s.index_as(xl, xr, mover) != Some(pos) {
                         continue;
                     }
-                    wins.unmoves(xl, xr, s.mover_of(xl, xr), |pl, pr, _| {
-                        if let Some(p) = s.index(pl, pr)
+                    wins.unmoves(xl, xr, mover, |pl, pr, _| {
+                        if let Some(p) = s.index_as(pl, pr, mover.other())
                             && s.masks(p) == (pl, pr)
                         {
                             f(p)

@@ -122,18 +122,11 @@ impl CellGame {
             None => "",
         };
         // `,start=both` is the plain game: one spec per table.
+        // Without a first player, `,sliced` and `,sym` hold every configuration with either
+        // player to move, as the plain spec does.
         let spec = match start {
             Some(p) => format!("{kind}:{base},start={}{suffix}", p.letter()),
-            None if sliced.is_some() => {
-                return Err(Error::Spec {
-                    spec,
-                    msg: format!(
-                        "'{suffix}' needs a first player: the sliced index holds the positions \
-                         alternation reaches (write ',start=L{suffix}' or ',start=R{suffix}')"
-                    ),
-                });
-            }
-            None => format!("{kind}:{base}"),
+            None => format!("{kind}:{base}{suffix}"),
         };
         let mut game = Self::new(spec, layout, source, max_memory)?;
         match (start, sliced) {
@@ -141,7 +134,7 @@ impl CellGame {
                 let alt = alternation::Alternation::new(game.cells, first);
                 game.set_index(Index::Alternation(alt));
             }
-            (Some(first), Some(symmetric)) => {
+            (first, Some(symmetric)) => {
                 let group = game.layout.colour_keeping_group();
                 let s =
                     Sliced::new(game.cells, first, &group, symmetric).map_err(|e| Error::Spec {
@@ -150,7 +143,7 @@ impl CellGame {
                     })?;
                 game.set_index(Index::Sliced(Box::new(s)));
             }
-            (None, _) => {}
+            (None, None) => {}
         }
         Ok(game)
     }

@@ -527,10 +527,12 @@ fn prepared_win_table_equals_the_flood_on_every_cell_set() {
 #[test]
 fn sliced_index_holds_every_reachable_board_under_the_boards_symmetries() {
     for (b, first) in [
-        (Board::Hex(3), Player::Left),
-        (Board::Hex(3), Player::Right),
-        (Board::Bridgit(2), Player::Left),
-        (Board::Bridgit(3), Player::Left),
+        (Board::Hex(3), Some(Player::Left)),
+        (Board::Hex(3), Some(Player::Right)),
+        (Board::Hex(3), None),
+        (Board::Bridgit(2), Some(Player::Left)),
+        (Board::Bridgit(2), None),
+        (Board::Bridgit(3), Some(Player::Left)),
     ] {
         let group: Vec<Vec<u32>> = b
             .symmetries()
@@ -538,7 +540,7 @@ fn sliced_index_holds_every_reachable_board_under_the_boards_symmetries() {
             .filter(|s| !s.swaps_colours)
             .map(|s| s.perm)
             .collect();
-        let what = format!("{b:?}, {first:?} first");
+        let what = format!("{b:?}, first {first:?}");
         crate::game::shape::sliced::check_index(&what, b.cell_count() as u32, first, &group);
     }
 }

@@ -408,8 +408,8 @@ impl Iterator for SlicedChildren<'_> {
         let (l, r) = self.mover.claim(self.l, self.r, cell);
         Some(
             self.index
-                .index(l, r)
-                .expect("a move keeps the alternation's counts"),
+                .index_as(l, r, self.mover.other())
+                .expect("a move leads to a position of the index"),
         )
     }
 

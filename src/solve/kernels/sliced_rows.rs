@@ -452,7 +452,7 @@ pub(super) struct KeyChild {
 /// The key children of `row` that the index holds, each empty key cell's Left move then Right
 /// move: what both row kernels read from the tier above.
 pub(super) fn key_children<'a>(s: &'a Sliced, row: &Row) -> impl Iterator<Item = KeyChild> + 'a {
-    let key = row.key as u64;
+    let (key, d) = (row.key as u64, row.d);
     (0..s.key_digits() as usize)
         .filter(move |&i| (key / s.pow3[i]).is_multiple_of(3))
         .flat_map(move |i| {
@@ -460,7 +460,9 @@ pub(super) fn key_children<'a>(s: &'a Sliced, row: &Row) -> impl Iterator<Item =
                 .into_iter()
                 .filter_map(move |(m, add)| {
                     let (canon, g) = s.canonical(key + add * s.pow3[i]);
-                    let child = s.rows.get(s.row_of_key[canon as usize] as usize)?;
+                    // Left's move lands in class B of the row one difference below, Right's in
+                    // class A of the row one above (the low cells unchanged).
+                    let child = s.row_for(canon, if m == 0 { d - 1 } else { d + 1 })?;
                     let (from, n) = if m == 0 {
                         (child.split, child.len - child.split)
                     } else {

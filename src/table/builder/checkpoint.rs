@@ -154,15 +154,22 @@ pub struct Identity {
     pub remoteness: bool,
     /// The input file's name, length and xxh3, for games read from one.
     pub input: Option<(String, u64, u64)>,
+    /// The per-position kernel solves a sliced board (`--kernel per-position`): its tiers are
+    /// filled cells where the row kernels' are key tiers, so neither resumes the other's
+    /// checkpoint. Written as a line `kernel per-position` only then.
+    pub per_position_rows: bool,
 }
 
 impl Identity {
-    pub fn of(game: &crate::games::AnyGame, remoteness: bool) -> Identity {
+    pub fn of(game: &crate::games::AnyGame, opts: &super::BuildOptions) -> Identity {
+        use crate::solve::plan::{Kernel, Shape};
         Identity {
             spec: game.spec(),
             positions: game.size(),
-            remoteness,
+            remoteness: opts.remoteness,
             input: game.source().map(|s| (s.name.clone(), s.len, s.hash)),
+            per_position_rows: opts.kernel == Some(Kernel::PerPosition)
+                && Shape::of(game) == Shape::SlicedBoard,
         }
     }
 
@@ -172,8 +179,13 @@ impl Identity {
             Some((_, len, hash)) => format!("{len} {hash}"),
             None => "none".to_string(),
         };
+        let kernel = if self.per_position_rows {
+            "kernel per-position\n"
+        } else {
+            ""
+        };
         format!(
-            "{VERSION_LINE}\nspec {}\npositions {}\nremoteness {}\ninput {input}\n",
+            "{VERSION_LINE}\nspec {}\npositions {}\nremoteness {}\ninput {input}\n{kernel}",
             self.spec,
             self.positions,
             if self.remoteness { "yes" } else { "no" }
@@ -212,6 +224,14 @@ impl Identity {
                 now.positions, self.positions
             ));
         }
+        if self.per_position_rows != now.per_position_rows {
+            d.push(
+                "the kernels differ: one build solves with the per-position kernel \
+                 (--kernel per-position) and the other with the row kernels, which count tiers \
+                 otherwise"
+                    .into(),
+            );
+        }
         if self.remoteness != now.remoteness {
             d.push(if self.remoteness {
                 "the options differ: it stores remoteness (--remoteness) and this build does not"
@@ -245,7 +265,7 @@ pub(super) fn read(out: &Path, id: &Identity) -> Found {
     let Ok(text) = std::fs::read_to_string(path(out)) else {
         return Found::Nothing;
     };
-    let mut lines = text.lines();
+    let mut lines = text.lines().peekable();
     let first = lines.next().unwrap_or("");
     if first == "retrodb tiered build 2" {
         return Found::Differs(
@@ -273,11 +293,13 @@ pub(super) fn read(out: &Path, id: &Identity) -> Found {
                 Some((String::new(), len.parse().ok()?, hash.parse().ok()?))
             }
         };
+        let per_position_rows = lines.next_if_eq(&"kernel per-position").is_some();
         Some(Identity {
             spec,
             positions,
             remoteness,
             input,
+            per_position_rows,
         })
     })() else {
         return unreadable();

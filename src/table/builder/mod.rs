@@ -11,6 +11,7 @@ pub mod cache;
 mod checkpoint;
 pub mod distributed;
 pub mod generate;
+pub mod kernels;
 pub mod report;
 pub mod threads;
 mod tiered;
@@ -33,6 +34,7 @@ use crate::table::{OutputLock, raw_sibling, zstd::Params};
 use crate::with_game;
 
 pub use checkpoint::{Checkpoint, Identity};
+pub use kernels::{KernelPlan, default_kernel, kernel_plans};
 pub use tiered::{TierReport, TieredPlan, plan_tiered};
 
 /// How to build a table.
@@ -46,6 +48,9 @@ pub struct BuildOptions {
     pub max_memory: u64,
     /// The engine; `None` picks the game's default ([`solve::Engine::default_for`]).
     pub engine: Option<solve::Engine>,
+    /// The kernel (`--kernel`), which names its engine; `None` picks the fastest that applies
+    /// ([`solve::plan::choose`]). One that does not apply, or does not fit, is refused.
+    pub kernel: Option<solve::plan::Kernel>,
     /// Tiered engine: solve at most this many tiers in this run, then stop, leaving the work
     /// files for a later run to resume from.
     pub stop_after_tiers: Option<u32>,
@@ -116,6 +121,7 @@ impl Default for BuildOptions {
             progress: None,
             max_memory: crate::base::memory::default_limit(),
             engine: None,
+            kernel: None,
             stop_after_tiers: None,
             checkpoint_every: CHECKPOINT_EVERY,
             on_tier: None,
@@ -220,10 +226,13 @@ fn estimate_for(game: &AnyGame, opts: &BuildOptions, engine: solve::Engine) -> B
     } else {
         (0, 0)
     };
+    let kernel = opts
+        .kernel
+        .or_else(|| solve::plan::kernel(game, engine, opts.remoteness, true));
     BuildEstimate {
         engine,
-        kernel: solve::plan::kernel(game, engine, opts.remoteness, true),
-        memory_bytes: process_peak(game, opts, engine, grundy_memory),
+        kernel,
+        memory_bytes: process_peak(game, opts, kernel, grundy_memory),
         file_bytes: size
             .div_ceil(4)
             .saturating_add(rem)
@@ -240,15 +249,17 @@ fn estimate_for(game: &AnyGame, opts: &BuildOptions, engine: solve::Engine) -> B
 fn process_peak(
     game: &AnyGame,
     opts: &BuildOptions,
-    engine: solve::Engine,
+    kernel: Option<solve::plan::Kernel>,
     grundy_memory: u64,
 ) -> u64 {
     let embedded = game
         .source()
         .and_then(|s| s.bytes.as_ref())
         .map_or(0, |b| b.len() as u64);
-    let solving = engine
-        .memory_estimate(game, opts.remoteness)
+    // A game the tiered engine cannot solve has no kernel of it: the counter engine's figure.
+    let kernel = kernel.unwrap_or(solve::plan::Kernel::Counter);
+    let solving = solve::plan::kernel_memory(kernel, game, opts.remoteness)
+        .saturating_add(solve::PROCESS_BYTES)
         .saturating_add(grundy_memory)
         .saturating_add(game.resident_bytes())
         .saturating_add(embedded.saturating_mul(3));
@@ -256,10 +267,12 @@ fn process_peak(
     solving.max(loading)
 }
 
-/// The engine `opts` asks for, else the game's default. A build works it out once and hands it
-/// on.
+/// The engine of the kernel `opts` asks for, else the engine it asks for, else the game's
+/// default. A build works it out once and hands it on.
 fn engine_of(game: &AnyGame, opts: &BuildOptions) -> solve::Engine {
-    opts.engine
+    opts.kernel
+        .map(solve::plan::Kernel::engine)
+        .or(opts.engine)
         .unwrap_or_else(|| solve::Engine::default_for(game))
 }
 
@@ -281,6 +294,7 @@ pub fn check_options(game: &AnyGame, opts: &BuildOptions) -> Result<()> {
 
 /// [`check_options`] for a build with `engine`.
 fn check_options_for(game: &AnyGame, opts: &BuildOptions, engine: solve::Engine) -> Result<()> {
+    kernels::check_chosen(game, opts)?;
     if opts.grundy {
         refuse_grundy(game, engine)?;
     }
@@ -308,6 +322,7 @@ pub fn build(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<BuildSum
     refuse_writing_the_input(game, out)?;
     let engine = engine_of(game, opts);
     check_options_for(game, opts, engine)?;
+    kernels::refuse_unfitting(game, out, opts)?;
     let Some(params) = opts.compress else {
         return build_raw(game, out, opts, engine);
     };
@@ -399,9 +414,7 @@ fn check_disk_for_both(
     engine: solve::Engine,
 ) -> Result<()> {
     use std::os::unix::fs::MetadataExt;
-    let raw = estimate_for(game, opts, engine).file_bytes;
-    let cells = game.size().div_ceil(4);
-    let copy = cells / 4 + raw.saturating_sub(cells);
+    let both = both_on_disk(game, &estimate_for(game, opts, engine));
     let have =
         std::fs::metadata(sibling(&raw_sibling(out), "partial")).map_or(0, |m| m.blocks() * 512);
     crate::base::memory::check_disk(
@@ -410,8 +423,16 @@ fn check_disk_for_both(
             game.spec()
         ),
         out,
-        raw.saturating_add(copy).saturating_sub(have),
+        both.saturating_sub(have),
     )
+}
+
+/// The raw table of a build (`estimate`) and its compressed copy, as [`check_disk_for_both`]
+/// counts them.
+fn both_on_disk(game: &AnyGame, estimate: &BuildEstimate) -> u64 {
+    let raw = estimate.file_bytes;
+    let cells = game.size().div_ceil(4);
+    raw.saturating_add(cells / 4 + raw.saturating_sub(cells))
 }
 
 /// Solves `game` and writes its raw table to `out`.

@@ -98,7 +98,9 @@ pub fn research_with_progress(
     progress: &dyn Progress,
 ) -> Result<Report> {
     let game = bridgit_game(n, table)?;
-    if game.start().is_some() || !table.has_remoteness() {
+    // The scan counts stored positions: a table of one per symmetry class (`bridgit:N,sym`)
+    // or of the positions alternation reaches is not the population it reports on.
+    if game.start().is_some() || game.sliced().is_some() || !table.has_remoteness() {
         return Err(ResearchError::NotComplete {
             path: table.path().display().to_string(),
             spec: game.spec(),

@@ -69,12 +69,13 @@ fn classes(diff: &[i32], filled: &[u32], lw: u32) -> Classes {
 }
 
 impl Sliced {
-    /// The index of a `cells`-cell board whose first player is `first`, under `group` (cell
-    /// permutations, the identity not included; empty for no symmetry). Refuses boards whose
-    /// keys would not fit [`MAX_KEY`] digits.
+    /// The index of a `cells`-cell board whose first player is `first` (`None`: every
+    /// configuration with either player to move), under `group` (cell permutations, the
+    /// identity not included; empty for no symmetry). Refuses boards whose keys would not fit
+    /// [`MAX_KEY`] digits.
     pub fn new(
         cells: u32,
-        first: Player,
+        first: Option<Player>,
         group: &[Vec<u32>],
         symmetric: bool,
     ) -> Result<Sliced, TooManyKeys> {
@@ -185,8 +186,10 @@ impl Sliced {
                 if index.canonical(key as u64).0 != key as u64 {
                     return None;
                 }
-                let d = index.class_a(kl, kr);
-                (index.class_len(d) + index.class_len(d + 1) > 0)
+                let nonempty = |d: i32| index.class_len(d) + index.class_len(d + 1) > 0;
+                index
+                    .row_classes(kl, kr)
+                    .any(nonempty)
                     .then_some((key, (kl | kr).count_ones()))
             })
             .collect();
@@ -202,29 +205,37 @@ impl Sliced {
             let first_row = rows.len();
             for &key in &by_tier[k as usize] {
                 let (kl, kr) = index.key_masks(key);
-                let d = index.class_a(kl, kr);
-                for class in [d, d + 1] {
-                    if let Some(counts) = index.class_counts(class) {
-                        for (c, &n) in counts.iter().enumerate() {
-                            tier_sizes[k as usize + c] += n;
+                for d in index.row_classes(kl, kr) {
+                    let split = index.class_len(d);
+                    let len = split + index.class_len(d + 1);
+                    if len == 0 {
+                        // Only given a first player: without one, every row has positions, and
+                        // `row_for` counts on a key's rows being all there.
+                        continue;
+                    }
+                    for class in [d, d + 1] {
+                        if let Some(counts) = index.class_counts(class) {
+                            for (c, &n) in counts.iter().enumerate() {
+                                tier_sizes[k as usize + c] += n;
+                            }
                         }
                     }
+                    let row = Row {
+                        start,
+                        key,
+                        tier: k,
+                        d,
+                        split,
+                        len,
+                    };
+                    rows.push(row);
+                    start += row.len as u64;
                 }
-                let split = index.class_len(d);
-                let row = Row {
-                    start,
-                    key,
-                    tier: k,
-                    d,
-                    split,
-                    len: split + index.class_len(d + 1),
-                };
-                rows.push(row);
-                start += row.len as u64;
             }
             index.tier_rows[k as usize] = first_row..rows.len();
         }
-        for (i, row) in rows.iter().enumerate() {
+        // Each key's first row (its rows lie side by side).
+        for (i, row) in rows.iter().enumerate().rev() {
             index.row_of_key[row.key as usize] = i as u32;
         }
         index.rows = rows;

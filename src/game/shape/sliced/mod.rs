@@ -22,6 +22,12 @@
 //! same permutation, with no search. A row whose key some symmetry fixes keeps every low
 //! configuration, so a few positions are held twice (both have the same value).
 //!
+//! Without a first player (`first: None`, what `bridgit:N,sym` asks for) the index holds every
+//! configuration with either player to move. A move keeps `s = L - R - [Right to move]`, so the
+//! positions split into the alternations of every `D0 = s`, and the mover is part of the row: a
+//! key has one row per class A difference `d` in `-lw - 1 ..= lw`, `2 * lw + 2` rows side by side
+//! (none empty), each laid out as above. Every row keeps the invariants below.
+//!
 //! Rows are stored by key tier (claimed key cells), the fullest first, so a build writes the
 //! file front to back. The invariant: a move into a low cell stays in its row (class A <-> B, one
 //! more filled low cell); a move into a key cell goes to a row of the next key tier, at the same
@@ -96,7 +102,9 @@ pub struct Row {
 
 #[derive(Clone, Debug)]
 pub struct Sliced {
-    pub first: Player,
+    /// The player who moved first: the index holds the positions alternation from the empty
+    /// board reaches. `None`: every configuration with either player to move.
+    pub first: Option<Player>,
     cells: u32,
     /// Whether only canonical keys have rows.
     pub symmetric: bool,
@@ -133,7 +141,8 @@ pub struct Sliced {
     /// Each low configuration's rank in its class: the configurations of its class below it.
     pub rank: Vec<u32>,
     pub rows: Vec<Row>,
-    /// The row of each canonical key, `u32::MAX` for other keys and keys without positions.
+    /// The (first) row of each canonical key, `u32::MAX` for other keys and keys without
+    /// positions ([`Sliced::row_for`]).
     pub row_of_key: Vec<u32>,
     /// `tier_rows[k]`: the rows of key tier `k`.
     pub tier_rows: Vec<std::ops::Range<usize>>,
@@ -168,18 +177,41 @@ impl Sliced {
         self.key_cells.len() as u32
     }
 
-    /// `L - R` of the positions where Left is to move (class A).
-    fn d0(&self) -> i32 {
-        match self.first {
+    /// `L - R` of the positions where Left is to move (class A), given a first player.
+    fn d0(first: Player) -> i32 {
+        match first {
             Player::Left => 0,
             Player::Right => -1,
         }
     }
 
-    /// Class A's difference (`L - R` among the low cells) in the row of a key with Left's
-    /// cells `kl` and Right's `kr`.
-    pub fn class_a(&self, kl: u64, kr: u64) -> i32 {
-        self.d0() - (kl.count_ones() as i32 - kr.count_ones() as i32)
+    /// Class A's differences (`L - R` among the low cells) of the rows of a key with Left's
+    /// cells `kl` and Right's `kr`: one given a first player, else every one a row may have.
+    pub fn row_classes(&self, kl: u64, kr: u64) -> std::ops::RangeInclusive<i32> {
+        let lw = self.low_digits() as i32;
+        match self.first {
+            Some(first) => {
+                let d = Self::d0(first) - (kl.count_ones() as i32 - kr.count_ones() as i32);
+                d..=d
+            }
+            None => -lw - 1..=lw,
+        }
+    }
+
+    /// The row of canonical key `key` whose class A difference is `d`, if the index has one.
+    #[inline]
+    pub fn row_for(&self, key: u64, d: i32) -> Option<&Row> {
+        let first = *self.row_of_key.get(key as usize)?;
+        if first == u32::MAX {
+            return None;
+        }
+        let at = match self.first {
+            Some(_) => first as usize,
+            None => first as usize + usize::try_from(d + self.low_digits() as i32 + 1).ok()?,
+        };
+        self.rows
+            .get(at)
+            .filter(|row| row.key as u64 == key && row.d == d)
     }
 
     /// The low configurations whose difference is `d`, increasing (empty past the low cells).
@@ -287,32 +319,55 @@ impl Sliced {
         (digits(&self.key_cells), digits(&self.low_cells) as u32)
     }
 
-    /// The player to move where Left has `l` cells and Right `r`: the one with fewer, the first
-    /// player on a tie.
-    pub fn mover_of(&self, l: u64, r: u64) -> Player {
-        match (l.count_ones() as i32 - r.count_ones() as i32).cmp(&0) {
-            std::cmp::Ordering::Equal => self.first,
-            std::cmp::Ordering::Greater => Player::Right,
-            std::cmp::Ordering::Less => Player::Left,
+    /// The player to move where Left has `l` cells and Right `r`, given a first player: the one
+    /// with fewer, the first player on a tie; `None` where alternation does not reach the counts
+    /// or the index has no first player (the mover is then part of the position).
+    pub fn mover_of(&self, l: u64, r: u64) -> Option<Player> {
+        let d0 = Self::d0(self.first?);
+        match l.count_ones() as i32 - r.count_ones() as i32 - d0 {
+            0 => Some(Player::Left),
+            1 => Some(Player::Right),
+            _ => None,
         }
     }
 
-    /// The index of a board (the index of its canonical image with symmetry), or `None` when
-    /// alternation from the empty board does not reach its counts.
+    /// The index of a board alternation reaches, its mover following from its counts
+    /// ([`Sliced::mover_of`]); `None` otherwise, and always without a first player.
     #[inline]
     pub fn index(&self, l: u64, r: u64) -> Option<u64> {
+        self.index_as(l, r, self.mover_of(l, r)?)
+    }
+
+    /// The index of a board with `mover` to move (the index of its canonical image with
+    /// symmetry), or `None` when the index does not hold it (given a first player, a board
+    /// alternation does not reach, or the wrong mover).
+    #[inline]
+    pub fn index_as(&self, l: u64, r: u64, mover: Player) -> Option<u64> {
         if l & r != 0 || (l | r) >> self.cells != 0 {
             return None;
         }
-        let dd = l.count_ones() as i32 - r.count_ones() as i32;
-        if dd != self.d0() && dd != self.d0() + 1 {
+        if self.first.is_some() && self.mover_of(l, r) != Some(mover) {
             return None;
         }
         let (key, v) = self.split(l, r);
+        let left = mover == Player::Left;
+        // Class A of the row holds the low difference with Left to move, class B one more.
+        let d = self.delta[v as usize] as i32 - if left { 0 } else { 1 };
         let (canon, g) = self.canonical(key);
-        let row = &self.rows[self.row_of_key[canon as usize] as usize];
-        let offset = if dd == self.d0() { 0 } else { row.split as u64 };
+        let row = self.row_for(canon, d)?;
+        let offset = if left { 0 } else { row.split as u64 };
         Some(row.start + offset + self.rank[self.low_image(g, v) as usize] as u64)
+    }
+
+    /// The player to move at an index below `size`.
+    #[inline]
+    pub fn mover_at(&self, pos: u64) -> Player {
+        let row = self.row_at(pos);
+        if self.left_moves_at(row, pos - row.start) {
+            Player::Left
+        } else {
+            Player::Right
+        }
     }
 
     /// The row holding an index below `size`.
@@ -390,13 +445,14 @@ pub fn permute(mut set: u64, perm: &[u32]) -> u64 {
     out
 }
 
-/// Checks the index of a `cells`-cell board under `group` against every configuration, with and
-/// without symmetry: every board alternation from `first` reaches has an index, and only those;
-/// the board stored there is one of its images, with the same index; every index stores a board;
-/// symmetry holds fewer positions where the group is not trivial. `what` names the board in
-/// failures. For small boards (it enumerates `3^cells` configurations).
+/// Checks the index of a `cells`-cell board under `group` against every configuration and
+/// mover, with and without symmetry: every position alternation from `first` reaches (every
+/// one, with either mover, without a first player) has an index, and only those; the board
+/// stored there is one of its images, with the same index and mover; every index stores a
+/// board; symmetry holds fewer positions where the group is not trivial. `what` names the board
+/// in failures. For small boards (it enumerates `2 * 3^cells` positions).
 #[cfg(test)]
-pub(crate) fn check_index(what: &str, cells: u32, first: Player, group: &[Vec<u32>]) {
+pub(crate) fn check_index(what: &str, cells: u32, first: Option<Player>, group: &[Vec<u32>]) {
     for symmetric in [false, true] {
         let s = Sliced::new(cells, first, group, symmetric).unwrap();
         let mut hit = vec![false; s.size() as usize];
@@ -404,29 +460,37 @@ pub(crate) fn check_index(what: &str, cells: u32, first: Player, group: &[Vec<u3
         for v in 0..3u64.pow(cells) {
             let (l, r) = super::digit_masks(v, cells);
             let dd = l.count_ones() as i32 - r.count_ones() as i32;
-            let ok = match first {
-                Player::Left => dd == 0 || dd == 1,
-                Player::Right => dd == 0 || dd == -1,
-            };
-            let i = s.index(l, r);
-            assert_eq!(i.is_some(), ok, "{what} {v}");
-            let Some(i) = i else { continue };
-            reachable += 1;
-            hit[i as usize] = true;
-            // The stored board is an image of this one, with the same index.
-            let stored = s.masks(i);
-            assert!(s.images(l, r).contains(&stored), "{what} {v}");
-            assert_eq!(s.index(stored.0, stored.1), Some(i));
-            // Every image is stored as an image (the same slot, or another slot of a row whose
-            // key a symmetry fixes).
-            for (il, ir) in s.images(l, r) {
-                let j = s.index(il, ir).unwrap();
-                let at = s.masks(j);
-                assert!(s.images(l, r).contains(&at), "{what} {v}: image");
-                if j != i {
-                    let (kl, kr) = s.key_masks(s.row_at(i).key);
-                    assert_eq!(s.row_at(j).key, s.row_at(i).key);
-                    assert!(s.images(kl, kr).len() < group.len() + 1);
+            for mover in [Player::Left, Player::Right] {
+                let right = (mover == Player::Right) as i32;
+                let ok = match first {
+                    Some(Player::Left) => dd == right,
+                    Some(Player::Right) => dd == right - 1,
+                    None => true,
+                };
+                let i = s.index_as(l, r, mover);
+                assert_eq!(i.is_some(), ok, "{what} {v} {mover:?}");
+                let Some(i) = i else { continue };
+                if first.is_some() {
+                    assert_eq!(s.index(l, r), Some(i), "{what} {v}");
+                }
+                reachable += 1;
+                hit[i as usize] = true;
+                assert_eq!(s.mover_at(i), mover, "{what} {v}");
+                // The stored board is an image of this one, with the same index.
+                let stored = s.masks(i);
+                assert!(s.images(l, r).contains(&stored), "{what} {v}");
+                assert_eq!(s.index_as(stored.0, stored.1, mover), Some(i));
+                // Every image is stored as an image (the same slot, or another slot of a row
+                // whose key a symmetry fixes).
+                for (il, ir) in s.images(l, r) {
+                    let j = s.index_as(il, ir, mover).unwrap();
+                    let at = s.masks(j);
+                    assert!(s.images(l, r).contains(&at), "{what} {v}: image");
+                    if j != i {
+                        let (kl, kr) = s.key_masks(s.row_at(i).key);
+                        assert_eq!(s.row_at(j).key, s.row_at(i).key);
+                        assert!(s.images(kl, kr).len() < group.len() + 1);
+                    }
                 }
             }
         }
@@ -454,9 +518,11 @@ mod tests {
                 .map(|k| (0..n).map(|c| (c + k) % n).collect())
                 .collect()
         };
-        check_index("no symmetry, 5 cells", 5, Player::Left, &[]);
-        check_index("reversal, 6 cells", 6, Player::Left, &reversal(6));
-        check_index("reversal, 7 cells", 7, Player::Right, &reversal(7));
-        check_index("rotations, 6 cells", 6, Player::Left, &rotations(6));
+        for first in [Some(Player::Left), Some(Player::Right), None] {
+            check_index("no symmetry, 5 cells", 5, first, &[]);
+            check_index("reversal, 6 cells", 6, first, &reversal(6));
+            check_index("reversal, 7 cells", 7, first, &reversal(7));
+            check_index("rotations, 6 cells", 6, first, &rotations(6));
+        }
     }
 }

@@ -342,6 +342,9 @@ mod tests {
             "hex:4,start=L,sym",
             "bridgit:3,start=R,sliced",
             "hex:3,start=L,sym",
+            // Every configuration, either player to move.
+            "hex:3,sym",
+            "bridgit:2,sliced",
         ] {
             let want = single(spec, &dir.path().join("single.rdb"));
             for ranks in 1..=3 {

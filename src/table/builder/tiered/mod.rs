@@ -100,8 +100,11 @@ pub(super) fn build_with(
         tiers, done_from, ..
     } = plan;
     let resumed = plan.resumed.clone();
+    if let Some(k) = opts.kernel {
+        forced_kernel_applies(game, k, out, opts, &plan)?;
+    }
     let kernel = checked_kernel(&spec, size, out, opts, &plan, chosen)?;
-    let identity = Identity::of(game, opts.remoteness);
+    let identity = Identity::of(game, opts);
     if resumed.is_none() {
         // A fresh start: whatever the work files held belongs to no finished tier.
         let _ = std::fs::remove_file(checkpoint::path(out));
@@ -174,6 +177,30 @@ pub(super) fn build_with(
     checkpoint::remove_rem_files(out, None);
     let _ = std::fs::remove_file(checkpoint::path(out));
     Ok(run.summary(&stats, out.display().to_string(), true, file_bytes))
+}
+
+/// Refuses the kernel a build names (`--kernel`) where it does not apply to the run `plan`
+/// makes: one that solves from scratch only, for a run that resumes a checkpoint.
+fn forced_kernel_applies(
+    game: &AnyGame,
+    kernel: Kernel,
+    out: &Path,
+    opts: &BuildOptions,
+    plan: &TieredPlan,
+) -> Result<()> {
+    let fresh = plan.resumed.is_none();
+    solve::plan::check_kernel(game, kernel, opts.remoteness, fresh).map_err(|e| match e {
+        Error::Spec { spec, msg } if !fresh => Error::Spec {
+            spec,
+            msg: format!(
+                "{msg} (this build resumes below tier {} of the checkpoint {}; --restart \
+                 starts over)",
+                plan.done_from,
+                checkpoint::path(out).display()
+            ),
+        },
+        e => e,
+    })
 }
 
 /// The kernel `plan` chose, once the build may go ahead: no other build's checkpoint is in the

@@ -60,7 +60,7 @@ pub(super) fn plan_with_kernel<'g>(
 ) -> (TieredPlan, Option<TieredKernel<'g>>) {
     let size = game.size();
     let tiers = with_tiered_game!(game, g => g.tier_count(), _ => 0);
-    let (mut resumed, refused) = match checkpoint::read(out, &Identity::of(game, opts.remoteness)) {
+    let (mut resumed, refused) = match checkpoint::read(out, &Identity::of(game, opts)) {
         _ if opts.restart => (None, None),
         Found::Nothing => (None, None),
         Found::Resume(c) => (Some(c).filter(|m| m.tier < tiers), None),
@@ -74,8 +74,14 @@ pub(super) fn plan_with_kernel<'g>(
     // the checkpoints' files (a new one is written before the previous one is deleted).
     let solving = lowest..done_from;
     let fresh = done_from == tiers;
+    let shape = solve::plan::Shape::of(game);
     let (kernel, memory_bytes) = with_tiered_game!(game, g => {
-        match TieredKernel::of(g, opts.remoteness, fresh) {
+        let chosen = match opts.kernel {
+            Some(k) if k.applies(shape, opts.remoteness, fresh) => TieredKernel::with(g, k),
+            Some(_) => None,
+            None => TieredKernel::of(g, opts.remoteness, fresh),
+        };
+        match chosen {
             Some(k) => {
                 let bytes = k.memory(g, solving.clone(), opts.remoteness);
                 (Some(k), bytes.saturating_add(solve::PROCESS_BYTES))
