@@ -10,6 +10,13 @@
 //! set (as `.ci/run` does), when it fails instead. `RETRODB_SCREENSHOT=FILE` also saves
 //! the page as a PNG there (docs/board.png is made so), `RETRODB_PLAY_SCREENSHOT=FILE` the
 //! page in the middle of the game against the table (docs/board-play.png).
+//! `RETRODB_SCREENSHOT_DIR=DIR` saves `board-bridgit.png` (two moves into Bridg-It 3, with the
+//! value history) and `board-digraph.png` (seed001 two moves out) there, in a 900x700 window.
+//!
+//! Also checked: Bridg-It's goal sides are drawn in the players' colours, the value history
+//! has one point a move played with the values the table gives, a digraph's picture shows the
+//! vertices two moves out with their values, and a finished board names its winner in the
+//! winner's colour.
 
 use std::io::Write;
 use std::net::TcpListener;
@@ -210,10 +217,14 @@ fn the_board_plays_two_moves_and_shows_the_tables_values() {
     select.select_by_value("seed001").unwrap();
     wait_for_position(&c, "0");
     check_against_probe(&c, &seed, "0");
+    two_moves_out(&c, &seed, "0");
+    save_screenshot(&c, "board-digraph.png");
     let select = c.find(Locator::Css("#table")).unwrap();
     select.select_by_value("bridgit-3").unwrap();
     wait_for_position(&c, &start_bridgit);
     check_against_probe(&c, &bridgit, &start_bridgit);
+    goal_sides(&c);
+    check_history(&c, &bridgit, &[]);
 
     // First move: click the first cell drawn on the picture.
     let g = c.find(Locator::Css("#picture g.move")).unwrap();
@@ -245,6 +256,8 @@ fn the_board_plays_two_moves_and_shows_the_tables_values() {
         .map(|(_, v)| v);
     assert_eq!(position_in_url.as_deref(), Some(second.as_str()));
 
+    check_history(&c, &bridgit, &[&first, &second]);
+    save_screenshot(&c, "board-bridgit.png");
     if let Ok(path) = std::env::var("RETRODB_SCREENSHOT") {
         let png = c.screenshot().unwrap();
         std::fs::write(&path, png).unwrap();
@@ -255,8 +268,10 @@ fn the_board_plays_two_moves_and_shows_the_tables_values() {
     // the same position in a fresh page.
     c.find(Locator::Css("#back")).unwrap().click().unwrap();
     wait_for_position(&c, &first);
+    check_history(&c, &bridgit, &[&first]);
     c.find(Locator::Css("#forward")).unwrap().click().unwrap();
     wait_for_position(&c, &second);
+    check_history(&c, &bridgit, &[&first, &second]);
     c.goto(url.as_str()).unwrap();
     wait_for_position(&c, &second);
     check_against_probe(&c, &bridgit, &second);
@@ -433,6 +448,119 @@ fn play_a_lost_game(c: &Client, server: &Server, start: &str) {
     let end = view(server, "bridgit-3", &position);
     assert!(end["moves"].as_array().unwrap().is_empty(), "{end}");
     assert_eq!(end["outcome"].as_str(), Some(said.as_str()));
+    // Announced in the winner's colour (the table's side), not the legend's.
+    let table_side = if table_first {
+        first["to_move"].as_str().unwrap()
+    } else {
+        first["opponent"].as_str().unwrap()
+    };
+    let (word, rgb) = if table_side.contains("blue") {
+        ("blue", [31, 95, 191])
+    } else {
+        ("red", [200, 50, 45])
+    };
+    assert_eq!(attr(c, "#verdict", "data-winner-colour"), word);
+    assert_eq!(rgb_of(&verdict.css("color").unwrap()), rgb, "{said}");
+}
+
+/// The first three numbers of a CSS colour (`rgba(31, 95, 191, 1)`).
+fn rgb_of(css: &str) -> [u32; 3] {
+    let n: Vec<u32> = css
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|t| !t.is_empty())
+        .take(3)
+        .map(|t| t.parse().unwrap())
+        .collect();
+    [n[0], n[1], n[2]]
+}
+
+/// Saves the page as `DIR/name` in a 900x700 window where `RETRODB_SCREENSHOT_DIR` is set.
+fn save_screenshot(c: &Client, name: &str) {
+    let Ok(dir) = std::env::var("RETRODB_SCREENSHOT_DIR") else {
+        return;
+    };
+    c.set_window_size(900, 700).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let path = Path::new(&dir).join(name);
+    std::fs::write(&path, c.screenshot().unwrap()).unwrap();
+    println!("screenshot: {}", path.display());
+    c.set_window_size(1100, 760).unwrap();
+}
+
+/// Bridg-It's goal sides: two bars for each player, in the player's colour.
+fn goal_sides(c: &Client) {
+    for (player, colour) in [("left", "#1f5fbf"), ("right", "#c8322d")] {
+        let sel = format!("#picture .goal[data-player=\"{player}\"]");
+        let bars = c.find_all(Locator::Css(&sel)).unwrap();
+        assert_eq!(bars.len(), 2, "{player}'s goal sides");
+        for b in bars {
+            assert_eq!(b.attr("stroke").unwrap().as_deref(), Some(colour));
+        }
+    }
+}
+
+/// The value history shows one point a move played, for the positions `plies` in order, each
+/// with its value for the player who moved (the flip of the table's) and its remoteness.
+fn check_history(c: &Client, table: &Path, plies: &[&str]) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let points = loop {
+        let points = c
+            .find_all(Locator::Css("#history-chart circle.ply"))
+            .unwrap();
+        if points.len() == plies.len() {
+            break points;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{} points, not {}",
+            points.len(),
+            plies.len()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    for (k, (p, position)) in points.iter().zip(plies).enumerate() {
+        let want = probe(table, position);
+        let get = |a: &str| p.attr(a).unwrap().unwrap_or_default();
+        assert_eq!(get("data-ply"), (k + 1).to_string());
+        assert_eq!(get("data-position"), *position);
+        assert_eq!(get("data-value"), flip(want["value"].as_str().unwrap()));
+        assert_eq!(get("data-remoteness"), want["remoteness"].to_string());
+    }
+}
+
+/// A digraph's picture shows the vertices two moves out, each with the table's value.
+fn two_moves_out(c: &Client, table: &Path, position: &str) {
+    let want = probe(table, position);
+    let mut far = std::collections::BTreeSet::new();
+    for m in want["moves"].as_array().unwrap() {
+        let child = probe(table, m["position"].as_str().unwrap());
+        for g in child["moves"].as_array().unwrap() {
+            far.insert(g["position"].as_str().unwrap().to_string());
+        }
+    }
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let drawn = c.find_all(Locator::Css("#picture g.vertex")).unwrap();
+        let mut seen = std::collections::BTreeSet::new();
+        for g in &drawn {
+            let v = g.attr("data-vertex").unwrap().unwrap_or_default();
+            let value = g.attr("data-vertex-value").unwrap().unwrap_or_default();
+            assert_eq!(
+                value,
+                probe(table, &v)["value"].as_str().unwrap(),
+                "vertex {v}"
+            );
+            seen.insert(v);
+        }
+        if far.iter().all(|v| seen.contains(v)) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "drawn {seen:?}, two moves out {far:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }
 
 /// On a `,sym` table the page shows the board it was given, not the table's symmetric image

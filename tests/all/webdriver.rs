@@ -254,6 +254,16 @@ impl Client {
         base64(v.as_str().unwrap_or_default()).ok_or_else(|| Error("bad base64".into()))
     }
 
+    /// Sizes the browser's window (the screenshots' size).
+    pub fn set_window_size(&self, width: u32, height: u32) -> Result<()> {
+        self.cmd(
+            "POST",
+            "/window/rect",
+            Some(json!({"width": width, "height": height})),
+        )
+        .map(drop)
+    }
+
     /// Ends the session (the browser closes).
     pub fn close(&self) -> Result<()> {
         request(
@@ -297,6 +307,12 @@ impl Element {
             Json::String(s) => Some(s),
             other => Some(other.to_string()),
         })
+    }
+
+    /// The computed value of a CSS property (`color`: `rgba(31, 95, 191, 1)`).
+    pub fn css(&self, property: &str) -> Result<String> {
+        let v = self.cmd("GET", &format!("/css/{property}"), None)?;
+        Ok(v.as_str().unwrap_or_default().to_string())
     }
 
     pub fn text(&self) -> Result<String> {

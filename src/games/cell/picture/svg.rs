@@ -114,6 +114,7 @@ fn bridgit_svg(
         )
         .unwrap();
     }
+    bridgit_goals(&mut s, m, &p);
     for y in 0..=m {
         for x in 0..=m {
             let colour = match (x % 2, y % 2) {
@@ -137,6 +138,21 @@ fn bridgit_svg(
     )
     .unwrap();
     s
+}
+
+/// Bridg-It's goal sides, as Hex's are drawn: a bar in each player's colour just outside the
+/// dots he joins, Left's (blue) beside columns 0 and `m`, Right's (red) beside rows 0 and `m`.
+fn bridgit_goals(s: &mut String, m: u32, p: &dyn Fn(u32) -> f64) {
+    let (lo, hi, out) = (p(1), p(m - 1), 14.0);
+    for (player, colour, far) in [("left", BLUE, false), ("left", BLUE, true), ("right", RED, false), ("right", RED, true)] {
+        let at = if far { p(m) + out } else { p(0) - out };
+        let (x1, y1, x2, y2) = if player == "left" { (at, lo, at, hi) } else { (lo, at, hi, at) };
+        writeln!(
+            s,
+            "<line class=\"goal\" data-player=\"{player}\" x1=\"{x1}\" y1=\"{y1}\" x2=\"{x2}\" y2=\"{y2}\" stroke=\"{colour}\" stroke-width=\"5\" stroke-linecap=\"round\"/>"
+        )
+        .unwrap();
+    }
 }
 
 fn hex_svg(
@@ -200,6 +216,7 @@ fn hex_svg(
     }
     // The sides: corners k of each border hexagon (k = 0 at 30 degrees, clockwise in SVG).
     let mut side = |cells: Vec<(u32, u32)>, ks: &[u32], colour: &str| {
+        let player = if colour == BLUE { "left" } else { "right" };
         let mut pts = Vec::new();
         for (r, c) in cells {
             for &k in ks {
@@ -209,7 +226,7 @@ fn hex_svg(
         }
         writeln!(
             s,
-            "<polyline points=\"{}\" fill=\"none\" stroke=\"{colour}\" stroke-width=\"5\"/>",
+            "<polyline class=\"goal\" data-player=\"{player}\" points=\"{}\" fill=\"none\" stroke=\"{colour}\" stroke-width=\"5\"/>",
             pts.join(" ")
         )
         .unwrap();
