@@ -232,7 +232,7 @@ const CHART = { w: 460, h: 170, left: 10, right: 28, top: 20, bottom: 26 };
 function chartScore(e, ply, slowest) {
   const v = ply % 2 === 0 ? e.value : forMover(e.value);
   if (v === 'draw') return 0;
-  const r = e.remoteness === undefined ? 0 : e.remoteness;
+  const r = e.remoteness == null ? 0 : e.remoteness;
   const height = 1 - (0.75 * r) / Math.max(slowest, 1);
   return v === 'win' ? height : -height;
 }
@@ -281,14 +281,14 @@ function chartPoint(e, k, cx, cy, first, hints) {
   const mover = k % 2 === 1 ? first.to_move : first.opponent;
   const v = forMover(e.value);
   const attrs = { cx: cx.toFixed(1), cy: cy.toFixed(1), r: k === 0 ? 4 : 5, 'data-ply': k, 'data-position': e.position };
-  if (e.remoteness !== undefined) attrs['data-remoteness'] = e.remoteness;
+  if (e.remoteness != null) attrs['data-remoteness'] = e.remoteness;
   let title;
   if (k === 0) {
     Object.assign(attrs, { class: 'start', 'data-value': e.value });
     title = `ply 0, the position set: ${e.to_move} ${hints ? words[e.value] + inPlies(e.remoteness) : 'to move'}`;
   } else {
     Object.assign(attrs, { class: hints ? `ply ${v}` : 'ply', 'data-move': e.move, 'data-value': v });
-    const left = e.remoteness === undefined ? '' : `, ${e.remoteness} plies left`;
+    const left = e.remoteness == null ? '' : `, ${e.remoteness} plies left`;
     title = `ply ${k}: ${mover} played ${e.move}` + (hints ? `: it ${words[v]}${left}` : '');
   }
   const dot = svgEl('circle', attrs);
@@ -400,7 +400,7 @@ function vertex(v, d, [x, y], hints) {
   const mover = forMover(v.value);
   const g = svgEl('g', { class: d === 0 ? 'vertex token' : d === 1 ? 'vertex move' : `vertex${hints ? ' ' + mover : ''}` });
   Object.assign(g.dataset, { vertex: v.id, depth: String(d), vertexValue: v.value });
-  if (v.remoteness !== undefined) g.dataset.remoteness = String(v.remoteness);
+  if (v.remoteness != null) g.dataset.remoteness = String(v.remoteness);
   if (d === 1) g.dataset.move = v.move;
   if (d === 1) g.appendChild(svgEl('circle', { class: 'hit', cx: x, cy: y, r: 16, fill: 'transparent' }));
   g.appendChild(svgEl('circle', { class: 'mark', cx: x, cy: y, r: d === 0 ? 20 : 14, fill: d === 0 ? '#ffe08a' : '#bbbbbb', stroke: '#333' }));
@@ -414,7 +414,7 @@ function vertex(v, d, [x, y], hints) {
 // plies count that move, as the move list's "wins in 3" does).
 function shortValue(v) {
   const m = forMover(v.value);
-  const r = v.remoteness === undefined || m === 'draw' ? '' : String(v.remoteness + 1);
+  const r = v.remoteness == null || m === 'draw' ? '' : String(v.remoteness + 1);
   return { win: 'W', draw: 'D', loss: 'L' }[m] + r;
 }
 
