@@ -10,7 +10,7 @@ use serde::Serialize;
 use super::Table;
 use crate::base::error::{Error, LookupError, Result};
 use crate::base::grundy::Grundy;
-use crate::game::{Annotations, Game, Move, Notation, PositionError, Status, Value};
+use crate::game::{Annotations, Game, Move, Notation, PositionError, Rules, Value, by_rules};
 use crate::with_game;
 
 /// The answer for one position.
@@ -334,11 +334,12 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
     }
 
     /// Whether the game is over at `pos` by the rules: finished, or open with no move left
-    /// (which loses).
+    /// (which loses) — the positions [`by_rules`] knows without a search.
     pub fn game_over(&self, pos: u64) -> bool {
-        let mut moves = false;
-        let status = with_game!(self.game(), g => g.visit(pos, |_| moves = true));
-        status != Status::Open || !moves
+        matches!(
+            with_game!(self.game(), g => by_rules(g, pos)),
+            Rules::Known(..)
+        )
     }
 
     /// The principal line from `pos`: the best move ([`move_rank`]) ply after ply to the end of

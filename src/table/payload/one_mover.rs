@@ -37,7 +37,10 @@ impl<P: CellSource> OneMover<P> {
                 Rules::Unused => Ok((cells::UNUSED, None)),
                 Rules::Known(v, r) => Ok((cells::code(v), r.filter(|_| remoteness))),
                 Rules::Search => {
-                    let mut s = Search::default();
+                    let mut s = Search {
+                        remoteness,
+                        ..Search::default()
+                    };
                     g.for_each_child(pos, |c| {
                         if s.failed.is_some() || (s.lost.is_some() && !remoteness) {
                             return;
@@ -51,24 +54,27 @@ impl<P: CellSource> OneMover<P> {
                         let child = if remoteness {
                             self.0.code_and_remoteness(at, c)
                         } else {
-                            self.0.code(at, c).map(|code| (code, Some(0)))
+                            self.0.code(at, c).map(|code| (code, None))
                         };
                         match child {
                             Ok(child) => s.see(pos, c, child),
                             Err(e) => s.failed = Some(e),
                         }
                     });
-                    s.verdict(remoteness)
+                    s.verdict()
                 }
             }
         })
     }
 }
 
-/// A one-move search's findings so far: the quickest lost child, whether a child is drawn, the
-/// slowest won child (remoteness), or why the search failed.
+/// A one-move search's findings so far: whether a child is lost (with remoteness: the quickest
+/// lost child's), whether a child is drawn, the slowest won child's remoteness, or why the search
+/// failed.
 #[derive(Default)]
 struct Search {
+    /// Whether the children's remoteness is read and the position's asked for.
+    remoteness: bool,
     lost: Option<u32>,
     drawn: bool,
     won: Option<u32>,
@@ -76,9 +82,13 @@ struct Search {
 }
 
 impl Search {
-    /// Takes in child `c` of `pos`: its code and remoteness.
+    /// Takes in child `c` of `pos`: its code and remoteness (`None` unless asked for).
     fn see(&mut self, pos: u64, c: u64, (code, r): (u8, Option<u32>)) {
+        let asked = self.remoteness;
         let decided = |r: Option<u32>| {
+            if !asked {
+                return Ok(0);
+            }
             r.ok_or_else(|| {
                 TableErrorKind::Game(format!(
                     "child {c} of position {pos} is decided but has no remoteness"
@@ -100,13 +110,13 @@ impl Search {
     }
 
     /// The position's code, and its remoteness where asked for.
-    fn verdict(self, remoteness: bool) -> Answer<(u8, Option<u32>)> {
+    fn verdict(self) -> Answer<(u8, Option<u32>)> {
         if let Some(e) = self.failed {
             return Err(e);
         }
         let code = cells::verdict(self.lost.is_some(), self.drawn);
         let r = match code {
-            _ if !remoteness => None,
+            _ if !self.remoteness => None,
             cells::WIN => self.lost.map(|r| r + 1),
             cells::LOSS => Some(self.won.map_or(0, |r| r + 1)),
             _ => None,
