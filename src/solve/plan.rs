@@ -72,16 +72,21 @@ pub enum Kernel {
     /// A sliced board with remoteness, fresh or resumed: a row at a time, remoteness in half a
     /// byte a position ([`super::kernels::sliced_remoteness`]).
     SlicedRemoteness,
+    /// A sliced board, values only, out of core: a row at a time as [`Kernel::SlicedRows`],
+    /// reading one key tier's loss bits and writing the table compressed as it goes
+    /// ([`super::kernels::sliced_frames`]).
+    SlicedFrames,
 }
 
 impl Kernel {
-    pub const ALL: [Kernel; 6] = [
+    pub const ALL: [Kernel; 7] = [
         Kernel::Counter,
         Kernel::PerPosition,
         Kernel::BitPlane,
         Kernel::PlainRemoteness,
         Kernel::SlicedRows,
         Kernel::SlicedRemoteness,
+        Kernel::SlicedFrames,
     ];
 
     /// The kernel's stable short name, as plan lines and summaries print it.
@@ -93,6 +98,7 @@ impl Kernel {
             Kernel::PlainRemoteness => "plain-remoteness",
             Kernel::SlicedRows => "sliced-rows",
             Kernel::SlicedRemoteness => "sliced-remoteness",
+            Kernel::SlicedFrames => "sliced-frames",
         }
     }
 
@@ -138,6 +144,10 @@ impl Kernel {
             Kernel::SlicedRemoteness => {
                 "a sliced board (a cell game with ',sliced' or ',sym') with --remoteness"
             }
+            Kernel::SlicedFrames => {
+                "a sliced board (a cell game with ',sliced' or ',sym'), values only, written \
+                 compressed as it is solved"
+            }
         }
     }
 
@@ -152,6 +162,7 @@ impl Kernel {
             Kernel::PlainRemoteness => shape == Shape::PlainBoard && remoteness && fresh,
             Kernel::SlicedRows => shape == Shape::SlicedBoard && !remoteness,
             Kernel::SlicedRemoteness => shape == Shape::SlicedBoard && remoteness,
+            Kernel::SlicedFrames => shape == Shape::SlicedBoard && !remoteness,
         }
     }
 }
@@ -250,6 +261,8 @@ pub enum TieredKernel<'g> {
     SlicedRows(SlicedBoard<'g>),
     /// [`Kernel::SlicedRemoteness`].
     SlicedRemoteness(SlicedBoard<'g>),
+    /// [`Kernel::SlicedFrames`].
+    SlicedFrames(SlicedBoard<'g>),
 }
 
 /// Where a kernel of the tiered engine keeps remoteness while it solves.
@@ -298,6 +311,7 @@ impl<'g> TieredKernel<'g> {
             (Kernel::SlicedRemoteness, Some(BoardShape::Sliced(b))) => {
                 TieredKernel::SlicedRemoteness(b)
             }
+            (Kernel::SlicedFrames, Some(BoardShape::Sliced(b))) => TieredKernel::SlicedFrames(b),
             _ => return None,
         })
     }
@@ -310,6 +324,7 @@ impl<'g> TieredKernel<'g> {
             TieredKernel::PlainRemoteness(_) => Kernel::PlainRemoteness,
             TieredKernel::SlicedRows(_) => Kernel::SlicedRows,
             TieredKernel::SlicedRemoteness(_) => Kernel::SlicedRemoteness,
+            TieredKernel::SlicedFrames(_) => Kernel::SlicedFrames,
         }
     }
 
@@ -336,6 +351,9 @@ impl<'g> TieredKernel<'g> {
             }
             TieredKernel::SlicedRows(b) => {
                 return super::kernels::sliced_rows::resident_bytes(b.index);
+            }
+            TieredKernel::SlicedFrames(b) => {
+                return super::kernels::sliced_frames::resident_bytes(b.index);
             }
             TieredKernel::PerPosition if remoteness => game.size(),
             TieredKernel::PerPosition => 0,

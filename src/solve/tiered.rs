@@ -27,6 +27,7 @@ use rayon::prelude::*;
 
 use super::finished::{AnonBytes, FinishedTiers, Remoteness, Solved, TierDone};
 pub use super::kernels::plain_remoteness_streamed::RemotenessStream;
+use super::kernels::sliced_frames::{FrameSink, LossPlanes};
 use super::kernels::sliced_remoteness::Nibbles;
 use super::plan::TieredKernel;
 pub use super::plan::{MAX_TIERS, unsupported};
@@ -152,6 +153,26 @@ pub fn solve_tiers<G: Tiered>(
                 }))
             }
         },
+        // In memory, its frames written into the cells (a build out of core calls the kernel
+        // itself, with planes in files and a compressed table for its frames).
+        TieredKernel::SlicedFrames(board) => {
+            {
+                // In memory: the frames go into the cells, a fresh solve.
+                assert_eq!(done_from, tiers, "an in-memory solve starts from nothing");
+                let words = LossPlanes::words_for(board.index) as usize;
+                let a: Vec<AtomicU64> = (0..words).map(|_| AtomicU64::new(0)).collect();
+                let b: Vec<AtomicU64> = (0..words).map(|_| AtomicU64::new(0)).collect();
+                let sink = IntoCells(*cells);
+                super::kernels::sliced_frames::solve(
+                    &board,
+                    &LossPlanes::new(&a, &b),
+                    &sink,
+                    done_from,
+                    opts,
+                    after,
+                )
+            }
+        }
         TieredKernel::PlainRemoteness(board) => match stores.stream() {
             Some(stream) => super::kernels::plain_remoteness_streamed::solve_streaming(
                 &board, stream, cells, opts, after,
@@ -176,6 +197,24 @@ pub fn solve_tiers<G: Tiered>(
         TieredKernel::PerPosition => {
             per_position::<G, false>(game, cells, done_from, stores, opts, after)
         }
+    }
+}
+
+/// The out-of-core kernel's frames written into cells in memory.
+struct IntoCells<'a>(Cells<'a>);
+
+impl FrameSink for IntoCells<'_> {
+    fn frame_positions(&self) -> u64 {
+        1 << 16
+    }
+
+    fn take(&self, first: u64, n: u64, words: &[u64]) -> crate::Result<()> {
+        let at = (first / cells::CELLS_PER_WORD) as usize;
+        let to = &self.0.words()[at..at + n.div_ceil(cells::CELLS_PER_WORD) as usize];
+        for (w, &v) in to.iter().zip(words) {
+            w.store(v, Ordering::Relaxed);
+        }
+        Ok(())
     }
 }
 

@@ -253,41 +253,94 @@ fn write_stream(
     make: impl Fn(usize) -> Result<Vec<Vec<u8>>> + Sync,
 ) -> Result<Section> {
     let batch = rayon::current_num_threads() * BATCH_PER_THREAD;
-    let mut entries: Vec<Entry> = Vec::with_capacity(frames);
-    let mut pos = at;
+    let mut stream = StreamWriter::new(at, frames);
     for first in (0..frames).step_by(batch.max(1)) {
         let last = (first + batch).min(frames);
         let done: Vec<Result<(Vec<u8>, Entry)>> = (first..last)
             .into_par_iter()
-            .map(|k| {
-                // Each candidate content of the frame is compressed; the smallest is kept.
-                let mut best: Option<(Vec<u8>, Entry)> = None;
-                for raw in make(k)? {
-                    let c = compress_frame(&raw, level, dictionary)
-                        .map_err(|e| Error::io(sink.name(), e))?;
-                    if best.as_ref().is_none_or(|b| c.0.len() < b.0.len()) {
-                        best = Some(c);
-                    }
-                }
-                Ok(best.expect("at least one candidate"))
-            })
+            .map(|k| smallest(make(k)?, level, dictionary, sink.name()))
             .collect();
         for d in done {
-            let (bytes, entry) = d?;
-            sink.write_at(&bytes, pos)?;
-            pos += bytes.len() as u64;
-            sums.push(xxhash_rust::xxh3::xxh3_64(&bytes));
-            entries.push(entry);
+            stream.push(sink, sums, d?)?;
             progress.advance(1);
         }
     }
-    let table = seek_table(&entries);
-    sink.write_at(&table, pos)?;
-    sums.push(xxhash_rust::xxh3::xxh3_64(&table));
-    Ok(Section {
-        offset: at,
-        len: pos + table.len() as u64 - at,
-    })
+    stream.finish(sink, sums)
+}
+
+/// The smallest of the candidate contents of one frame, compressed (with its seek table entry).
+pub(crate) fn smallest(
+    candidates: Vec<Vec<u8>>,
+    level: i32,
+    dictionary: Option<&zstd::dict::EncoderDictionary<'_>>,
+    name: &Path,
+) -> Result<(Vec<u8>, Entry)> {
+    let mut best: Option<(Vec<u8>, Entry)> = None;
+    for raw in candidates {
+        let c = compress_frame(&raw, level, dictionary).map_err(|e| Error::io(name, e))?;
+        if best.as_ref().is_none_or(|b| c.0.len() < b.0.len()) {
+            best = Some(c);
+        }
+    }
+    Ok(best.expect("at least one candidate"))
+}
+
+/// A seekable stream being written front to back: compressed frames appended in order, each
+/// one's checksum pushed as it goes, and the seek table at the end.
+pub(crate) struct StreamWriter {
+    at: u64,
+    pos: u64,
+    entries: Vec<Entry>,
+}
+
+impl StreamWriter {
+    /// A stream at `at` of about `frames` frames.
+    pub fn new(at: u64, frames: usize) -> StreamWriter {
+        StreamWriter {
+            at,
+            pos: at,
+            entries: Vec::with_capacity(frames),
+        }
+    }
+
+    /// A stream at `at` taken up after `entries`' frames, which end at `pos`.
+    pub fn resumed(at: u64, pos: u64, entries: Vec<Entry>) -> StreamWriter {
+        StreamWriter { at, pos, entries }
+    }
+
+    /// Where the next frame goes, and the frames so far.
+    pub fn end(&self) -> u64 {
+        self.pos
+    }
+
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    /// Appends one compressed frame and pushes its checksum onto `sums`.
+    pub fn push(
+        &mut self,
+        sink: &impl TableSink,
+        sums: &mut Vec<u64>,
+        (bytes, entry): (Vec<u8>, Entry),
+    ) -> Result<()> {
+        sink.write_at(&bytes, self.pos)?;
+        self.pos += bytes.len() as u64;
+        sums.push(xxhash_rust::xxh3::xxh3_64(&bytes));
+        self.entries.push(entry);
+        Ok(())
+    }
+
+    /// Writes the seek table, pushes its checksum; the stream's section.
+    pub fn finish(self, sink: &impl TableSink, sums: &mut Vec<u64>) -> Result<Section> {
+        let table = seek_table(&self.entries);
+        sink.write_at(&table, self.pos)?;
+        sums.push(xxhash_rust::xxh3::xxh3_64(&table));
+        Ok(Section {
+            offset: self.at,
+            len: self.pos + table.len() as u64 - self.at,
+        })
+    }
 }
 
 /// Frames a dictionary is trained on and judged by, at most.
@@ -382,43 +435,76 @@ fn cell_frame(
     fill: DontCareFill,
     omitted: bool,
 ) -> Result<Vec<u8>> {
-    let left_out = left_out(input, first, n, omitted);
+    let raw = input.raw_cells(first, n)?;
+    Ok(with_game!(input.game(), g => cell_frame_of(g, raw, first, n, fill, omitted)))
+}
+
+/// [`cell_frame`] from the cells themselves: `raw` holds positions `first..first + n` as a raw
+/// table's bytes do (`first` a multiple of 4), the bits past the last zero. A build that writes
+/// its frames as it solves (the out-of-core kernel) makes them here, so they are the frames
+/// `compress` makes of the raw table.
+pub(crate) fn cell_frame_of<G: Game + Omissions>(
+    g: &G,
+    raw: &[u8],
+    first: u64,
+    n: u64,
+    fill: DontCareFill,
+    omitted: bool,
+) -> Vec<u8> {
+    let left_out = if omitted {
+        g.omissible_run(first, n)
+    } else {
+        None
+    };
+    let bytes = n.div_ceil(4) as usize;
     // Stored values need no rules: the raw bytes are the frame, left-out cells zeroed.
     if fill == DontCareFill::Stored {
-        let mut out = input.raw_cells(first, n)?.to_vec();
+        let mut out = raw[..bytes].to_vec();
         for (i, _) in left_out.iter().flatten().enumerate().filter(|(_, o)| **o) {
             out[i / 4] &= !(3 << ((i % 4) * 2));
         }
-        return Ok(out);
+        return out;
     }
-    let mut out = vec![0u8; n.div_ceil(4) as usize];
+    let mut out = vec![0u8; bytes];
     let mut prev = 0u8;
-    with_game!(input.game(), g => {
-        let searched = g.searched_run(first, n);
-        for i in 0..n {
-            let pos = first + i;
-            let rules = match &searched {
-                _ if left_out.as_ref().is_some_and(|o| o[i as usize]) => Rules::Unused,
-                Some(s) if s[i as usize] => Rules::Search,
-                // Only whether the rules decide matters here, not their value.
-                Some(_) => Rules::Unused,
-                None => by_rules(g, pos),
-            };
-            let code = match (rules, fill) {
-                (Rules::Search, _) | (_, DontCareFill::Stored) => {
-                    prev = input.code(pos)?;
-                    prev
-                }
-                (_, DontCareFill::Previous | DontCareFill::Best) => prev,
-                (_, DontCareFill::Zero) => 0,
-                (_, DontCareFill::Second) if i >= 2 => cells::get_in_bytes(&out, i - 2),
-                (_, DontCareFill::Second) => 0,
-            };
-            out[(i / 4) as usize] |= code << ((i % 4) * 2);
-        }
-        Ok::<(), Error>(())
-    })?;
-    Ok(out)
+    let searched = g.searched_run(first, n);
+    for i in 0..n {
+        let pos = first + i;
+        let rules = match &searched {
+            _ if left_out.as_ref().is_some_and(|o| o[i as usize]) => Rules::Unused,
+            Some(s) if s[i as usize] => Rules::Search,
+            // Only whether the rules decide matters here, not their value.
+            Some(_) => Rules::Unused,
+            None => by_rules(g, pos),
+        };
+        let code = match (rules, fill) {
+            (Rules::Search, _) | (_, DontCareFill::Stored) => {
+                prev = cells::get_in_bytes(raw, i);
+                prev
+            }
+            (_, DontCareFill::Previous | DontCareFill::Best) => prev,
+            (_, DontCareFill::Zero) => 0,
+            (_, DontCareFill::Second) if i >= 2 => cells::get_in_bytes(&out, i - 2),
+            (_, DontCareFill::Second) => 0,
+        };
+        out[(i / 4) as usize] |= code << ((i % 4) * 2);
+    }
+    out
+}
+
+/// The contents to try for one frame of cells made by [`cell_frame_of`]: every fill for
+/// [`DontCareFill::Best`], else the one asked for.
+pub(crate) fn cell_candidates<G: Game + Omissions>(
+    g: &G,
+    raw: &[u8],
+    first: u64,
+    n: u64,
+    params: Params,
+) -> Vec<Vec<u8>> {
+    let made = candidates(params.fill, |fill| {
+        Ok(cell_frame_of(g, raw, first, n, fill, params.one_mover))
+    });
+    made.expect("making a frame from cells does not fail")
 }
 
 /// Which of positions `first..first + n` a one-mover table leaves out (`None`: none).

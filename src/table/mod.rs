@@ -15,7 +15,7 @@
 //! it never calls a solver (that is [`crate::table::builder`]).
 
 pub mod builder;
-mod convert;
+pub(crate) mod convert;
 mod cursor;
 pub mod format;
 pub mod lookup;

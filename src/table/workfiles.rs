@@ -254,6 +254,13 @@ impl TempFile {
         Self::open(out, sibling(out, "partial"), true)
     }
 
+    /// A resumable work file of `out` named `.NAME.partial-WHAT` (a build whose work file holds
+    /// something else than `.NAME.partial`'s raw cells, so that neither build takes the
+    /// other's for its own).
+    pub fn resumable_as(out: &Path, what: &str) -> Result<TempFile> {
+        Self::open(out, sibling(out, &format!("partial-{what}")), true)
+    }
+
     /// Opens `path` as the file that will become `out`; a resumable file keeps its contents and
     /// survives a failed build, a temporary one starts empty and is removed.
     fn open(out: &Path, path: PathBuf, resumable: bool) -> Result<TempFile> {

@@ -32,6 +32,7 @@ mod hackenbush_props;
 mod kernel_plan;
 mod lookups;
 mod messages;
+mod out_of_core;
 mod peers;
 mod progress;
 mod reliability3;

@@ -185,7 +185,7 @@ fn print_kernel_plans(
         outln!("{}", serde_json::to_string(&plans)?)?;
         return Ok(());
     }
-    let chosen = builder::default_kernel(game, opts);
+    let chosen = builder::default_kernel(game, out, opts);
     for p in &plans {
         outln!(
             "{:<17} memory {:>10}  disk {:>10}  {}{}",

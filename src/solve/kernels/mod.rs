@@ -11,5 +11,6 @@
 pub mod bitplane;
 pub(crate) mod plain_remoteness;
 pub mod plain_remoteness_streamed;
+pub mod sliced_frames;
 pub mod sliced_remoteness;
 pub mod sliced_rows;

@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-mod bits;
+pub(in crate::solve::kernels) mod bits;
 use bits::*;
 
 use super::bitplane::RowFacts;
@@ -244,6 +244,23 @@ pub(crate) fn or_words(words: &[AtomicU64], first_word: u64, buf: &[u64]) {
     }
 }
 
+/// Where a row's key children are read from: the table's cells (this kernel), or the loss
+/// plane of the key tier above (the out-of-core kernel, `super::sliced_frames`).
+pub(crate) trait LossSource: Sync {
+    /// The loss bits of positions `first..first + n` (1 where the player to move there loses),
+    /// packed into `out` (cleared first) from the returned bit of `out[0]` on, with a zero word
+    /// past the last ([`Bits`] reads past its end).
+    fn loss_bits<const V3: bool>(&self, first: u64, n: u64, out: &mut Vec<u64>) -> usize;
+}
+
+impl LossSource for Cells<'_> {
+    #[inline(always)]
+    fn loss_bits<const V3: bool>(&self, first: u64, n: u64, out: &mut Vec<u64>) -> usize {
+        loss_bits::<V3>(self, first, n, out);
+        (first % CELLS_PER_WORD) as usize
+    }
+}
+
 /// Decides rows of a sliced board: what every row shares, made once.
 pub(crate) struct RowKernel<'a> {
     board: SlicedBoard<'a>,
@@ -265,7 +282,7 @@ impl<'a> RowKernel<'a> {
     /// returned word on (the first and last may have bits of the row only, to be ORed with a
     /// neighbour's); also returns the child rows read. Every row of the key tier above must be
     /// decided in `cells`, which the call only reads.
-    pub fn decide(&self, row: &Row, buf: &mut Vec<u64>, cells: &Cells<'_>) -> (u64, u64) {
+    pub fn decide<S: LossSource>(&self, row: &Row, buf: &mut Vec<u64>, cells: &S) -> (u64, u64) {
         thread_local! {
             static SCRATCH: std::cell::RefCell<Option<Scratch>> =
                 const { std::cell::RefCell::new(None) };
@@ -537,14 +554,14 @@ pub(super) fn row_ends(board: &SlicedBoard<'_>, f: &Facts, row: &Row, e: &mut En
 /// child rows read. Every row of the tier above is finished in `cells`. `v3`: the CPU has
 /// x86-64-v3 ([`crate::base::cpu::v3`], asked once a solve), for its `pext`, `pdep`, counts
 /// and lowest set bits.
-fn decide_row(
+fn decide_row<S: LossSource>(
     v3: bool,
     board: &SlicedBoard<'_>,
     f: &Facts,
     row: &Row,
     sc: &mut Scratch,
     buf: &mut Vec<u64>,
-    cells: &Cells<'_>,
+    cells: &S,
 ) -> u64 {
     #[cfg(target_arch = "x86_64")]
     if v3 {
@@ -552,7 +569,7 @@ fn decide_row(
         return unsafe { decide_row_v3(board, f, row, sc, buf, cells) };
     }
     let _ = v3;
-    decide_row_body::<false>(board, f, row, sc, buf, cells)
+    decide_row_body::<false, S>(board, f, row, sc, buf, cells)
 }
 
 /// [`decide_row_body`] compiled for x86-64-v3.
@@ -561,26 +578,26 @@ fn decide_row(
 /// The CPU has [`crate::base::cpu::V3_FEATURES`].
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt,fma")]
-unsafe fn decide_row_v3(
+unsafe fn decide_row_v3<S: LossSource>(
     board: &SlicedBoard<'_>,
     f: &Facts,
     row: &Row,
     sc: &mut Scratch,
     buf: &mut Vec<u64>,
-    cells: &Cells<'_>,
+    cells: &S,
 ) -> u64 {
-    decide_row_body::<true>(board, f, row, sc, buf, cells)
+    decide_row_body::<true, S>(board, f, row, sc, buf, cells)
 }
 
 /// [`decide_row`]'s work; `V3` true only when compiled for x86-64-v3 and run on such a CPU.
 #[inline(always)]
-fn decide_row_body<const V3: bool>(
+fn decide_row_body<const V3: bool, S: LossSource>(
     board: &SlicedBoard<'_>,
     f: &Facts,
     row: &Row,
     sc: &mut Scratch,
     buf: &mut Vec<u64>,
-    cells: &Cells<'_>,
+    cells: &S,
 ) -> u64 {
     let s = board.index;
     let lw = f.lw as usize;
@@ -601,8 +618,7 @@ fn decide_row_body<const V3: bool>(
         let dm = d + m as i32;
         let Some(cols) = f.class(dm) else { continue };
         reads += 1;
-        loss_bits::<V3>(cells, first, n, &mut sc.child);
-        let phase = (first % CELLS_PER_WORD) as usize;
+        let phase = cells.loss_bits::<V3>(first, n, &mut sc.child);
         let mut bits = if g == 0 {
             // The same columns, in the same order.
             Bits {

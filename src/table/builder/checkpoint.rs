@@ -74,7 +74,7 @@ pub(super) fn remove_rem_files(out: &Path, keep: Option<u32>) {
 const REM_CHUNK: usize = 16 << 20;
 
 /// The message of a work file that fails a check; it names the file.
-fn damaged(path: &Path, what: String) -> Error {
+pub(super) fn damaged(path: &Path, what: String) -> Error {
     Error::table_kind(
         path,
         TableErrorKind::WorkFile(format!(
@@ -174,7 +174,7 @@ impl Identity {
     }
 
     /// The lines that open a checkpoint file of this build.
-    fn lines(&self) -> String {
+    pub(super) fn lines(&self) -> String {
         let input = match &self.input {
             Some((_, len, hash)) => format!("{len} {hash}"),
             None => "none".to_string(),
@@ -194,7 +194,7 @@ impl Identity {
 
     /// What differs between the build that wrote a checkpoint (`self`) and this one (`now`),
     /// in words; empty when nothing does.
-    fn differences(&self, now: &Identity) -> Vec<String> {
+    pub(super) fn differences(&self, now: &Identity) -> Vec<String> {
         let mut d = Vec::new();
         if self.spec != now.spec {
             d.push(format!(
@@ -247,7 +247,7 @@ impl Identity {
 
 /// The first line of a checkpoint file this version writes and reads. Version 2 did not record
 /// the input file or the options (a resume trusted them); version 3 does.
-const VERSION_LINE: &str = "retrodb tiered build 3";
+pub(super) const VERSION_LINE: &str = "retrodb tiered build 3";
 
 /// What lies beside an output for a build to resume.
 #[derive(Clone, Debug)]
@@ -278,30 +278,7 @@ pub(super) fn read(out: &Path, id: &Identity) -> Found {
     if first != VERSION_LINE {
         return unreadable();
     }
-    let Some(written) = (|| {
-        let spec = lines.next()?.strip_prefix("spec ")?.to_string();
-        let positions = lines.next()?.strip_prefix("positions ")?.parse().ok()?;
-        let remoteness = match lines.next()?.strip_prefix("remoteness ")? {
-            "yes" => true,
-            "no" => false,
-            _ => return None,
-        };
-        let input = match lines.next()?.strip_prefix("input ")? {
-            "none" => None,
-            words => {
-                let (len, hash) = words.split_once(' ')?;
-                Some((String::new(), len.parse().ok()?, hash.parse().ok()?))
-            }
-        };
-        let per_position_rows = lines.next_if_eq(&"kernel per-position").is_some();
-        Some(Identity {
-            spec,
-            positions,
-            remoteness,
-            input,
-            per_position_rows,
-        })
-    })() else {
+    let Some(written) = read_identity(&mut lines) else {
         return unreadable();
     };
     let differences = written.differences(id);
@@ -332,6 +309,35 @@ pub(super) fn read(out: &Path, id: &Identity) -> Found {
         return unreadable();
     };
     Found::Resume(c)
+}
+
+/// The identity lines after the version line of a checkpoint file (see [`Identity::lines`]);
+/// `None` when they do not read as such.
+pub(super) fn read_identity<'a>(
+    lines: &mut std::iter::Peekable<impl Iterator<Item = &'a str>>,
+) -> Option<Identity> {
+    let spec = lines.next()?.strip_prefix("spec ")?.to_string();
+    let positions = lines.next()?.strip_prefix("positions ")?.parse().ok()?;
+    let remoteness = match lines.next()?.strip_prefix("remoteness ")? {
+        "yes" => true,
+        "no" => false,
+        _ => return None,
+    };
+    let input = match lines.next()?.strip_prefix("input ")? {
+        "none" => None,
+        words => {
+            let (len, hash) = words.split_once(' ')?;
+            Some((String::new(), len.parse().ok()?, hash.parse().ok()?))
+        }
+    };
+    let per_position_rows = lines.next_if_eq(&"kernel per-position").is_some();
+    Some(Identity {
+        spec,
+        positions,
+        remoteness,
+        input,
+        per_position_rows,
+    })
 }
 
 /// Writes checkpoint `c` of build `id` beside `out` (a new file, synced, renamed over the old

@@ -40,12 +40,16 @@ pub fn kernel_plans(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Vec<Kern
         .collect()
 }
 
-/// The kernel a build of `game` with `opts` uses from scratch: the one `opts` names, else the
-/// fastest for the game ([`plan::choose`]).
-pub fn default_kernel(game: &AnyGame, opts: &BuildOptions) -> Option<Kernel> {
+/// The kernel a build of `game` into `out` with `opts` uses: the one `opts` names, else the
+/// fastest for the game ([`plan::choose`]) where it fits, the out-of-core one where only that
+/// fits (the tiered plan's choice, [`plan_tiered`]).
+pub fn default_kernel(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Option<Kernel> {
     let engine = super::engine_of(game, opts);
-    opts.kernel
-        .or_else(|| plan::kernel(game, engine, opts.remoteness, true))
+    match opts.kernel {
+        Some(k) => Some(k),
+        None if engine == crate::solve::Engine::Tiered => plan_tiered(game, out, opts).kernel,
+        None => plan::kernel(game, engine, opts.remoteness, true),
+    }
 }
 
 /// The estimates of a build with `kernel` (from scratch, or resuming the checkpoint beside
@@ -71,8 +75,9 @@ fn kernel_plan(
             (p.memory_bytes, p.disk_bytes)
         }
     };
-    if opts.compress.is_some() {
-        // The compressed copy is written beside the raw table (`check_disk_for_both`).
+    if opts.compress.is_some() && kernel != Kernel::SlicedFrames {
+        // The compressed copy is written beside the raw table (`check_disk_for_both`); the
+        // out-of-core kernel writes none.
         disk_bytes = disk_bytes.max(super::both_on_disk(game, &estimate));
     }
     let free = crate::base::memory::disk_free(crate::base::memory::dir_of(out));

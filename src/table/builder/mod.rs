@@ -35,6 +35,7 @@ use crate::with_game;
 
 pub use checkpoint::{Checkpoint, Identity};
 pub use kernels::{KernelPlan, default_kernel, kernel_plans};
+pub use tiered::frames::{FRAMES_DEFAULT, frames_params};
 pub use tiered::{TierReport, TieredPlan, plan_tiered};
 
 /// How to build a table.
@@ -323,7 +324,11 @@ pub fn build(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<BuildSum
     let engine = engine_of(game, opts);
     check_options_for(game, opts, engine)?;
     kernels::refuse_unfitting(game, out, opts)?;
-    let Some(params) = opts.compress else {
+    // The out-of-core kernel writes the table compressed itself (`--compress` gives its
+    // parameters), with no raw table beside it.
+    let frames = engine == solve::Engine::Tiered
+        && plan_tiered(game, out, opts).kernel == Some(solve::plan::Kernel::SlicedFrames);
+    let Some(params) = opts.compress.filter(|_| !frames) else {
         return build_raw(game, out, opts, engine);
     };
     let raw = raw_sibling(out);

@@ -13,7 +13,7 @@ pub(super) const NEAR: usize = 4;
 /// `V3` is true only in code compiled for x86-64-v3 and run where the CPU has it (see
 /// [`decide_row`](super::decide_row)): then one instruction, else a loop over the mask's bits.
 #[inline(always)]
-pub(super) fn pext<const V3: bool>(x: u64, mask: u64) -> u64 {
+pub(in crate::solve::kernels) fn pext<const V3: bool>(x: u64, mask: u64) -> u64 {
     #[cfg(target_arch = "x86_64")]
     if V3 {
         // SAFETY: `V3` code runs only on a CPU with BMI2 (checked once a solve).

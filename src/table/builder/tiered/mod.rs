@@ -22,6 +22,7 @@ use crate::table::OutputLock;
 use crate::table::write::{GameFields, RawWriter};
 use crate::with_tiered_game;
 
+pub(crate) mod frames;
 mod plan;
 mod streaming;
 
@@ -104,6 +105,10 @@ pub(super) fn build_with(
         forced_kernel_applies(game, k, out, opts, &plan)?;
     }
     let kernel = checked_kernel(&spec, size, out, opts, &plan, chosen)?;
+    if kernel.kernel() == Kernel::SlicedFrames && solver.is_none() {
+        let _ = lock;
+        return frames::build(game, out, opts, &kernel, started);
+    }
     let identity = Identity::of(game, opts);
     if resumed.is_none() {
         // A fresh start: whatever the work files held belongs to no finished tier.

@@ -46,6 +46,24 @@ pub struct TieredPlan {
     pub seconds_left: Option<f64>,
 }
 
+/// Disk a run with `kernel` needs for a game of `size` positions whose run decides
+/// `cells_on_disk` bytes of cells: the cells and, with remoteness, the table's remoteness
+/// section (the row kernel's nibbles in the work file) or the checkpoints' files (a new one is
+/// written before the previous one is deleted). The out-of-core kernel keeps two loss planes
+/// and the compressed table, counted at a quarter bit a position (one mover stored at level 3:
+/// 0.08 bits a position measured on `bridgit:4,start=L,sym`, 0.17 on `hex:4,sym`).
+fn kernel_disk(kernel: &TieredKernel<'_>, size: u64, cells_on_disk: u64, remoteness: bool) -> u64 {
+    match kernel {
+        TieredKernel::SlicedFrames(b) => {
+            solve::kernels::sliced_frames::planes_bytes(b.index).saturating_add(size / 32)
+        }
+        k if k.remoteness(remoteness) == RemStore::Nibbles => cells_on_disk
+            .saturating_add(crate::table::format::RemotenessEncoding::Nibbles.section_len(size)),
+        _ if remoteness => cells_on_disk.saturating_add(size.saturating_mul(3)),
+        _ => cells_on_disk,
+    }
+}
+
 /// The plan of a tiered build of `game` into `out` (see [`TieredPlan`]).
 pub fn plan_tiered(game: &AnyGame, out: &Path, opts: &BuildOptions) -> TieredPlan {
     plan_with_kernel(game, out, opts).0
@@ -75,34 +93,51 @@ pub(super) fn plan_with_kernel<'g>(
     let solving = lowest..done_from;
     let fresh = done_from == tiers;
     let shape = solve::plan::Shape::of(game);
-    let (kernel, memory_bytes) = with_tiered_game!(game, g => {
-        let chosen = match opts.kernel {
-            Some(k) if k.applies(shape, opts.remoteness, fresh) => TieredKernel::with(g, k),
-            Some(_) => None,
-            None => TieredKernel::of(g, opts.remoteness, fresh),
-        };
-        match chosen {
-            Some(k) => {
-                let bytes = k.memory(g, solving.clone(), opts.remoteness);
-                (Some(k), bytes.saturating_add(solve::PROCESS_BYTES))
-            }
-            None => (None, 0),
-        }
-    }, _ => (None, 0));
     let cells_on_disk = with_tiered_game!(game, g => g.tier_range(lowest), _ => None)
         .map_or(size, |r| size - r.start)
         .div_ceil(4);
-    let store = kernel.map(|k| k.remoteness(opts.remoteness));
-    let disk_all = match store {
-        // The row kernel keeps remoteness in the work file: nibbles of every position, written
-        // in place (no checkpoint files).
-        Some(RemStore::Nibbles) => cells_on_disk
-            .saturating_add(crate::table::format::RemotenessEncoding::Nibbles.section_len(size)),
-        _ if opts.remoteness => cells_on_disk.saturating_add(size.saturating_mul(3)),
-        _ => cells_on_disk,
+    let estimate = |k: &TieredKernel<'g>| -> (u64, u64) {
+        with_tiered_game!(game, g => {
+            let memory = k.memory(g, solving.clone(), opts.remoteness);
+            let memory = memory.saturating_add(solve::PROCESS_BYTES);
+            (memory, kernel_disk(k, size, cells_on_disk, opts.remoteness))
+        }, _ => (0, 0))
+    };
+    let free = crate::base::memory::disk_free(crate::base::memory::dir_of(out));
+    let fits =
+        |(memory, disk): (u64, u64)| memory <= opts.max_memory && free.is_none_or(|f| disk <= f);
+    let chosen = with_tiered_game!(game, g => match opts.kernel {
+        Some(k) if k.applies(shape, opts.remoteness, fresh) => TieredKernel::with(g, k),
+        Some(_) => None,
+        None => {
+            let fastest = TieredKernel::of(g, opts.remoteness, fresh);
+            // Out of core only where the row kernel does not fit and it does.
+            let frames = match fastest {
+                Some(TieredKernel::SlicedRows(b)) => Some(TieredKernel::SlicedFrames(b)),
+                _ => None,
+            };
+            match (fastest, frames) {
+                (Some(k), Some(f)) if !fits(estimate(&k)) && fits(estimate(&f)) => Some(f),
+                (k, _) => k,
+            }
+        }
+    }, _ => None);
+    let (kernel, memory_bytes, disk_all) = match chosen {
+        Some(k) => {
+            let (memory, disk) = estimate(&k);
+            (Some(k), memory, disk)
+        }
+        None => (None, 0, cells_on_disk),
     };
     let rem_file = resumed.as_ref().map(|m| checkpoint::rem_path(out, m.tier));
-    let have = [Some(sibling(out, "partial")), rem_file]
+    let work_files = match kernel {
+        Some(TieredKernel::SlicedFrames(_)) => {
+            let [a, b] = super::frames::plane_paths(out);
+            vec![Some(a), Some(b), Some(sibling(out, "partial-z"))]
+        }
+        _ => vec![Some(sibling(out, "partial")), rem_file],
+    };
+    let have = work_files
         .iter()
         .flatten()
         .filter_map(|p| std::fs::metadata(p).ok())
@@ -134,7 +169,7 @@ pub(super) fn plan_with_kernel<'g>(
         positions_left,
         memory_bytes,
         disk_bytes: disk_all.saturating_sub(have),
-        disk_free: crate::base::memory::disk_free(crate::base::memory::dir_of(out)),
+        disk_free: free,
         seconds_left,
     };
     (plan, kernel)
