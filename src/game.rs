@@ -200,6 +200,27 @@ pub trait Omissions: Game {
     fn omissible_run(&self, first: u64, n: u64) -> Option<Vec<bool>> {
         (first..first + n).map(|p| self.omissible(p)).collect()
     }
+
+    /// The positions of `first..first + n` that [`Omissions::omissible_run`] marks, as ranges in
+    /// increasing order, where a game can tell them faster (a row of the sliced index leaves out
+    /// one range: its positions with Right to move).
+    fn omissible_ranges(&self, first: u64, n: u64) -> Option<Vec<std::ops::Range<u64>>> {
+        Some(marked_ranges(first, &self.omissible_run(first, n)?))
+    }
+}
+
+/// The runs of marked entries of `marks` (entry `i` standing for position `first + i`), as
+/// ranges of positions in increasing order.
+pub fn marked_ranges(first: u64, marks: &[bool]) -> Vec<std::ops::Range<u64>> {
+    let mut out: Vec<std::ops::Range<u64>> = Vec::new();
+    for (i, _) in marks.iter().enumerate().filter(|(_, m)| **m) {
+        let p = first + i as u64;
+        match out.last_mut() {
+            Some(r) if r.end == p => r.end = p + 1,
+            _ => out.push(p..p + 1),
+        }
+    }
+    out
 }
 
 /// One position of a tier, as [`Tiered::visit_tier`] hands it to a [`TierVisitor`].

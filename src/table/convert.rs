@@ -451,20 +451,22 @@ pub(crate) fn cell_frame_of<G: Game + Omissions>(
     fill: DontCareFill,
     omitted: bool,
 ) -> Vec<u8> {
+    let bytes = n.div_ceil(4) as usize;
+    // Stored values need no rules: the raw bytes are the frame, left-out cells zeroed.
+    if fill == DontCareFill::Stored {
+        let mut out = raw[..bytes].to_vec();
+        if omitted {
+            for r in g.omissible_ranges(first, n).into_iter().flatten() {
+                clear_cells(&mut out, r.start - first..r.end - first);
+            }
+        }
+        return out;
+    }
     let left_out = if omitted {
         g.omissible_run(first, n)
     } else {
         None
     };
-    let bytes = n.div_ceil(4) as usize;
-    // Stored values need no rules: the raw bytes are the frame, left-out cells zeroed.
-    if fill == DontCareFill::Stored {
-        let mut out = raw[..bytes].to_vec();
-        for (i, _) in left_out.iter().flatten().enumerate().filter(|(_, o)| **o) {
-            out[i / 4] &= !(3 << ((i % 4) * 2));
-        }
-        return out;
-    }
     let mut out = vec![0u8; bytes];
     let mut prev = 0u8;
     let searched = g.searched_run(first, n);
@@ -490,6 +492,23 @@ pub(crate) fn cell_frame_of<G: Game + Omissions>(
         out[(i / 4) as usize] |= code << ((i % 4) * 2);
     }
     out
+}
+
+/// Zeroes the 2-bit cells `range` of `bytes`: whole bytes at once, the cells at its ends one by
+/// one.
+fn clear_cells(bytes: &mut [u8], range: std::ops::Range<u64>) {
+    let (mut a, b) = (range.start, range.end);
+    while a < b && !a.is_multiple_of(4) {
+        bytes[(a / 4) as usize] &= !(3 << ((a % 4) * 2));
+        a += 1;
+    }
+    let whole = (b - a) / 4;
+    bytes[(a / 4) as usize..(a / 4 + whole) as usize].fill(0);
+    a += whole * 4;
+    while a < b {
+        bytes[(a / 4) as usize] &= !(3 << ((a % 4) * 2));
+        a += 1;
+    }
 }
 
 /// The contents to try for one frame of cells made by [`cell_frame_of`]: every fill for

@@ -37,7 +37,15 @@ pub struct VerifyArgs {
     /// shannon: and bridgit:), 1 to 1,000,000,000.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=super::MAX_SAMPLE))]
     lehman: Option<u64>,
-    /// Seed of the random draws of --sample and --lehman.
+    /// Also compare the positions of another table of the same board (e.g. a `,start=L,sym`
+    /// table against a `,sym` one): --against-sample N of its positions drawn at random, each
+    /// looked up here by its text; any disagreement fails.
+    #[arg(long, value_name = "TABLE")]
+    against: Option<PathBuf>,
+    /// How many positions --against draws, 1 to 1,000,000,000.
+    #[arg(long, value_name = "N", default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..=super::MAX_SAMPLE))]
+    against_sample: u64,
+    /// Seed of the random draws of --sample, --lehman and --against.
     #[arg(long, default_value_t = 1)]
     seed: u64,
 }
@@ -175,6 +183,26 @@ pub fn verify(a: VerifyArgs) -> Result<ExitCode> {
             "{}: {} random positions compared with Lehman's criterion (seed {}): {} disagreements",
             a.table.display(),
             super::grouped(r.checked),
+            a.seed,
+            super::grouped(r.disagreements)
+        )?;
+        for e in &r.examples {
+            outln!("  {e}")?;
+        }
+        if r.disagreements > 0 {
+            return Ok(ExitCode::FAILURE);
+        }
+    }
+    if let Some(other) = &a.against {
+        let o = Table::open(other)?;
+        o.advise_random();
+        let r = crate::apps::oracle::check::tables_sample(&t, &o, a.against_sample, a.seed)?;
+        outln!(
+            "{}: {} random positions of {} ({}) compared (seed {}): {} disagreements",
+            a.table.display(),
+            super::grouped(r.checked),
+            other.display(),
+            o.header().spec,
             a.seed,
             super::grouped(r.disagreements)
         )?;

@@ -67,6 +67,40 @@ pub fn lehman_game_of(graph: &Graph, spec: &str) -> Result<EdgeGame> {
     })
 }
 
+/// Compares `count` random positions of `other` (the same ones for the same `seed`) with the
+/// values `table` gives the same positions, found by their text (tables of one board with other
+/// indices: `bridgit:4,start=L,sym` against `bridgit:4,sym`), in parallel. A position of
+/// `other` that `table` does not hold counts as a disagreement. The report's shape is
+/// [`lehman_sample`]'s.
+pub fn tables_sample(table: &Table, other: &Table, count: u64, seed: u64) -> Result<LehmanReport> {
+    let size = other.header().size;
+    let one = |k: u64| -> Result<Tally> {
+        let mut draw = k;
+        let (pos, want) = loop {
+            let pos = splitmix::hash(seed ^ splitmix::hash(draw)) % size.max(1);
+            if let Some(v) = other.value(pos)? {
+                break (pos, v);
+            }
+            draw = draw.wrapping_add(splitmix::GAMMA);
+        };
+        let text = crate::with_game!(other.game(), g => g.position_text(pos));
+        Ok(match table.locate(&text) {
+            Ok((_, got)) if got == want => (1, 0, Vec::new()),
+            Ok((_, got)) => (1, 1, vec![format!("{text}: {got} here, {want} there")]),
+            Err(e) => (1, 1, vec![format!("{text}: {e}")]),
+        })
+    };
+    let (checked, disagreements, examples) = (0..count)
+        .into_par_iter()
+        .map(one)
+        .try_reduce(Tally::default, add_tallies)?;
+    Ok(LehmanReport {
+        checked,
+        disagreements,
+        examples,
+    })
+}
+
 /// Compares `count` random positions of `table` (the same ones for the same `seed`) with
 /// Lehman's criterion, in parallel.
 pub fn lehman_sample(table: &Table, count: u64, seed: u64) -> Result<LehmanReport> {

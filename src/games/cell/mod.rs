@@ -519,6 +519,26 @@ impl Omissions for CellGame {
         }
         Some(out)
     }
+
+    /// In the sliced index a row's positions with Right to move are its class B, one range.
+    fn omissible_ranges(&self, first: u64, n: u64) -> Option<Vec<std::ops::Range<u64>>> {
+        let Some(s) = self.sliced() else {
+            return Some(crate::game::marked_ranges(first, &self.omissible_run(first, n)?));
+        };
+        let end = (first + n).min(self.size);
+        let mut out = Vec::new();
+        let mut pos = first;
+        while pos < end {
+            let row = s.row_at(pos);
+            let row_end = row.start + row.len as u64;
+            let b = (row.start + row.split as u64).max(pos)..row_end.min(end);
+            if !b.is_empty() {
+                out.push(b);
+            }
+            pos = row_end.min(end);
+        }
+        Some(out)
+    }
 }
 
 #[cfg(test)]
