@@ -468,12 +468,28 @@ impl Notation for CellGame {
 }
 
 impl Omissions for CellGame {
-    /// In the sliced index, row by row: no position is unused, and an open one always has a
-    /// move (a full board is always won).
+    /// In the sliced index, row by row; in the plain index, each configuration decoded and
+    /// tested once for both players to move. Neither has an unused position, and an open
+    /// position has a move unless its board is full.
     fn searched_run(&self, first: u64, n: u64) -> Option<Vec<bool>> {
-        let s = self.sliced()?;
         let end = (first + n).min(self.size);
         let mut out = Vec::with_capacity(n as usize);
+        let Some(s) = self.sliced() else {
+            if !matches!(self.index, Index::Plain(_)) {
+                return None;
+            }
+            let winner = self.wins.test();
+            let mut pos = first;
+            while pos < end {
+                let (l, r) = self.masks(pos);
+                let open = winner(l, r).is_none() && (l | r) != self.full;
+                // Both players to move at a configuration: `2c` and `2c + 1`.
+                let next = ((pos | 1) + 1).min(end);
+                out.extend((pos..next).map(|_| open));
+                pos = next;
+            }
+            return Some(out);
+        };
         let mut pos = first;
         while pos < end {
             let row = s.row_at(pos);
