@@ -186,6 +186,13 @@ pub trait Omissions: Game {
         None
     }
 
+    /// What the rules say of each position of `first..first + n` ([`by_rules`]), where the game
+    /// can tell a run of positions faster than one by one; `None` (the default) otherwise. A
+    /// reader that puts back every "don't care" position of a compressed table asks it first.
+    fn rules_run(&self, _first: u64, _n: u64) -> Option<Vec<Rules>> {
+        None
+    }
+
     /// Games in which every move passes the turn and the index says who moves: whether `pos`
     /// belongs to the side a compressed table may leave out (say, one player to move). The
     /// contract: no child of such a position belongs to it, so it is answered by a one-move

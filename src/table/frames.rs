@@ -284,18 +284,21 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
         let mut remoteness = vec![0u8; encoding.frame_len(n) as usize];
         let mut searched = Vec::new();
         with_game!(self.game(), g => {
-            let run = g.searched_run(first, n);
+            // The rules a run at a time where the game can: all of them, or which need a search.
+            let rules_run = g.rules_run(first, n);
+            let run = if rules_run.is_some() { None } else { g.searched_run(first, n) };
             let left_out = if omitted { g.omissible_run(first, n) } else { None };
             if left_out.is_some() {
                 searched = vec![false; n as usize];
             }
             for i in 0..n {
                 let pos = first + i;
-                let rules = match &run {
-                    Some(s) if s[i as usize] => Rules::Search,
+                let rules = match (&rules_run, &run) {
+                    (Some(rules), _) => rules[i as usize],
+                    (None, Some(s)) if s[i as usize] => Rules::Search,
                     // Decided by the rules: its status says how, without its children.
-                    Some(_) => by_rules(g, pos),
-                    None => rules_of(g, pos),
+                    (None, Some(_)) => by_rules(g, pos),
+                    (None, None) => rules_of(g, pos),
                 };
                 let (code, r) = match rules {
                     Rules::Unused => (cells::UNUSED, None),

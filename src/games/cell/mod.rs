@@ -31,7 +31,7 @@ pub mod wins;
 use std::sync::OnceLock;
 
 use crate::base::error::{Error, Result, human_bytes};
-use crate::game::{Game, Move, Notation, Omissions, PositionError, Status, Value};
+use crate::game::{Game, Move, Notation, Omissions, PositionError, Rules, Status, Value};
 use crate::games::source::Source;
 pub use crate::game::shape::Player;
 use crate::game::shape::sliced::Sliced;
@@ -501,6 +501,34 @@ impl Omissions for CellGame {
                 out.push(self.winner(l, r).is_none() && (l | r) != self.full);
             }
             pos = row_end;
+        }
+        Some(out)
+    }
+
+    /// In the plain index, each configuration decoded and tested once for both players to
+    /// move: a won board is the mover's win or loss, a full one without a winner (none in the
+    /// games with a winner on every full board) lost by the mover, who has no move.
+    fn rules_run(&self, first: u64, n: u64) -> Option<Vec<Rules>> {
+        if !matches!(self.index, Index::Plain(_)) {
+            return None;
+        }
+        let end = (first + n).min(self.size);
+        let mut out = Vec::with_capacity(n as usize);
+        let winner = self.wins.test();
+        let mut pos = first;
+        while pos < end {
+            let (l, r) = self.masks(pos);
+            let w = winner(l, r);
+            let next = ((pos | 1) + 1).min(end);
+            for p in pos..next {
+                out.push(match w {
+                    None if (l | r) != self.full => Rules::Search,
+                    None => Rules::Known(Value::Loss, Some(0)),
+                    Some(w) if w == PlainIndex::mover_of(p) => Rules::Known(Value::Win, Some(0)),
+                    Some(_) => Rules::Known(Value::Loss, Some(0)),
+                });
+            }
+            pos = next;
         }
         Some(out)
     }

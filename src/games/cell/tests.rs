@@ -373,8 +373,8 @@ fn colour_swap_turns_left_wins_into_right_wins() {
     assert_eq!(g.status(image), Status::Over(Value::Loss));
 }
 
-/// The plain index's rules a run at a time (`searched_run`, which `decompress` and `compress`
-/// take instead of the rules a position at a time) and its tiers from the index (`tier_of`)
+/// The plain index's rules a run at a time (`rules_run` and `searched_run`, which `decompress`
+/// and `compress` take instead of the rules a position at a time) and its tiers from the index (`tier_of`)
 /// agree with [`crate::game::by_rules`] and the tier walk on every position, runs starting
 /// anywhere (odd or even, at any length), with the join table and without.
 #[test]
@@ -389,9 +389,12 @@ fn plain_runs_of_rules_and_tiers_agree_with_the_positions() {
             for (first, n) in [(0, g.size()), (1, 7), (5, 64), (g.size() - 3, 3)] {
                 let run = g.searched_run(first, n).expect("the plain index has runs");
                 assert_eq!(run.len() as u64, n);
-                for (i, &s) in run.iter().enumerate() {
+                let rules = g.rules_run(first, n).expect("the plain index has runs");
+                assert_eq!(rules.len() as u64, n);
+                for (i, (&s, &r)) in run.iter().zip(&rules).enumerate() {
                     let pos = first + i as u64;
                     assert_eq!(s, by_rules(&g, pos) == Rules::Search, "{b:?} {pos}");
+                    assert_eq!(r, by_rules(&g, pos), "{b:?} {pos}");
                 }
             }
         }
