@@ -186,6 +186,13 @@ pub trait Omissions: Game {
         None
     }
 
+    /// What the rules say of each position of `first..first + n` ([`by_rules`]), where the game
+    /// can tell a run of positions faster than one by one; `None` (the default) otherwise. A
+    /// reader that puts back every "don't care" position of a compressed table asks it first.
+    fn rules_run(&self, _first: u64, _n: u64) -> Option<Vec<Rules>> {
+        None
+    }
+
     /// Games in which every move passes the turn and the index says who moves: whether `pos`
     /// belongs to the side a compressed table may leave out (say, one player to move). The
     /// contract: no child of such a position belongs to it, so it is answered by a one-move
@@ -281,6 +288,14 @@ pub trait Tiered: Game {
     /// working state. `None` otherwise.
     fn tier_range(&self, t: u32) -> Option<std::ops::Range<u64>>;
 
+    /// The tier of position `pos` where the index tells it alone (a cell game: the filled
+    /// cells), so that a reader of a table front to back counts by tier without walking the
+    /// tiers; `None` (the default) where it does not. A game answers `Some` for every used
+    /// position or for none; [`check_tiers`] checks the answers against the tier walk.
+    fn tier_of(&self, _pos: u64) -> Option<u32> {
+        None
+    }
+
     /// The shape of the game's index where it is one the solvers know by data alone
     /// ([`BoardShape`]: a plain board, or the sliced index of a claiming game), which lets them
     /// decide many positions at once ([`crate::solve::plan`] picks the kernel from it). `None`
@@ -336,6 +351,13 @@ pub fn check_tiers<G: Tiered + Notation>(game: &G) -> Result<(), ContractError> 
                     )));
                 }
                 tier_of[pos as usize] = t;
+                if let Some(own) = game.tier_of(pos)
+                    && own != t
+                {
+                    return Err(ContractError(format!(
+                        "tier {t} lists position {pos}, whose tier_of says {own}"
+                    )));
+                }
                 let mut want = Vec::new();
                 let status_now = game.visit(pos, |c| want.push(c));
                 let (mut kids, mut want) = (kids, want);

@@ -644,81 +644,56 @@ pub fn decompress(input: &Table, out: &Path, progress: &dyn Progress) -> Result<
         out,
         raw_bytes,
     )?;
-    let mut writer = RawWriter::create(out, game, size)?;
-    const CHUNK: u64 = 1 << 16;
-    progress.stage("decompressing cells", size);
-    writer
-        .bytes_mut()
-        .par_chunks_mut((CHUNK / 4) as usize)
-        .enumerate()
-        .try_for_each(|(k, bytes)| {
-            let first = k as u64 * CHUNK;
-            for i in 0..CHUNK.min(size - first) {
-                bytes[(i / 4) as usize] |= input.code(first + i)? << ((i % 4) * 2);
-            }
-            progress.advance(CHUNK.min(size - first));
-            Ok::<(), Error>(())
-        })?;
     let encoding = h.remoteness_encoding;
-    let mut rem = vec![0u8; encoding.section_len(size) as usize];
-    if encoding.is_stored() {
-        progress.stage("decompressing remoteness", size);
-    }
+    let mut writer = RawWriter::create(out, game, size)?;
+    // Nibbles go straight into the output's mapping; remoteness in bytes and the
+    // Sprague-Grundy codes are handed to the writer whole, as a raw table's writer takes them.
     if encoding == RemotenessEncoding::Nibbles {
-        // Two positions a byte; the value decides how a nibble reads.
-        rem.par_chunks_mut((CHUNK / 2) as usize)
-            .enumerate()
-            .try_for_each(|(k, bytes)| {
-                let first = k as u64 * CHUNK;
-                for i in 0..CHUNK.min(size.saturating_sub(first)) {
-                    let pos = first + i;
-                    let code = input.code(pos)?;
-                    let n = format::nibble_of(code, input.remoteness(pos)?).ok_or_else(|| {
-                        Error::Convert(ConvertError::NibbleOverflow {
-                            path: input.path().display().to_string(),
-                            index: pos,
-                        })
-                    })?;
-                    bytes[(i / 2) as usize] |= n << (4 * (i % 2));
-                }
-                progress.advance(CHUNK.min(size.saturating_sub(first)));
-                Ok::<(), Error>(())
-            })?;
-    } else if let RemotenessEncoding::Bytes(width) = encoding {
-        let w = width as usize;
-        rem.par_chunks_mut(CHUNK as usize * w)
-            .enumerate()
-            .try_for_each(|(k, bytes)| {
-                let first = k as u64 * CHUNK;
-                for (i, d) in bytes.chunks_mut(w).enumerate() {
-                    let pos = first + i as u64;
-                    put_remoteness(
-                        d,
-                        input
-                            .remoteness(pos)?
-                            .unwrap_or(crate::base::remoteness::NONE),
-                    );
-                }
-                progress.advance((bytes.len() / w) as u64);
-                Ok::<(), Error>(())
-            })?;
+        writer = writer.with_nibbles()?;
     }
-    if let Some(g) = h.grundy {
-        let w = g.width as usize;
-        progress.stage("decompressing grundy values", size);
-        let mut values = vec![0u8; size as usize * w];
-        values
-            .par_chunks_mut(CHUNK as usize * w)
-            .enumerate()
-            .try_for_each(|(k, bytes)| {
-                let first = k as u64 * CHUNK;
-                for (i, d) in bytes.chunks_mut(w).enumerate() {
-                    // An unused index's all-ones code keeps its width's all-ones.
-                    d.copy_from_slice(&input.grundy_code(first + i as u64)?.to_le_bytes()[..w]);
+    let mut rem = vec![
+        0u8;
+        if encoding == RemotenessEncoding::Nibbles {
+            0
+        } else {
+            encoding.section_len(size) as usize
+        }
+    ];
+    let width = h.grundy.map_or(0, |g| g.width as usize);
+    let mut values = vec![0u8; size as usize * width];
+    // One pass: every section's frames restored together.
+    let stage = match (encoding.is_stored(), h.grundy.is_some()) {
+        (false, false) => "decompressing cells",
+        (true, false) => "decompressing cells and remoteness",
+        (false, true) => "decompressing cells and grundy values",
+        (true, true) => "decompressing cells, remoteness and grundy values",
+    };
+    progress.stage(stage, size);
+    // Frames restored in parallel a batch at a time, front to back, each copied into place.
+    input.restore_frames(Ok, |frame| {
+        let (first, n) = (frame.first as usize, frame.n as usize);
+        writer.bytes_mut()[first / 4..first / 4 + frame.cells.len()].copy_from_slice(&frame.cells);
+        match encoding {
+            RemotenessEncoding::Nibbles => {
+                // Frames start at multiples of 32 positions: two whole words of 16 nibbles.
+                let words = &writer.nibble_words()[first / 16..];
+                for (w, chunk) in words.iter().zip(frame.remoteness.chunks(8)) {
+                    let mut b = [0u8; 8];
+                    b[..chunk.len()].copy_from_slice(chunk);
+                    w.store(u64::from_le_bytes(b), std::sync::atomic::Ordering::Relaxed);
                 }
-                progress.advance((bytes.len() / w) as u64);
-                Ok::<(), Error>(())
-            })?;
+            }
+            RemotenessEncoding::Bytes(w) => {
+                let w = w as usize;
+                rem[first * w..(first + n) * w].copy_from_slice(&frame.remoteness);
+            }
+            RemotenessEncoding::None => {}
+        }
+        values[first * width..(first + n) * width].copy_from_slice(&frame.grundy);
+        progress.advance(frame.n);
+        Ok(())
+    })?;
+    if let Some(g) = h.grundy {
         writer.set_grundy(super::write::GrundyBytes {
             finite: g.finite,
             width: g.width,

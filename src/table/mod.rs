@@ -18,6 +18,7 @@ pub mod builder;
 pub(crate) mod convert;
 mod cursor;
 pub mod format;
+mod frames;
 pub mod lookup;
 mod payload;
 mod probe;

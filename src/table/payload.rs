@@ -27,7 +27,7 @@ use crate::with_game;
 type Answer<T> = Result<T, TableErrorKind>;
 
 mod one_mover;
-pub(super) use one_mover::OneMover;
+pub(super) use one_mover::{OneMover, Search};
 
 /// What a payload reads a position from: the table's bytes, header and checksum list, its game
 /// (the rules answer what a compressed table leaves "don't care") and the guard of a mapped

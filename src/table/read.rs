@@ -209,6 +209,12 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
         self.header.encoding.is_zstd()
     }
 
+    /// Whether the table leaves the positions of one mover out ([`Encoding::ZstdOmitted`]:
+    /// `compress --one-mover`), answered by a one-move search.
+    pub fn leaves_one_mover_out(&self) -> bool {
+        self.header.encoding == Encoding::ZstdOmitted
+    }
+
     /// The bytes of the whole file.
     pub fn bytes(&self) -> &[u8] {
         self.bytes.as_ref()

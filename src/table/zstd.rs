@@ -374,6 +374,26 @@ impl FrameCache {
         }
     }
 
+    /// The decoded frame `key`, decoded with `decode` on a miss (and kept).
+    pub fn get<E>(
+        &self,
+        key: u64,
+        decode: impl FnOnce() -> Result<Vec<u8>, E>,
+    ) -> Result<Arc<[u8]>, E> {
+        let slot = &self.slots[(key % self.slots.len() as u64) as usize];
+        {
+            let guard = slot.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some((k, bytes)) = guard.as_ref()
+                && *k == key
+            {
+                return Ok(bytes.clone());
+            }
+        }
+        let bytes: Arc<[u8]> = Arc::from(decode()?);
+        *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some((key, bytes.clone()));
+        Ok(bytes)
+    }
+
     /// Runs `read` on the decoded frame `key`, decoding it with `decode` on a miss.
     pub fn with<R, E>(
         &self,

@@ -146,7 +146,7 @@ fn progress_shows_on_a_terminal_only_and_changes_no_output() {
     let restored = three_ways(
         &["decompress", &z, &back],
         Some(Path::new(&back)),
-        &["decompressing cells", "decompressing remoteness"],
+        &["decompressing cells and remoteness"],
     )
     .unwrap();
     assert!(restored == original, "decompress gave another table");

@@ -74,6 +74,12 @@ impl PlainIndex {
         (l, r)
     }
 
+    /// Who moves at `pos` of a plain index: Left at even indices.
+    #[inline]
+    pub fn mover_of(pos: u64) -> Player {
+        Self::mover(pos)
+    }
+
     #[inline]
     fn mover(pos: u64) -> Player {
         if pos & 1 == 0 {

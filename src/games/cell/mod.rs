@@ -31,7 +31,7 @@ pub mod wins;
 use std::sync::OnceLock;
 
 use crate::base::error::{Error, Result, human_bytes};
-use crate::game::{Game, Move, Notation, Omissions, PositionError, Status, Value};
+use crate::game::{Game, Move, Notation, Omissions, PositionError, Rules, Status, Value};
 use crate::games::source::Source;
 pub use crate::game::shape::Player;
 use crate::game::shape::sliced::Sliced;
@@ -468,12 +468,28 @@ impl Notation for CellGame {
 }
 
 impl Omissions for CellGame {
-    /// In the sliced index, row by row: no position is unused, and an open one always has a
-    /// move (a full board is always won).
+    /// In the sliced index, row by row; in the plain index, each configuration decoded and
+    /// tested once for both players to move. Neither has an unused position, and an open
+    /// position has a move unless its board is full.
     fn searched_run(&self, first: u64, n: u64) -> Option<Vec<bool>> {
-        let s = self.sliced()?;
         let end = (first + n).min(self.size);
         let mut out = Vec::with_capacity(n as usize);
+        let Some(s) = self.sliced() else {
+            if !matches!(self.index, Index::Plain(_)) {
+                return None;
+            }
+            let winner = self.wins.test();
+            let mut pos = first;
+            while pos < end {
+                let (l, r) = self.masks(pos);
+                let open = winner(l, r).is_none() && (l | r) != self.full;
+                // Both players to move at a configuration: `2c` and `2c + 1`.
+                let next = ((pos | 1) + 1).min(end);
+                out.extend((pos..next).map(|_| open));
+                pos = next;
+            }
+            return Some(out);
+        };
         let mut pos = first;
         while pos < end {
             let row = s.row_at(pos);
@@ -485,6 +501,34 @@ impl Omissions for CellGame {
                 out.push(self.winner(l, r).is_none() && (l | r) != self.full);
             }
             pos = row_end;
+        }
+        Some(out)
+    }
+
+    /// In the plain index, each configuration decoded and tested once for both players to
+    /// move: a won board is the mover's win or loss, a full one without a winner (none in the
+    /// games with a winner on every full board) lost by the mover, who has no move.
+    fn rules_run(&self, first: u64, n: u64) -> Option<Vec<Rules>> {
+        if !matches!(self.index, Index::Plain(_)) {
+            return None;
+        }
+        let end = (first + n).min(self.size);
+        let mut out = Vec::with_capacity(n as usize);
+        let winner = self.wins.test();
+        let mut pos = first;
+        while pos < end {
+            let (l, r) = self.masks(pos);
+            let w = winner(l, r);
+            let next = ((pos | 1) + 1).min(end);
+            for p in pos..next {
+                out.push(match w {
+                    None if (l | r) != self.full => Rules::Search,
+                    None => Rules::Known(Value::Loss, Some(0)),
+                    Some(w) if w == PlainIndex::mover_of(p) => Rules::Known(Value::Win, Some(0)),
+                    Some(_) => Rules::Known(Value::Loss, Some(0)),
+                });
+            }
+            pos = next;
         }
         Some(out)
     }

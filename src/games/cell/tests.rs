@@ -373,6 +373,36 @@ fn colour_swap_turns_left_wins_into_right_wins() {
     assert_eq!(g.status(image), Status::Over(Value::Loss));
 }
 
+/// The plain index's rules a run at a time (`rules_run` and `searched_run`, which `decompress`
+/// and `compress` take instead of the rules a position at a time) and its tiers from the index (`tier_of`)
+/// agree with [`crate::game::by_rules`] and the tier walk on every position, runs starting
+/// anywhere (odd or even, at any length), with the join table and without.
+#[test]
+fn plain_runs_of_rules_and_tiers_agree_with_the_positions() {
+    use crate::game::{Rules, Tiered, by_rules, check_tiers};
+    for b in [Board::Hex(2), Board::Hex(3), Board::Bridgit(2)] {
+        let g = board(b);
+        for prepared in [false, true] {
+            if prepared {
+                g.prepare();
+            }
+            for (first, n) in [(0, g.size()), (1, 7), (5, 64), (g.size() - 3, 3)] {
+                let run = g.searched_run(first, n).expect("the plain index has runs");
+                assert_eq!(run.len() as u64, n);
+                let rules = g.rules_run(first, n).expect("the plain index has runs");
+                assert_eq!(rules.len() as u64, n);
+                for (i, (&s, &r)) in run.iter().zip(&rules).enumerate() {
+                    let pos = first + i as u64;
+                    assert_eq!(s, by_rules(&g, pos) == Rules::Search, "{b:?} {pos}");
+                    assert_eq!(r, by_rules(&g, pos), "{b:?} {pos}");
+                }
+            }
+        }
+        assert_eq!(g.tier_of(5), Some(g.tier(5)));
+        check_tiers(&g).unwrap();
+    }
+}
+
 #[test]
 fn index_layout_is_mover_plus_base_three() {
     let g = board(Board::Hex(2));

@@ -154,6 +154,11 @@ impl Tiered for CellGame {
         }
     }
 
+    /// The filled cells.
+    fn tier_of(&self, pos: u64) -> Option<u32> {
+        Some(self.tier(pos))
+    }
+
     fn tier_range(&self, t: u32) -> Option<std::ops::Range<u64>> {
         match &self.index {
             Index::Alternation(a) if t <= self.cells => Some(a.tier_range(t)),

@@ -178,6 +178,12 @@ impl Tiered for Hackenbush {
     fn tier_range(&self, _t: u32) -> Option<std::ops::Range<u64>> {
         None
     }
+
+    /// The edges gone from the position's set.
+    fn tier_of(&self, pos: u64) -> Option<u32> {
+        let set = self.sets.get((pos / 2) as usize)?;
+        Some(self.edges.len() as u32 - set.count_ones())
+    }
 }
 
 impl Hackenbush {

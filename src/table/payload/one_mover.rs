@@ -37,10 +37,7 @@ impl<P: CellSource> OneMover<P> {
                 Rules::Unused => Ok((cells::UNUSED, None)),
                 Rules::Known(v, r) => Ok((cells::code(v), r.filter(|_| remoteness))),
                 Rules::Search => {
-                    let mut s = Search {
-                        remoteness,
-                        ..Search::default()
-                    };
+                    let mut s = Search::new(remoteness);
                     g.for_each_child(pos, |c| {
                         if s.failed.is_some() || (s.lost.is_some() && !remoteness) {
                             return;
@@ -72,18 +69,26 @@ impl<P: CellSource> OneMover<P> {
 /// lost child's), whether a child is drawn, the slowest won child's remoteness, or why the search
 /// failed.
 #[derive(Default)]
-struct Search {
+pub(in crate::table) struct Search {
     /// Whether the children's remoteness is read and the position's asked for.
-    remoteness: bool,
-    lost: Option<u32>,
+    pub remoteness: bool,
+    pub lost: Option<u32>,
     drawn: bool,
     won: Option<u32>,
-    failed: Option<TableErrorKind>,
+    pub failed: Option<TableErrorKind>,
 }
 
 impl Search {
+    /// A search that reads the children's remoteness where `remoteness` says so.
+    pub fn new(remoteness: bool) -> Search {
+        Search {
+            remoteness,
+            ..Search::default()
+        }
+    }
+
     /// Takes in child `c` of `pos`: its code and remoteness (`None` unless asked for).
-    fn see(&mut self, pos: u64, c: u64, (code, r): (u8, Option<u32>)) {
+    pub fn see(&mut self, pos: u64, c: u64, (code, r): (u8, Option<u32>)) {
         let asked = self.remoteness;
         let decided = |r: Option<u32>| {
             if !asked {
@@ -110,7 +115,7 @@ impl Search {
     }
 
     /// The position's code, and its remoteness where asked for.
-    fn verdict(self) -> Answer<(u8, Option<u32>)> {
+    pub fn verdict(self) -> Answer<(u8, Option<u32>)> {
         if let Some(e) = self.failed {
             return Err(e);
         }
