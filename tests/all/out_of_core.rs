@@ -100,15 +100,16 @@ fn out_of_core_tables_are_the_compressed_builds_byte_for_byte() {
 }
 
 /// Every configuration of the plain boards, either player to move, answers the same from the
-/// out-of-core `,sym` table (every position of the small boards, every 101st of hex:4).
+/// out-of-core `,sym` table (every position of bridgit:2 and hex:3, every 7th of bridgit:3 and
+/// every 1009th of hex:4: a lookup of a position left out searches its children's frames).
 #[test]
 fn out_of_core_tables_answer_as_the_plain_boards() {
     let dir = tempfile::tempdir().unwrap();
     for (base, every) in [
         ("bridgit:2", 1),
         ("hex:3", 1),
-        ("bridgit:3", 1),
-        ("hex:4", 101),
+        ("bridgit:3", 7),
+        ("hex:4", 1009),
     ] {
         let full = dir.path().join("plain.rdb");
         builder::build(&open(base), &full, &BuildOptions::default()).unwrap();
@@ -296,4 +297,55 @@ fn damaged_out_of_core_work_files_are_refused_by_name() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("level 7") && err.contains("level 3"), "{err}");
+}
+
+/// `verify --against`: the positions of the Left-first table answer the same from the table of
+/// every configuration; a table of another board disagrees and fails.
+#[test]
+fn verify_against_compares_another_table_of_the_board() {
+    let dir = tempfile::tempdir().unwrap();
+    let (all, left, other) = (
+        dir.path().join("all.rdb"),
+        dir.path().join("left.rdb"),
+        dir.path().join("other.rdb"),
+    );
+    ok(&[
+        "build",
+        "bridgit:3,sym",
+        "-o",
+        s(&all),
+        "--kernel",
+        "sliced-frames",
+        "--quiet",
+    ]);
+    ok(&["build", "bridgit:3,start=L,sym", "-o", s(&left), "--quiet"]);
+    ok(&["build", "hex:3,sym", "-o", s(&other), "--quiet"]);
+    let text = ok(&[
+        "verify",
+        s(&all),
+        "--against",
+        s(&left),
+        "--against-sample",
+        "3000",
+        "--quiet",
+    ]);
+    assert!(
+        text.contains("3,000 random positions of") && text.contains(": 0 disagreements"),
+        "{text}"
+    );
+    let o = crate::common::retrodb(&[
+        "verify",
+        s(&all),
+        "--against",
+        s(&other),
+        "--against-sample",
+        "50",
+        "--quiet",
+    ]);
+    assert!(!o.status.success());
+    let out = crate::common::stdout(&o);
+    assert!(
+        out.contains("disagreements") && !out.contains(": 0 disagreements"),
+        "{out}"
+    );
 }

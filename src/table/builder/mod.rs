@@ -227,13 +227,23 @@ fn estimate_for(game: &AnyGame, opts: &BuildOptions, engine: solve::Engine) -> B
     } else {
         (0, 0)
     };
-    let kernel = opts
+    let mut kernel = opts
         .kernel
         .or_else(|| solve::plan::kernel(game, engine, opts.remoteness, true));
+    let mut memory_bytes = process_peak(game, opts, kernel, grundy_memory);
+    // As the tiered plan chooses (`plan_with_kernel`, which also weighs the disk): out of core
+    // where the row kernel's memory does not fit and the out-of-core kernel's does.
+    if opts.kernel.is_none() && kernel == Some(solve::plan::Kernel::SlicedRows) {
+        let frames = Some(solve::plan::Kernel::SlicedFrames);
+        let out_of_core = process_peak(game, opts, frames, grundy_memory);
+        if memory_bytes > opts.max_memory && out_of_core <= opts.max_memory {
+            (kernel, memory_bytes) = (frames, out_of_core);
+        }
+    }
     BuildEstimate {
         engine,
         kernel,
-        memory_bytes: process_peak(game, opts, kernel, grundy_memory),
+        memory_bytes,
         file_bytes: size
             .div_ceil(4)
             .saturating_add(rem)
