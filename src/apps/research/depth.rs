@@ -18,7 +18,7 @@
 //! needs for the positions it stores as "don't care".
 //!
 //! A compressed table that leaves one mover out is read front to back instead
-//! ([`Table::restore_frames`]: frames restored in parallel a batch at a time, each left-out
+//! (`Table::restore_frames`: frames restored in parallel a batch at a time, each left-out
 //! position searched with its frame), each used position counted in the tier its index says
 //! ([`Tiered::tier_of`]): looked up one at a time, each left-out position would read all its
 //! children through the table's cache (hex:4 with remoteness: 20 s against 4.8 s). Where every
@@ -242,7 +242,7 @@ fn tier_meaning<B: AsRef<[u8]> + Sync>(table: &Table<B>) -> &'static str {
 }
 
 /// A compressed table's frames restored front to back, in parallel a batch at a time
-/// ([`Table::restore_frames`]: no position looked up alone, a one-mover table's left-out
+/// (`Table::restore_frames`: no position looked up alone, a one-mover table's left-out
 /// positions searched a frame at a time), each used position counted in the tier its index
 /// says ([`Tiered::tier_of`]): one tally per tier. Any compressed table reads the same this
 /// way; [`tiers`] takes it for the tables that leave one mover out (module docs).

@@ -1,7 +1,7 @@
 //! The out-of-core row kernel for games in the sliced index ([`SlicedBoard`]): values only, for
 //! tables larger than memory and than the disk's room for a raw table (docs/OUT_OF_CORE.md).
 //!
-//! It decides rows exactly as the row kernel does ([`super::sliced_rows::RowKernel`], key tier
+//! It decides rows exactly as the row kernel does (`sliced_rows::RowKernel`, key tier
 //! by key tier, fullest first), but keeps no table of cells. A row's key children are read from
 //! the *loss plane* of the key tier above: one bit a position (in Bridg-It and Hex every
 //! position is won or lost, so the loss bit is the whole value), half the row kernel's cells
