@@ -156,22 +156,13 @@ pub fn solve_tiers<G: Tiered>(
         // In memory, its frames written into the cells (a build out of core calls the kernel
         // itself, with planes in files and a compressed table for its frames).
         TieredKernel::SlicedFrames(board) => {
-            {
-                // In memory: the frames go into the cells, a fresh solve.
-                assert_eq!(done_from, tiers, "an in-memory solve starts from nothing");
-                let words = LossPlanes::words_for(board.index) as usize;
-                let a: Vec<AtomicU64> = (0..words).map(|_| AtomicU64::new(0)).collect();
-                let b: Vec<AtomicU64> = (0..words).map(|_| AtomicU64::new(0)).collect();
-                let sink = IntoCells(*cells);
-                super::kernels::sliced_frames::solve(
-                    &board,
-                    &LossPlanes::new(&a, &b),
-                    &sink,
-                    done_from,
-                    opts,
-                    after,
-                )
-            }
+            // In memory: the frames go into the cells, a fresh solve.
+            assert_eq!(done_from, tiers, "an in-memory solve starts from nothing");
+            let words = LossPlanes::words_for(board.index);
+            let (a, b) = (cells::zeroed_words(words), cells::zeroed_words(words));
+            let planes = LossPlanes::new(&a, &b);
+            let sink = IntoCells(*cells);
+            super::kernels::sliced_frames::solve(&board, &planes, &sink, done_from, opts, after)
         }
         TieredKernel::PlainRemoteness(board) => match stores.stream() {
             Some(stream) => super::kernels::plain_remoteness_streamed::solve_streaming(

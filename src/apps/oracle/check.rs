@@ -11,7 +11,7 @@ use super::lehman::EdgeGame;
 use super::sweep::{Tally, add_tallies, parse_position};
 use crate::apps::error::{AppError, OracleError, Result};
 use crate::base::splitmix;
-use crate::game::{Game, Notation};
+use crate::game::{Game, Notation, Value};
 use crate::games::cell::{Board, Graph, Layout};
 use crate::table::Table;
 
@@ -67,29 +67,22 @@ pub fn lehman_game_of(graph: &Graph, spec: &str) -> Result<EdgeGame> {
     })
 }
 
-/// Compares `count` random positions of `other` (the same ones for the same `seed`) with the
-/// values `table` gives the same positions, found by their text (tables of one board with other
-/// indices: `bridgit:4,start=L,sym` against `bridgit:4,sym`), in parallel. A position of
-/// `other` that `table` does not hold counts as a disagreement. The report's shape is
-/// [`lehman_sample`]'s.
-pub fn tables_sample(table: &Table, other: &Table, count: u64, seed: u64) -> Result<LehmanReport> {
-    let size = other.header().size;
-    let one = |k: u64| -> Result<Tally> {
-        let mut draw = k;
-        let (pos, want) = loop {
-            let pos = splitmix::hash(seed ^ splitmix::hash(draw)) % size.max(1);
-            if let Some(v) = other.value(pos)? {
-                break (pos, v);
-            }
-            draw = draw.wrapping_add(splitmix::GAMMA);
-        };
-        let text = crate::with_game!(other.game(), g => g.position_text(pos));
-        Ok(match table.locate(&text) {
-            Ok((_, got)) if got == want => (1, 0, Vec::new()),
-            Ok((_, got)) => (1, 1, vec![format!("{text}: {got} here, {want} there")]),
-            Err(e) => (1, 1, vec![format!("{text}: {e}")]),
-        })
-    };
+/// Draw `k` of a sample of `table` (`size` indices) with `seed`: the first index drawn from it
+/// that holds a position (sliced and plain indices have none unused, but a table may), and its
+/// value.
+fn draw_position(table: &Table, size: u64, seed: u64, k: u64) -> Result<(u64, Value)> {
+    let mut draw = k;
+    loop {
+        let pos = splitmix::hash(seed ^ splitmix::hash(draw)) % size.max(1);
+        if let Some(v) = table.value(pos)? {
+            return Ok((pos, v));
+        }
+        draw = draw.wrapping_add(splitmix::GAMMA);
+    }
+}
+
+/// The tallies of draws `0..count`, each made by `one`, in parallel, as a report.
+fn sample(count: u64, one: impl Fn(u64) -> Result<Tally> + Sync + Send) -> Result<LehmanReport> {
     let (checked, disagreements, examples) = (0..count)
         .into_par_iter()
         .map(one)
@@ -99,6 +92,25 @@ pub fn tables_sample(table: &Table, other: &Table, count: u64, seed: u64) -> Res
         disagreements,
         examples,
     })
+}
+
+/// Compares `count` random positions of `other` (the same ones for the same `seed`) with the
+/// values `table` gives the same positions, found by their text (tables of one board with other
+/// indices: `bridgit:4,start=L,sym` against `bridgit:4,sym`), in parallel. A position of
+/// `other` that `table` does not hold counts as a disagreement. The report's shape is
+/// [`lehman_sample`]'s.
+pub fn tables_sample(table: &Table, other: &Table, count: u64, seed: u64) -> Result<LehmanReport> {
+    let size = other.header().size;
+    let one = |k: u64| -> Result<Tally> {
+        let (pos, want) = draw_position(other, size, seed, k)?;
+        let text = crate::with_game!(other.game(), g => g.position_text(pos));
+        Ok(match table.locate(&text) {
+            Ok((_, got)) if got == want => (1, 0, Vec::new()),
+            Ok((_, got)) => (1, 1, vec![format!("{text}: {got} here, {want} there")]),
+            Err(e) => (1, 1, vec![format!("{text}: {e}")]),
+        })
+    };
+    sample(count, one)
 }
 
 /// Compares `count` random positions of `table` (the same ones for the same `seed`) with
@@ -111,16 +123,7 @@ pub fn lehman_sample(table: &Table, count: u64, seed: u64) -> Result<LehmanRepor
     let size = g.size();
     let cells = g.cells() as usize;
     let one = |k: u64| -> Result<Tally> {
-        // Draw until an index holds a position (sliced and plain indices have none unused, but
-        // a table may).
-        let mut draw = k;
-        let (pos, got) = loop {
-            let pos = splitmix::hash(seed ^ splitmix::hash(draw)) % size.max(1);
-            if let Some(v) = table.value(pos)? {
-                break (pos, v);
-            }
-            draw = draw.wrapping_add(splitmix::GAMMA);
-        };
+        let (pos, got) = draw_position(table, size, seed, k)?;
         let text = g.position_text(pos);
         // The text names the mover (`/L` or `/R`); Left is Short, the connector.
         let (claims, mover) = parse_position(&text, cells)?;
@@ -133,13 +136,5 @@ pub fn lehman_sample(table: &Table, count: u64, seed: u64) -> Result<LehmanRepor
             (1, 1, vec![format!("{text}: table {got}, Lehman {want}")])
         })
     };
-    let (checked, disagreements, examples) = (0..count)
-        .into_par_iter()
-        .map(one)
-        .try_reduce(Tally::default, add_tallies)?;
-    Ok(LehmanReport {
-        checked,
-        disagreements,
-        examples,
-    })
+    sample(count, one)
 }
