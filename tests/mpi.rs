@@ -216,6 +216,88 @@ mod under_mpirun {
         same_as_single("bridgit:3,start=R,sliced", dir.path(), &[]);
     }
 
+    /// The out-of-core kernel across ranks (issue: every Bridg-It 4 position): every
+    /// configuration of small boards, either player to move, and other compression parameters.
+    #[test]
+    fn three_ranks_write_the_single_process_out_of_core_tables() {
+        let dir = tempfile::tempdir().unwrap();
+        let frames = ["--kernel", "sliced-frames"];
+        for spec in ["bridgit:2,sym", "hex:3,sym", "bridgit:3,sym", "hex:4,sym"] {
+            same_as_single(spec, dir.path(), &frames);
+        }
+        same_as_single(
+            "bridgit:3,sym",
+            dir.path(),
+            &[
+                "--kernel",
+                "sliced-frames",
+                "--compress",
+                "--level",
+                "6",
+                "--frame-positions",
+                "4096",
+            ],
+        );
+    }
+
+    /// A rank killed during an out-of-core build stops it; the rerun resumes from the last
+    /// key tier's checkpoint and writes the single-process table.
+    #[test]
+    fn a_killed_rank_stops_an_out_of_core_build_and_the_rerun_resumes_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = "hex:4,sym";
+        let single = dir.path().join("single.rdb");
+        let s = single.to_str().unwrap();
+        let args = [
+            "build",
+            spec,
+            "--kernel",
+            "sliced-frames",
+            "--quiet",
+            "-o",
+            s,
+        ];
+        assert!(retrodb(&args).status.success());
+        let out = dir.path().join("t.rdb");
+        let o_str = out.to_str().unwrap();
+        let args = [
+            "build",
+            spec,
+            "--mpi",
+            "--kernel",
+            "sliced-frames",
+            "-o",
+            o_str,
+        ];
+        // Rank 1 is killed once the first key tier's checkpoint is written.
+        let o = kill_a_rank_once(
+            &args,
+            |dir_has| dir_has(".t.rdb.partial-frames"),
+            dir.path(),
+        )
+        .expect("the build ended before a rank could be killed");
+        assert!(!o.status.success());
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert!(e.contains("rank") && e.contains("signal 9"), "{e}");
+        assert!(!out.exists(), "no table after a failed build");
+
+        let o = mpirun(3, &args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let said = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            said.contains("resumed the interrupted build below tier"),
+            "{said}"
+        );
+        assert!(std::fs::read(&out).unwrap() == std::fs::read(&single).unwrap());
+        let mut left: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["single.rdb", "t.rdb"]);
+    }
+
     #[test]
     fn sliced_builds_refuse_what_they_cannot_do() {
         let dir = tempfile::tempdir().unwrap();

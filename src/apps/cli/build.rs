@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use crate::base::error::human_bytes;
 use crate::games::{AnyGame, Embed};
+use crate::solve::plan::Kernel;
 use crate::table::builder::{self, BuildOptions, BuildSummary};
 use anyhow::Result;
 
@@ -92,10 +93,12 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> Result<ExitCode> {
-    if a.mpi && (a.kernel.is_some() || a.plan) {
+    let across = [Kernel::SlicedRows, Kernel::SlicedFrames];
+    if a.mpi && (a.kernel.is_some_and(|k| !across.contains(&k)) || a.plan) {
         anyhow::bail!(
-            "--mpi builds with its own kernels (the row kernel across ranks, the counter engine's \
-             for a digraph); --kernel and --plan apply to a build in one process"
+            "--mpi builds with its own kernels (the row kernel or the out-of-core kernel across \
+             ranks, the counter engine's for a digraph); --kernel takes sliced-rows or \
+             sliced-frames with it, and --plan applies to a build in one process"
         );
     }
     if a.mpi {
@@ -254,11 +257,17 @@ fn run_mpi(a: Args) -> Result<ExitCode> {
              build the table in one process"
         );
     }
-    if a.compress || a.engine.is_some() || (digraph && a.tiers.is_some()) {
+    let frames = a.kernel == Some(Kernel::SlicedFrames);
+    if (a.compress && !frames) || a.engine.is_some() || (digraph && a.tiers.is_some()) {
         anyhow::bail!(
-            "--mpi writes a raw table with its own engine; --compress and --engine do not apply \
-             (compress the table afterwards with `retrodb compress`), nor --tiers to a digraph"
+            "--mpi writes a raw table with its own engine, except with --kernel sliced-frames \
+             (the out-of-core kernel, which writes it compressed); --compress applies only \
+             there (compress the table afterwards with `retrodb compress`), --engine not at \
+             all, nor --tiers to a digraph"
         );
+    }
+    if let Some(option) = a.zstd.given().filter(|_| !a.compress) {
+        anyhow::bail!("{option} applies to the compressed table: add --compress, or leave it out");
     }
     let comm = crate::solve::distributed::mpi::MpiComm::init()?;
     let out = a.output.clone().unwrap_or_else(|| default_name(&a.game));
@@ -334,6 +343,8 @@ fn run_mpi_sliced(
         remoteness: a.remoteness,
         progress: Some(solving.clone()),
         max_memory,
+        kernel: a.kernel,
+        compress: a.compress.then(|| a.zstd.params()),
         stop_after_tiers: a.tiers,
         halt_after_tier: crash_after_tier(),
         checkpoint_every: a.checkpoint_every,

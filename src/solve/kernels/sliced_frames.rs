@@ -15,6 +15,7 @@
 //! the plane of key tier `k` is written a batch of rows at a time by this loop alone; a frame
 //! goes to the sink only when every position in it is decided.
 
+use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
@@ -24,14 +25,17 @@ use super::sliced_rows::{
     KeyTiers, LossSource, ROWS_PER_UNIT, RowKernel, key_tier_cells, or_words, tables_bytes,
 };
 use crate::base::cells::{CELLS_PER_WORD, release_file_pages};
+use crate::base::progress::Progress;
 use crate::game::shape::SlicedBoard;
 use crate::game::shape::sliced::Sliced;
 use crate::solve::finished::{Remoteness, Solved, TierDone};
 use crate::solve::{SolveOptions, SolveStats};
 
 /// Positions a batch of rows holds at least (the last row may take it over): the rows decided
-/// together before their frames and loss bits go out. 2^24 positions are 4 MiB of cells.
-const BATCH_POSITIONS: u64 = 1 << 24;
+/// together before their frames and loss bits go out. 2^24 positions are 4 MiB of cells. The
+/// library's unit tests take 2^12, so that their small boards go by many batches, frames
+/// completed across batches and (across ranks) requests kept from one batch to the next.
+const BATCH_POSITIONS: u64 = if cfg!(test) { 1 << 12 } else { 1 << 24 };
 
 /// Bytes the kernel keeps resident besides the caller's frames: the index's and the row
 /// kernel's tables, the loss plane of the widest key tier (the one it reads: the plane it
@@ -128,8 +132,16 @@ impl<'a> LossPlanes<'a> {
         }
     }
 
+    /// The plane key tier `k` reads: key tier `k + 1`'s.
+    pub(crate) fn above(&self, s: &Sliced, k: u32) -> Plane<'a> {
+        Plane {
+            words: self.planes[(k as usize + 1) % 2],
+            base: plane_base(s, k as usize + 1),
+        }
+    }
+
     /// Drops words `words` of plane `p` from resident memory (a file's mapping only).
-    fn release(&self, p: usize, words: std::ops::Range<usize>) {
+    pub(crate) fn release(&self, p: usize, words: std::ops::Range<usize>) {
         let plane = self.planes[p];
         let (from, to) = (words.start.min(plane.len()), words.end.min(plane.len()));
         if !self.file || from >= to {
@@ -144,7 +156,7 @@ impl<'a> LossPlanes<'a> {
 
 /// The loss bits of one key tier: bit `p - base` for position `p` (`base`: the tier's first
 /// position rounded down to a multiple of 64).
-struct Plane<'p> {
+pub(crate) struct Plane<'p> {
     words: &'p [AtomicU64],
     base: u64,
 }
@@ -190,6 +202,21 @@ pub fn solve(
     opts: &SolveOptions,
     after: &mut impl FnMut(TierDone<'_>) -> crate::Result<bool>,
 ) -> crate::Result<Option<Solved>> {
+    solve_with(board, planes, sink, &Threads, done_from, opts, after)
+}
+
+/// [`solve`] with the rows decided by `deciders`: this process's threads ([`Threads`]), or
+/// every rank of a build across processes (`crate::solve::distributed::frames`), which calls
+/// this on rank 0 only.
+pub(crate) fn solve_with(
+    board: &SlicedBoard<'_>,
+    planes: &LossPlanes<'_>,
+    sink: &dyn FrameSink,
+    deciders: &dyn RowDeciders,
+    done_from: u32,
+    opts: &SolveOptions,
+    after: &mut impl FnMut(TierDone<'_>) -> crate::Result<bool>,
+) -> crate::Result<Option<Solved>> {
     let s = board.index;
     let f = sink.frame_positions();
     assert!(
@@ -206,7 +233,7 @@ pub fn solve(
     let mut plan = KeyTiers::new(s, done_from);
     let v3 = crate::base::cpu::v3();
     let progress = opts.begin_progress(plan.todo);
-    let probes = AtomicU64::new(0);
+    let mut probes = 0u64;
     // The cells decided and not yet taken by the sink, from position `w0` (a frame's first).
     let Resumed {
         first: mut w0,
@@ -220,89 +247,85 @@ pub fn solve(
         let k = k as u32;
         progress.step(&format!("key tier {k} of {}", hw + 1));
         let (src, dst) = ((k as usize + 1) % 2, k as usize % 2);
-        let above = Plane {
-            words: planes.planes[src],
-            base: plane_base(s, k as usize + 1),
-        };
+        let above = planes.above(s, k);
         let tier_cells = key_tier_cells(s, k as usize);
         let dst_base = plane_base(s, k as usize);
-        let rows = &s.rows[s.tier_rows[k as usize].clone()];
-        let mut at = 0;
-        while at < rows.len() {
-            // A batch: whole rows, at least BATCH_POSITIONS positions where the tier has them.
-            let mut end = at;
-            let mut n = 0u64;
-            while end < rows.len() && (n < BATCH_POSITIONS || end == at) {
-                n += rows[end].len as u64;
-                end += 1;
-            }
-            let batch = &rows[at..end];
-            let (b0, b1) = (batch[0].start, batch[0].start + n);
-            debug_assert_eq!(b0, decided, "rows are decided in index order");
-            let words = (b1 - w0).div_ceil(CELLS_PER_WORD) as usize + 1;
-            if window.len() < words {
-                window.resize_with(words, || AtomicU64::new(0));
-            }
-            let first_word = w0 / CELLS_PER_WORD;
-            batch
-                .par_chunks(ROWS_PER_UNIT)
-                .with_max_len(1)
-                .for_each_init(Vec::new, |buf, chunk| {
-                    if opts.stop.requested() {
-                        return;
-                    }
-                    let mut reads = 0;
-                    for row in chunk {
-                        let (first, r) = kernel.decide(row, buf, &above);
-                        reads += r;
-                        or_words(&window, first - first_word, buf);
-                    }
-                    probes.fetch_add(reads, Ordering::Relaxed);
-                    progress.advance(chunk.iter().map(|r| r.len as u64).sum());
-                });
-            opts.stop.check()?;
-            write_plane(
-                v3,
-                &window,
-                w0,
-                (b0, b1),
-                tier_cells.start,
-                planes.planes[dst],
-                dst_base,
-            );
-            // Written plane words, all but the batch's last, leave resident memory.
-            planes.release(dst, 0..((b1 - dst_base) / 64) as usize);
-            count(&window, w0, (b0, b1), &mut counts);
-            decided = b1;
-            // Whole frames go out; the table's last positions end a frame of their own.
-            let cut = if b1 == s.size() { b1 } else { b1 / f * f };
-            if cut > w0 {
-                let taken = ((cut - w0) / CELLS_PER_WORD) as usize;
-                let plain: Vec<u64> = window[..(cut - w0).div_ceil(CELLS_PER_WORD) as usize]
-                    .par_iter()
-                    .map(|w| w.load(Ordering::Relaxed))
-                    .collect();
-                sink.take(w0, cut - w0, &plain)?;
-                let left = words - taken.min(words);
-                for i in 0..words {
-                    let v = if i < left {
-                        window[taken + i].load(Ordering::Relaxed)
-                    } else {
-                        0
-                    };
-                    window[i].store(v, Ordering::Relaxed);
+        let tier_rows = s.tier_rows[k as usize].clone();
+        let rows = &s.rows[tier_rows.clone()];
+        let batches = (|| -> crate::Result<()> {
+            let mut at = 0;
+            while at < rows.len() {
+                // A batch: whole rows, at least BATCH_POSITIONS positions where the tier has
+                // them.
+                let mut end = at;
+                let mut n = 0u64;
+                while end < rows.len() && (n < BATCH_POSITIONS || end == at) {
+                    n += rows[end].len as u64;
+                    end += 1;
                 }
-                w0 = cut;
+                let (b0, b1) = (rows[at].start, rows[at].start + n);
+                debug_assert_eq!(b0, decided, "rows are decided in index order");
+                let words = (b1 - w0).div_ceil(CELLS_PER_WORD) as usize + 1;
+                if window.len() < words {
+                    window.resize_with(words, || AtomicU64::new(0));
+                }
+                let batch = Batch {
+                    kernel: &kernel,
+                    above: &above,
+                    words: &window,
+                    first_word: w0 / CELLS_PER_WORD,
+                };
+                let batch_rows = tier_rows.start + at..tier_rows.start + end;
+                probes += deciders.decide(k, batch_rows, &batch, opts, progress)?;
+                opts.stop.check()?;
+                write_plane(
+                    v3,
+                    &window,
+                    w0,
+                    (b0, b1),
+                    tier_cells.start,
+                    planes.planes[dst],
+                    dst_base,
+                );
+                // Written plane words, all but the batch's last, leave resident memory.
+                planes.release(dst, 0..((b1 - dst_base) / 64) as usize);
+                count(&window, w0, (b0, b1), &mut counts);
+                decided = b1;
+                // Whole frames go out; the table's last positions end a frame of their own.
+                let cut = if b1 == s.size() { b1 } else { b1 / f * f };
+                if cut > w0 {
+                    let taken = ((cut - w0) / CELLS_PER_WORD) as usize;
+                    let plain: Vec<u64> = window[..(cut - w0).div_ceil(CELLS_PER_WORD) as usize]
+                        .par_iter()
+                        .map(|w| w.load(Ordering::Relaxed))
+                        .collect();
+                    sink.take(w0, cut - w0, &plain)?;
+                    let left = words - taken.min(words);
+                    for i in 0..words {
+                        let v = if i < left {
+                            window[taken + i].load(Ordering::Relaxed)
+                        } else {
+                            0
+                        };
+                        window[i].store(v, Ordering::Relaxed);
+                    }
+                    w0 = cut;
+                }
+                at = end;
             }
-            at = end;
-        }
-        let used = (decided - w0).div_ceil(CELLS_PER_WORD) as usize;
-        let tail: Vec<u64> = window[..used.min(window.len())]
-            .iter()
-            .map(|w| w.load(Ordering::Relaxed))
-            .collect();
-        sink.tier_end(k, w0, &tail, counts)?;
-        if !plan.finished(s, k, after)? {
+            Ok(())
+        })();
+        deciders.tier_decided(k, batches)?;
+        let ended = (|| {
+            let used = (decided - w0).div_ceil(CELLS_PER_WORD) as usize;
+            let tail: Vec<u64> = window[..used.min(window.len())]
+                .iter()
+                .map(|w| w.load(Ordering::Relaxed))
+                .collect();
+            sink.tier_end(k, w0, &tail, counts)?;
+            plan.finished(s, k, after)
+        })();
+        if !deciders.tier_ended(k, ended)? {
             return Ok(None);
         }
         // The plane of key tier `k + 1` is read by no tier left.
@@ -317,11 +340,103 @@ pub fn solve(
             rounds: None,
             parent_visits: 0,
             edges: None,
-            child_probes: probes.into_inner(),
+            child_probes: deciders.probes(probes)?,
             remoteness: None,
         },
         remoteness: Remoteness::None,
     }))
+}
+
+/// Who decides the rows of a batch: this process's threads ([`Threads`]), or every rank of a
+/// build across processes (`crate::solve::distributed::frames`, on rank 0). The solve calls
+/// [`Self::decide`] for each batch of a key tier in index order, then [`Self::tier_decided`]
+/// and, unless that failed, [`Self::tier_ended`], so that every rank makes the same
+/// collective calls whatever fails.
+pub(crate) trait RowDeciders {
+    /// Decides rows `rows` (indices of the index's rows, all of key tier `k`) into `batch`'s
+    /// words; the child rows read.
+    fn decide(
+        &self,
+        k: u32,
+        rows: Range<usize>,
+        batch: &Batch<'_>,
+        opts: &SolveOptions,
+        progress: &dyn Progress,
+    ) -> crate::Result<u64>;
+
+    /// Key tier `k`'s rows are decided, or failed with this process's `outcome`: the outcome
+    /// of every decider.
+    fn tier_decided(&self, k: u32, outcome: crate::Result<()>) -> crate::Result<()> {
+        let _ = k;
+        outcome
+    }
+
+    /// What key tier `k`'s end (its checkpoint and reports) gave: whether the solve goes on,
+    /// for every decider.
+    fn tier_ended(&self, k: u32, outcome: crate::Result<bool>) -> crate::Result<bool> {
+        let _ = k;
+        outcome
+    }
+
+    /// The child rows every decider read, of which this process read `mine`.
+    fn probes(&self, mine: u64) -> crate::Result<u64> {
+        Ok(mine)
+    }
+}
+
+/// This process's threads decide every row.
+pub(crate) struct Threads;
+
+impl RowDeciders for Threads {
+    fn decide(
+        &self,
+        _: u32,
+        rows: Range<usize>,
+        batch: &Batch<'_>,
+        opts: &SolveOptions,
+        progress: &dyn Progress,
+    ) -> crate::Result<u64> {
+        Ok(batch.decide(rows, opts, progress))
+    }
+}
+
+/// Where a batch's rows are decided: the row kernel, the loss plane of the key tier above, and
+/// the words the cells go to (word 0 is the table's word `first_word`).
+pub(crate) struct Batch<'a> {
+    pub kernel: &'a RowKernel<'a>,
+    pub above: &'a Plane<'a>,
+    pub words: &'a [AtomicU64],
+    pub first_word: u64,
+}
+
+impl Batch<'_> {
+    /// Decides rows `rows` (indices of the index's rows) with this process's threads, the
+    /// cells ORed into the words; the child rows read. Stops early (leaving rows undecided)
+    /// when `opts.stop` is requested.
+    pub fn decide(&self, rows: Range<usize>, opts: &SolveOptions, progress: &dyn Progress) -> u64 {
+        let rows = &self.kernel.board().index.rows[rows];
+        rows.par_chunks(ROWS_PER_UNIT)
+            .with_max_len(1)
+            .map_init(Vec::new, |buf, chunk| {
+                if opts.stop.requested() {
+                    return 0;
+                }
+                let mut reads = 0;
+                for row in chunk {
+                    let (first, r) = self.kernel.decide(row, buf, self.above);
+                    reads += r;
+                    or_words(self.words, first - self.first_word, buf);
+                }
+                progress.advance(chunk.iter().map(|r| r.len as u64).sum());
+                reads
+            })
+            .sum()
+    }
+
+    /// ORs `bits` into the words from the table's word `first` on.
+    pub fn or_at(&self, first: u64, bits: &[u64]) {
+        or_words(self.words, first - self.first_word, bits);
+    }
 }
 
 /// Writes the loss bits of positions `b0..b1` (decided in `window`, whose word 0 holds position

@@ -278,6 +278,11 @@ impl<'a> RowKernel<'a> {
         }
     }
 
+    /// The board whose rows it decides.
+    pub fn board(&self) -> &SlicedBoard<'a> {
+        &self.board
+    }
+
     /// Decides `row` into `buf` (cleared first): its cells as the table's words from the
     /// returned word on (the first and last may have bits of the row only, to be ORed with a
     /// neighbour's); also returns the child rows read. Every row of the key tier above must be

@@ -65,15 +65,17 @@ const TIER_END: u64 = 3;
 
 /// Positions of a unit: a job gives a rank one unit per thread (fewer near a key tier's end),
 /// small enough that a key tier splits into many jobs and rank 0's answers come quickly.
-const UNIT_POSITIONS: u64 = 1 << 16;
+/// The library's unit tests take 2^10, so that their small boards make many jobs for every
+/// rank.
+const UNIT_POSITIONS: u64 = if cfg!(test) { 1 << 10 } else { 1 << 16 };
 
 /// How long rank 0's main thread sleeps when it has nothing to do but wait for a message or its
 /// own job (it polls both: a `Comm` cannot wait for a thread).
-const POLL: Duration = Duration::from_micros(100);
+pub(super) const POLL: Duration = Duration::from_micros(100);
 
 /// Jobs rank 0's own thread holds at a time (one decided, one waiting), so it never waits for
 /// the main thread's next poll.
-const LOCAL_DEPTH: usize = 2;
+pub(super) const LOCAL_DEPTH: usize = 2;
 
 /// Solves the tiers below `done_from` of `board` with every rank of `comm`; each rank calls it
 /// with the same arguments but `cells` (its own map of the shared table, in which the tiers
@@ -384,12 +386,13 @@ fn died(rank: usize, held: &[Range<usize>], k: u32) -> Error {
 }
 
 /// The positions of rows `rows`.
-fn positions(s: &Sliced, rows: &Range<usize>) -> u64 {
+pub(super) fn positions(s: &Sliced, rows: &Range<usize>) -> u64 {
     s.rows[rows.clone()].iter().map(|r| r.len as u64).sum()
 }
 
-/// A key tier's rows as units of about [`UNIT_POSITIONS`] positions, handed out in order.
-struct Jobs {
+/// A run of rows (a key tier's, or a batch of them) as units of about [`UNIT_POSITIONS`]
+/// positions, handed out in order.
+pub(super) struct Jobs {
     /// Unit `i` is rows `bounds[i]..bounds[i + 1]`.
     bounds: Vec<usize>,
     next: usize,
@@ -397,8 +400,7 @@ struct Jobs {
 }
 
 impl Jobs {
-    fn new(s: &Sliced, k: u32, ranks: usize) -> Jobs {
-        let range = s.tier_rows[k as usize].clone();
+    pub(super) fn new(s: &Sliced, range: Range<usize>, ranks: usize) -> Jobs {
         let mut bounds = vec![range.start];
         let mut size = 0u64;
         for i in range.clone() {
@@ -418,10 +420,15 @@ impl Jobs {
         }
     }
 
+    /// Whether every unit is given.
+    pub(super) fn is_empty(&self) -> bool {
+        self.next + 1 >= self.bounds.len()
+    }
+
     /// The next job for a rank of `threads` threads: a unit a thread, fewer as the units run
     /// out (so the last jobs are small and the ranks finish together); `None` when every unit
     /// is given.
-    fn next(&mut self, threads: usize) -> Option<Range<usize>> {
+    pub(super) fn next(&mut self, threads: usize) -> Option<Range<usize>> {
         let left = self.bounds.len() - 1 - self.next;
         if left == 0 {
             return None;
@@ -547,7 +554,7 @@ mod tests {
         let Some(g) = game.cell_game() else { panic!() };
         let s = g.board_shape().and_then(|b| b.sliced()).unwrap().index;
         for k in 0..s.tier_rows.len() as u32 {
-            let mut jobs = Jobs::new(s, k, 3);
+            let mut jobs = Jobs::new(s, s.tier_rows[k as usize].clone(), 3);
             let mut at = s.tier_rows[k as usize].start;
             let mut threads = 1;
             while let Some(rows) = jobs.next(threads) {

@@ -36,7 +36,7 @@ impl<'c, 'a> Serving<'c, 'a> {
             ctx,
             k,
             progress,
-            jobs: Jobs::new(ctx.s, k, ranks),
+            jobs: Jobs::new(ctx.s, ctx.s.tier_rows[k as usize].clone(), ranks),
             given: vec![Vec::new(); ranks],
             ended,
             probes: 0,

@@ -12,6 +12,7 @@
 //! bytes no other rank writes while a key tier is decided (a job's interior words; rank 0 its
 //! jobs' end words), and reads only rows finished before the key tier began.
 
+use std::cell::Cell;
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
@@ -23,14 +24,17 @@ use memmap2::{MmapOptions, MmapRaw};
 use super::open_shared;
 use crate::base::cells::Cells;
 use crate::base::error::{Error, Result};
-use crate::game::Tiered;
+use crate::game::{Game, Tiered};
 use crate::games::AnyGame;
 use crate::solve::SolveOptions;
 use crate::solve::distributed::comm::{Comm, agree, all_gather};
 use crate::solve::distributed::sliced::{JobSink, solve};
 use crate::solve::finished::{Solved, TierDone};
+use crate::solve::kernels::sliced_frames::LossPlanes;
+use crate::solve::plan::Kernel;
 use crate::table::OutputLock;
-use crate::table::builder::tiered::build_with;
+use crate::table::builder::tiered::frames::{FramesAcross, map_planes, plane_paths};
+use crate::table::builder::tiered::{Across, build_with};
 use crate::table::builder::{BuildOptions, BuildSummary};
 use crate::table::format::Section;
 use crate::table::workfiles::sibling;
@@ -66,8 +70,12 @@ pub fn unsupported(game: &AnyGame, opts: &BuildOptions) -> Option<String> {
                 .into(),
         );
     }
-    if opts.compress.is_some() {
-        return Some("--mpi writes a raw table; compress it afterwards".into());
+    if opts.compress.is_some() && opts.kernel != Some(Kernel::SlicedFrames) {
+        return Some(
+            "--mpi writes a raw table, except with the out-of-core kernel (--kernel \
+             sliced-frames), which writes it compressed; compress it afterwards"
+                .into(),
+        );
     }
     None
 }
@@ -107,6 +115,11 @@ pub fn build_sliced(
     })
 }
 
+/// Which solve the ranks run: the row kernel into the shared work file, or the out-of-core
+/// kernel (`sliced-frames`), whose cells rank 0 compresses.
+const CELLS: u64 = 1;
+const FRAMES: u64 = 2;
+
 /// Where the collectives that start a build stood when rank 0 stopped or went on.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -125,31 +138,62 @@ fn rank0(
     opts: &BuildOptions,
     started: Instant,
 ) -> Result<BuildSummary> {
-    let mut phase = Phase::Before;
+    let phase = Cell::new(Phase::Before);
+    // Rank 0 has made the work file `path` (`ready`: and opened what it needs) and knows the
+    // tier the solve starts below: the other ranks learn both and open the file (and the
+    // planes), or every rank stops.
+    let begin = |path: &Path, done_from: u32, kind: u64, ready: bool| -> Result<()> {
+        let token = ready.then(|| write_token(path));
+        let started = start(
+            comm,
+            token
+                .as_ref()
+                .and_then(|t| t.as_ref().ok())
+                .map(|&t| Start {
+                    token: t,
+                    done_from,
+                    kind,
+                }),
+        );
+        // Every rank has learned whether rank 0 got this far: no other start follows.
+        phase.set(Phase::Refused);
+        if let Some(t) = token {
+            t?;
+        }
+        started?;
+        agree(comm, Ok(()))?;
+        phase.set(Phase::Solving);
+        Ok(())
+    };
     let result = (|| -> Result<BuildSummary> {
         crate::table::check_output(out)?;
         let lock = OutputLock::acquire(out, opts.progress())?;
-        let mut solver = |cells: &Cells<'_>,
-                          done_from: u32,
-                          sopts: &SolveOptions,
-                          after: &mut dyn FnMut(TierDone<'_>) -> Result<bool>|
+        let mut cells_solver = |cells: &Cells<'_>,
+                                done_from: u32,
+                                sopts: &SolveOptions,
+                                after: &mut dyn FnMut(TierDone<'_>) -> Result<bool>|
          -> Result<Option<Solved>> {
             let path = sibling(out, "partial");
-            let opened = mark_work_file(&path, cells_section(game));
-            let token = opened.as_ref().ok().map(|s| s.token);
-            start(comm, token.map(|t| (t, done_from)))?;
-            phase = Phase::Refused;
-            let sink = opened?;
-            agree(comm, Ok(()))?;
-            phase = Phase::Solving;
+            let sink = FileSink::open(&path, cells_section(game));
+            let began = begin(&path, done_from, CELLS, sink.is_ok());
+            let sink = sink?;
+            began?;
             with_tiered_game!(game, g => {
                 let board = g.board_shape().and_then(|b| b.sliced()).expect("unsupported() checked the index");
                 solve(comm, &board, cells, done_from, &sink, sopts, after)
             }, _ => unreachable!("unsupported() checked the game"))
         };
-        build_with(game, out, &lock, opts, started, Some(&mut solver))
+        let mut frames_start = |path: &Path, done_from: u32| begin(path, done_from, FRAMES, true);
+        let across = Across {
+            cells: &mut cells_solver,
+            frames: FramesAcross {
+                comm,
+                start: &mut frames_start,
+            },
+        };
+        build_with(game, out, &lock, opts, started, Some(across))
     })();
-    match phase {
+    match phase.get() {
         Phase::Before => {
             start(comm, None)?;
             result
@@ -161,7 +205,14 @@ fn rank0(
 
 fn worker(comm: &dyn Comm, game: &AnyGame, out: &Path) -> Result<()> {
     let rank = comm.rank();
-    let (token, done_from) = start(comm, None)?;
+    let Start {
+        token,
+        done_from,
+        kind,
+    } = start(comm, None)?;
+    if kind == FRAMES {
+        return frames_worker(comm, game, out, token, done_from);
+    }
     let path = sibling(out, "partial");
     let section = cells_section(game);
     let shared = agree(
@@ -177,19 +228,87 @@ fn worker(comm: &dyn Comm, game: &AnyGame, out: &Path) -> Result<()> {
     agree(comm, solved.map(|_| ()))
 }
 
-/// The collective that starts the solve: rank 0 gives its work file's token and the tier the run
-/// starts below, or `None` when it failed; every rank gets them, or an error naming rank 0.
-fn start(comm: &dyn Comm, rank0: Option<(u64, u32)>) -> Result<(u64, u32)> {
-    let (token, done_from) = rank0.map_or((0, 0), |(t, d)| (t, u64::from(d) + 1));
+/// A worker of the out-of-core build: checks the table's work file by its token, maps the
+/// loss planes rank 0 made, and decides the jobs it is given.
+fn frames_worker(
+    comm: &dyn Comm,
+    game: &AnyGame,
+    out: &Path,
+    token: u64,
+    done_from: u32,
+) -> Result<()> {
+    with_tiered_game!(game, g => {
+        let board = g.board_shape().and_then(|b| b.sliced()).expect("unsupported() checked the index");
+        let words = LossPlanes::words_for(board.index);
+        let paths = plane_paths(out);
+        let opened = open_shared(&sibling(out, "partial-z"), token, comm.rank()).and_then(|_| {
+            let files = paths
+                .iter()
+                .map(|p| open_shared_plane(p, comm.rank()))
+                .collect::<Result<Vec<_>>>()?;
+            map_planes(&files, &paths, words)
+        });
+        let maps = agree(comm, opened)?;
+        // SAFETY: the maps are shared mappings of the planes' work files, of whole words, kept
+        // while the planes live; this rank only reads them, while rank 0 writes only the plane
+        // no job of the key tier reads.
+        let planes = unsafe {
+            LossPlanes::over_files(
+                crate::base::cells::mapped_atomics(&maps[0]),
+                crate::base::cells::mapped_atomics(&maps[1]),
+            )
+        };
+        g.prepare();
+        let worked = crate::solve::distributed::frames::work(comm, &board, &planes, done_from);
+        agree(comm, worked)
+    }, _ => unreachable!("unsupported() checked the game"))
+}
+
+/// Opens a loss plane rank 0 made (its work file for a build of the output's name).
+fn open_shared_plane(path: &Path, rank: usize) -> Result<File> {
+    OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .map_err(|e| Error::Rank {
+            rank,
+            msg: format!(
+                "cannot open {}, which rank 0 created ({e}): the output directory must be on a \
+                 file system every rank sees (docs/DISTRIBUTED.md)",
+                path.display()
+            ),
+        })
+}
+
+/// What the collective that starts the solve tells every rank.
+struct Start {
+    /// The token rank 0 wrote at the start of its work file.
+    token: u64,
+    /// The tier the solve starts below.
+    done_from: u32,
+    /// [`CELLS`] or [`FRAMES`].
+    kind: u64,
+}
+
+/// The collective that starts the solve: rank 0 gives what [`Start`] holds, or `None` when it
+/// failed; every rank gets it, or an error naming rank 0.
+fn start(comm: &dyn Comm, rank0: Option<Start>) -> Result<Start> {
+    let (token, done_from, kind) =
+        rank0.map_or((0, 0, 0), |s| (s.token, u64::from(s.done_from) + 1, s.kind));
     let token = all_gather(comm, token)?[0];
     let done_from = all_gather(comm, done_from)?[0];
+    let kind = all_gather(comm, kind)?[0];
     if done_from == 0 {
         return Err(Error::Rank {
             rank: 0,
             msg: "failed before the solve (its message says why); the build stopped".into(),
         });
     }
-    Ok((token, (done_from - 1) as u32))
+    Ok(Start {
+        token,
+        done_from: (done_from - 1) as u32,
+        kind,
+    })
 }
 
 /// The cells section of `game`'s table (the work file's, the same).
@@ -202,11 +321,11 @@ fn cells_section(game: &AnyGame) -> Section {
     .0
 }
 
-/// Rank 0: opens the work file the tiered build made, and writes a token in its header space
-/// (which the table's header overwrites at the end) for the others to check.
-fn mark_work_file(path: &Path, section: Section) -> Result<FileSink> {
+/// Rank 0: writes a token at the start of its work file `path` (header space, which the
+/// table's header overwrites at the end) for the others to check that they opened the same
+/// file.
+fn write_token(path: &Path) -> Result<u64> {
     let file = OpenOptions::new()
-        .read(true)
         .write(true)
         .open(path)
         .map_err(|e| Error::io(path, e))?;
@@ -218,12 +337,7 @@ fn mark_work_file(path: &Path, section: Section) -> Result<FileSink> {
     file.write_all_at(&token.to_le_bytes(), 0)
         .and_then(|_| file.sync_data())
         .map_err(|e| Error::io(path, e))?;
-    Ok(FileSink {
-        file,
-        path: path.to_path_buf(),
-        offset: section.offset,
-        token,
-    })
+    Ok(token)
 }
 
 /// Writes a rank's jobs into the work file with positioned writes (no rank writes bytes another
@@ -233,7 +347,22 @@ struct FileSink {
     path: PathBuf,
     /// Where the cells start in the file.
     offset: u64,
-    token: u64,
+}
+
+impl FileSink {
+    /// Rank 0's: the work file `path`, whose cells are `section`.
+    fn open(path: &Path, section: Section) -> Result<FileSink> {
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(path)
+            .map_err(|e| Error::io(path, e))?;
+        Ok(FileSink {
+            file,
+            path: path.to_path_buf(),
+            offset: section.offset,
+        })
+    }
 }
 
 impl JobSink for FileSink {
@@ -293,7 +422,6 @@ impl SharedCells {
                 file,
                 path,
                 offset: section.offset,
-                token: 0,
             },
             map,
         })
@@ -365,6 +493,104 @@ mod tests {
         }
         // Nothing is left behind.
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    fn frames() -> BuildOptions {
+        BuildOptions {
+            kernel: Some(Kernel::SlicedFrames),
+            ..BuildOptions::default()
+        }
+    }
+
+    /// The out-of-core kernel across ranks writes the single-process table, with its default
+    /// compression and with another; its work files are gone with the build.
+    #[test]
+    fn out_of_core_tables_equal_the_single_process_build() {
+        let dir = tempfile::tempdir().unwrap();
+        let level5 = BuildOptions {
+            compress: Some(crate::table::zstd::Params {
+                level: 5,
+                one_mover: false,
+                frame_positions: 1 << 12,
+                ..crate::table::builder::tiered::frames::FRAMES_DEFAULT
+            }),
+            ..frames()
+        };
+        for (spec, opts) in [
+            ("bridgit:2,sym", frames()),
+            ("hex:3,sym", frames()),
+            ("bridgit:3,sym", frames()),
+            ("bridgit:3,sym", level5.clone()),
+            ("hex:4,start=L,sym", frames()),
+            ("bridgit:3,start=R,sliced", frames()),
+        ] {
+            let single = dir.path().join("single.rdb");
+            let game = AnyGame::open(spec, u64::MAX).unwrap();
+            let b = crate::table::builder::build(&game, &single, &opts).unwrap();
+            assert_eq!(b.kernel, Kernel::SlicedFrames);
+            let want = std::fs::read(&single).unwrap();
+            std::fs::remove_file(&single).unwrap();
+            for ranks in 1..=3 {
+                let out = dir.path().join(format!("r{ranks}.rdb"));
+                let sums = run_local(ranks, |c| build_sliced(c, spec, &out, &opts)).unwrap();
+                assert!(
+                    std::fs::read(&out).unwrap() == want,
+                    "{spec} on {ranks} ranks"
+                );
+                let b = sums[0].build.as_ref().unwrap();
+                assert!(b.complete);
+                assert_eq!(b.kernel, Kernel::SlicedFrames);
+                let t = crate::table::Table::open(&out).unwrap();
+                assert_eq!(b.counts, t.header().counts);
+                drop(t);
+                // The workers decided rows: their reports carried a good share of the cells
+                // (2 bits a position) to rank 0.
+                let workers: u64 = sums[0].bytes_sent[1..].iter().sum();
+                if ranks > 1 && game.size() > 100_000 {
+                    assert!(
+                        workers > game.size() / 16,
+                        "{spec} on {ranks} ranks: the workers sent {workers} bytes"
+                    );
+                }
+                std::fs::remove_file(&out).unwrap();
+            }
+        }
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    /// An out-of-core build across ranks halted after a key tier resumes in one process, and
+    /// that one's checkpoint on other ranks; the table is the single-process one.
+    #[test]
+    fn out_of_core_builds_resume_across_ranks() {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = "bridgit:3,sym";
+        let game = AnyGame::open(spec, u64::MAX).unwrap();
+        let single = dir.path().join("single.rdb");
+        crate::table::builder::build(&game, &single, &frames()).unwrap();
+        let want = std::fs::read(&single).unwrap();
+        let out = dir.path().join("t.rdb");
+        // Halts after the `n`th key tier a run finishes.
+        let halt_after = |n: u32| {
+            let seen = std::sync::atomic::AtomicU32::new(0);
+            BuildOptions {
+                halt_after_tier: Some(std::sync::Arc::new(move |_| {
+                    seen.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1 == n
+                })),
+                ..frames()
+            }
+        };
+        let e = run_local(3, |c| build_sliced(c, spec, &out, &halt_after(2)))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("interrupted"), "{e}");
+        assert!(!out.exists());
+        let first = crate::table::builder::build(&game, &out, &halt_after(2)).unwrap_err();
+        assert!(matches!(first, Error::Interrupted(_)), "{first}");
+        let sums = run_local(2, |c| build_sliced(c, spec, &out, &frames())).unwrap();
+        let b = sums[0].build.as_ref().unwrap();
+        assert!(b.complete);
+        assert!(b.resumed_from_tier.is_some(), "{b:?}");
+        assert!(std::fs::read(&out).unwrap() == want);
     }
 
     /// Builds stopped after a few tiers resume each other's checkpoints: across ranks, in one

@@ -85,14 +85,21 @@ pub(super) type TierSolver<'s> = dyn FnMut(
     ) -> Result<Option<solve::finished::Solved>>
     + 's;
 
-/// [`build`], its tiers solved by `solver` when one is given.
+/// How a build across ranks ([`super::distributed`]) solves, whichever kernel the plan takes:
+/// `cells` for the kernels that write the table's cells, `frames` for the out-of-core kernel.
+pub(super) struct Across<'a, 's> {
+    pub cells: &'a mut TierSolver<'s>,
+    pub frames: frames::FramesAcross<'a>,
+}
+
+/// [`build`], its tiers solved across ranks when `across` is given.
 pub(super) fn build_with(
     game: &AnyGame,
     out: &Path,
     lock: &OutputLock,
     opts: &BuildOptions,
     started: Instant,
-    solver: Option<&mut TierSolver<'_>>,
+    across: Option<Across<'_, '_>>,
 ) -> Result<BuildSummary> {
     let spec = game.spec();
     let size = game.size();
@@ -105,9 +112,13 @@ pub(super) fn build_with(
         forced_kernel_applies(game, k, out, opts, &plan)?;
     }
     let kernel = checked_kernel(&spec, size, out, opts, &plan, chosen)?;
-    if kernel.kernel() == Kernel::SlicedFrames && solver.is_none() {
+    let (solver, frames_across) = match across {
+        Some(a) => (Some(a.cells), Some(a.frames)),
+        None => (None, None),
+    };
+    if kernel.kernel() == Kernel::SlicedFrames {
         let _ = lock;
-        return frames::build(game, out, opts, &kernel, started);
+        return frames::build(game, out, opts, &kernel, started, frames_across);
     }
     let identity = Identity::of(game, opts);
     if resumed.is_none() {

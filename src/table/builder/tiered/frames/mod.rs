@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use memmap2::MmapOptions;
+use memmap2::{MmapOptions, MmapRaw};
 use rayon::prelude::*;
 
 mod checkpoint;
@@ -29,7 +29,9 @@ use crate::base::error::{Error, Result};
 use crate::game::shape::sliced::Sliced;
 use crate::game::{Game, Tiered};
 use crate::games::AnyGame;
-use crate::solve::kernels::sliced_frames::{FrameSink, LossPlanes};
+use crate::solve::distributed::comm::Comm;
+use crate::solve::distributed::frames::Ranks;
+use crate::solve::kernels::sliced_frames::{FrameSink, LossPlanes, RowDeciders, Threads};
 use crate::solve::kernels::sliced_frames::{Resumed, plane_words};
 use crate::solve::plan::TieredKernel;
 use crate::solve::{self, SolveStats};
@@ -71,14 +73,24 @@ pub(crate) fn plane_paths(out: &Path) -> [PathBuf; 2] {
     [sibling(out, "partial-loss0"), sibling(out, "partial-loss1")]
 }
 
+/// The out-of-core build across ranks, on rank 0: `start` is called once the work files exist
+/// and before the solve, with the table's work file and the tier the solve starts below, to
+/// start the other ranks (`crate::table::builder::distributed`); the rows are then decided by
+/// every rank of `comm`.
+pub(crate) struct FramesAcross<'a> {
+    pub comm: &'a dyn Comm,
+    pub start: &'a mut dyn FnMut(&Path, u32) -> Result<()>,
+}
+
 /// Builds `game` into `out` (compressed) with the out-of-core kernel `kernel`, from the
-/// checkpoint beside `out` when there is one of this build.
+/// checkpoint beside `out` when there is one of this build; across ranks with `across`.
 pub(super) fn build(
     game: &AnyGame,
     out: &Path,
     opts: &BuildOptions,
     kernel: &TieredKernel<'_>,
     started: Instant,
+    across: Option<FramesAcross<'_>>,
 ) -> Result<BuildSummary> {
     let TieredKernel::SlicedFrames(board) = *kernel else {
         unreachable!("the out-of-core build runs the sliced-frames kernel")
@@ -137,18 +149,10 @@ pub(super) fn build(
             ));
         }
     }
-    let maps = files
-        .iter()
-        .zip(&paths)
-        .map(|(f, p)| {
-            MmapOptions::new()
-                .len((words * 8) as usize)
-                .map_raw(f)
-                .map_err(|e| Error::io(p, e))
-        })
-        .collect::<Result<Vec<_>>>()?;
+    let maps = map_planes(&files, &paths, words)?;
     // SAFETY: each map is a writable shared mapping of a work file this build alone holds (the
-    // output's lock), of whole words, kept (and not shrunk) while the planes live.
+    // output's lock; in a build across ranks the others only read it), of whole words, kept
+    // (and not shrunk) while the planes live.
     let planes = unsafe {
         LossPlanes::over_files(
             crate::base::cells::mapped_atomics(&maps[0]),
@@ -184,10 +188,20 @@ pub(super) fn build(
     crate::with_tiered_game!(game, g => g.prepare(), _ => ());
     // The kernel keeps no cells: it is called here, not through the tiered engine's dispatch
     // (`solve_tiers`), whose kernels all write into cells.
-    let solved = solve::kernels::sliced_frames::solve(
+    let ranks;
+    let deciders: &dyn RowDeciders = match across {
+        Some(a) => {
+            (a.start)(&table_path, done_from)?;
+            ranks = Ranks::new(a.comm);
+            &ranks
+        }
+        None => &Threads,
+    };
+    let solved = solve::kernels::sliced_frames::solve_with(
         &board,
         &planes,
         &sink,
+        deciders,
         done_from,
         &sopts,
         &mut |done| reporter.tier_done(done),
@@ -273,6 +287,34 @@ fn plane_sum(file: &std::fs::File, path: &Path, words: u64) -> Result<u64> {
         at += n as u64;
     }
     Ok(hash.digest())
+}
+
+/// Maps the loss planes' work files `files` (at `paths`), `words` words each, shared.
+pub(crate) fn map_planes(
+    files: &[std::fs::File],
+    paths: &[PathBuf; 2],
+    words: u64,
+) -> Result<Vec<MmapRaw>> {
+    files
+        .iter()
+        .zip(paths)
+        .map(|(f, p)| {
+            let len = f.metadata().map_err(|e| Error::io(p, e))?.len();
+            if len < words * 8 {
+                return Err(Error::io(
+                    p,
+                    std::io::Error::other(format!(
+                        "holds {len} bytes where a loss plane needs {}",
+                        words * 8
+                    )),
+                ));
+            }
+            MmapOptions::new()
+                .len((words * 8) as usize)
+                .map_raw(f)
+                .map_err(|e| Error::io(p, e))
+        })
+        .collect()
 }
 
 /// Opens (creating it if need be) the plane work file `path` of `len` bytes, its blocks
