@@ -29,12 +29,20 @@ pub struct ProbeReport {
     /// Median nanoseconds of a value lookup that must decode (compressed) or check (raw) its
     /// block first.
     pub cold_value_ns: f64,
+    /// Median nanoseconds of a full probe (value, remoteness, every move's value and
+    /// remoteness) in a table just opened, with no decoded frame (compressed) or checked block
+    /// (raw) yet: what a one-off `retrodb probe` pays besides opening the file.
+    pub cold_probe_ns: f64,
     /// Value lookups per second for a batch of random positions.
     pub batch_per_second: f64,
     pub batch_size: usize,
     /// A few random used positions in the game's notation, for probes from other processes.
     pub sample_positions: Vec<String>,
 }
+
+/// Cold full probes a report times: each opens the table again (its seek table and checksums
+/// read), which a large table makes slow.
+const COLD_PROBES: usize = 100;
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
@@ -121,6 +129,15 @@ pub fn probe(path: &Path, samples: usize, batch: usize) -> Result<ProbeReport> {
         }
     }
 
+    // A cold full probe: a table opened afresh for each (the opening is not timed).
+    let mut cold_probe_ns = Vec::new();
+    for &p in positions.iter().take(cold_samples.min(COLD_PROBES)) {
+        let fresh = Table::open(path)?;
+        let s = Instant::now();
+        std::hint::black_box(fresh.probe(p)?);
+        cold_probe_ns.push(s.elapsed().as_nanos() as f64);
+    }
+
     // Batch: many random positions at once.
     let many = random_positions(&t, batch, 2)?;
     let fresh = Table::open(path)?;
@@ -144,6 +161,7 @@ pub fn probe(path: &Path, samples: usize, batch: usize) -> Result<ProbeReport> {
         } else {
             median(cold_ns)
         },
+        cold_probe_ns: median(cold_probe_ns),
         batch_per_second: many.len() as f64 / secs.max(1e-9),
         batch_size: many.len(),
         sample_positions: positions

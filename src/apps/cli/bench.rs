@@ -117,10 +117,11 @@ pub fn run(a: Args) -> Result<ExitCode> {
                     r.bits_per_position
                 )?;
                 outln!(
-                    "  hot value {:.0} ns, hot full probe {:.0} ns, cold value {:.0} ns, batch {:.2}M probes/s ({} positions)",
+                    "  hot value {:.0} ns, hot full probe {:.0} ns, cold value {:.0} ns, cold full probe {:.0} ns, batch {:.2}M probes/s ({} positions)",
                     r.hot_value_ns,
                     r.hot_probe_ns,
                     r.cold_value_ns,
+                    r.cold_probe_ns,
                     r.batch_per_second / 1e6,
                     r.batch_size
                 )?;
