@@ -382,8 +382,8 @@ const DICTIONARY_SAMPLES: usize = 1024;
 /// remoteness'), when one makes the file smaller: trained on up to [`DICTIONARY_SAMPLES`]
 /// frames of the stream spread evenly over the table
 /// ([`super::zstd::train_dictionaries`]); of the dictionaries and none, the one with which those
-/// frames, compressed and scaled to the whole table, plus the dictionary's own bytes, come to
-/// the least. `None` for tables of a few frames.
+/// frames, compressed and scaled to the whole table, plus the dictionary's own bytes (and its
+/// checksum and header fields), come to the least. `None` for tables of a few frames.
 fn choose_dictionary(
     input: &Table,
     params: Params,
@@ -434,10 +434,16 @@ fn choose_dictionary(
         &format!("judging the {what} dictionaries"),
         (n * (1 + dictionaries.len())) as u64,
     );
+    // A dictionary's checksum, and for the remoteness' its header fields (version 7).
+    let overhead = 8 + if what == "remoteness" {
+        format::REMOTENESS_DICTIONARY_FIELDS
+    } else {
+        0
+    };
     let mut best = (scale(sizes(None)?), None);
     for dict in dictionaries {
         let prepared = zstd::dict::EncoderDictionary::copy(&dict, params.level);
-        let bytes = scale(sizes(Some(&prepared))?) + dict.len() as f64;
+        let bytes = scale(sizes(Some(&prepared))?) + (dict.len() as u64 + overhead) as f64;
         if bytes < best.0 {
             best = (bytes, Some(dict));
         }
