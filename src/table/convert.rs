@@ -75,14 +75,22 @@ pub(crate) fn write_compressed<S: TableSink>(
     let size = h.size;
     let frames = size.div_ceil(f) as usize;
     let encoding = h.remoteness_encoding;
-    let (dictionary, dict_sec) =
-        write_dictionary(&table, input, params, frames, game.header_len(), progress)?;
-    let prepared = dictionary
-        .as_ref()
-        .map(|d| zstd::dict::EncoderDictionary::copy(d, params.level));
-    let start = game.header_len() + dict_sec.len;
+    let [(dictionary, dict_sec), (rem_dictionary, rem_dict_sec)] =
+        write_dictionaries(&table, input, params, frames, game.header_len(), progress)?;
+    let header_len = game.header_len()
+        + if rem_dictionary.is_some() {
+            format::REMOTENESS_DICTIONARY_FIELDS
+        } else {
+            0
+        };
+    let prepare = |d: &Option<Vec<u8>>| {
+        d.as_ref()
+            .map(|d| zstd::dict::EncoderDictionary::copy(d, params.level))
+    };
+    let (prepared, rem_prepared) = (prepare(&dictionary), prepare(&rem_dictionary));
+    let start = header_len + dict_sec.len + rem_dict_sec.len;
 
-    // The dictionary was made for the cells' frames; the remoteness' are compressed without.
+    // Each stream with its own dictionary, where one paid.
     let stream = |table: &mut TableFile<S>, what: &str, at: u64, frame: Frame, dict| {
         compress_section(table, input, params, (what, at), frame, dict, progress)
     };
@@ -99,7 +107,7 @@ pub(crate) fn write_compressed<S: TableSink>(
             "compressing remoteness",
             cells_sec.end(),
             remoteness_frame,
-            None,
+            rem_prepared.as_ref(),
         )?
     } else {
         Section::default()
@@ -113,15 +121,16 @@ pub(crate) fn write_compressed<S: TableSink>(
         }
         None => None,
     };
-    // The dictionary's checksum comes last, so the streams' checksums keep their places.
-    if let Some(d) = &dictionary {
+    // The dictionaries' checksums come last (the cells', then the remoteness'), so the
+    // streams' checksums keep their places.
+    for d in [&dictionary, &rem_dictionary].into_iter().flatten() {
         table.push_sums([xxhash_rust::xxh3::xxh3_64(d)]);
     }
     // No padding before the checksums either.
     let (sums_sec, sums_hash) = table.sums_section(end, 1);
     let header = Header {
         version: format::version_for(&game.spec),
-        header_len: game.header_len(),
+        header_len,
         size,
         encoding: if omitted {
             Encoding::ZstdOmitted
@@ -139,6 +148,7 @@ pub(crate) fn write_compressed<S: TableSink>(
         frame_positions: f,
         level: params.level,
         dictionary: dict_sec,
+        remoteness_dictionary: rem_dict_sec,
         grundy,
         spec: game.spec,
         source: game.source,
@@ -177,30 +187,52 @@ fn compress_section<S: TableSink>(
     })
 }
 
-/// The dictionary for the cells' frames when `params` asks for one and one pays, written right
-/// after the header (a compressed file has no padding: every byte is covered by a checksum),
-/// and its section (empty at 0 when there is none).
-fn write_dictionary<S: TableSink>(
+/// A chosen dictionary (or none) and its section (empty at 0 when there is none).
+type Dictionary = (Option<Vec<u8>>, Section);
+
+/// The dictionaries for the cells' frames and for the remoteness' when `params` asks for them
+/// and each pays, written right after the header (a compressed file has no padding: every byte
+/// is covered by a checksum), the cells' first; `header_len` is the header's length without
+/// the remoteness dictionary's fields, which a table with one has too (version 7).
+fn write_dictionaries<S: TableSink>(
     table: &TableFile<S>,
     input: &Table,
     params: Params,
     frames: usize,
     header_len: u64,
     progress: &dyn Progress,
-) -> Result<(Option<Vec<u8>>, Section)> {
-    let dictionary = if params.dictionary {
-        choose_dictionary(input, params, frames, progress)?
+) -> Result<[Dictionary; 2]> {
+    let (cells, remoteness) = if params.dictionary {
+        let cells = choose_dictionary(input, params, frames, ("cells", cell_frame), progress)?;
+        let remoteness = if input.header().remoteness_encoding.is_stored() {
+            let frame = ("remoteness", remoteness_frame as Frame);
+            choose_dictionary(input, params, frames, frame, progress)?
+        } else {
+            None
+        };
+        (cells, remoteness)
     } else {
-        None
+        (None, None)
     };
-    let dict_sec = Section {
-        offset: if dictionary.is_some() { header_len } else { 0 },
-        len: dictionary.as_ref().map_or(0, |d| d.len() as u64),
+    let header_len = header_len
+        + if remoteness.is_some() {
+            format::REMOTENESS_DICTIONARY_FIELDS
+        } else {
+            0
+        };
+    let mut at = header_len;
+    let mut place = |d: Option<Vec<u8>>| -> Result<Dictionary> {
+        let sec = Section {
+            offset: if d.is_some() { at } else { 0 },
+            len: d.as_ref().map_or(0, |d| d.len() as u64),
+        };
+        if let Some(d) = &d {
+            table.write_at(d, sec.offset)?;
+        }
+        at += sec.len;
+        Ok((d, sec))
     };
-    if let Some(d) = &dictionary {
-        table.write_at(d, dict_sec.offset)?;
-    }
-    Ok((dictionary, dict_sec))
+    Ok([place(cells)?, place(remoteness)?])
 }
 
 /// The generalized Sprague-Grundy codes `g` of `input` compressed at `end`: a stream of frames
@@ -346,15 +378,17 @@ impl StreamWriter {
 /// Frames a dictionary is trained on and judged by, at most.
 const DICTIONARY_SAMPLES: usize = 1024;
 
-/// A zstd dictionary for the cells' frames, when one makes the file smaller: trained on up to
-/// [`DICTIONARY_SAMPLES`] frames of cells spread evenly over the table
+/// A zstd dictionary for one stream's frames (`what`, made by `frame`: the cells' or the
+/// remoteness'), when one makes the file smaller: trained on up to [`DICTIONARY_SAMPLES`]
+/// frames of the stream spread evenly over the table
 /// ([`super::zstd::train_dictionaries`]); of the dictionaries and none, the one with which those
-/// frames, compressed and scaled to the whole table, plus the dictionary's own bytes, come to
-/// the least. `None` for tables of a few frames.
+/// frames, compressed and scaled to the whole table, plus the dictionary's own bytes (and its
+/// checksum and header fields), come to the least. `None` for tables of a few frames.
 fn choose_dictionary(
     input: &Table,
     params: Params,
     frames: usize,
+    (what, frame): (&str, Frame),
     progress: &dyn Progress,
 ) -> Result<Option<Vec<u8>>> {
     let (f, size) = (params.frame_positions, input.header().size);
@@ -367,14 +401,17 @@ fn choose_dictionary(
         DontCareFill::Best => DontCareFill::Stored,
         fill => fill,
     };
-    progress.stage("sampling frames for a dictionary", n as u64);
+    progress.stage(
+        &format!("sampling {what} frames for a dictionary"),
+        n as u64,
+    );
     let samples: Vec<Vec<u8>> = (0..n)
         .into_par_iter()
         .map(|i| {
             let first = (i * frames / n) as u64 * f;
-            let frame = cell_frame(input, first, f.min(size - first), fill, params.one_mover);
+            let made = frame(input, first, f.min(size - first), fill, params.one_mover);
             progress.advance(1);
-            frame
+            made
         })
         .collect::<Result<_>>()?;
     let sizes = |d: Option<&zstd::dict::EncoderDictionary<'_>>| -> Result<u64> {
@@ -391,16 +428,22 @@ fn choose_dictionary(
     };
     // The samples' bytes scaled to the table, plus the dictionary's own.
     let scale = |bytes: u64| bytes as f64 * frames as f64 / n as f64;
-    progress.stage("training dictionaries", 0);
+    progress.stage(&format!("training {what} dictionaries"), 0);
     let dictionaries = super::zstd::train_dictionaries(&samples, params.level);
     progress.stage(
-        "judging the dictionaries",
+        &format!("judging the {what} dictionaries"),
         (n * (1 + dictionaries.len())) as u64,
     );
+    // A dictionary's checksum, and for the remoteness' its header fields (version 7).
+    let overhead = 8 + if what == "remoteness" {
+        format::REMOTENESS_DICTIONARY_FIELDS
+    } else {
+        0
+    };
     let mut best = (scale(sizes(None)?), None);
     for dict in dictionaries {
         let prepared = zstd::dict::EncoderDictionary::copy(&dict, params.level);
-        let bytes = scale(sizes(Some(&prepared))?) + dict.len() as f64;
+        let bytes = scale(sizes(Some(&prepared))?) + (dict.len() as u64 + overhead) as f64;
         if bytes < best.0 {
             best = (bytes, Some(dict));
         }

@@ -15,8 +15,15 @@ pub const MAGIC: [u8; 8] = *b"RETRODB\0";
 /// the oldest version that describes it ([`version_for`]), so tables of other games stay byte
 /// for byte what version 2 wrote; version 4 adds a compressed table's zstd dictionary
 /// ([`DICTIONARY_VERSION`]), version 5 remoteness in half a byte ([`NIBBLE_VERSION`]),
-/// version 6 the generalized Sprague-Grundy values ([`GRUNDY_VERSION`]).
-pub const VERSION: u32 = 6;
+/// version 6 the generalized Sprague-Grundy values ([`GRUNDY_VERSION`]), version 7 a zstd
+/// dictionary for a compressed table's remoteness ([`REMOTENESS_DICTIONARY_VERSION`]).
+pub const VERSION: u32 = 7;
+/// The first version whose compressed tables may carry a second zstd dictionary, for the
+/// remoteness stream: its header has [`REMOTENESS_DICTIONARY_FIELDS`] more bytes, last before
+/// the header's checksum; only tables with one are written in it, and every table of it has one.
+pub const REMOTENESS_DICTIONARY_VERSION: u32 = 7;
+/// Bytes of the header's remoteness dictionary fields: its length (u32), 4 reserved bytes.
+pub const REMOTENESS_DICTIONARY_FIELDS: u64 = 8;
 /// The first version whose tables may hold generalized Sprague-Grundy values: its header has
 /// [`GRUNDY_FIELDS`] more bytes, after the embedded input; only tables with the values are
 /// written in it, and every table of it has them.
@@ -204,6 +211,9 @@ pub struct Header {
     pub level: i32,
     /// A compressed table's zstd dictionary, right after the header (empty when none).
     pub dictionary: Section,
+    /// A compressed table's zstd dictionary for the remoteness stream, right after the first
+    /// (empty when none; version 7).
+    pub remoteness_dictionary: Section,
     /// The generalized Sprague-Grundy values, in tables that have them (version 6).
     pub grundy: Option<GrundyFields>,
     pub spec: String,
@@ -235,7 +245,9 @@ impl Header {
     pub fn encode(&self, embedded: &[u8]) -> Vec<u8> {
         let mut b = Vec::with_capacity(self.header_len as usize);
         b.extend_from_slice(&MAGIC);
-        let version = if self.grundy.is_some() {
+        let version = if self.remoteness_dictionary.len > 0 {
+            REMOTENESS_DICTIONARY_VERSION
+        } else if self.grundy.is_some() {
             GRUNDY_VERSION
         } else if self.remoteness_encoding == RemotenessEncoding::Nibbles {
             NIBBLE_VERSION
@@ -288,6 +300,10 @@ impl Header {
             b.extend_from_slice(&[g.width, 0, 0, 0]);
             b.extend_from_slice(&g.set_count.to_le_bytes());
         }
+        if self.remoteness_dictionary.len > 0 {
+            b.extend_from_slice(&(self.remoteness_dictionary.len as u32).to_le_bytes());
+            b.extend_from_slice(&[0; 4]);
+        }
         let sum = xxhash_rust::xxh3::xxh3_64(&b);
         b.extend_from_slice(&sum.to_le_bytes());
         debug_assert_eq!(b.len() as u64, self.header_len);
@@ -337,18 +353,44 @@ impl Header {
         } else {
             0
         };
-        let grundy_len = if version >= GRUNDY_VERSION {
-            GRUNDY_FIELDS
+        // Version 7's remoteness dictionary fields are the header's last before its checksum.
+        let rem_dict_fields = if version >= REMOTENESS_DICTIONARY_VERSION {
+            if bytes[24] == 0 {
+                return Err(bad(format!("a raw table of version {version}")));
+            }
+            REMOTENESS_DICTIONARY_FIELDS
         } else {
             0
         };
-        if (FIXED as u64 + 8 + grundy_len)
+        let Some(base) = (FIXED as u64 + 8 + rem_dict_fields)
             .checked_add(spec_len)
             .and_then(|n| n.checked_add(embedded_len))
-            != Some(header_len)
-        {
+        else {
+            return Err(bad("header lengths disagree".into()));
+        };
+        // Version 6 tables all have the Sprague-Grundy fields; version 7 tables when the
+        // header's length leaves room for them.
+        let grundy_len = match version {
+            GRUNDY_VERSION => GRUNDY_FIELDS,
+            v if v >= REMOTENESS_DICTIONARY_VERSION && header_len == base + GRUNDY_FIELDS => {
+                GRUNDY_FIELDS
+            }
+            _ => 0,
+        };
+        if base + grundy_len != header_len {
             return Err(bad("header lengths disagree".into()));
         }
+        let rem_dict_len = if rem_dict_fields > 0 {
+            let len = u32_at(header_len as usize - 16) as u64;
+            if len == 0 {
+                return Err(bad(format!(
+                    "a table of version {version} without a remoteness dictionary"
+                )));
+            }
+            len
+        } else {
+            0
+        };
         // The generalized Sprague-Grundy fields follow the embedded input.
         let grundy = if grundy_len > 0 {
             let g = (FIXED as u64 + spec_len + embedded_len) as usize;
@@ -386,6 +428,14 @@ impl Header {
             dictionary: Section {
                 offset: if dictionary_len > 0 { header_len } else { 0 },
                 len: dictionary_len,
+            },
+            remoteness_dictionary: Section {
+                offset: if rem_dict_len > 0 {
+                    header_len + dictionary_len
+                } else {
+                    0
+                },
+                len: rem_dict_len,
             },
             grundy,
             spec,
@@ -471,8 +521,22 @@ impl Header {
             )),
             _ => {}
         }
+        if self.remoteness_dictionary.len > 0 {
+            unused.push((
+                "the reserved bytes after the remoteness dictionary's length",
+                u32_at(self.header_len as usize - 12) as u64,
+                0,
+            ));
+        }
         if self.grundy.is_some() {
-            let g = self.header_len as usize - 8 - GRUNDY_FIELDS as usize;
+            let g = self.header_len as usize
+                - 8
+                - GRUNDY_FIELDS as usize
+                - if self.remoteness_dictionary.len > 0 {
+                    REMOTENESS_DICTIONARY_FIELDS as usize
+                } else {
+                    0
+                };
             unused.push((
                 "the reserved bytes after the Sprague-Grundy code width",
                 u32_at(g + 36) as u64 >> 8,
@@ -517,6 +581,7 @@ impl Header {
             });
         for (name, s) in [
             ("dictionary", self.dictionary),
+            ("remoteness dictionary", self.remoteness_dictionary),
             ("cells", self.cells),
             ("remoteness", self.remoteness),
             ("Sprague-Grundy values", values),
@@ -613,10 +678,16 @@ impl Header {
                 }
                 let streams =
                     1 + self.remoteness_encoding.is_stored() as u64 + self.grundy.is_some() as u64;
-                let dictionary = (self.dictionary.len > 0) as u64;
+                let dictionary =
+                    (self.dictionary.len > 0) as u64 + (self.remoteness_dictionary.len > 0) as u64;
                 if self.remoteness_encoding.is_stored() != (self.remoteness.len > 0) {
                     return Err(TableErrorKind::Damaged(
                         "remoteness section disagrees with its width".into(),
+                    ));
+                }
+                if self.remoteness_dictionary.len > 0 && self.remoteness.len == 0 {
+                    return Err(TableErrorKind::Damaged(
+                        "a remoteness dictionary in a table without remoteness".into(),
                     ));
                 }
                 if self.sums.len

@@ -320,6 +320,8 @@ pub(super) struct ZstdFrames {
     /// The generalized Sprague-Grundy codes, where the table has them.
     pub grundy: Option<Stream>,
     pub dictionary: Option<zstd::zstd_safe::DDict<'static>>,
+    /// The remoteness stream's dictionary, where it has one (version 7).
+    pub remoteness_dictionary: Option<zstd::zstd_safe::DDict<'static>>,
     pub cache: FrameCache,
 }
 
@@ -362,24 +364,29 @@ impl ZstdFrames {
             }
             None => None,
         };
-        // The dictionary's checksum is the list's last (docs/FORMAT.md), checked before zstd
-        // reads a byte of it.
-        let d = header.dictionary;
-        let dictionary = if d.len > 0 {
+        // The dictionaries' checksums are the list's last (docs/FORMAT.md): the cells', then
+        // the remoteness'; each is checked before zstd reads a byte of it.
+        let dictionary_at = |d: Section, from_end: usize, section: Checked| {
+            if d.len == 0 {
+                return Ok(None);
+            }
             let dict = &bytes[d.offset as usize..d.end() as usize];
-            if sums
-                .last()
-                .is_none_or(|&sum| xxhash_rust::xxh3::xxh3_64(dict) != sum)
-            {
+            let sum = sums.len().checked_sub(from_end + 1).map(|i| sums[i]);
+            if sum.is_none_or(|sum| xxhash_rust::xxh3::xxh3_64(dict) != sum) {
                 return Err(TableErrorKind::Checksum {
-                    section: Checked::Dictionary,
+                    section,
                     block: None,
                 });
             }
-            Some(zstd::zstd_safe::DDict::create(dict))
-        } else {
-            None
+            Ok(Some(zstd::zstd_safe::DDict::create(dict)))
         };
+        let rem_dict = header.remoteness_dictionary;
+        let remoteness_dictionary = dictionary_at(rem_dict, 0, Checked::RemotenessDictionary)?;
+        let dictionary = dictionary_at(
+            header.dictionary,
+            (rem_dict.len > 0) as usize,
+            Checked::Dictionary,
+        )?;
         let grundy_bytes = header.grundy.map_or(0, |g| f * g.width as u64);
         let frame_bytes = f / 4 + encoding.frame_len(f) + grundy_bytes;
         Ok(ZstdFrames {
@@ -387,6 +394,7 @@ impl ZstdFrames {
             remoteness,
             grundy,
             dictionary,
+            remoteness_dictionary,
             // Keys: cells' frames, then the remoteness' and the codes' (`frames` apart).
             cache: FrameCache::new(
                 cache_bytes,
@@ -413,9 +421,11 @@ impl ZstdFrames {
                 block: Some(k as u64),
             });
         }
-        // The dictionary is the cells stream's, which is first in the checksum list.
+        // The cells stream is first in the checksum list, the remoteness stream second.
         let dictionary = if sums_first == 0 {
             self.dictionary.as_ref()
+        } else if self.remoteness.is_some() && sums_first == self.cells.frames() + 1 {
+            self.remoteness_dictionary.as_ref()
         } else {
             None
         };
@@ -552,7 +562,13 @@ fn open_stream(
 /// may follow the last section (at most a few pages: cheap enough for every open).
 pub(super) fn check_padding(h: &Header, bytes: &[u8]) -> Result<(), TableErrorKind> {
     let damaged = |what: String| Err(TableErrorKind::Damaged(what));
-    let mut sections = vec![h.dictionary, h.cells, h.remoteness, h.sums];
+    let mut sections = vec![
+        h.dictionary,
+        h.remoteness_dictionary,
+        h.cells,
+        h.remoteness,
+        h.sums,
+    ];
     if let Some(g) = &h.grundy {
         sections.extend([g.values, g.sets]);
     }

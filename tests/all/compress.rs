@@ -620,3 +620,165 @@ fn a_damaged_frame_fails_decompress_naming_the_file() {
         }
     }
 }
+
+/// The remoteness stream gets a trained zstd dictionary of its own when it pays (format
+/// version 7): on small boards of every index (plain, symmetric, sliced), both movers stored
+/// and one, every position's value and remoteness equal the raw table's, `verify` passes, the
+/// file is smaller than without dictionaries (bridgit:3; the smallest may come out a few bytes
+/// over, the choice being a sample's estimate) and decompresses to the raw table byte for byte.
+/// Stock zstd decodes the remoteness stream with the dictionary's bytes, and one flipped byte
+/// anywhere in that dictionary is refused by its checksum (`info`, `verify`, `probe`), naming
+/// the file.
+#[test]
+fn a_remoteness_dictionary_shrinks_the_remoteness_and_is_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let specs = [
+        "hex:3",
+        "bridgit:2",
+        "bridgit:3",
+        "hex:3,start=L,sym",
+        "hex:3,start=R,sliced",
+    ];
+    let mut with_dictionary = 0;
+    for spec in specs {
+        build(spec, Path::new(&p("raw.rdb")), &["--remoteness"]);
+        let r = Table::open(Path::new(&p("raw.rdb"))).unwrap();
+        // Frames small enough that even hex:3 has the dozens a dictionary is trained on.
+        let large = r.header().size > 100_000;
+        let frame = if large { "4096" } else { "128" };
+        for movers in [&[][..], &["--one-mover"]] {
+            let raw = p("raw.rdb");
+            let compress = |out: &str, extra: &[&str]| {
+                let _ = std::fs::remove_file(out);
+                let mut args = vec![
+                    "compress",
+                    &raw,
+                    out,
+                    "--frame-positions",
+                    frame,
+                    "--level",
+                    "3",
+                    "--quiet",
+                ];
+                args.extend_from_slice(movers);
+                args.extend_from_slice(extra);
+                ok(&retrodb(&args));
+            };
+            let (z, plain) = (p("z.rdb"), p("plain.rdb"));
+            compress(&z, &[]);
+            compress(&plain, &["--no-dictionary"]);
+            let c = Table::open(Path::new(&z)).unwrap();
+            let h = c.header();
+            let d = h.remoteness_dictionary;
+            // Tables of too few frames, or too few bytes, get none (bridgit:2); bridgit:3 must.
+            assert!(
+                d.len > 0 || spec != "bridgit:3",
+                "{spec} {movers:?}: no remoteness dictionary"
+            );
+            if d.len > 0 {
+                assert_eq!(h.version, 7, "{spec} {movers:?}");
+                assert_eq!(d.offset, h.header_len + h.dictionary.len);
+                with_dictionary += 1;
+            } else {
+                assert!(h.version < 7, "{spec} {movers:?}: version {}", h.version);
+            }
+            for pos in 0..r.header().size {
+                assert_eq!(r.value(pos).unwrap(), c.value(pos).unwrap(), "{spec} {pos}");
+                assert_eq!(
+                    r.remoteness(pos).unwrap(),
+                    c.remoteness(pos).unwrap(),
+                    "{spec} {movers:?} remoteness of {pos}"
+                );
+            }
+            ok(&retrodb(&["verify", &z, "--quiet"]));
+            // The dictionaries are chosen by a sample's estimate; on the smallest tables the
+            // file may come out a few bytes over.
+            let len = |f: &str| std::fs::metadata(f).unwrap().len();
+            assert!(
+                !large || len(&z) < len(&plain),
+                "{spec} {movers:?}: {} >= {}",
+                len(&z),
+                len(&plain)
+            );
+            let _ = std::fs::remove_file(p("back.rdb"));
+            ok(&retrodb(&["decompress", &z, &p("back.rdb"), "--quiet"]));
+            assert!(
+                std::fs::read(p("back.rdb")).unwrap() == std::fs::read(p("raw.rdb")).unwrap(),
+                "{spec} {movers:?}: decompress must give back the raw table exactly"
+            );
+            // Flipped bytes of the remoteness dictionary (first, middle, last): refused.
+            let bytes = std::fs::read(&z).unwrap();
+            let positions = all_positions(Path::new(&z)).join("\n");
+            let flips = if d.len > 0 {
+                vec![d.offset, d.offset + d.len / 2, d.end() - 1]
+            } else {
+                Vec::new()
+            };
+            for at in flips {
+                let mut bad = bytes.clone();
+                bad[at as usize] ^= 0x10;
+                std::fs::write(p("bad.rdb"), &bad).unwrap();
+                for cmd in ["info", "verify"] {
+                    let o = retrodb(&[cmd, &p("bad.rdb")]);
+                    let err = String::from_utf8_lossy(&o.stderr);
+                    assert!(!o.status.success(), "{spec} {cmd}: byte {at}");
+                    assert!(
+                        err.contains("bad.rdb")
+                            && err.contains("remoteness zstd dictionary fails its checksum"),
+                        "{spec} {cmd}: {err}"
+                    );
+                }
+                let o = retrodb_stdin(&["probe", &p("bad.rdb"), "-"], &positions);
+                let err = String::from_utf8_lossy(&o.stderr);
+                assert!(!o.status.success(), "{spec}: probe answered, byte {at}");
+                assert!(
+                    err.contains("bad.rdb") && !err.contains("panicked"),
+                    "{err}"
+                );
+            }
+        }
+    }
+    assert!(
+        with_dictionary >= 2,
+        "{with_dictionary} tables had a dictionary"
+    );
+    eprintln!("{with_dictionary} of 10 tables had a remoteness dictionary");
+    // Stock zstd decodes the remoteness stream with the dictionary's bytes: with fill
+    // `stored`, both movers, the raw table's nibbles.
+    build("bridgit:3", Path::new(&p("raw.rdb")), &["--remoteness"]);
+    let z = p("stored.rdb");
+    ok(&retrodb(&[
+        "compress",
+        &p("raw.rdb"),
+        &z,
+        "--frame-positions",
+        "4096",
+        "--level",
+        "3",
+        "--fill",
+        "stored",
+        "--quiet",
+    ]));
+    let (r, t) = (
+        Table::open(Path::new(&p("raw.rdb"))).unwrap(),
+        Table::open(Path::new(&z)).unwrap(),
+    );
+    let (d, s) = (t.header().remoteness_dictionary, t.header().remoteness);
+    assert!(d.len > 0);
+    let bytes = std::fs::read(&z).unwrap();
+    let mut decoder = zstd::stream::Decoder::with_dictionary(
+        &bytes[s.offset as usize..s.end() as usize],
+        &bytes[d.offset as usize..d.end() as usize],
+    )
+    .unwrap();
+    let mut nibbles = Vec::new();
+    std::io::Read::read_to_end(&mut decoder, &mut nibbles).unwrap();
+    let raw_bytes = std::fs::read(p("raw.rdb")).unwrap();
+    let rs = r.header().remoteness;
+    let want = &raw_bytes[rs.offset as usize..(rs.offset + r.header().size.div_ceil(2)) as usize];
+    assert!(
+        nibbles == want,
+        "stock zstd's remoteness differs from the raw table's"
+    );
+}

@@ -136,7 +136,8 @@ fn progress_shows_on_a_terminal_only_and_changes_no_output() {
         Some(Path::new(&z)),
         &[
             "checking checksums",
-            "sampling frames for a dictionary",
+            "sampling cells frames for a dictionary",
+            "sampling remoteness frames for a dictionary",
             "compressing cells",
             "compressing remoteness",
         ],

@@ -87,10 +87,15 @@ pub fn info(a: InfoArgs) -> Result<ExitCode> {
             } else {
                 ""
             },
-            if h.dictionary.len > 0 {
-                format!(", a {} dictionary", human_bytes(h.dictionary.len))
-            } else {
-                String::new()
+            match (h.dictionary.len, h.remoteness_dictionary.len) {
+                (0, 0) => String::new(),
+                (d, 0) => format!(", a {} dictionary", human_bytes(d)),
+                (0, r) => format!(", a {} dictionary for the remoteness", human_bytes(r)),
+                (d, r) => format!(
+                    ", a {} dictionary, a {} one for the remoteness",
+                    human_bytes(d),
+                    human_bytes(r)
+                ),
             }
         )
     } else {

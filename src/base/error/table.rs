@@ -75,6 +75,8 @@ pub enum Checked {
     DecodedFrame,
     /// A compressed table's zstd dictionary.
     Dictionary,
+    /// A compressed table's zstd dictionary for its remoteness stream.
+    RemotenessDictionary,
 }
 
 impl TableError {
@@ -143,6 +145,7 @@ impl fmt::Display for TableErrorKind {
                     }
                     Checked::SeekTable => "seek table",
                     Checked::Dictionary => "zstd dictionary",
+                    Checked::RemotenessDictionary => "remoteness zstd dictionary",
                     Checked::Blocks => "block",
                     Checked::Frames => "frame",
                     Checked::DecodedFrame => {

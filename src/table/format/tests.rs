@@ -68,6 +68,7 @@ fn a_real_header_round_trips() {
         frame_positions: 0,
         level: 0,
         dictionary: Section::default(),
+        remoteness_dictionary: Section::default(),
         grundy: None,
         spec: "hex:4".into(),
         source: SourceRef::None,
@@ -127,6 +128,7 @@ fn grundy_fields_round_trip() {
         frame_positions: 0,
         level: 0,
         dictionary: Section::default(),
+        remoteness_dictionary: Section::default(),
         grundy: Some(g),
         spec: spec.into(),
         source: SourceRef::None,
@@ -195,4 +197,116 @@ fn remoteness_encodings_keep_their_header_bytes() {
     assert_eq!(Bytes(2).section_len(17), 34);
     assert_eq!(None.section_len(17), 0);
     assert_eq!(Nibbles.frame_len(33), 17);
+}
+
+/// A compressed header with a remoteness dictionary: version 7, 8 more bytes before the
+/// checksum (after the Sprague-Grundy fields when there are some), the dictionary placed after
+/// the cells' one; a length of zero or a reserved byte set is refused; without it the same
+/// header is written in the version before, byte for byte 8 bytes shorter.
+#[test]
+fn a_remoteness_dictionary_round_trips() {
+    let spec = "hex:3";
+    let path = std::path::Path::new("t.rdb");
+    for grundy in [false, true] {
+        let g = GrundyFields {
+            values: Section {
+                offset: 3000,
+                len: 100,
+            },
+            sets: Section {
+                offset: 3100,
+                len: 0,
+            },
+            finite: 3,
+            width: 1,
+            set_count: 0,
+        };
+        let header_len = Header::len_for(spec, 0, grundy) + REMOTENESS_DICTIONARY_FIELDS;
+        // Checksums: two streams of one frame (and the values' stream), two dictionaries.
+        let sums = 8 * (2 * 2 + 2 * grundy as u64 + 2);
+        let h = Header {
+            version: VERSION,
+            header_len,
+            size: 100,
+            encoding: Encoding::ZstdOmitted,
+            remoteness_encoding: RemotenessEncoding::Nibbles,
+            block: BLOCK,
+            counts: [0, 60, 40, 0],
+            cells: Section {
+                offset: header_len + 1500,
+                len: 500,
+            },
+            remoteness: Section {
+                offset: header_len + 2000,
+                len: 500,
+            },
+            sums: Section {
+                offset: 3200,
+                len: sums,
+            },
+            sums_hash: 7,
+            rounds: Some(5),
+            frame_positions: 128,
+            level: 15,
+            dictionary: Section {
+                offset: header_len,
+                len: 1000,
+            },
+            remoteness_dictionary: Section {
+                offset: header_len + 1000,
+                len: 500,
+            },
+            grundy: grundy.then_some(g),
+            spec: spec.into(),
+            source: SourceRef::None,
+        };
+        let file_len = 3200 + sums;
+        let bytes = h.encode(&[]);
+        assert_eq!(bytes.len() as u64, header_len);
+        let back = Header::decode(path, &bytes, file_len).unwrap();
+        assert_eq!(back.version, REMOTENESS_DICTIONARY_VERSION);
+        assert_eq!(
+            (back.dictionary, back.remoteness_dictionary),
+            (h.dictionary, h.remoteness_dictionary)
+        );
+        assert_eq!((back.grundy, back.rounds), (h.grundy, Some(5)));
+        assert!(back.check_unused(&bytes).is_ok());
+        let resum = |mut bad: Vec<u8>| {
+            let n = bad.len();
+            let sum = xxhash_rust::xxh3::xxh3_64(&bad[..n - 8]);
+            bad[n - 8..].copy_from_slice(&sum.to_le_bytes());
+            bad
+        };
+        let n = bytes.len();
+        // A length of zero: a version 7 table always has the dictionary.
+        let mut zero = bytes.clone();
+        zero[n - 16..n - 12].fill(0);
+        let e = Header::decode(path, &resum(zero), file_len)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("without a remoteness dictionary"), "{e}");
+        // A reserved byte set: decoded, but refused by the check of unused fields.
+        let mut reserved = bytes.clone();
+        reserved[n - 10] = 1;
+        let reserved = resum(reserved);
+        let back = Header::decode(path, &reserved, file_len).unwrap();
+        assert!(back.check_unused(&reserved).is_err());
+        // Without it: the version before, 8 bytes shorter, the cells' dictionary kept.
+        let plain = Header {
+            header_len: header_len - REMOTENESS_DICTIONARY_FIELDS,
+            remoteness_dictionary: Section::default(),
+            ..h.clone()
+        };
+        let short = plain.encode(&[]);
+        assert_eq!(short.len() + 8, bytes.len());
+        let version = u32::from_le_bytes(short[8..12].try_into().unwrap());
+        assert_eq!(
+            version,
+            if grundy {
+                GRUNDY_VERSION
+            } else {
+                NIBBLE_VERSION
+            }
+        );
+    }
 }

@@ -199,6 +199,7 @@ pub(super) fn raw_header(fields: &RawFields<'_>, sums: &[u64]) -> Header {
         frame_positions: 0,
         level: 0,
         dictionary: Section::default(),
+        remoteness_dictionary: Section::default(),
         grundy,
         spec: game.spec.clone(),
         source: game.source.clone(),

@@ -364,6 +364,7 @@ fn commit(
         frame_positions: params.frame_positions,
         level: params.level,
         dictionary: Section::default(),
+        remoteness_dictionary: Section::default(),
         grundy: None,
         spec: fields.spec.clone(),
         source: fields.source.clone(),
