@@ -62,6 +62,12 @@ pub(super) struct Columns {
 }
 
 impl Columns {
+    /// Word `w` of the columns with cell `i` empty.
+    #[inline(always)]
+    pub fn empty_word(&self, i: usize, w: usize) -> u64 {
+        self.empty[i][w]
+    }
+
     pub fn new(low: u32) -> Columns {
         let n = 3usize.pow(low);
         let words = n.div_ceil(64);
@@ -176,7 +182,7 @@ impl PlanesView {
 /// The row's columns and facts for `low` low cells, built once per process: they depend on
 /// nothing else, and building them (about a millisecond) would cost more than solving a board of
 /// a few cells, of which a sweep solves millions.
-fn shared_tables(low: u32) -> &'static (Columns, RowFacts) {
+pub(super) fn shared_tables(low: u32) -> &'static (Columns, RowFacts) {
     static TABLES: [OnceLock<(Columns, RowFacts)>; LOW as usize + 1] =
         [const { OnceLock::new() }; LOW as usize + 1];
     TABLES[low as usize].get_or_init(|| (Columns::new(low), RowFacts::new(low)))

@@ -10,6 +10,8 @@
 
 pub mod bitplane;
 pub(crate) mod plain_remoteness;
+#[cfg(target_arch = "x86_64")]
+mod plain_remoteness_avx2;
 pub mod plain_remoteness_streamed;
 pub mod sliced_frames;
 pub mod sliced_remoteness;

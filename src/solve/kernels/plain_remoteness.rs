@@ -15,6 +15,8 @@ use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use super::bitplane::{Columns, LOW};
+#[cfg(target_arch = "x86_64")]
+use super::plain_remoteness_avx2 as avx2;
 use crate::base::cells::{self, Cells};
 use crate::base::progress::Progress;
 use crate::game::shape::{PlainBoard, digit_masks};
@@ -32,13 +34,29 @@ pub struct Counts {
 
 /// Solves every tier of `board` into `cells` (all undecided) and `rem` (all zero, a byte per
 /// position), calling `after` after each tier as the tiered engine does; `None` when `after`
-/// stopped the solve.
+/// stopped the solve. Rows are decided 16 columns at a time with AVX2 where the CPU has
+/// x86-64-v3 ([`crate::base::cpu::v3`]), a configuration at a time otherwise; the bytes are
+/// the same.
 pub fn solve(
     board: &PlainBoard<'_>,
     cells: &Cells<'_>,
     rem: &AnonBytes,
     progress: &dyn Progress,
     stop: &crate::solve::Stop,
+    after: &mut impl FnMut(TierDone<'_>) -> crate::Result<bool>,
+) -> crate::Result<Option<Counts>> {
+    let avx2 = crate::base::cpu::v3();
+    solve_with(board, cells, rem, progress, stop, avx2, after)
+}
+
+/// [`solve`], with AVX2 (`avx2`, which the CPU must have) or a configuration at a time.
+fn solve_with(
+    board: &PlainBoard<'_>,
+    cells: &Cells<'_>,
+    rem: &AnonBytes,
+    progress: &dyn Progress,
+    stop: &crate::solve::Stop,
+    avx2: bool,
     after: &mut impl FnMut(TierDone<'_>) -> crate::Result<bool>,
 ) -> crate::Result<Option<Counts>> {
     let e = board.cells;
@@ -70,33 +88,49 @@ pub fn solve(
     let rounds = AtomicU32::new(0);
     let edges = AtomicU64::new(0);
     let mut finished = FinishedTiers::below(e + 1);
-    let v3 = crate::base::cpu::v3();
+    #[cfg(target_arch = "x86_64")]
+    let avx2_row = avx2.then(|| {
+        let (cols, facts) = super::bitplane::shared_tables(low);
+        avx2::Row {
+            board,
+            cols,
+            facts,
+            masks: avx2::EmptyMasks::shared(low),
+            rem: bytes.as_ptr() as *mut u8,
+            low,
+            high,
+        }
+    });
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = avx2;
     for h in (0..=high).rev() {
         progress.step(&format!("level {h} of {}", high + 1));
-        levels[h as usize]
-            .par_chunks(ROWS_PER_UNIT)
-            .for_each(|chunk| {
+        levels[h as usize].par_chunks(ROWS_PER_UNIT).for_each_init(
+            || Task {
+                board,
+                bytes,
+                left_step: &left_step,
+                right_step: &right_step,
+                rounds: 0,
+                edges: 0,
+                row_at: 0,
+                lost: vec![0; (2 * row_configs as usize).div_ceil(64) + 1],
+                #[cfg(target_arch = "x86_64")]
+                avx2: avx2_row.as_ref().map(|r| (r, avx2::Scratch::new(low))),
+            },
+            |task, chunk| {
                 if stop.requested() {
                     return;
                 }
-                let mut task = Task {
-                    board,
-                    bytes,
-                    left_step: &left_step,
-                    right_step: &right_step,
-                    rounds: 0,
-                    edges: 0,
-                    row_at: 0,
-                    lost: vec![0; (2 * row_configs as usize).div_ceil(64) + 1],
-                    v3,
-                };
+                (task.rounds, task.edges) = (0, 0);
                 for &row in chunk {
                     task.row(&cols, cells, row, high, low);
                 }
                 rounds.fetch_max(task.rounds as u32, Ordering::Relaxed);
                 edges.fetch_add(task.edges, Ordering::Relaxed);
                 progress.advance(2 * row_configs * chunk.len() as u64);
-            });
+            },
+        );
         // A stopped level is incomplete: neither a checkpoint nor the next level may use it.
         stop.check()?;
         // Tier t is complete once every row with at least t - low claims is.
@@ -180,30 +214,28 @@ struct Task<'a> {
     /// The largest byte-encoded remoteness (`remoteness + 1`) stored.
     rounds: u8,
     edges: u64,
-    /// The CPU has x86-64-v3 ([`crate::base::cpu::v3`], asked once a solve).
-    v3: bool,
+    /// The rows' AVX2 step and this task's scratch for it, where the CPU has it.
+    #[cfg(target_arch = "x86_64")]
+    avx2: Option<(&'a avx2::Row<'a>, avx2::Scratch)>,
 }
 
 impl Task<'_> {
     /// Decides every configuration of `row` (of `high` high cells, `low` low ones) and writes
-    /// its cells, with the copy compiled for the CPU's level.
+    /// its cells, 16 columns at a time where the CPU has AVX2.
     fn row(&mut self, cols: &Columns, cells: &Cells<'_>, row: u64, high: u32, low: u32) {
         #[cfg(target_arch = "x86_64")]
-        if self.v3 {
-            // SAFETY: `v3` says the CPU has the v3 extensions.
-            return unsafe { self.row_v3(cols, cells, row, high, low) };
+        if let Some((step, scratch)) = &mut self.avx2 {
+            let row_configs = 3usize.pow(low);
+            let at = 2 * row as usize * row_configs;
+            self.lost.iter_mut().for_each(|w| *w = 0);
+            // SAFETY: the task holds a step only where the CPU has AVX2; the row is this
+            // task's for the level, and the level above is finished (`solve`'s order).
+            let tally = unsafe { avx2::decide_row(step, row, scratch, &mut self.lost) };
+            self.rounds = self.rounds.max(tally.max_byte >> 1);
+            self.edges += tally.edges;
+            row_cells(&self.lost, at, 2 * row_configs, cells);
+            return;
         }
-        self.row_body(cols, cells, row, high, low)
-    }
-
-    /// [`Task::row_body`] compiled for x86-64-v3 (one instruction for each lowest set bit and
-    /// count).
-    ///
-    /// # Safety
-    /// The CPU has [`crate::base::cpu::V3_FEATURES`].
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt,fma")]
-    unsafe fn row_v3(&mut self, cols: &Columns, cells: &Cells<'_>, row: u64, high: u32, low: u32) {
         self.row_body(cols, cells, row, high, low)
     }
 
@@ -355,6 +387,75 @@ mod tests {
     use crate::game::Tiered;
     use crate::games::{AnyGame, Input};
     use crate::solve::finished::{AnonBytes, TierDone};
+
+    /// The bytes, cells and tallies of a solve of `game`, 16 columns at a time (`avx2`) or a
+    /// configuration at a time.
+    fn solved(game: &AnyGame, avx2: bool) -> (Vec<u8>, Vec<u8>, u32, u64) {
+        let shape = crate::with_tiered_game!(game, g => g.board_shape(), _ => None);
+        let board = shape
+            .and_then(crate::game::shape::BoardShape::plain)
+            .unwrap();
+        let size = game.size();
+        let words = cells::zeroed_words(cells::words_for(size));
+        let table = Cells::new(&words, size);
+        let rem = AnonBytes::new(size).unwrap();
+        let counts = solve_with(
+            &board,
+            &table,
+            &rem,
+            &crate::base::progress::Silent,
+            &crate::solve::Stop::new(),
+            avx2,
+            &mut |_| Ok(true),
+        )
+        .unwrap()
+        .unwrap();
+        let got = (0..size).map(|i| table.get(i)).collect();
+        (rem.bytes().to_vec(), got, counts.rounds, counts.edges)
+    }
+
+    /// The AVX2 rows decide every position as the scalar ones do (remoteness, value, the
+    /// largest remoteness and the edges): boards whose rows have fewer low cells than a vector
+    /// needs (hex:1, hex:2: only single columns, or a vector and one), whole rows of 3^8
+    /// columns, and several levels of high cells.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn avx2_rows_decide_as_the_scalar_rows() {
+        if !crate::base::cpu::v3() {
+            eprintln!("no AVX2 here: the scalar rows alone are used");
+            return;
+        }
+        let grid = "terminals 0 8\n0 1\n1 2\n3 4\n4 5\n6 7\n7 8\n0 3\n3 6\n1 4\n4 7\n2 5\n5 8\n";
+        let games = [
+            ("hex:1", None),
+            ("hex:2", None),
+            ("bridgit:2", None),
+            ("hex:3", None),
+            ("shannon:grid3x3.txt", Some(grid)),
+        ];
+        for (spec, text) in games {
+            let input = text.map_or(Input::Disk, |t| Input::Embedded(t.as_bytes()));
+            let game = AnyGame::load(spec, input, u64::MAX).unwrap();
+            let (bytes, got, rounds, edges) = solved(&game, false);
+            let (bytes2, got2, rounds2, edges2) = solved(&game, true);
+            let differ = (0..bytes.len()).find(|&i| bytes[i] != bytes2[i] || got[i] != got2[i]);
+            assert!(
+                differ.is_none(),
+                "{spec}: position {} has byte {} and cell {} a configuration at a time, {} \
+                 and {} with AVX2",
+                differ.unwrap_or(0),
+                bytes[differ.unwrap_or(0)],
+                got[differ.unwrap_or(0)],
+                bytes2[differ.unwrap_or(0)],
+                got2[differ.unwrap_or(0)],
+            );
+            assert!(
+                bytes.iter().all(|&b| b >= 2),
+                "{spec}: every position decided"
+            );
+            assert_eq!((rounds, edges), (rounds2, edges2), "{spec}");
+        }
+    }
 
     /// Every run [`final_tiers`] calls final when a tier is reported holds, from then on, the
     /// bytes and cells the finished solve has; and most runs are final before the last tier.

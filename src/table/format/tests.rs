@@ -1,6 +1,8 @@
 use super::*;
 use proptest::prelude::*;
 
+use crate::base::cells;
+
 /// A header-sized run of bytes with the magic, the version, its own length and a valid
 /// checksum, everything else arbitrary: what a damaged or hostile file can look like once it
 /// gets past the first checks.
@@ -308,5 +310,43 @@ fn a_remoteness_dictionary_round_trips() {
                 NIBBLE_VERSION
             }
         );
+    }
+}
+
+/// An engine byte (`2 * (remoteness + 1) + lost`, 0 for none) of a game whose remoteness
+/// follows its value's parity, up to remoteness 29.
+fn engine_byte() -> impl Strategy<Value = u8> {
+    prop_oneof![
+        Just(0u8),
+        (0u32..15).prop_map(|n| (2 * (2 * n + 1) + 1) as u8),
+        (0u32..15).prop_map(|n| (2 * (2 * n).max(1)) as u8),
+        Just(2u8),
+    ]
+}
+
+proptest! {
+    /// `nibbles_of_engine`, eight positions a word, gives each position the nibble
+    /// `nibble_of` gives its value and remoteness, whatever the lengths (odd ones, an output
+    /// longer than the input).
+    #[test]
+    fn engine_bytes_pack_to_each_positions_nibble(
+        bytes in proptest::collection::vec(engine_byte(), 0..80),
+        extra in 0usize..4,
+    ) {
+        let mut out = vec![0xAAu8; bytes.len().div_ceil(2) + extra];
+        nibbles_of_engine(&bytes, &mut out);
+        for (i, &b) in bytes.iter().enumerate() {
+            let (code, r) = match b {
+                0 => (cells::DRAW, None),
+                b if b & 1 == 1 => (cells::LOSS, Some((b / 2 - 1) as u32)),
+                b => (cells::WIN, Some((b / 2 - 1) as u32)),
+            };
+            let want = nibble_of(code, r).expect("the remoteness fits a nibble");
+            prop_assert_eq!(out[i / 2] >> (4 * (i % 2)) & 15, want, "position {}", i);
+        }
+        if bytes.len() % 2 == 1 {
+            prop_assert_eq!(out[bytes.len() / 2] >> 4, 0);
+        }
+        prop_assert!(out[bytes.len().div_ceil(2)..].iter().all(|&o| o == 0));
     }
 }
