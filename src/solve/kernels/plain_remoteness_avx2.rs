@@ -96,8 +96,9 @@ pub(super) struct Scratch {
 impl Scratch {
     pub fn new(low: u32) -> Scratch {
         let columns = 3usize.pow(low);
-        // The farthest load past a column: 4 * 3^(low - 1) - 1 bytes, and a vector.
-        let pad = 4 * 3usize.pow(low.saturating_sub(1)) + 2 * 32;
+        // The farthest load past a column (4 * 3^(low - 1) - 1 bytes, and a vector), and the
+        // four vectors past the last whole one.
+        let pad = 4 * 3usize.pow(low.saturating_sub(1)) + 4 * 32;
         let words = columns.div_ceil(64);
         Scratch {
             buf: vec![0; 2 * columns + pad],
@@ -211,6 +212,12 @@ pub(super) unsafe fn decide_row(row: &Row<'_>, r: u64, s: &mut Scratch, lost: &m
     let even = _mm256_set1_epi16(0x00FF);
     let mut top = _mm256_setzero_si256();
     let buf = s.buf.as_mut_ptr();
+    // The four vectors after the one being decided: the columns decided one at a time and
+    // the padding, at first.
+    let first = buf.wrapping_add(2 * COLUMNS * vectors);
+    // SAFETY: inside the buffer (its padding covers four vectors past the row).
+    let mut ahead =
+        unsafe { [0, 1, 2, 3].map(|k| _mm256_loadu_si256(first.add(32 * k) as *const __m256i)) };
     for v in (0..vectors).rev() {
         let at = 2 * COLUMNS * v;
         let word = s.left_won[v / 4] >> (16 * (v % 4)) & 0xFFFF;
@@ -248,8 +255,11 @@ pub(super) unsafe fn decide_row(row: &Row<'_>, r: u64, s: &mut Scratch, lost: &m
             // SAFETY: 32 bytes.
             unsafe { _mm256_loadu_si256(masks[i].as_ptr() as *const __m256i) }
         };
-        // Low cells whose children lie in finished vectors.
-        for (i, &(l_off, r_off)) in low_steps.iter().enumerate().skip(3) {
+        // Low cells whose children lie in finished vectors: those of cells 4 on in the
+        // buffer, stored at least five vectors ago; cell 3's and cell 2's Right to move
+        // children (35, 55 and 107 bytes on) from the last four vectors, kept in registers
+        // (a load across a vector just stored would wait for the store).
+        for (i, &(l_off, r_off)) in low_steps.iter().enumerate().skip(4) {
             // SAFETY: inside the buffer (its padding covers the farthest load).
             let (a, b) = unsafe {
                 (
@@ -260,16 +270,19 @@ pub(super) unsafe fn decide_row(row: &Row<'_>, r: u64, s: &mut Scratch, lost: &m
             let k = key_v(_mm256_blendv_epi8(a, b, odd));
             acc = _mm256_max_epu8(acc, _mm256_and_si256(k, mask(i)));
         }
-        if low > 2 {
-            // Cell 2's Right to move children (35 bytes on).
-            // SAFETY: inside the buffer.
-            let b = unsafe { _mm256_loadu_si256(q.add(35) as *const __m256i) };
-            let m = _mm256_and_si256(mask(2), odd);
-            acc = _mm256_max_epu8(acc, _mm256_and_si256(key_v(b), m));
+        let [next, n2, n3, n4] = ahead;
+        if low > 3 {
+            let k = key_v(_mm256_blendv_epi8(
+                shift::<23>(next, n2),
+                shift::<11>(n3, n4),
+                odd,
+            ));
+            acc = _mm256_max_epu8(acc, _mm256_and_si256(k, mask(3)));
         }
-        // SAFETY: inside the buffer: the next vector, or the columns decided one at a time
-        // and the padding.
-        let next = unsafe { _mm256_loadu_si256(q.add(32) as *const __m256i) };
+        if low > 2 {
+            let m = _mm256_and_si256(mask(2), odd);
+            acc = _mm256_max_epu8(acc, _mm256_and_si256(key_v(shift::<3>(next, n2)), m));
+        }
         let (m0, m1, m2) = (
             if low > 0 {
                 mask(0)
@@ -308,6 +321,7 @@ pub(super) unsafe fn decide_row(row: &Row<'_>, r: u64, s: &mut Scratch, lost: &m
         }
         // SAFETY: the vector's 32 bytes, inside the buffer.
         unsafe { _mm256_storeu_si256(q as *mut __m256i, cur) };
+        ahead = [cur, next, n2, n3];
         top = _mm256_max_epu8(top, cur);
         let lost_bits = _mm256_movemask_epi8(_mm256_slli_epi16(cur, 7)) as u32 as u64;
         lost[v / 2] |= lost_bits << (32 * (v % 2));
@@ -395,6 +409,7 @@ fn shift<const N: i32>(cur: __m256i, next: __m256i) -> __m256i {
         7 => _mm256_alignr_epi8::<7>(mid, cur),
         11 => _mm256_alignr_epi8::<11>(mid, cur),
         19 => _mm256_alignr_epi8::<3>(next, mid),
+        23 => _mm256_alignr_epi8::<7>(next, mid),
         _ => unreachable!("no step loads {N} bytes on"),
     }
 }
