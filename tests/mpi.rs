@@ -244,38 +244,31 @@ mod under_mpirun {
     /// key tier's checkpoint and writes the single-process table.
     #[test]
     fn a_killed_rank_stops_an_out_of_core_build_and_the_rerun_resumes_it() {
+        // Rank 1 is killed once the first key tier's checkpoint is written.
+        kill_and_resume(
+            "hex:4,sym",
+            &["--kernel", "sliced-frames"],
+            ".t.rdb.partial-frames",
+        );
+    }
+
+    /// Builds `spec` (with `extra`) in one process, then under `mpirun` with rank 1 killed
+    /// once a file whose name contains `ready` is in the build's directory: the build fails
+    /// naming the signal and leaves no table; the rerun resumes and writes the single
+    /// process's table, and only the two tables are left.
+    fn kill_and_resume(spec: &str, extra: &[&str], ready: &str) {
         let dir = tempfile::tempdir().unwrap();
-        let spec = "hex:4,sym";
         let single = dir.path().join("single.rdb");
         let s = single.to_str().unwrap();
-        let args = [
-            "build",
-            spec,
-            "--kernel",
-            "sliced-frames",
-            "--quiet",
-            "-o",
-            s,
-        ];
+        let mut args = vec!["build", spec, "--quiet", "-o", s];
+        args.extend(extra);
         assert!(retrodb(&args).status.success());
         let out = dir.path().join("t.rdb");
         let o_str = out.to_str().unwrap();
-        let args = [
-            "build",
-            spec,
-            "--mpi",
-            "--kernel",
-            "sliced-frames",
-            "-o",
-            o_str,
-        ];
-        // Rank 1 is killed once the first key tier's checkpoint is written.
-        let o = kill_a_rank_once(
-            &args,
-            |dir_has| dir_has(".t.rdb.partial-frames"),
-            dir.path(),
-        )
-        .expect("the build ended before a rank could be killed");
+        let mut args = vec!["build", spec, "--mpi", "-o", o_str];
+        args.extend(extra);
+        let o = kill_a_rank_once(&args, |dir_has| dir_has(ready), dir.path())
+            .expect("the build ended before a rank could be killed");
         assert!(!o.status.success());
         let e = String::from_utf8_lossy(&o.stderr);
         assert!(e.contains("rank") && e.contains("signal 9"), "{e}");
@@ -289,6 +282,7 @@ mod under_mpirun {
             "{said}"
         );
         assert!(std::fs::read(&out).unwrap() == std::fs::read(&single).unwrap());
+        // The work files are gone with the build.
         let mut left: Vec<String> = std::fs::read_dir(dir.path())
             .unwrap()
             .flatten()
@@ -340,50 +334,12 @@ mod under_mpirun {
 
     #[test]
     fn a_killed_rank_stops_a_sliced_build_and_the_rerun_resumes_it() {
-        let dir = tempfile::tempdir().unwrap();
-        let spec = "hex:4,start=L,sliced";
-        let single = dir.path().join("single.rdb");
-        let s = single.to_str().unwrap();
-        assert!(
-            retrodb(&["build", spec, "-o", s, "--quiet"])
-                .status
-                .success()
-        );
-        let out = dir.path().join("t.rdb");
-        let o_str = out.to_str().unwrap();
         // Every tier a checkpoint; rank 1 is killed once the first one is written, while the
         // ranks decide the key tiers below it.
-        let args = [
-            "build",
-            spec,
-            "--mpi",
-            "--checkpoint-every",
-            "0",
-            "-o",
-            o_str,
-        ];
-        let o = kill_a_rank_once(&args, |dir_has| dir_has(".t.rdb.partial-tier"), dir.path())
-            .expect("the build ended before a rank could be killed");
-        assert!(!o.status.success());
-        let e = String::from_utf8_lossy(&o.stderr);
-        assert!(e.contains("rank") && e.contains("signal 9"), "{e}");
-        assert!(!out.exists(), "no table after a failed build");
-
-        let o = mpirun(3, &args);
-        assert!(o.status.success(), "{}", stderr(&o));
-        let said = String::from_utf8_lossy(&o.stdout);
-        assert!(
-            said.contains("resumed the interrupted build below tier"),
-            "{said}"
+        kill_and_resume(
+            "hex:4,start=L,sliced",
+            &["--checkpoint-every", "0"],
+            ".t.rdb.partial-tier",
         );
-        assert!(std::fs::read(&out).unwrap() == std::fs::read(&single).unwrap());
-        // The work files are gone with the build.
-        let mut left: Vec<String> = std::fs::read_dir(dir.path())
-            .unwrap()
-            .flatten()
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .collect();
-        left.sort();
-        assert_eq!(left, ["single.rdb", "t.rdb"]);
     }
 }

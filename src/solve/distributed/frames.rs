@@ -112,13 +112,7 @@ impl State {
                         progress.advance(positions(batch.kernel.board().index, &rows));
                     }
                 } else if self.blame.is_none() {
-                    self.blame = Some(Error::Rank {
-                        rank: from,
-                        msg: format!(
-                            "failed deciding rows {a}..{b} of key tier {k} (its message says \
-                             why); the build stopped"
-                        ),
-                    });
+                    self.blame = Some(super::sliced::failed_job(from, &rows, k));
                 }
             }
             ref other => {
@@ -261,45 +255,12 @@ pub fn work(
     for k in (0..=plan.first_key).rev() {
         let k = k as u32;
         let above = planes.above(s, k);
-        let jobs = (|| -> Result<()> {
-            let mut failed: Option<Error> = None;
-            comm.send(0, &[REQUEST, threads])?;
-            loop {
-                let msg = comm.recv(0)?;
-                let &[JOB, a, b] = msg.as_slice() else {
-                    if msg == [TIER_END] {
-                        break;
-                    }
-                    return Err(Error::Rank {
-                        rank: 0,
-                        msg: format!("sent {msg:?}, which is no answer to a request"),
-                    });
-                };
-                // The next job's request goes out first: its answer arrives meanwhile.
-                comm.send(0, &[REQUEST, threads])?;
-                let rows = a as usize..b as usize;
-                let report = match &failed {
-                    Some(_) => None,
-                    None => match decide_job(&kernel, &above, rows, &opts, &progress) {
-                        Ok(r) => Some(r),
-                        Err(e) => {
-                            failed = Some(e);
-                            None
-                        }
-                    },
-                };
-                let mut reply = vec![DONE, a, b];
-                match report {
-                    Some((p, first, words)) => {
-                        reply.extend([1, p, first]);
-                        reply.extend(words);
-                    }
-                    None => reply.extend([0, 0, 0]),
-                }
-                comm.send(0, &reply)?;
-            }
-            failed.map_or(Ok(()), Err)
-        })();
+        let jobs = super::sliced::decide_jobs(comm, threads, &[0, 0], |rows| {
+            let (p, first, words) = decide_job(&kernel, &above, rows, &opts, &progress)?;
+            let mut report = vec![p, first];
+            report.extend(words);
+            Ok(report)
+        });
         agree(comm, jobs)?;
         let go_on = agree(comm, Ok(true))?;
         if all_gather(comm, u64::from(go_on))?[0] != 1 {

@@ -41,6 +41,7 @@ use crate::solve::kernels::sliced_rows::{
 use crate::solve::{SolveOptions, SolveStats};
 
 mod serving;
+pub(super) use serving::failed_job;
 
 use serving::Serving;
 
@@ -224,6 +225,52 @@ impl Decider<'_> {
     }
 }
 
+/// A worker's jobs of one key tier, for either kernel across ranks: asks rank 0 for a job
+/// (the next request goes out before the job is decided, so its answer arrives meanwhile),
+/// decides it with `decide` and reports it, `DONE, first row, end row, 1` and what `decide`
+/// gave; until rank 0 says the tier is over. After a failure the jobs still given are reported
+/// failed (`0` and `failed_reply`) without being decided, and the first failure is returned.
+pub(super) fn decide_jobs(
+    comm: &dyn Comm,
+    threads: u64,
+    failed_reply: &[u64],
+    mut decide: impl FnMut(Range<usize>) -> Result<Vec<u64>>,
+) -> Result<()> {
+    let mut failed: Option<Error> = None;
+    comm.send(0, &[REQUEST, threads])?;
+    loop {
+        let msg = comm.recv(0)?;
+        let &[JOB, a, b] = msg.as_slice() else {
+            if msg == [TIER_END] {
+                break;
+            }
+            return Err(Error::Rank {
+                rank: 0,
+                msg: format!("sent {msg:?}, which is no answer to a request"),
+            });
+        };
+        comm.send(0, &[REQUEST, threads])?;
+        let mut reply = vec![DONE, a, b];
+        match failed.is_none().then(|| decide(a as usize..b as usize)) {
+            Some(Ok(report)) => {
+                reply.push(1);
+                reply.extend(report);
+            }
+            Some(Err(e)) => {
+                failed = Some(e);
+                reply.push(0);
+                reply.extend(failed_reply);
+            }
+            None => {
+                reply.push(0);
+                reply.extend(failed_reply);
+            }
+        }
+        comm.send(0, &reply)?;
+    }
+    failed.map_or(Ok(()), Err)
+}
+
 impl Context<'_> {
     /// A worker's key tier: jobs asked for, decided and reported until rank 0 says the tier is
     /// over.
@@ -233,48 +280,12 @@ impl Context<'_> {
         let blame = None;
         let run = || -> Result<u64> {
             let mut probes = 0;
-            let mut failed: Option<Error> = None;
-            comm.send(0, &[REQUEST, threads])?;
-            let mut next = comm.recv(0)?;
-            loop {
-                match next.as_slice() {
-                    [TIER_END] => break,
-                    &[JOB, a, b] => {
-                        // The next job's request goes out first: its answer arrives meanwhile.
-                        comm.send(0, &[REQUEST, threads])?;
-                        let rows = a as usize..b as usize;
-                        let report = match &failed {
-                            Some(_) => None,
-                            None => match self.decider.run_job(k, rows) {
-                                Ok(r) => Some(r),
-                                Err(e) => {
-                                    failed = Some(e);
-                                    None
-                                }
-                            },
-                        };
-                        let msg = match report {
-                            Some((p, [(w0, b0), (w1, b1)])) => {
-                                probes += p;
-                                [DONE, a, b, 1, p, w0, b0, w1, b1]
-                            }
-                            None => [DONE, a, b, 0, 0, 0, 0, 0, 0],
-                        };
-                        comm.send(0, &msg)?;
-                    }
-                    other => {
-                        return Err(Error::Rank {
-                            rank: 0,
-                            msg: format!("sent {other:?}, which is no answer to a request"),
-                        });
-                    }
-                }
-                next = comm.recv(0)?;
-            }
-            match failed {
-                Some(e) => Err(e),
-                None => Ok(probes),
-            }
+            decide_jobs(comm, threads, &[0; 5], |rows| {
+                let (p, [(w0, b0), (w1, b1)]) = self.decider.run_job(k, rows)?;
+                probes += p;
+                Ok(vec![p, w0, b0, w1, b1])
+            })?;
+            Ok(probes)
         };
         Step { mine: run(), blame }
     }

@@ -78,13 +78,7 @@ impl<'c, 'a> Serving<'c, 'a> {
                 if ok == 1 {
                     self.done(&rows, p, [(w0, b0), (w1, b1)])?;
                 } else if self.blame.is_none() {
-                    self.blame = Some(Error::Rank {
-                        rank: from,
-                        msg: format!(
-                            "failed deciding rows {a}..{b} of key tier {k} (its message says \
-                             why); the build stopped"
-                        ),
-                    });
+                    self.blame = Some(failed_job(from, &rows, k));
                 }
             }
             ref other => {
@@ -119,5 +113,18 @@ impl<'c, 'a> Serving<'c, 'a> {
         }
         self.progress.advance(positions(self.ctx.s, rows));
         Ok(())
+    }
+}
+
+/// The error that blames rank `rank` for failing its job of `rows` of key tier `k` (the rank
+/// itself says why).
+pub(in crate::solve::distributed) fn failed_job(rank: usize, rows: &Range<usize>, k: u32) -> Error {
+    Error::Rank {
+        rank,
+        msg: format!(
+            "failed deciding rows {}..{} of key tier {k} (its message says why); the build \
+             stopped",
+            rows.start, rows.end
+        ),
     }
 }
