@@ -63,6 +63,34 @@ fn compress(raw: &Path, out: &Path, frame: u64) {
     ]));
 }
 
+/// `compress` at level 3 in frames of `frame` positions, with `extra` options (the
+/// dictionaries' tests: small and quick).
+fn compress_fast(raw: &Path, out: &Path, frame: &str, extra: &[&str]) {
+    let _ = std::fs::remove_file(out);
+    let mut args = vec![
+        "compress",
+        raw.to_str().unwrap(),
+        out.to_str().unwrap(),
+        "--frame-positions",
+        frame,
+        "--level",
+        "3",
+        "--quiet",
+    ];
+    args.extend_from_slice(extra);
+    ok(&retrodb(&args));
+}
+
+/// The bytes of a compressed table's `stream` decoded by stock zstd with the dictionary at
+/// `dictionary` (both sections of the file's `bytes`).
+fn stock_zstd(bytes: &[u8], stream: (u64, u64), dictionary: (u64, u64)) -> Vec<u8> {
+    let at = |(from, to): (u64, u64)| &bytes[from as usize..to as usize];
+    let mut decoder = zstd::stream::Decoder::with_dictionary(at(stream), at(dictionary)).unwrap();
+    let mut out = Vec::new();
+    std::io::Read::read_to_end(&mut decoder, &mut out).unwrap();
+    out
+}
+
 #[test]
 fn compressed_tables_answer_like_raw_ones_and_decompress_byte_for_byte() {
     let dir = tempfile::tempdir().unwrap();
@@ -169,20 +197,9 @@ fn a_trained_dictionary_shrinks_the_frames_and_is_checked() {
     let (z, plain) = (dir.path().join("z.rdb"), dir.path().join("plain.rdb"));
     build("bridgit:3", &raw, &[]);
     let zs = |out: &Path, extra: &[&str]| {
-        let mut args = vec![
-            "compress",
-            raw.to_str().unwrap(),
-            out.to_str().unwrap(),
-            "--frame-positions",
-            "4096",
-            "--level",
-            "3",
-            "--fill",
-            "stored",
-            "--quiet",
-        ];
+        let mut args = vec!["--fill", "stored"];
         args.extend_from_slice(extra);
-        ok(&retrodb(&args));
+        compress_fast(&raw, out, "4096", &args);
     };
     zs(&z, &[]);
     zs(&plain, &["--no-dictionary"]);
@@ -225,13 +242,8 @@ fn a_trained_dictionary_shrinks_the_frames_and_is_checked() {
     // Stock zstd with the dictionary's bytes decodes the cells stream: the raw cells (fill
     // `stored` keeps every value).
     let bytes = std::fs::read(&z).unwrap();
-    let dict = &bytes[d.offset as usize..d.end() as usize];
     let c = t.header().cells;
-    let mut decoder =
-        zstd::stream::Decoder::with_dictionary(&bytes[c.offset as usize..c.end() as usize], dict)
-            .unwrap();
-    let mut cells = Vec::new();
-    std::io::Read::read_to_end(&mut decoder, &mut cells).unwrap();
+    let cells = stock_zstd(&bytes, (c.offset, c.end()), (d.offset, d.end()));
     let rc = r.header().cells;
     let raw_bytes = std::fs::read(&raw).unwrap();
     let want = &raw_bytes[rc.offset as usize..(rc.offset + r.header().size.div_ceil(4)) as usize];
@@ -650,20 +662,9 @@ fn a_remoteness_dictionary_shrinks_the_remoteness_and_is_checked() {
         for movers in [&[][..], &["--one-mover"]] {
             let raw = p("raw.rdb");
             let compress = |out: &str, extra: &[&str]| {
-                let _ = std::fs::remove_file(out);
-                let mut args = vec![
-                    "compress",
-                    &raw,
-                    out,
-                    "--frame-positions",
-                    frame,
-                    "--level",
-                    "3",
-                    "--quiet",
-                ];
-                args.extend_from_slice(movers);
+                let mut args = movers.to_vec();
                 args.extend_from_slice(extra);
-                ok(&retrodb(&args));
+                compress_fast(Path::new(&raw), Path::new(out), frame, &args);
             };
             let (z, plain) = (p("z.rdb"), p("plain.rdb"));
             compress(&z, &[]);
@@ -748,18 +749,12 @@ fn a_remoteness_dictionary_shrinks_the_remoteness_and_is_checked() {
     // `stored`, both movers, the raw table's nibbles.
     build("bridgit:3", Path::new(&p("raw.rdb")), &["--remoteness"]);
     let z = p("stored.rdb");
-    ok(&retrodb(&[
-        "compress",
-        &p("raw.rdb"),
-        &z,
-        "--frame-positions",
+    compress_fast(
+        Path::new(&p("raw.rdb")),
+        Path::new(&z),
         "4096",
-        "--level",
-        "3",
-        "--fill",
-        "stored",
-        "--quiet",
-    ]));
+        &["--fill", "stored"],
+    );
     let (r, t) = (
         Table::open(Path::new(&p("raw.rdb"))).unwrap(),
         Table::open(Path::new(&z)).unwrap(),
@@ -767,13 +762,7 @@ fn a_remoteness_dictionary_shrinks_the_remoteness_and_is_checked() {
     let (d, s) = (t.header().remoteness_dictionary, t.header().remoteness);
     assert!(d.len > 0);
     let bytes = std::fs::read(&z).unwrap();
-    let mut decoder = zstd::stream::Decoder::with_dictionary(
-        &bytes[s.offset as usize..s.end() as usize],
-        &bytes[d.offset as usize..d.end() as usize],
-    )
-    .unwrap();
-    let mut nibbles = Vec::new();
-    std::io::Read::read_to_end(&mut decoder, &mut nibbles).unwrap();
+    let nibbles = stock_zstd(&bytes, (s.offset, s.end()), (d.offset, d.end()));
     let raw_bytes = std::fs::read(p("raw.rdb")).unwrap();
     let rs = r.header().remoteness;
     let want = &raw_bytes[rs.offset as usize..(rs.offset + r.header().size.div_ceil(2)) as usize];
