@@ -554,10 +554,16 @@ impl<'a> RowKernel<'a> {
                 let mut best = sc.kbest[b][rank];
                 let mut open = (e >> EMPTY_SHIFT) as u16 & 0xFFF;
                 let step = &self.step[b];
+                let score = &sc.score[..];
                 while open != 0 {
-                    let j = open.trailing_zeros() as usize;
+                    let j = open.trailing_zeros() as usize & 15;
                     open &= open - 1;
-                    best = best.max(sc.score[v + step[j] as usize]);
+                    let c = v + step[j] as usize;
+                    debug_assert!(c < score.len(), "a child column inside the range");
+                    // SAFETY: column `v`'s low digit `j` is empty, so filling it (adding
+                    // `step[j]`, `3^j` or `2 * 3^j`) gives a column below `3^lw`, the range's
+                    // length (`Scratch::new`).
+                    best = best.max(unsafe { *score.get_unchecked(c) });
                 }
                 score_of(best)
             };
