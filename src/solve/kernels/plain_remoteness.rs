@@ -388,17 +388,27 @@ mod tests {
     use crate::games::{AnyGame, Input};
     use crate::solve::finished::{AnonBytes, TierDone};
 
-    /// The bytes, cells and tallies of a solve of `game`, 16 columns at a time (`avx2`) or a
-    /// configuration at a time.
-    fn solved(game: &AnyGame, avx2: bool) -> (Vec<u8>, Vec<u8>, u32, u64) {
+    /// The 3 x 3 grid of vertices, corner to corner: 12 edges, 4 high cells of 12.
+    const GRID: &str =
+        "terminals 0 8\n0 1\n1 2\n3 4\n4 5\n6 7\n7 8\n0 3\n3 6\n1 4\n4 7\n2 5\n5 8\n";
+
+    /// `game`'s plain board, and the zeroed cell words and engine bytes a solve of it takes.
+    fn board_of(game: &AnyGame) -> (PlainBoard<'_>, Vec<AtomicU64>, AnonBytes) {
         let shape = crate::with_tiered_game!(game, g => g.board_shape(), _ => None);
         let board = shape
             .and_then(crate::game::shape::BoardShape::plain)
             .unwrap();
         let size = game.size();
         let words = cells::zeroed_words(cells::words_for(size));
+        (board, words, AnonBytes::new(size).unwrap())
+    }
+
+    /// The bytes, cells and tallies of a solve of `game`, 16 columns at a time (`avx2`) or a
+    /// configuration at a time.
+    fn solved(game: &AnyGame, avx2: bool) -> (Vec<u8>, Vec<u8>, u32, u64) {
+        let (board, words, rem) = board_of(game);
+        let size = game.size();
         let table = Cells::new(&words, size);
-        let rem = AnonBytes::new(size).unwrap();
         let counts = solve_with(
             &board,
             &table,
@@ -425,13 +435,12 @@ mod tests {
             eprintln!("no AVX2 here: the scalar rows alone are used");
             return;
         }
-        let grid = "terminals 0 8\n0 1\n1 2\n3 4\n4 5\n6 7\n7 8\n0 3\n3 6\n1 4\n4 7\n2 5\n5 8\n";
         let games = [
             ("hex:1", None),
             ("hex:2", None),
             ("bridgit:2", None),
             ("hex:3", None),
-            ("shannon:grid3x3.txt", Some(grid)),
+            ("shannon:grid3x3.txt", Some(GRID)),
         ];
         for (spec, text) in games {
             let input = text.map_or(Input::Disk, |t| Input::Embedded(t.as_bytes()));
@@ -461,22 +470,15 @@ mod tests {
     /// bytes and cells the finished solve has; and most runs are final before the last tier.
     #[test]
     fn runs_are_final_once_their_tier_is_reported() {
-        // The 3 x 3 grid of vertices, corner to corner: 12 edges, 4 high cells of 12.
-        let text = "terminals 0 8\n0 1\n1 2\n3 4\n4 5\n6 7\n7 8\n0 3\n3 6\n1 4\n4 7\n2 5\n5 8\n";
         let game = AnyGame::load(
             "shannon:grid3x3.txt",
-            Input::Embedded(text.as_bytes()),
+            Input::Embedded(GRID.as_bytes()),
             u64::MAX,
         )
         .unwrap();
-        let shape = crate::with_tiered_game!(&game, g => g.board_shape(), _ => None);
-        let board = shape
-            .and_then(crate::game::shape::BoardShape::plain)
-            .unwrap();
+        let (board, words, rem) = board_of(&game);
         let size = game.size();
-        let words = cells::zeroed_words(cells::words_for(size));
         let table = Cells::new(&words, size);
-        let rem = AnonBytes::new(size).unwrap();
         // Runs that cut rows, runs of whole rows, and one run.
         for configs in [1000, 3u64.pow(LOW), 1 << 20] {
             words.iter().for_each(|w| w.store(0, Ordering::Relaxed));
