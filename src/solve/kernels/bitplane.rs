@@ -351,6 +351,26 @@ impl RowFacts {
         }
     }
 
+    /// The columns of a row where Left has won (`left_won`) and where Right has and Left has
+    /// not (`right_won`), from the row's high cells `(hl, hr)` (each player's, shifted above
+    /// the `low` low cells): [`ends_by`] spread to the columns.
+    #[inline(always)]
+    pub fn won_columns(
+        &self,
+        board: &PlainBoard<'_>,
+        low: u32,
+        (hl, hr): (u64, u64),
+        left_won: &mut [u64],
+        right_won: &mut [u64],
+    ) {
+        let (left_by, right_by) = ends_by(board, low, hl, hr);
+        self.spread_ends(0, &left_by, left_won);
+        self.spread_ends(1, &right_by, right_won);
+        for (r, l) in right_won.iter_mut().zip(left_won.iter()) {
+            *r &= !l;
+        }
+    }
+
     /// From `by` (bit `a` set when the player's low cells `a` make him the winner, for the
     /// row's high cells; `player` 0 for Left, 1 for Right; `2^low` bits) to the columns of the
     /// row where he has won.
@@ -382,6 +402,21 @@ impl RowFacts {
             }
         }
     }
+}
+
+/// A row's ends over its `low` low cells, from its high cells `hl` and `hr` (each player's,
+/// shifted above the low ones): bit `a` of the first table is set when Left, with low cells
+/// `a`, has joined; of the second when Right, with low cells `a`, has cut every join. Left's
+/// win depends on his cells only, Right's on his (Left's win counts first: the caller's).
+#[inline(always)]
+pub(super) fn ends_by(board: &PlainBoard<'_>, low: u32, hl: u64, hr: u64) -> ([u64; 4], [u64; 4]) {
+    let all = (1u64 << board.cells) - 1;
+    let (mut left_by, mut right_by) = ([0u64; 4], [0u64; 4]);
+    for a in 0..1usize << low {
+        left_by[a / 64] |= (board.joins(hl | a as u64) as u64) << (a % 64);
+        right_by[a / 64] |= (!board.joins(all & !(hr | a as u64)) as u64) << (a % 64);
+    }
+    (left_by, right_by)
 }
 
 /// A task's working words for one row.
@@ -455,17 +490,7 @@ unsafe fn decide_row_body(
     let all = (1u64 << board.cells) - 1;
     let all_high = all & !((1u64 << low) - 1);
     let empty_high = all_high & !(hl | hr);
-    // Ends: Left's win depends on his cells only, Right's on his (and on Left's not having won).
-    let (mut left_by, mut right_by) = ([0u64; 4], [0u64; 4]);
-    for a in 0..1usize << low {
-        left_by[a / 64] |= (board.joins(hl | a as u64) as u64) << (a % 64);
-        right_by[a / 64] |= (!board.joins(all & !(hr | a as u64)) as u64) << (a % 64);
-    }
-    fixed.spread_ends(0, &left_by, &mut s.left_won);
-    fixed.spread_ends(1, &right_by, &mut s.right_won);
-    for (r, l) in s.right_won.iter_mut().zip(&s.left_won) {
-        *r &= !l;
-    }
+    fixed.won_columns(board, low, (hl, hr), &mut s.left_won, &mut s.right_won);
     // High children: Left's moves lead to Right to move (the Right-loses plane).
     s.left_wins.iter_mut().for_each(|w| *w = 0);
     s.right_wins.iter_mut().for_each(|w| *w = 0);

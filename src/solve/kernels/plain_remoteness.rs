@@ -241,22 +241,15 @@ impl Task<'_> {
 
     #[inline(always)]
     fn row_body(&mut self, cols: &Columns, cells: &Cells<'_>, row: u64, high: u32, low: u32) {
-        let (board, e) = (self.board, self.board.cells);
+        let board = self.board;
         let row_configs = 3u64.pow(low);
         let task = self;
         let (hl, hr) = digit_masks(row, high);
         let base = row * row_configs;
         task.row_at = 2 * base as usize;
         task.lost.iter_mut().for_each(|w| *w = 0);
-        // The ends: Left's win depends on his cells only, Right's on his (and on Left's
-        // not having won); a table of each over the low cells.
-        let all = (1u64 << e) - 1;
-        let (mut left_by, mut right_by) = ([0u64; 4], [0u64; 4]);
-        for a in 0..1u64 << low {
-            left_by[(a / 64) as usize] |= (board.joins(hl << low | a) as u64) << (a % 64);
-            right_by[(a / 64) as usize] |=
-                (!board.joins(all & !(hr << low | a)) as u64) << (a % 64);
-        }
+        // The ends: a table of each player's win over the low cells.
+        let (left_by, right_by) = super::bitplane::ends_by(board, low, hl << low, hr << low);
         let bit = |t: &[u64; 4], a: u8| t[(a / 64) as usize] >> (a % 64) & 1 == 1;
         // The row's columns with the most claims first: a low cell's move stays in the
         // row, one claim up.
@@ -315,7 +308,6 @@ impl Task<'_> {
     /// most 127, and larger the quicker the loss).
     #[inline(always)]
     fn best(&self, at: usize, empty: u64) -> (u8, u8) {
-        let key = |b: u8| (b >> 1) ^ 0u8.wrapping_sub(b & 1);
         let (mut left, mut right) = (0u8, 0u8);
         let mut e = empty;
         while e != 0 {
@@ -326,14 +318,27 @@ impl Task<'_> {
             left = left.max(key(a));
             right = right.max(key(b));
         }
-        let byte = |key: u8| {
-            if key >= 128 {
-                2 * (255 - key + 1)
-            } else {
-                2 * (key + 1) + 1
-            }
-        };
-        (byte(left), byte(right))
+        (byte_of(left), byte_of(right))
+    }
+}
+
+/// A child's key for its parent (`b` its byte, `2 * (remoteness + 1) + lost`): the
+/// remoteness plus one when won, 255 minus that when lost (above any won child's, as the
+/// remoteness is at most 126, and larger the quicker the loss), 0 for none.
+#[inline(always)]
+pub(super) fn key(b: u8) -> u8 {
+    (b >> 1) ^ 0u8.wrapping_sub(b & 1)
+}
+
+/// A position's byte from the largest key over its children: a win one more than the
+/// quickest lost child's remoteness, else a loss one more than the slowest won child's (a
+/// loss at once where it has none, key 0).
+#[inline(always)]
+pub(super) fn byte_of(key: u8) -> u8 {
+    if key >= 128 {
+        2 * (255 - key + 1)
+    } else {
+        2 * (key + 1) + 1
     }
 }
 

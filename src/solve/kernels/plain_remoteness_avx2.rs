@@ -7,8 +7,8 @@
 //! children are two unaligned loads: Left to move's children (Right to move, one claim more)
 //! lie `2 * 3^i + 1` bytes on, Right to move's `4 * 3^i - 1` bytes on, and a blend takes
 //! the even lanes from the first and the odd ones from the second. Each child's byte becomes
-//! the scalar kernel's key (`Task::best`: the remoteness plus one when won, 255 minus it when
-//! lost), masked to the columns where the cell is empty, and one byte maximum per cell decides
+//! the scalar kernel's key (`super::plain_remoteness::key`: the remoteness plus one when won,
+//! 255 minus it when lost), masked to the columns where the cell is empty, and one byte maximum per cell decides
 //! every lane.
 //!
 //! A row is decided from its last vector down, so the low cells' children lie in finished
@@ -27,6 +27,7 @@ use std::sync::OnceLock;
 use crate::game::shape::{PlainBoard, digit_masks};
 
 use super::bitplane::{Columns, LOW, RowFacts};
+use super::plain_remoteness::{byte_of, key};
 
 /// Lanes of a vector: 16 columns, two positions each.
 const COLUMNS: usize = 16;
@@ -130,18 +131,8 @@ pub(super) unsafe fn decide_row(row: &Row<'_>, r: u64, s: &mut Scratch, lost: &m
     let (hl, hr) = digit_masks(r, high);
     let (hl, hr) = (hl << low, hr << low);
     let all = (1u64 << board.cells) - 1;
-    // The ends: Left's win depends on his cells only, Right's on his (and on Left's not
-    // having won); a table of each over the low cells, spread to the row's columns.
-    let (mut left_by, mut right_by) = ([0u64; 4], [0u64; 4]);
-    for a in 0..1usize << low {
-        left_by[a / 64] |= (board.joins(hl | a as u64) as u64) << (a % 64);
-        right_by[a / 64] |= (!board.joins(all & !(hr | a as u64)) as u64) << (a % 64);
-    }
-    row.facts.spread_ends(0, &left_by, &mut s.left_won);
-    row.facts.spread_ends(1, &right_by, &mut s.right_won);
-    for (rw, lw) in s.right_won.iter_mut().zip(&s.left_won) {
-        *rw &= !lw;
-    }
+    row.facts
+        .won_columns(board, low, (hl, hr), &mut s.left_won, &mut s.right_won);
     let empty_high = (all >> low) & !((hl | hr) >> low);
     // Edges: two per undecided configuration and empty cell.
     let mut edges = 0u64;
@@ -173,7 +164,6 @@ pub(super) unsafe fn decide_row(row: &Row<'_>, r: u64, s: &mut Scratch, lost: &m
     let low_steps = &low_steps[..low as usize];
     let vectors = row.masks.vectors;
     // The columns past the last whole vector, one at a time, from the last down.
-    let pow3 = |i: u32| 3usize.pow(i);
     for col in (COLUMNS * vectors..columns).rev() {
         let at = 2 * col;
         let bit = |set: &[u64]| set[col / 64] >> (col % 64) & 1 == 1;
@@ -186,10 +176,10 @@ pub(super) unsafe fn decide_row(row: &Row<'_>, r: u64, s: &mut Scratch, lost: &m
             let (mut left, mut right) = (0u8, 0u8);
             let mut e = !(cl | cr) & ((1u64 << low) - 1);
             while e != 0 {
-                let i = e.trailing_zeros();
+                let (l_off, r_off) = low_steps[e.trailing_zeros() as usize];
                 e &= e - 1;
-                left = left.max(key(s.buf[at + 2 * pow3(i) + 1]));
-                right = right.max(key(s.buf[at + 4 * pow3(i)]));
+                left = left.max(key(s.buf[at + l_off]));
+                right = right.max(key(s.buf[at + r_off + 1]));
             }
             for &(l_off, r_off) in high_steps {
                 let p = row.rem.wrapping_add(2 * base + at);
@@ -204,8 +194,7 @@ pub(super) unsafe fn decide_row(row: &Row<'_>, r: u64, s: &mut Scratch, lost: &m
         s.buf[at] = left_byte;
         s.buf[at + 1] = right_byte;
         max_byte = max_byte.max(left_byte).max(right_byte);
-        let k = at;
-        lost[k / 64] |= ((left_byte & 1) as u64 | ((right_byte & 1) as u64) << 1) << (k % 64);
+        lost[at / 64] |= ((left_byte & 1) as u64 | ((right_byte & 1) as u64) << 1) << (at % 64);
     }
     // The whole vectors, from the last down.
     let odd = _mm256_set1_epi16(0xFF00u16 as i16);
@@ -335,24 +324,6 @@ pub(super) unsafe fn decide_row(row: &Row<'_>, r: u64, s: &mut Scratch, lost: &m
     Tally {
         max_byte,
         edges: 2 * edges,
-    }
-}
-
-/// The scalar kernel's key of a child's byte `b` (`2 * (remoteness + 1) + lost`): the
-/// remoteness plus one when won, 255 minus it when lost, 0 for none.
-#[inline(always)]
-fn key(b: u8) -> u8 {
-    (b >> 1) ^ 0u8.wrapping_sub(b & 1)
-}
-
-/// A position's byte from the largest key over its children: a win one more than the
-/// quickest lost child's remoteness, else a loss one more than the slowest won child's.
-#[inline(always)]
-fn byte_of(key: u8) -> u8 {
-    if key >= 128 {
-        2 * (255 - key + 1)
-    } else {
-        2 * (key + 1) + 1
     }
 }
 
