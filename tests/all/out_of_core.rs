@@ -263,7 +263,25 @@ fn damaged_out_of_core_work_files_are_refused_by_name() {
         };
         builder::build(&open(spec), &out, &halt).unwrap_err();
     };
-    let file = |what: &str| dir.path().join(format!(".d.rdb.partial-{what}"));
+    // The data file carries its key tier's number: the one the checkpoint names is the only one.
+    let file = |what: &str| {
+        let name = format!(".d.rdb.partial-{what}");
+        let numbered: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                let n = p.file_name().unwrap().to_string_lossy();
+                n.strip_prefix(&format!("{name}."))
+                    .is_some_and(|t| t.parse::<u32>().is_ok())
+            })
+            .collect();
+        match numbered.as_slice() {
+            [] => dir.path().join(&name),
+            [one] => one.clone(),
+            more => panic!("{what}: more than one checkpoint data file: {more:?}"),
+        }
+    };
     for (what, at) in [
         ("loss0", 8usize),
         ("loss1", 8),

@@ -50,9 +50,10 @@ pub(super) fn rem_path(out: &Path, tier: u32) -> PathBuf {
     sibling(out, &format!("partial-rem.{tier}"))
 }
 
-/// Deletes the remoteness work files beside `out`, all or all but tier `keep`'s.
-pub(super) fn remove_rem_files(out: &Path, keep: Option<u32>) {
-    let prefix = sibling(out, "partial-rem.");
+/// Deletes the numbered work files `.NAME.WHAT.T` beside `out` (one per checkpoint, named by
+/// its tier), all or all but tier `keep`'s.
+pub(super) fn remove_numbered(out: &Path, what: &str, keep: Option<u32>) {
+    let prefix = sibling(out, &format!("{what}."));
     let Some(prefix) = prefix.file_name().map(|n| n.to_string_lossy().into_owned()) else {
         return;
     };
@@ -68,6 +69,11 @@ pub(super) fn remove_rem_files(out: &Path, keep: Option<u32>) {
             let _ = std::fs::remove_file(e.path());
         }
     }
+}
+
+/// Deletes the remoteness work files beside `out`, all or all but tier `keep`'s.
+pub(super) fn remove_rem_files(out: &Path, keep: Option<u32>) {
+    remove_numbered(out, "partial-rem", keep);
 }
 
 /// Bytes a checkpoint's remoteness moves through at a time (no copy of a whole tier).

@@ -1,18 +1,20 @@
 //! The checkpoint of an out-of-core build, one per key tier: `.NAME.partial-frames` names the
-//! last finished key tier with what a resumed run needs and the sums it checks, and
-//! `.NAME.partial-frames-data` holds the frames' seek table entries and checksums so far and the
-//! open frame's cells (the tail).
+//! last finished key tier `T` with what a resumed run needs and the sums it checks, and
+//! `.NAME.partial-frames-data.T` holds the frames' seek table entries and checksums so far and
+//! the open frame's cells (the tail).
 //!
 //! Invariant: a checkpoint names only synced work — the compressed frames in `.NAME.partial`
-//! and the finished key tier's loss plane are synced, the data file is written and synced, and
-//! only then is the checkpoint file renamed into place. A resumed run checks every frame so far
+//! and the finished key tier's loss plane are synced, the data file is written and synced under
+//! its key tier's name, and only then is the checkpoint file renamed into place; the previous
+//! key tier's data file is deleted after that. A kill between any two steps leaves a checkpoint
+//! whose data file is in place, the new one's or the old one's. A resumed run checks every frame so far
 //! against its recorded checksum, the plane against its xxh3 and the data file against its own.
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-use super::super::super::checkpoint::{Identity, damaged, read_identity};
+use super::super::super::checkpoint::{Identity, damaged, read_identity, remove_numbered};
 use crate::base::error::{Error, Result};
 use crate::table::workfiles::sibling;
 use crate::table::zstd::{DontCareFill, Entry, Params};
@@ -49,9 +51,20 @@ pub fn path(out: &Path) -> PathBuf {
     sibling(out, "partial-frames")
 }
 
-/// `.NAME.partial-frames-data` beside `out`.
-pub fn data_path(out: &Path) -> PathBuf {
-    sibling(out, "partial-frames-data")
+/// The data files' common name: `.NAME.partial-frames-data.T` holds key tier `T`'s.
+const DATA: &str = "partial-frames-data";
+
+/// `.NAME.partial-frames-data.T` beside `out`: the data of the checkpoint after key tier `T`.
+pub fn data_path(out: &Path, key_tier: u32) -> PathBuf {
+    sibling(out, &format!("{DATA}.{key_tier}"))
+}
+
+/// The files a checkpoint is written to before they are renamed into place.
+fn new_paths(out: &Path) -> [PathBuf; 2] {
+    [
+        sibling(out, "partial-frames-data-new"),
+        sibling(out, "partial-frames-new"),
+    ]
 }
 
 /// The line that names the compression, which the frames so far were made with.
@@ -89,11 +102,12 @@ fn data_bytes(c: &FramesCheckpoint) -> Vec<u8> {
 }
 
 /// Writes checkpoint `c` of build `id` (compressing with `params`) beside `out`: the data
-/// file, synced, then the checkpoint file, synced and renamed over the old one.
+/// file of its key tier, synced, then the checkpoint file, synced and renamed over the old one,
+/// and then the old one's data file deleted.
 pub fn write(out: &Path, id: &Identity, params: Params, c: &FramesCheckpoint) -> Result<()> {
     let data = data_bytes(c);
-    let dpath = data_path(out);
-    let dtmp = sibling(out, "partial-frames-data-new");
+    let dpath = data_path(out, c.key_tier);
+    let [dtmp, tmp] = new_paths(out);
     let f = File::create(&dtmp).map_err(|e| Error::io(&dtmp, e))?;
     f.write_all_at(&data, 0)
         .and_then(|_| f.sync_all())
@@ -121,14 +135,16 @@ pub fn write(out: &Path, id: &Identity, params: Params, c: &FramesCheckpoint) ->
         c.seconds.round() as u64,
     ));
     let cpath = path(out);
-    let tmp = sibling(out, "partial-frames-new");
     let f = File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;
     f.write_all_at(text.as_bytes(), 0)
         .and_then(|_| f.sync_all())
         .map_err(|e| Error::io(&tmp, e))?;
-    // The data file first: a checkpoint file names only data that is in place.
+    // The data file first, under its own key tier's name: the checkpoint in place, old or
+    // new, names a data file that is in place whenever the run stops.
     std::fs::rename(&dtmp, &dpath).map_err(|e| Error::io(&dpath, e))?;
-    std::fs::rename(&tmp, &cpath).map_err(|e| Error::io(&cpath, e))
+    std::fs::rename(&tmp, &cpath).map_err(|e| Error::io(&cpath, e))?;
+    remove_numbered(out, DATA, Some(c.key_tier));
+    Ok(())
 }
 
 /// What lies beside an output for an out-of-core build.
@@ -213,7 +229,7 @@ pub fn read(out: &Path, id: &Identity, params: Params) -> Result<Found> {
     else {
         return unreadable();
     };
-    let dpath = data_path(out);
+    let dpath = data_path(out, key_tier);
     let data = std::fs::read(&dpath).map_err(|e| Error::io(&dpath, e))?;
     if data.len() != frames * 20 + tail_words * 8 || xxhash_rust::xxh3::xxh3_64(&data) != data_sum {
         return Err(damaged(
@@ -258,5 +274,69 @@ pub fn read(out: &Path, id: &Identity, params: Params) -> Result<Found> {
 /// Removes an out-of-core build's checkpoint files beside `out`.
 pub fn remove(out: &Path) {
     let _ = std::fs::remove_file(path(out));
-    let _ = std::fs::remove_file(data_path(out));
+    remove_numbered(out, DATA, None);
+    for p in new_paths(out) {
+        let _ = std::fs::remove_file(p);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn checkpoint(key_tier: u32, frames: usize, tail: usize) -> FramesCheckpoint {
+        let entry = Entry {
+            compressed: 7,
+            decompressed: 9,
+            checksum: key_tier,
+        };
+        FramesCheckpoint {
+            key_tier,
+            done_from: key_tier,
+            stream_end: 100 * frames as u64,
+            entries: vec![entry; frames],
+            sums: (0..frames as u64).collect(),
+            tail_first: 3,
+            tail: vec![u64::from(key_tier); tail],
+            counts: [1, 2, 3, 4],
+            plane_sum: 5,
+            solved: 6,
+            seconds: 7.0,
+        }
+    }
+
+    fn resumed(out: &Path, id: &Identity, params: Params) -> FramesCheckpoint {
+        match read(out, id, params).unwrap() {
+            Found::Resume(c) => c,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// A run killed between the data file's rename and the checkpoint's resumes the previous
+    /// checkpoint (its data file still in place), and a finished write leaves one data file.
+    #[test]
+    fn a_kill_between_the_two_renames_resumes_the_previous_checkpoint() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("t.rdb");
+        let id = Identity {
+            spec: "hex:4,sym".into(),
+            positions: 1000,
+            remoteness: false,
+            input: None,
+            per_position_rows: false,
+        };
+        let params = super::super::FRAMES_DEFAULT;
+        let first = checkpoint(9, 3, 5);
+        write(&out, &id, params, &first).unwrap();
+        assert_eq!(resumed(&out, &id, params), first);
+        // What the next write has done when a kill lands between its two renames.
+        let next = checkpoint(8, 4, 2);
+        std::fs::write(data_path(&out, 8), data_bytes(&next)).unwrap();
+        assert_eq!(resumed(&out, &id, params), first);
+        write(&out, &id, params, &next).unwrap();
+        assert_eq!(resumed(&out, &id, params), next);
+        assert!(!data_path(&out, 9).exists());
+        remove(&out);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
 }
