@@ -591,7 +591,30 @@ impl<'a> RowKernel<'a> {
         let mut t = 0;
         let mut p = start;
         let mut most = 0u8;
+        // The whole cell words of the row, 32 positions a vector where the CPU has AVX2.
+        #[cfg(target_arch = "x86_64")]
+        let (whole_from, whole_to) = if self.v3 {
+            let from = start.next_multiple_of(CELLS_PER_WORD).min(end);
+            (from, from + (end - from) / CELLS_PER_WORD * CELLS_PER_WORD)
+        } else {
+            (end, end)
+        };
         while p < end {
+            #[cfg(target_arch = "x86_64")]
+            if p == whole_from && whole_to > whole_from {
+                let n = (whole_to - whole_from) as usize;
+                let c = (p / CELLS_PER_WORD - first_word) as usize;
+                let w = (p / NIBBLES_PER_WORD - first_nibble_word) as usize;
+                let (cells, nibbles) = (
+                    &mut buf[c..c + n / CELLS_PER_WORD as usize],
+                    &mut nbuf[w..w + n / NIBBLES_PER_WORD as usize],
+                );
+                // SAFETY: `v3` says the CPU has AVX2.
+                most = most.max(unsafe { pack_scores(&out[t..t + n], cells, nibbles) });
+                t += n;
+                p = whole_to;
+                continue;
+            }
             let stop = end.min((p / NIBBLES_PER_WORD + 1) * NIBBLES_PER_WORD);
             let (mut cw, mut nw) = (0u64, 0u64);
             for q in p..stop {
@@ -608,6 +631,61 @@ impl<'a> RowKernel<'a> {
         longest = longest.max(most as u32);
         (first_word, first_nibble_word, reads, longest)
     }
+}
+
+/// ORs the cells and nibbles of `scores` (32 a cell word, 16 a nibble word, from a word's
+/// first position) into `cells` and `nibbles`, as [`DECODE`] gives them; returns their largest
+/// remoteness.
+///
+/// # Safety
+/// The CPU has AVX2; `scores` holds `32 * cells.len()` bytes and `nibbles` two words a cell
+/// word.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn pack_scores(scores: &[u8], cells: &mut [u64], nibbles: &mut [u64]) -> u8 {
+    use std::arch::x86_64::*;
+    const { assert!(WIN == 1 && LOSS == 2, "a win's code is 01, a loss's 10") };
+    /// Bit `i` of `x` to bit `2i`.
+    fn spread(x: u64) -> u64 {
+        let x = (x | x << 16) & 0x0000_FFFF_0000_FFFF;
+        let x = (x | x << 8) & 0x00FF_00FF_00FF_00FF;
+        let x = (x | x << 4) & 0x0F0F_0F0F_0F0F_0F0F;
+        let x = (x | x << 2) & 0x3333_3333_3333_3333;
+        (x | x << 1) & 0x5555_5555_5555_5555
+    }
+    assert!(scores.len() == 32 * cells.len() && nibbles.len() == 2 * cells.len());
+    let zero = _mm256_setzero_si256();
+    let ones = _mm256_set1_epi8(-1);
+    let low7 = _mm256_set1_epi8(0x7F);
+    // A nibble byte's two positions: the first times 1 plus the second times 16.
+    let pair = _mm256_set1_epi16(0x1001);
+    let mut top = zero;
+    for (k, chunk) in scores.chunks_exact(32).enumerate() {
+        // SAFETY: 32 bytes.
+        let x = unsafe { _mm256_loadu_si256(chunk.as_ptr() as *const __m256i) };
+        // A score of 128 and more is a loss: remoteness `255 - score`, nibble half of it; a
+        // win's remoteness is `score - 1`, its nibble `score / 2`.
+        let lost = _mm256_cmpgt_epi8(zero, x);
+        let flipped = _mm256_xor_si256(x, lost);
+        top = _mm256_max_epu8(
+            top,
+            _mm256_add_epi8(flipped, _mm256_andnot_si256(lost, ones)),
+        );
+        let nib = _mm256_and_si256(_mm256_srli_epi16(flipped, 1), low7);
+        let packed = _mm256_packus_epi16(_mm256_maddubs_epi16(nib, pair), zero);
+        nibbles[2 * k] |= _mm256_extract_epi64(packed, 0) as u64;
+        nibbles[2 * k + 1] |= _mm256_extract_epi64(packed, 2) as u64;
+        let loss = spread(_mm256_movemask_epi8(x) as u32 as u64);
+        cells[k] |= (0x5555_5555_5555_5555 ^ loss) | loss << 1;
+    }
+    let half = _mm_max_epu8(
+        _mm256_castsi256_si128(top),
+        _mm256_extracti128_si256(top, 1),
+    );
+    let mut bytes = [0u8; 16];
+    // SAFETY: 16 bytes.
+    unsafe { _mm_storeu_si128(bytes.as_mut_ptr() as *mut __m128i, half) };
+    bytes.into_iter().max().unwrap_or(0)
 }
 
 /// A task's working memory for one row.
@@ -641,6 +719,58 @@ impl Scratch {
             buf: Vec::new(),
             nbuf: Vec::new(),
             made_for: (f.words, max_row),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The scores a nibble holds: a win's remoteness up to 30, a loss's up to 31.
+    fn held() -> Vec<u8> {
+        (1..=31u8).chain(224..=255).collect()
+    }
+
+    /// The vectors' cells, nibbles and largest remoteness are [`DECODE`]'s, for every score a
+    /// position has, in lanes of every cell and nibble word place.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn packed_scores_decode_as_the_table() {
+        if !crate::base::cpu::v3() {
+            return;
+        }
+        // Three cell words of scores: every score, each at a lane that moves from word to word.
+        let held = held();
+        let scores: Vec<u8> = (0..96).map(|i| held[(i * 37) % held.len()]).collect();
+        for words in [1, 3] {
+            let scores = &scores[..32 * words];
+            let (mut cells, mut nibbles) = (vec![0u64; words], vec![0u64; 2 * words]);
+            // SAFETY: the CPU has AVX2 (v3); the lengths are as asked.
+            let most = unsafe { pack_scores(scores, &mut cells, &mut nibbles) };
+            let (mut want_cells, mut want_nibbles, mut want_most) =
+                (vec![0u64; words], vec![0u64; 2 * words], 0u8);
+            for (q, &score) in scores.iter().enumerate() {
+                let (code, n, r) = DECODE[score as usize];
+                want_cells[q / 32] |= (code as u64) << (2 * (q % 32));
+                want_nibbles[q / 16] |= (n as u64) << (4 * (q % 16));
+                want_most = want_most.max(r);
+            }
+            assert_eq!(cells, want_cells);
+            assert_eq!(nibbles, want_nibbles);
+            assert_eq!(most, want_most);
+        }
+        // Every score in the first lane too, its neighbours won at once.
+        for score in held {
+            let mut v = [1u8; 32];
+            v[0] = score;
+            let (mut c, mut n) = ([0u64; 1], [0u64; 2]);
+            // SAFETY: as above.
+            let most = unsafe { pack_scores(&v, &mut c, &mut n) };
+            let (code, nib, r) = DECODE[score as usize];
+            assert_eq!(c[0] & 3, code as u64, "{score}");
+            assert_eq!(n[0] & 15, nib as u64, "{score}");
+            assert_eq!(most, r, "{score}");
         }
     }
 }
