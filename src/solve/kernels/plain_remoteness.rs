@@ -375,9 +375,9 @@ fn row_cells(lost: &[u64], from: usize, n: usize, cells: &Cells<'_>) {
     }
 }
 
-/// Bit `j` of a 32-bit `x` moved to bit `2 * j`.
+/// Bit `j` of a 32-bit `x` moved to bit `2 * j` (a cell word's low bits).
 #[inline(always)]
-fn spread2(x: u64) -> u64 {
+pub(super) fn spread2(x: u64) -> u64 {
     let mut x = x & 0xFFFF_FFFF;
     x = (x | x << 16) & 0x0000_FFFF_0000_FFFF;
     x = (x | x << 8) & 0x00FF_00FF_00FF_00FF;

@@ -8,8 +8,8 @@
 //! lie `2 * 3^i + 1` bytes on, Right to move's `4 * 3^i - 1` bytes on, and a blend takes
 //! the even lanes from the first and the odd ones from the second. Each child's byte becomes
 //! the scalar kernel's key (`super::plain_remoteness::key`: the remoteness plus one when won,
-//! 255 minus it when lost), masked to the columns where the cell is empty, and one byte maximum per cell decides
-//! every lane.
+//! 255 minus it when lost), masked to the columns where the cell is empty, and one byte
+//! maximum per cell decides every lane.
 //!
 //! A row is decided from its last vector down, so the low cells' children lie in finished
 //! vectors, except those of cells 0, 1 and 2 (3, 7 and 11, and 19 bytes on), which can lie in

@@ -645,14 +645,6 @@ impl<'a> RowKernel<'a> {
 unsafe fn pack_scores(scores: &[u8], cells: &mut [u64], nibbles: &mut [u64]) -> u8 {
     use std::arch::x86_64::*;
     const { assert!(WIN == 1 && LOSS == 2, "a win's code is 01, a loss's 10") };
-    /// Bit `i` of `x` to bit `2i`.
-    fn spread(x: u64) -> u64 {
-        let x = (x | x << 16) & 0x0000_FFFF_0000_FFFF;
-        let x = (x | x << 8) & 0x00FF_00FF_00FF_00FF;
-        let x = (x | x << 4) & 0x0F0F_0F0F_0F0F_0F0F;
-        let x = (x | x << 2) & 0x3333_3333_3333_3333;
-        (x | x << 1) & 0x5555_5555_5555_5555
-    }
     assert!(scores.len() == 32 * cells.len() && nibbles.len() == 2 * cells.len());
     let zero = _mm256_setzero_si256();
     let ones = _mm256_set1_epi8(-1);
@@ -675,7 +667,7 @@ unsafe fn pack_scores(scores: &[u8], cells: &mut [u64], nibbles: &mut [u64]) -> 
         let packed = _mm256_packus_epi16(_mm256_maddubs_epi16(nib, pair), zero);
         nibbles[2 * k] |= _mm256_extract_epi64(packed, 0) as u64;
         nibbles[2 * k + 1] |= _mm256_extract_epi64(packed, 2) as u64;
-        let loss = spread(_mm256_movemask_epi8(x) as u32 as u64);
+        let loss = super::plain_remoteness::spread2(_mm256_movemask_epi8(x) as u32 as u64);
         cells[k] |= (0x5555_5555_5555_5555 ^ loss) | loss << 1;
     }
     let half = _mm_max_epu8(

@@ -7,8 +7,9 @@
 //! and the finished key tier's loss plane are synced, the data file is written and synced under
 //! its key tier's name, and only then is the checkpoint file renamed into place; the previous
 //! key tier's data file is deleted after that. A kill between any two steps leaves a checkpoint
-//! whose data file is in place, the new one's or the old one's. A resumed run checks every frame so far
-//! against its recorded checksum, the plane against its xxh3 and the data file against its own.
+//! whose data file is in place, the new one's or the old one's. A resumed run checks every
+//! frame so far against its recorded checksum, the plane against its xxh3 and the data file
+//! against its own.
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
