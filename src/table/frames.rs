@@ -19,6 +19,7 @@
 //! checksum before a byte of it is read, and a damaged one is an error naming the file.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
@@ -194,6 +195,38 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
             }
         }
         Ok(())
+    }
+
+    /// Copies frames `frames`' stored cells and remoteness nibbles as they are (the positions
+    /// the rules decide and those left out hold don't-care) into the raw table's words `cells`
+    /// and `nibbles`, the frames decoded (and checked) in parallel. For a kernel that restores
+    /// the rest a row at a time
+    /// ([`crate::solve::kernels::sliced_remoteness::restore_left_out`]).
+    pub(crate) fn copy_stored_frames(
+        &self,
+        cells: &[AtomicU64],
+        nibbles: &[AtomicU64],
+        frames: std::ops::Range<usize>,
+    ) -> Result<()> {
+        let h = self.header();
+        assert_eq!(h.remoteness_encoding, RemotenessEncoding::Nibbles);
+        let z = self
+            .payload()
+            .frames()
+            .expect("frames belong to compressed tables");
+        let stream = z.remoteness.as_ref().expect("nibbles mean a stream");
+        let (count, f) = (self.frame_count(), h.frame_positions);
+        frames.into_par_iter().try_for_each(|k| {
+            let first = k as u64 * f;
+            let c = self.decode(&z.cells, 0, k).map_err(|e| self.fail(e))?;
+            let r = self
+                .decode(stream, count + 1, k)
+                .map_err(|e| self.fail(e))?;
+            // Frames start at multiples of 32 positions: whole words of both.
+            store_bytes(&cells[(first / 32) as usize..], &c);
+            store_bytes(&nibbles[(first / 16) as usize..], &r);
+            Ok(())
+        })
     }
 
     /// Frame `k` restored: its stored positions, then the left-out ones found by searches over
@@ -402,6 +435,15 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
             }
             Ok::<(), Error>(())
         })
+    }
+}
+
+/// Stores `bytes` into `words` from the first on, little-endian, the last word zero-padded.
+fn store_bytes(words: &[AtomicU64], bytes: &[u8]) {
+    for (w, chunk) in words.iter().zip(bytes.chunks(8)) {
+        let mut b = [0u8; 8];
+        b[..chunk.len()].copy_from_slice(chunk);
+        w.store(u64::from_le_bytes(b), Ordering::Relaxed);
     }
 }
 

@@ -255,7 +255,7 @@ pub fn solve(
                     kernel.with_scratch(|sc| {
                         for row in chunk {
                             let (first, first_nibble_word, reads, r) =
-                                kernel.decide(row, sc, cells, nibbles);
+                                kernel.decide::<false>(row, sc, cells, nibbles);
                             n += reads;
                             longest.fetch_max(r, Ordering::Relaxed);
                             or_words(cells.words(), first, &sc.buf);
@@ -304,6 +304,85 @@ pub fn solve(
         },
         remoteness: crate::solve::finished::Remoteness::None,
     }))
+}
+
+/// Restores what a table that leaves one mover out does not store: class B (Right to move)
+/// of every row, in `cells` and `nibbles`, into which `stored(range)` puts the bytes the
+/// table stores for the positions `range` (class A as solved; the positions the rules decide,
+/// and class B, don't-care). Key tiers fullest first, as a solve goes, each first put in
+/// place: a row's class B is decided from its class A and from class A of the tier above
+/// ([`RowKernel::decide`] with `RESTORE`), and the row's cells and nibbles written whole, its
+/// positions the rules decide set as a solve sets them. `advance` is told the positions of
+/// each chunk of rows done. The bytes are then the raw table's; two key tiers are resident at
+/// a time, as in a solve.
+pub fn restore_left_out(
+    board: &SlicedBoard<'_>,
+    cells: &Cells<'_>,
+    nibbles: &Nibbles<'_>,
+    stored: &mut dyn FnMut(std::ops::Range<u64>) -> crate::Result<()>,
+    advance: &(dyn Fn(u64) + Sync),
+) -> crate::Result<()> {
+    let s = board.index;
+    assert_eq!(cells.len(), s.size(), "cells must match the board");
+    let kernel = RowKernel::new(board);
+    for k in (0..s.tier_rows.len()).rev() {
+        stored(key_tier_cells(s, k))?;
+        let rows = &s.rows[s.tier_rows[k].clone()];
+        for batch in batches(rows) {
+            batch
+                .par_chunks(ROWS_PER_UNIT)
+                .with_max_len(1)
+                .for_each(|chunk| {
+                    kernel.with_scratch(|sc| {
+                        for row in chunk {
+                            let (first, first_nibble_word, _, _) =
+                                kernel.decide::<true>(row, sc, cells, nibbles);
+                            let at = row.start..row.start + row.len as u64;
+                            put_words(cells.words(), first, &sc.buf, 2, at.clone());
+                            put_words(nibbles.words(), first_nibble_word, &sc.nbuf, 4, at);
+                        }
+                    });
+                    advance(chunk.iter().map(|r| r.len as u64).sum());
+                });
+            if let (Some(a), Some(b)) = (batch.first(), batch.last()) {
+                let written = a.start..b.start + b.len as u64;
+                cells.release(written.clone());
+                nibbles.release(written);
+            }
+        }
+        let above = key_tier_cells(s, k + 1);
+        cells.release(above.clone());
+        nibbles.release(above);
+    }
+    Ok(())
+}
+
+/// Writes `buf` (words from `first_word` on) over the `bits` bits a position of `positions`
+/// in `words`, leaving the other bits of the first and last word to their rows' tasks.
+fn put_words(
+    words: &[AtomicU64],
+    first_word: u64,
+    buf: &[u64],
+    bits: u64,
+    positions: std::ops::Range<u64>,
+) {
+    let (from, to) = (positions.start * bits, positions.end * bits);
+    for (w, &x) in buf.iter().enumerate() {
+        let at = first_word + w as u64;
+        let lo = from.max(at * 64) - at * 64;
+        let hi = to.min(at * 64 + 64).saturating_sub(at * 64);
+        if lo >= hi {
+            continue;
+        }
+        let word = &words[at as usize];
+        if hi - lo == 64 {
+            word.store(x, Ordering::Relaxed);
+        } else {
+            let mask = ((1u64 << (hi - lo)) - 1) << lo;
+            word.fetch_and(!mask, Ordering::Relaxed);
+            word.fetch_or(x & mask, Ordering::Relaxed);
+        }
+    }
 }
 
 /// The largest remoteness stored in `cells` and `nibbles`.
@@ -462,7 +541,13 @@ impl<'a> RowKernel<'a> {
     /// on) and its nibbles into `sc.nbuf` (from the second), both to be ORed in (a first and
     /// last word may be a neighbour's); also returns the child rows read and the row's longest
     /// remoteness. The rows of the key tier above must be decided in `cells` and `nibbles`.
-    fn decide(
+    ///
+    /// With `RESTORE`, the row's class A (Left to move) is read as stored in `cells` and
+    /// `nibbles` instead (but for the positions the rules decide: its ends and the positions
+    /// without a move) and class B (Right to move) decided from it and from class A of the rows
+    /// of the tier above: what a table that leaves Right's positions out
+    /// ([`restore_left_out`]) needs; the returned words are then the whole row's.
+    fn decide<const RESTORE: bool>(
         &self,
         row: &Row,
         sc: &mut Scratch,
@@ -472,9 +557,9 @@ impl<'a> RowKernel<'a> {
         #[cfg(target_arch = "x86_64")]
         if self.v3 {
             // SAFETY: `v3` says the CPU has the v3 extensions.
-            return unsafe { self.decide_v3(row, sc, cells, nibbles) };
+            return unsafe { self.decide_v3::<RESTORE>(row, sc, cells, nibbles) };
         }
-        self.decide_body(row, sc, cells, nibbles)
+        self.decide_body::<RESTORE>(row, sc, cells, nibbles)
     }
 
     /// [`RowKernel::decide_body`] compiled for x86-64-v3 (one instruction for each lowest set
@@ -484,18 +569,18 @@ impl<'a> RowKernel<'a> {
     /// The CPU has [`crate::base::cpu::V3_FEATURES`].
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt,fma")]
-    unsafe fn decide_v3(
+    unsafe fn decide_v3<const RESTORE: bool>(
         &self,
         row: &Row,
         sc: &mut Scratch,
         cells: &Cells<'_>,
         nibbles: &Nibbles<'_>,
     ) -> (u64, u64, u64, u32) {
-        self.decide_body(row, sc, cells, nibbles)
+        self.decide_body::<RESTORE>(row, sc, cells, nibbles)
     }
 
     #[inline(always)]
-    fn decide_body(
+    fn decide_body<const RESTORE: bool>(
         &self,
         row: &Row,
         sc: &mut Scratch,
@@ -516,9 +601,16 @@ impl<'a> RowKernel<'a> {
         sc.kbest[1].clear();
         sc.kbest[1].resize(len_b, 0);
         let mut reads = 0u64;
+        // Restoring, whether class A has key children (else a position of it without an empty
+        // low cell has no move: the rules decide it, and its stored bytes are don't-care).
+        let mut a_key = false;
         for KeyChild { m, g, first, n } in key_children(s, row) {
             let dm = d + m as i32;
             if dm.abs() > lw || sc.kbest[m].is_empty() {
+                continue;
+            }
+            if RESTORE && m == 0 {
+                a_key = true;
                 continue;
             }
             reads += 1;
@@ -536,6 +628,12 @@ impl<'a> RowKernel<'a> {
             }
         }
 
+        if RESTORE {
+            // Class A's scores as stored, by rank.
+            scores(cells, nibbles, row.start, len_a as u64, &mut sc.child);
+            sc.kbest[0].copy_from_slice(&sc.child);
+        }
+
         // The row's positions, largest column first: each reads its low children's scores.
         let (left_won, right_won) = (&sc.ends.left_won, &sc.ends.right_won);
         let bit = |plane: &[u64], v: usize| plane[v / 64] >> (v % 64) & 1 == 1;
@@ -550,6 +648,14 @@ impl<'a> RowKernel<'a> {
                 if b == 0 { 1 } else { 255 }
             } else if rwon {
                 if b == 0 { 255 } else { 1 }
+            } else if RESTORE && b == 0 {
+                let open = (e >> EMPTY_SHIFT) as u16 & 0xFFF;
+                // No move: lost at once, as a solve finds it.
+                if open == 0 && !a_key {
+                    255
+                } else {
+                    sc.kbest[0][rank]
+                }
             } else {
                 let mut best = sc.kbest[b][rank];
                 let mut open = (e >> EMPTY_SHIFT) as u16 & 0xFFF;
