@@ -43,6 +43,9 @@ const BATCH_PER_THREAD: usize = 4;
 /// out: the children of a frame's positions lie in a few dozen frames further on.
 const KEPT_BYTES: u64 = 64 << 20;
 
+/// A restored frame a search reads, when fetched.
+type Slot = Option<Arc<[u8]>>;
+
 /// Positions `first..first + n` (one frame) as the raw table stores them.
 pub(crate) struct RawFrame {
     pub first: u64,
@@ -383,12 +386,39 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
         searched: &[bool],
         mut put: impl FnMut(u64, u8, Option<u32>) -> Result<()>,
     ) -> Result<()> {
+        // The restored frames this frame's children lie in, fetched once each: a slot per frame
+        // of the table, made once a thread (made for each frame, a 25-cell table's 623k slots
+        // were 5 MB to zero each time) and emptied after, the slots used listed.
+        thread_local! {
+            static SLOTS: std::cell::RefCell<(Vec<Slot>, Vec<usize>)> =
+                const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
+        }
+        SLOTS.with(|cell| {
+            let (frames, used) = &mut *cell.borrow_mut();
+            frames.resize(self.frame_count(), None);
+            let found = self.search_left_out_in(kept, first, searched, frames, used, &mut put);
+            for k in used.drain(..) {
+                frames[k] = None;
+            }
+            found
+        })
+    }
+
+    /// [`Table::search_left_out`] with `frames`, a slot per frame of the table, all empty,
+    /// `used` listing those it fills.
+    fn search_left_out_in(
+        &self,
+        kept: &FrameCache,
+        first: u64,
+        searched: &[bool],
+        frames: &mut [Slot],
+        used: &mut Vec<usize>,
+        put: &mut impl FnMut(u64, u8, Option<u32>) -> Result<()>,
+    ) -> Result<()> {
         let h = self.header();
         let f = h.frame_positions;
         let encoding = h.remoteness_encoding;
         let remoteness = encoding.is_stored();
-        // The restored frames this frame's children lie in, fetched once each.
-        let mut frames: Vec<Option<Arc<[u8]>>> = vec![None; self.frame_count()];
         with_game!(self.game(), g => {
             for (i, _) in searched.iter().enumerate().filter(|(_, s)| **s) {
                 let pos = first + i as u64;
@@ -408,7 +438,10 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
                     let slot = &mut frames[kc as usize];
                     if slot.is_none() {
                         match self.kept_frame(kept, kc as usize) {
-                            Ok(b) => *slot = Some(b),
+                            Ok(b) => {
+                                *slot = Some(b);
+                                used.push(kc as usize);
+                            }
                             Err(e) => {
                                 failed = Some(e);
                                 return;
