@@ -311,7 +311,7 @@ pub fn solve(
 /// table stores for the positions `range` (class A as solved; the positions the rules decide,
 /// and class B, don't-care). Key tiers fullest first, as a solve goes, each first put in
 /// place: a row's class B is decided from its class A and from class A of the tier above
-/// ([`RowKernel::decide`] with `RESTORE`), and the row's cells and nibbles written whole, its
+/// (`RowKernel::decide` with `RESTORE`), and the row's cells and nibbles written whole, its
 /// positions the rules decide set as a solve sets them. `advance` is told the positions of
 /// each chunk of rows done. The bytes are then the raw table's; two key tiers are resident at
 /// a time, as in a solve.
