@@ -685,15 +685,11 @@ fn restore_rows(input: &Table, writer: &RawWriter, progress: &dyn Progress) -> R
             }
             // The frames the key tier lies in not copied before (one it shares with a tier
             // restored already holds that tier's restored positions).
-            let (a, b) = ((range.start / f) as usize, (range.end - 1) / f + 1);
-            let (a, b) = (
-                (a..b as usize).find(|&k| !copied[k]).unwrap_or(b as usize),
-                (a..b as usize).rev().find(|&k| !copied[k]).map_or(a, |k| k + 1),
-            );
-            if a < b {
-                input.copy_stored_frames(writer.words(), writer.nibble_words(), a..b)?;
-                copied[a..b].iter_mut().for_each(|c| *c = true);
-            }
+            let from = (range.start / f) as usize;
+            let to = ((range.end - 1) / f) as usize + 1;
+            let todo: Vec<usize> = (from..to).filter(|&k| !copied[k]).collect();
+            input.copy_stored_frames(writer.words(), writer.nibble_words(), &todo)?;
+            todo.iter().for_each(|&k| copied[k] = true);
             Ok(())
         };
         let cells = writer.cells(h.size);
@@ -779,12 +775,7 @@ pub fn decompress(input: &Table, out: &Path, progress: &dyn Progress) -> Result<
         match encoding {
             RemotenessEncoding::Nibbles => {
                 // Frames start at multiples of 32 positions: two whole words of 16 nibbles.
-                let words = &writer.nibble_words()[first / 16..];
-                for (w, chunk) in words.iter().zip(frame.remoteness.chunks(8)) {
-                    let mut b = [0u8; 8];
-                    b[..chunk.len()].copy_from_slice(chunk);
-                    w.store(u64::from_le_bytes(b), std::sync::atomic::Ordering::Relaxed);
-                }
+                super::frames::store_bytes(&writer.nibble_words()[first / 16..], &frame.remoteness);
             }
             RemotenessEncoding::Bytes(w) => {
                 let w = w as usize;

@@ -200,7 +200,7 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
         Ok(())
     }
 
-    /// Copies frames `frames`' stored cells and remoteness nibbles as they are (the positions
+    /// Copies the frames `frames` lists: their stored cells and remoteness nibbles as they are (the positions
     /// the rules decide and those left out hold don't-care) into the raw table's words `cells`
     /// and `nibbles`, the frames decoded (and checked) in parallel. For a kernel that restores
     /// the rest a row at a time
@@ -209,7 +209,7 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
         &self,
         cells: &[AtomicU64],
         nibbles: &[AtomicU64],
-        frames: std::ops::Range<usize>,
+        frames: &[usize],
     ) -> Result<()> {
         let h = self.header();
         assert_eq!(h.remoteness_encoding, RemotenessEncoding::Nibbles);
@@ -219,7 +219,7 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
             .expect("frames belong to compressed tables");
         let stream = z.remoteness.as_ref().expect("nibbles mean a stream");
         let (count, f) = (self.frame_count(), h.frame_positions);
-        frames.into_par_iter().try_for_each(|k| {
+        frames.par_iter().try_for_each(|&k| {
             let first = k as u64 * f;
             let c = self.decode(&z.cells, 0, k).map_err(|e| self.fail(e))?;
             let r = self
@@ -472,7 +472,7 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
 }
 
 /// Stores `bytes` into `words` from the first on, little-endian, the last word zero-padded.
-fn store_bytes(words: &[AtomicU64], bytes: &[u8]) {
+pub(super) fn store_bytes(words: &[AtomicU64], bytes: &[u8]) {
     for (w, chunk) in words.iter().zip(bytes.chunks(8)) {
         let mut b = [0u8; 8];
         b[..chunk.len()].copy_from_slice(chunk);

@@ -630,8 +630,7 @@ impl<'a> RowKernel<'a> {
 
         if RESTORE {
             // Class A's scores as stored, by rank.
-            scores(cells, nibbles, row.start, len_a as u64, &mut sc.child);
-            sc.kbest[0].copy_from_slice(&sc.child);
+            scores(cells, nibbles, row.start, len_a as u64, &mut sc.kbest[0]);
         }
 
         // The row's positions, largest column first: each reads its low children's scores.
