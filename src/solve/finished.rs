@@ -134,8 +134,31 @@ impl AnonBytes {
         unsafe { std::slice::from_raw_parts_mut(map.as_mut_ptr(), map.len()) }
     }
 
+    /// Frees the memory of the whole pages inside bytes `range`: they read as zero after.
+    pub(crate) fn discard(&self, range: std::ops::Range<usize>) {
+        let Some(map) = &self.map else { return };
+        let end = range.end.min(map.len());
+        if range.start >= end {
+            return;
+        }
+        const PAGE: usize = 4096;
+        let base = map.as_ptr() as usize;
+        let (from, to) = (
+            (base + range.start).next_multiple_of(PAGE),
+            (base + end) / PAGE * PAGE,
+        );
+        if from < to {
+            // SAFETY: whole pages inside the map, an anonymous private mapping: MADV_DONTNEED
+            // there frees them, and they read as zero on the next access. Advice only: a
+            // failure leaves them resident.
+            unsafe {
+                libc::madvise(from as *mut libc::c_void, to - from, libc::MADV_DONTNEED);
+            }
+        }
+    }
+
     /// The bytes as atomic words (the map is page-aligned; its length a multiple of 8).
-    pub(super) fn words(&self) -> &[std::sync::atomic::AtomicU64] {
+    pub(crate) fn words(&self) -> &[std::sync::atomic::AtomicU64] {
         let Some(map) = &self.map else { return &[] };
         // SAFETY: as in `atomics`.
         unsafe { crate::base::cells::mapped_atomics(map) }

@@ -17,11 +17,9 @@ use super::workfiles::OutputLock;
 use super::write::{GameFields, RawWriter, TableFile, TableSink};
 use super::zstd::{DontCareFill, Entry, Params, compress_frame, seek_table};
 use crate::base::cells;
-use crate::base::error::table::TableErrorKind;
 use crate::base::error::{ConvertError, Error, Result};
 use crate::base::progress::Progress;
-use crate::game::{Game, Omissions, Rules, Tiered, by_rules};
-use crate::solve::kernels::sliced_remoteness::{Nibbles, restore_left_out};
+use crate::game::{Game, Omissions, Rules, by_rules};
 use crate::with_game;
 
 /// Frames compressed together before they are written (per thread).
@@ -664,49 +662,6 @@ fn nibble_frame(
     Ok(out)
 }
 
-/// Restores the raw table of `input`, a table of a sliced board with remoteness in nibbles
-/// that leaves one mover out, into `writer`'s mapped cells and nibbles, a key tier at a time:
-/// the stored bytes of its frames copied as they are (each frame once), then the left-out
-/// positions of its rows decided from their children by the row kernel (no position looked up
-/// alone); the counts are checked against the header's. `false` (nothing written) for a table
-/// of another shape.
-fn restore_rows(input: &Table, writer: &RawWriter, progress: &dyn Progress) -> Result<bool> {
-    let h = input.header();
-    crate::with_tiered_game!(input.game(), g => {
-        let Some(board) = g.board_shape().and_then(|b| b.sliced()) else {
-            return Ok(false);
-        };
-        progress.stage("decompressing and restoring the left-out positions, a key tier at a time", h.size);
-        let f = h.frame_positions;
-        let mut copied = vec![false; input.frame_count()];
-        let mut stored = |range: std::ops::Range<u64>| -> crate::Result<()> {
-            if range.is_empty() {
-                return Ok(());
-            }
-            // The frames the key tier lies in not copied before (one it shares with a tier
-            // restored already holds that tier's restored positions).
-            let from = (range.start / f) as usize;
-            let to = ((range.end - 1) / f) as usize + 1;
-            let todo: Vec<usize> = (from..to).filter(|&k| !copied[k]).collect();
-            input.copy_stored_frames(writer.words(), writer.nibble_words(), &todo)?;
-            todo.iter().for_each(|&k| copied[k] = true);
-            Ok(())
-        };
-        let cells = writer.cells(h.size);
-        // SAFETY: the nibble words are the writer's shared mapping of its file.
-        let nibbles = unsafe { Nibbles::over_file(writer.nibble_words()) };
-        restore_left_out(&board, &cells, &nibbles, &mut stored, &|n| progress.advance(n))?;
-        let counts = cells.counts();
-        if counts != h.counts {
-            return Err(input.fail(TableErrorKind::Damaged(format!(
-                "its positions restored count {counts:?} (unused, win, loss, draw), its header {:?}",
-                h.counts
-            ))));
-        }
-        Ok(true)
-    }, _ => Ok(false))
-}
-
 /// Writes the raw table a compressed table stands for (byte for byte what `build` wrote); its
 /// stages (each section decompressed, the table written) are told to `progress`, and so are the
 /// stale work files of `out` it removes, as notes.
@@ -739,13 +694,10 @@ pub fn decompress(input: &Table, out: &Path, progress: &dyn Progress) -> Result<
     if encoding == RemotenessEncoding::Nibbles {
         writer = writer.with_nibbles()?;
     }
-    // A table of a sliced board that leaves Right's positions out: its stored frames copied
-    // as they are, then the rest restored a row at a time by the row kernel.
-    if h.encoding == Encoding::ZstdOmitted
-        && encoding == RemotenessEncoding::Nibbles
-        && h.grundy.is_none()
-        && restore_rows(input, &writer, progress)?
-    {
+    // A table of a sliced board that leaves Right's positions out, remoteness in nibbles: its
+    // stored frames copied as they are, then the rest restored a row at a time by the row
+    // kernel.
+    if super::rows::restore_rows(input, &writer, progress)? {
         input.check_unchanged()?;
         progress.stage("writing the raw table", 0);
         return writer.finish(h.counts, h.rounds, encoding, &[]);

@@ -263,14 +263,16 @@ fn the_text_has_a_row_per_tier_and_the_histograms() {
 
 /// A compressed table counts as the raw one it was made from: positions the rules decide,
 /// stored as "don't care" (the default fill), are taken from the walk's status; a table that
-/// leaves Right's positions out is read front to back, each left out position found by a
-/// search.
+/// leaves Right's positions out is restored by rows and counted (a sliced board with
+/// remoteness) or read front to back, each left-out position found by a search.
 #[test]
 fn compressed_tables_count_as_the_raw_ones() {
     let dir = tempfile::tempdir().unwrap();
     for (spec, extra) in [
         ("hex:3", vec!["--remoteness"]),
         ("hex:3,start=L,sym", vec!["--remoteness"]),
+        ("bridgit:3,start=R,sym", vec!["--remoteness"]),
+        ("hex:3,start=R,sliced", vec!["--remoteness"]),
         ("bridgit:3,start=L", vec!["--remoteness"]),
         ("hackenbush-tree:l(l;rg);e(r;b)", vec!["--remoteness"]),
         ("bridgit:3,start=L,sliced", vec![]),
@@ -278,8 +280,9 @@ fn compressed_tables_count_as_the_raw_ones() {
         let raw = build(dir.path(), spec, &extra);
         let expect = ok(&["research", "tiers", "--table", path_str(&raw), "--json"]);
         let mut compressions = vec![vec!["--level", "3"], vec!["--fill", "stored"]];
-        // Cell games: one mover left out (read front to back, each left-out position
-        // searched with its frame), with and without remoteness, in frames of 32 positions too.
+        // Cell games: one mover left out, with and without remoteness, in frames of 32
+        // positions too (a sliced board's with remoteness restored by rows and counted, the
+        // others read front to back, each left-out position searched with its frame).
         if !spec.starts_with("hackenbush") {
             compressions.push(vec!["--one-mover"]);
             compressions.push(vec!["--one-mover", "--frame-positions", "32"]);

@@ -17,8 +17,12 @@
 //! a position taken from the walk (its status and number of children), as a compressed table
 //! needs for the positions it stores as "don't care".
 //!
-//! A compressed table that leaves one mover out is read front to back instead
-//! (`Table::restore_frames`: frames restored in parallel a batch at a time, each left-out
+//! A compressed table of a sliced board with remoteness in nibbles that leaves one mover out
+//! is counted by its rows ([`Table::count_by_rows`]: the row kernel restores a key tier's
+//! left-out positions from its stored ones and counts them where they are decided, two key
+//! tiers in memory; Bridg-It 4's one-mover table in minutes where the searches below took
+//! about two hours). Any other compressed table that leaves one mover out is read front to
+//! back (`Table::restore_frames`: frames restored in parallel a batch at a time, each left-out
 //! position searched with its frame), each used position counted in the tier its index says
 //! ([`Tiered::tier_of`]): looked up one at a time, each left-out position would read all its
 //! children through the table's cache (hex:4 with remoteness: 20 s against 4.8 s). Where every
@@ -70,18 +74,24 @@ impl Tally {
 
     #[inline]
     fn count(&mut self, value: Value, remoteness: Option<u32>) {
-        self.positions += 1;
+        self.count_n(value, remoteness, 1);
+    }
+
+    /// Counts `n` positions of `value` and `remoteness`.
+    #[inline]
+    fn count_n(&mut self, value: Value, remoteness: Option<u32>, n: u64) {
+        self.positions += n;
         let histogram = match value {
             Value::Win => {
-                self.wins += 1;
+                self.wins += n;
                 &mut self.win_remoteness
             }
             Value::Loss => {
-                self.losses += 1;
+                self.losses += n;
                 &mut self.loss_remoteness
             }
             Value::Draw => {
-                self.draws += 1;
+                self.draws += n;
                 return;
             }
         };
@@ -90,7 +100,7 @@ impl Tally {
             if r >= histogram.len() {
                 histogram.resize(r + 1, 0);
             }
-            histogram[r] += 1;
+            histogram[r] += n;
         }
     }
 }
@@ -200,7 +210,13 @@ pub fn tiers<B: AsRef<[u8]> + Sync>(table: &Table<B>, progress: &dyn Progress) -
     let used = table.header().size - counts[0];
     progress.stage("", used);
     let (tallies, tier_meaning) = with_tiered_game!(table.game(), g => {
-        let tallies = if table.leaves_one_mover_out() && g.tier_of(0).is_some() {
+        let tallies = if let Some(counts) = table.count_by_rows(progress)? {
+            let mut tallies = vec![Tally::default(); g.tier_count() as usize];
+            for (t, v, r, n) in counts.entries() {
+                tallies[t as usize].count_n(v, Some(r), n);
+            }
+            tallies
+        } else if table.leaves_one_mover_out() && g.tier_of(0).is_some() {
             stream(g, table, progress)?
         } else {
             walk(g, table, progress)?
