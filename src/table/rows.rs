@@ -20,7 +20,8 @@ use crate::game::shape::SlicedBoard;
 use crate::game::{Tiered, Value};
 use crate::solve::finished::AnonBytes;
 use crate::solve::kernels::sliced_remoteness::{
-    Nibbles, count_left_out, nibble_words_for, restore_left_out, score_meaning,
+    Nibbles, count_left_out, count_resident_bytes, nibble_words_for, restore_left_out,
+    score_meaning,
 };
 
 /// Puts the stored bytes of a range of positions in place: the frames it lies in that were not
@@ -126,8 +127,9 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
     /// Every used position of this table counted by tier (the game's [`Tiered::tier_of`]:
     /// filled cells), value and remoteness, from its rows restored in memory and counted
     /// instead of written (module docs): for a table of a sliced board with remoteness in
-    /// nibbles that leaves one mover out; `None` for any other. The stored bytes of two key
-    /// tiers are resident at a time, in anonymous memory; `progress` is advanced by the
+    /// nibbles that leaves one mover out; `None` for any other, and where that would take more
+    /// memory than [`crate::base::memory::default_limit`] (noted to `progress`). The stored
+    /// bytes of two key tiers are resident at a time, in anonymous memory; `progress` is advanced by the
     /// positions counted. The sums are the caller's to check against the header's counts.
     pub fn count_by_rows(&self, progress: &dyn Progress) -> Result<Option<CountsByTier>> {
         if !sliced_one_mover(self) {
@@ -145,6 +147,16 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
         let Some(board) = board else {
             return Ok(None);
         };
+        let need = count_resident_bytes(board.index);
+        let limit = crate::base::memory::default_limit();
+        if need > limit {
+            progress.note(&format!(
+                "counting by rows needs {} MiB of memory, {} MiB are available: each left-out position is searched instead (slower)",
+                need >> 20,
+                limit >> 20
+            ));
+            return Ok(None);
+        }
         let size = self.header().size;
         let anon = |bytes: u64| {
             AnonBytes::new(bytes).map_err(|e| {

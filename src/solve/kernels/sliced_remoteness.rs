@@ -183,6 +183,18 @@ pub fn resident_bytes(s: &Sliced) -> u64 {
     pair.div_ceil(4) + pair.div_ceil(2) + super::sliced_rows::tables_bytes(s) + low * 18
 }
 
+/// Bytes [`count_left_out`] keeps resident: the cells and nibbles of two key tiers (the
+/// largest such pair: neither is released in batches, as a solve's written rows are), and the
+/// tables.
+pub fn count_resident_bytes(s: &Sliced) -> u64 {
+    let pair = (0..s.tier_rows.len())
+        .map(|k| tier_len(s, k) + tier_len(s, k + 1))
+        .max()
+        .unwrap_or(0);
+    let low = 3u64.pow(s.low_digits());
+    pair.div_ceil(4) + pair.div_ceil(2) + super::sliced_rows::tables_bytes(s) + low * 18
+}
+
 /// The most positions a row holds.
 fn max_row(s: &Sliced) -> u64 {
     s.rows.iter().map(|r| r.len as u64).max().unwrap_or(0)
@@ -335,11 +347,7 @@ pub fn restore_left_out(
         |chunk| {
             kernel.with_scratch(|sc| {
                 for row in chunk {
-                    let (first, first_nibble_word, _, _) =
-                        kernel.decide::<true>(row, sc, cells, nibbles);
-                    let at = row.start..row.start + row.len as u64;
-                    put_words(cells.words(), first, &sc.buf, 2, at.clone());
-                    put_words(nibbles.words(), first_nibble_word, &sc.nbuf, 4, at);
+                    kernel.restore_row(row, sc, cells, nibbles, row.len);
                 }
             });
             advance(chunk.iter().map(|r| r.len as u64).sum());
@@ -398,13 +406,9 @@ pub fn count_left_out(
             let mut counts = counts[at].lock().unwrap_or_else(|e| e.into_inner());
             kernel.with_scratch(|sc| {
                 for row in chunk {
-                    let (first, first_nibble_word, _, _) =
-                        kernel.decide::<true>(row, sc, cells, nibbles);
                     // Class A written back: the rows below read it, the positions the rules
                     // decide as the rules say (stored, they are don't-care).
-                    let a = row.start..row.start + row.split as u64;
-                    put_words(cells.words(), first, &sc.buf, 2, a.clone());
-                    put_words(nibbles.words(), first_nibble_word, &sc.nbuf, 4, a);
+                    kernel.restore_row(row, sc, cells, nibbles, row.split);
                     let (a, b) = sc.out[..row.len as usize].split_at(row.split as usize);
                     for (class, scores) in [(row.d, a), (row.d + 1, b)] {
                         if !scores.is_empty() {
@@ -695,6 +699,22 @@ impl<'a> RowKernel<'a> {
             max_row: max_row(s) as usize,
             v3: crate::base::cpu::v3(),
         }
+    }
+
+    /// Restores `row` (`decide` with `RESTORE`) and writes its first `n` positions' cells and
+    /// nibbles over the stored bytes; its scores stay in `sc.out`.
+    fn restore_row(
+        &self,
+        row: &Row,
+        sc: &mut Scratch,
+        cells: &Cells<'_>,
+        nibbles: &Nibbles<'_>,
+        n: u32,
+    ) {
+        let (first, first_nibble_word, _, _) = self.decide::<true>(row, sc, cells, nibbles);
+        let at = row.start..row.start + n as u64;
+        put_words(cells.words(), first, &sc.buf, 2, at.clone());
+        put_words(nibbles.words(), first_nibble_word, &sc.nbuf, 4, at);
     }
 
     /// Runs `f` with this thread's scratch (made once a thread: a row's scratch is half a
