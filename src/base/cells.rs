@@ -334,11 +334,24 @@ pub unsafe fn mapped_atomics<A: ZeroedAtomic>(map: &memmap2::MmapRaw) -> &[A] {
 /// The addresses must lie in one shared mapping of a file (`MAP_SHARED`); over private or
 /// anonymous memory the advice would zero the pages.
 pub unsafe fn release_file_pages(from: usize, to: usize) {
+    // SAFETY: inside one shared file mapping (the caller's promise), where dropping a page
+    // keeps its contents.
+    unsafe { drop_pages(from, to) }
+}
+
+/// `madvise(MADV_DONTNEED)` over the pages wholly inside the addresses `from..to`: a shared
+/// file mapping's pages leave resident memory and keep their contents
+/// ([`release_file_pages`]); a private or anonymous mapping's are freed and read as zero on the
+/// next access. Advice only: a failure leaves the pages resident.
+///
+/// # Safety
+/// The addresses lie in one mapping, and where it is private or anonymous no one needs the
+/// pages' contents any more.
+pub unsafe fn drop_pages(from: usize, to: usize) {
     const PAGE: usize = 4096;
     let (start, end) = (from.next_multiple_of(PAGE), to / PAGE * PAGE);
     if start < end {
-        // SAFETY: a page-aligned range inside one shared file mapping (the caller's promise);
-        // MADV_DONTNEED on such a range only unmaps its pages from this process.
+        // SAFETY: a page-aligned range inside one mapping (the caller's promise).
         unsafe {
             libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_DONTNEED);
         }

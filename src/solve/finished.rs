@@ -138,22 +138,11 @@ impl AnonBytes {
     pub(crate) fn discard(&self, range: std::ops::Range<usize>) {
         let Some(map) = &self.map else { return };
         let end = range.end.min(map.len());
-        if range.start >= end {
-            return;
-        }
-        const PAGE: usize = 4096;
-        let base = map.as_ptr() as usize;
-        let (from, to) = (
-            (base + range.start).next_multiple_of(PAGE),
-            (base + end) / PAGE * PAGE,
-        );
-        if from < to {
-            // SAFETY: whole pages inside the map, an anonymous private mapping: MADV_DONTNEED
-            // there frees them, and they read as zero on the next access. Advice only: a
-            // failure leaves them resident.
-            unsafe {
-                libc::madvise(from as *mut libc::c_void, to - from, libc::MADV_DONTNEED);
-            }
+        if range.start < end {
+            let base = map.as_ptr() as usize;
+            // SAFETY: inside the map, an anonymous mapping; the caller discards what no one
+            // reads again.
+            unsafe { crate::base::cells::drop_pages(base + range.start, base + end) }
         }
     }
 

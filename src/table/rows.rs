@@ -129,8 +129,9 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
     /// instead of written (module docs): for a table of a sliced board with remoteness in
     /// nibbles that leaves one mover out; `None` for any other, and where that would take more
     /// memory than [`crate::base::memory::default_limit`] (noted to `progress`). The stored
-    /// bytes of two key tiers are resident at a time, in anonymous memory; `progress` is advanced by the
-    /// positions counted. The sums are the caller's to check against the header's counts.
+    /// bytes of two key tiers are resident at a time, in anonymous memory; `progress` is
+    /// advanced by the positions counted. The sums are the caller's to check against the
+    /// header's counts.
     pub fn count_by_rows(&self, progress: &dyn Progress) -> Result<Option<CountsByTier>> {
         if !sliced_one_mover(self) {
             return Ok(None);

@@ -177,10 +177,15 @@ pub fn resident_bytes(s: &Sliced) -> u64 {
         .map(|k| tier_len(s, k).min(BATCH_POSITIONS + max_row(s)) + tier_len(s, k + 1))
         .max()
         .unwrap_or(0);
-    // Two bits and four a position; the merged classes (8 bytes a column, twice) and the
-    // columns' empty cells (2 bytes).
+    bytes_with_tables(s, pair)
+}
+
+/// The bytes of `positions` positions' cells and nibbles (two bits and four a position) and
+/// the kernel's tables: the values kernel's, the merged classes (8 bytes a column, twice) and
+/// the columns' empty cells (2 bytes).
+fn bytes_with_tables(s: &Sliced, positions: u64) -> u64 {
     let low = 3u64.pow(s.low_digits());
-    pair.div_ceil(4) + pair.div_ceil(2) + super::sliced_rows::tables_bytes(s) + low * 18
+    positions.div_ceil(4) + positions.div_ceil(2) + super::sliced_rows::tables_bytes(s) + low * 18
 }
 
 /// Bytes [`count_left_out`] keeps resident: the cells and nibbles of two key tiers (the
@@ -191,8 +196,7 @@ pub fn count_resident_bytes(s: &Sliced) -> u64 {
         .map(|k| tier_len(s, k) + tier_len(s, k + 1))
         .max()
         .unwrap_or(0);
-    let low = 3u64.pow(s.low_digits());
-    pair.div_ceil(4) + pair.div_ceil(2) + super::sliced_rows::tables_bytes(s) + low * 18
+    bytes_with_tables(s, pair)
 }
 
 /// The most positions a row holds.
@@ -353,7 +357,7 @@ pub fn restore_left_out(
             advance(chunk.iter().map(|r| r.len as u64).sum());
         },
         // A batch's pages are written: they leave resident memory (the file keeps them).
-        |written, _| release(written),
+        release,
         release,
     )
 }
@@ -419,7 +423,7 @@ pub fn count_left_out(
             });
             advance(chunk.iter().map(|r| r.len as u64).sum());
         },
-        |_, _| {},
+        |_| {},
         discard,
     )?;
     let mut total = vec![[0u64; 256]; tiers];
@@ -510,27 +514,26 @@ pub fn score_meaning(score: u8) -> (u8, u32) {
 
 /// The loop [`restore_left_out`] and [`count_left_out`] share: key tiers fullest first, each
 /// first put in place by `stored`, its rows in batches of about [`BATCH_POSITIONS`] positions;
-/// each batch's chunks of [`ROWS_PER_UNIT`] rows go to `chunk` in parallel, and their results,
-/// with the batch's positions, to `batch_done`; `tier_done` is told the positions of the tier
-/// above once its last reader is done.
-fn each_restored_chunk<T: Send>(
+/// each batch's chunks of [`ROWS_PER_UNIT`] rows go to `chunk` in parallel, then the batch's
+/// positions to `batch_done`; `tier_done` is told the positions of the tier above once its last
+/// reader is done.
+fn each_restored_chunk(
     s: &Sliced,
     stored: &mut dyn FnMut(std::ops::Range<u64>) -> crate::Result<()>,
-    chunk: impl Fn(&[Row]) -> T + Sync,
-    mut batch_done: impl FnMut(std::ops::Range<u64>, Vec<T>),
+    chunk: impl Fn(&[Row]) + Sync,
+    mut batch_done: impl FnMut(std::ops::Range<u64>),
     mut tier_done: impl FnMut(std::ops::Range<u64>),
 ) -> crate::Result<()> {
     for k in (0..s.tier_rows.len()).rev() {
         stored(key_tier_cells(s, k))?;
         let rows = &s.rows[s.tier_rows[k].clone()];
         for batch in batches(rows) {
-            let results: Vec<T> = batch
+            batch
                 .par_chunks(ROWS_PER_UNIT)
                 .with_max_len(1)
-                .map(&chunk)
-                .collect();
+                .for_each(&chunk);
             if let (Some(a), Some(b)) = (batch.first(), batch.last()) {
-                batch_done(a.start..b.start + b.len as u64, results);
+                batch_done(a.start..b.start + b.len as u64);
             }
         }
         tier_done(key_tier_cells(s, k + 1));
