@@ -508,28 +508,23 @@ impl CellSource for ZstdFrames {
         })
     }
 
+    /// The stored code and remoteness, then the rules asked once (where `code` and
+    /// `remoteness` apart ask them twice: on a sliced index that is two unrankings).
     #[inline]
     fn code_and_remoteness(&self, at: &Stored<'_>, pos: u64) -> Answer<(u8, Option<u32>)> {
-        code_then_remoteness(self, at, pos)
+        let code = self.stored_code(at, pos)?;
+        let stored = at.header.remoteness_encoding.is_stored();
+        let remoteness = if stored {
+            self.stored_remoteness(at, pos, || Ok(code))?
+        } else {
+            None
+        };
+        Ok(match at.rules(pos) {
+            Rules::Unused => (cells::UNUSED, None),
+            Rules::Known(v, r) => (cells::code(v), r.filter(|_| stored)),
+            Rules::Search => (code, remoteness),
+        })
     }
-}
-
-/// `code_and_remoteness` of a payload whose answers are not only its stored bytes (the rules'
-/// "don't care", a one-ply search): the code and the remoteness each asked as answered, not the
-/// remoteness read relative to the stored code as the trait's default does.
-#[inline]
-pub(super) fn code_then_remoteness<P: CellSource>(
-    p: &P,
-    at: &Stored<'_>,
-    pos: u64,
-) -> Answer<(u8, Option<u32>)> {
-    let code = p.code(at, pos)?;
-    let remoteness = if at.header.remoteness_encoding.is_stored() {
-        p.remoteness(at, pos)?
-    } else {
-        None
-    };
-    Ok((code, remoteness))
 }
 
 /// Parses a compressed stream and checks its seek table against the checksum list.

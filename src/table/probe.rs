@@ -295,7 +295,8 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
 
     /// Looks a position up by index, with the value of every move.
     pub fn probe(&self, pos: u64) -> Result<Probe> {
-        let value = self.value(pos)?.ok_or_else(|| {
+        let (value, remoteness) = self.value_and_remoteness(pos)?;
+        let value = value.ok_or_else(|| {
             Error::table(
                 self.path(),
                 format!("index {pos} holds no position (unused in this game)"),
@@ -305,13 +306,16 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
         with_game!(self.game(), g => {
             let mut moves = Vec::new();
             for (place, m) in g.moves(pos).into_iter().enumerate() {
-                let v = self.value(m.child)?.ok_or_else(|| {
+                // Value and remoteness in one lookup: a child a one-mover table leaves out is
+                // searched once, not once for each.
+                let (v, r) = self.value_and_remoteness(m.child)?;
+                let v = v.ok_or_else(|| {
                     Error::table(self.path(), format!("move {} leads to an unused index", m.name))
                 })?;
                 let id = g.move_id(&m.name).unwrap_or(place as u64);
                 let ends = self.game_over(m.child);
                 let position = g.child_text(pos, &m);
-                let child = (v, self.remoteness(m.child)?);
+                let child = (v, r);
                 let mut pm = ProbeMove::new(m.name, id, m.child, position, child, ends);
                 pm.extra = g.annotate(m.child, &stored)?;
                 pm.grundy = self.grundy_if_held(m.child)?;
@@ -321,7 +325,7 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
                 position: g.position_text(pos),
                 index: pos,
                 value,
-                remoteness: self.remoteness(pos)?,
+                remoteness,
                 game_over: self.game_over(pos),
                 extra: g.annotate(pos, &stored)?,
                 best: best_of(&moves),

@@ -431,6 +431,29 @@ fn one_mover_tables_answer_every_position_like_raw_ones() {
                     "{spec} {extra:?} remoteness of {pos}"
                 );
             }
+            // Value and remoteness in one lookup, and whole probes (every move's value and
+            // remoteness: a left-out child is searched), as the raw table answers them.
+            let both = Table::open(&z).unwrap();
+            let json = |p: retrodb::Result<retrodb::Probe>| {
+                p.map(|p| serde_json::to_value(p).unwrap()).ok()
+            };
+            let stride = (r.header().size / 4000).max(1) as usize;
+            for pos in (0..r.header().size).step_by(stride) {
+                let want = (r.value(pos).unwrap(), r.remoteness(pos).unwrap());
+                assert_eq!(c.value_and_remoteness(pos).unwrap(), want, "{spec} {pos}");
+                assert_eq!(
+                    both.value_and_remoteness(pos).unwrap(),
+                    want,
+                    "{spec} {pos}"
+                );
+                let probe = json(r.probe(pos));
+                assert_eq!(json(c.probe(pos)), probe, "{spec} {extra:?} probe of {pos}");
+                assert_eq!(
+                    json(both.probe(pos)),
+                    probe,
+                    "{spec} {extra:?} probe of {pos}"
+                );
+            }
             let batch: Vec<u64> = (0..r.header().size).rev().collect();
             for (pos, v) in batch.iter().zip(c.values(&batch)) {
                 assert_eq!(r.value(*pos).unwrap(), v.unwrap(), "{spec} batch {pos}");

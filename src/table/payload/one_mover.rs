@@ -5,7 +5,7 @@
 //! through the payload inside (so from checked bytes); a left-out child is an error, never a
 //! guess.
 
-use super::{Answer, CellSource, Stored, code_then_remoteness};
+use super::{Answer, CellSource, Stored};
 use crate::base::cells;
 use crate::base::error::table::TableErrorKind;
 use crate::game::{Game, Omissions, Rules, by_rules};
@@ -168,6 +168,6 @@ impl<P: CellSource> CellSource for OneMover<P> {
             let stored = at.header.remoteness_encoding.is_stored();
             return self.searched(at, pos, stored);
         }
-        code_then_remoteness(self, at, pos)
+        self.0.code_and_remoteness(at, pos)
     }
 }
