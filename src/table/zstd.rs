@@ -9,6 +9,7 @@
 //! bytes match their recorded checksum and whose zstd content checksum matched on decoding.
 
 use std::cell::RefCell;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::table::format::Section;
@@ -360,17 +361,24 @@ pub fn decompress_frame(
 /// One cache slot: the key of the frame it holds and the decoded bytes.
 type Slot = Mutex<Option<(u64, Arc<[u8]>)>>;
 
-/// A direct-mapped cache of decoded frames, safe to share between threads.
+/// A cache of decoded frames, two ways to a set, safe to share between threads. A full
+/// probe's frames (the position's, its children's and grandchildren's, some 30) fell on each
+/// other's slot often enough in a direct-mapped cache that a hot probe decoded frames again.
 pub struct FrameCache {
+    /// Set `s`'s two slots are `2 * s` and `2 * s + 1`.
     slots: Vec<Slot>,
+    /// Each set's way used last: a miss replaces the other.
+    recent: Vec<AtomicU8>,
 }
 
 impl FrameCache {
     /// A cache of about `bytes` bytes of frames of `frame_bytes` bytes, for `frames` frames.
     pub fn new(bytes: u64, frame_bytes: u64, frames: u64) -> FrameCache {
         let n = (bytes / frame_bytes.max(1)).clamp(1, frames.max(1));
+        let sets = n.div_ceil(2);
         FrameCache {
-            slots: (0..n).map(|_| Mutex::new(None)).collect(),
+            slots: (0..2 * sets).map(|_| Mutex::new(None)).collect(),
+            recent: (0..sets).map(|_| AtomicU8::new(0)).collect(),
         }
     }
 
@@ -380,18 +388,7 @@ impl FrameCache {
         key: u64,
         decode: impl FnOnce() -> Result<Vec<u8>, E>,
     ) -> Result<Arc<[u8]>, E> {
-        let slot = &self.slots[(key % self.slots.len() as u64) as usize];
-        {
-            let guard = slot.lock().unwrap_or_else(|p| p.into_inner());
-            if let Some((k, bytes)) = guard.as_ref()
-                && *k == key
-            {
-                return Ok(bytes.clone());
-            }
-        }
-        let bytes: Arc<[u8]> = Arc::from(decode()?);
-        *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some((key, bytes.clone()));
-        Ok(bytes)
+        self.with_kept(key, decode, Arc::clone)
     }
 
     /// Runs `read` on the decoded frame `key`, decoding it with `decode` on a miss.
@@ -401,20 +398,36 @@ impl FrameCache {
         decode: impl FnOnce() -> Result<Vec<u8>, E>,
         read: impl FnOnce(&[u8]) -> R,
     ) -> Result<R, E> {
-        // Keys are frame numbers: consecutive frames take consecutive slots, and a cache with a
-        // slot per frame never evicts.
-        let slot = &self.slots[(key % self.slots.len() as u64) as usize];
-        {
-            let guard = slot.lock().unwrap_or_else(|p| p.into_inner());
+        self.with_kept(key, decode, |b| read(b))
+    }
+
+    fn with_kept<R, E>(
+        &self,
+        key: u64,
+        decode: impl FnOnce() -> Result<Vec<u8>, E>,
+        read: impl FnOnce(&Arc<[u8]>) -> R,
+    ) -> Result<R, E> {
+        // Keys are frame numbers: consecutive frames take consecutive sets, and a cache with a
+        // slot per frame never evicts (a set takes at most two keys).
+        let set = (key % self.recent.len() as u64) as usize;
+        for way in 0..2 {
+            let guard = self.slots[2 * set + way]
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
             if let Some((k, bytes)) = guard.as_ref()
                 && *k == key
             {
+                self.recent[set].store(way as u8, Ordering::Relaxed);
                 return Ok(read(bytes));
             }
         }
         let bytes: Arc<[u8]> = Arc::from(decode()?);
         let r = read(&bytes);
-        *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some((key, bytes));
+        let way = 1 - self.recent[set].load(Ordering::Relaxed) as usize;
+        *self.slots[2 * set + way]
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = Some((key, bytes));
+        self.recent[set].store(way as u8, Ordering::Relaxed);
         Ok(r)
     }
 }
@@ -480,5 +493,27 @@ mod tests {
             assert_eq!(v, 7);
         }
         assert_eq!(decodes, 1);
+    }
+
+    /// Two frames of one set stay together; a third replaces the one used less recently.
+    #[test]
+    fn a_set_keeps_its_two_most_recent_frames() {
+        // Four slots, two sets: keys 0, 2 and 4 share set 0.
+        let cache = FrameCache::new(400, 100, 10);
+        let decoded = std::cell::RefCell::new(Vec::new());
+        let read = |key: u64| {
+            let b = cache
+                .get(key, || {
+                    decoded.borrow_mut().push(key);
+                    Ok::<_, String>(vec![key as u8; 100])
+                })
+                .unwrap();
+            assert_eq!(b[99], key as u8);
+        };
+        for key in [0, 2, 0, 2, 0, 4, 0, 2] {
+            read(key);
+        }
+        // 4 replaced 2 (0 was used last), and 2 then replaced 4.
+        assert_eq!(*decoded.borrow(), vec![0, 2, 4, 2]);
     }
 }
