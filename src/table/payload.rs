@@ -491,21 +491,13 @@ impl CellSource for ZstdFrames {
     #[inline]
     fn code(&self, at: &Stored<'_>, pos: u64) -> Answer<u8> {
         let stored = self.stored_code(at, pos)?;
-        Ok(match at.rules(pos) {
-            Rules::Unused => cells::UNUSED,
-            Rules::Known(v, _) => cells::code(v),
-            Rules::Search => stored,
-        })
+        Ok(ruled(at.rules(pos), (stored, None)).0)
     }
 
     #[inline]
     fn remoteness(&self, at: &Stored<'_>, pos: u64) -> Answer<Option<u32>> {
         let stored = self.stored_remoteness(at, pos, || self.stored_code(at, pos))?;
-        Ok(match at.rules(pos) {
-            Rules::Unused => None,
-            Rules::Known(_, r) => r,
-            Rules::Search => stored,
-        })
+        Ok(ruled(at.rules(pos), (cells::UNUSED, stored)).1)
     }
 
     /// The stored code and remoteness, then the rules asked once (where `code` and
@@ -519,11 +511,19 @@ impl CellSource for ZstdFrames {
         } else {
             None
         };
-        Ok(match at.rules(pos) {
-            Rules::Unused => (cells::UNUSED, None),
-            Rules::Known(v, r) => (cells::code(v), r.filter(|_| stored)),
-            Rules::Search => (code, remoteness),
-        })
+        let (code, remoteness) = ruled(at.rules(pos), (code, remoteness));
+        Ok((code, remoteness.filter(|_| stored)))
+    }
+}
+
+/// A position's code and remoteness: what the rules say of it, or where they need a search,
+/// `stored` (the payload's bytes, "don't care" wherever the rules decide).
+#[inline]
+fn ruled(rules: Rules, stored: (u8, Option<u32>)) -> (u8, Option<u32>) {
+    match rules {
+        Rules::Unused => (cells::UNUSED, None),
+        Rules::Known(v, r) => (cells::code(v), r),
+        Rules::Search => stored,
     }
 }
 

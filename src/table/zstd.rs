@@ -417,7 +417,10 @@ impl FrameCache {
             if let Some((k, bytes)) = guard.as_ref()
                 && *k == key
             {
-                self.recent[set].store(way as u8, Ordering::Relaxed);
+                // Written only when it changes: batches look frames up from every thread.
+                if self.recent[set].load(Ordering::Relaxed) != way as u8 {
+                    self.recent[set].store(way as u8, Ordering::Relaxed);
+                }
                 return Ok(read(bytes));
             }
         }
