@@ -318,6 +318,10 @@ pub fn picture(
         let pos = with_game!(&game, g => g.parse_position(position))?;
         return game.picture(pos, &[], style).ok_or_else(none);
     }
+    // A table's spec draws as its plain game: the picture does not depend on the first mover
+    // or the index (`show bridgit:3,start=L ...` was told '3,start=L' is not a board size).
+    let (arg, _) = cell::split_sliced(arg);
+    let (arg, _) = cell::split_start(spec, arg)?;
     let (layout, _) = cell::Layout::from_spec(spec, kind, arg, || source::map_file(arg, progress))?;
     let (states, mover) = cell::parse_cells(position, layout.cell_count())?;
     cell::picture::draw(&layout, &states, mover, &[], style).ok_or_else(none)

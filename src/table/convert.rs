@@ -54,9 +54,11 @@ pub fn compress(input: &Table, out: &Path, params: Params, progress: &dyn Progre
         }
         .into());
     }
+    // The output may be the input (a conversion in place): the raw table is replaced only by
+    // its complete compressed copy.
+    crate::table::check_output(out, &[])?;
     // Every byte that goes into a frame is checked first.
     input.verify_checksums_with(progress)?;
-    crate::table::check_output(out)?;
     let _lock = OutputLock::acquire(out, progress)?;
     write_compressed(input, TableFile::create(out)?, params, progress)
 }
@@ -675,7 +677,7 @@ pub fn decompress(input: &Table, out: &Path, progress: &dyn Progress) -> Result<
     }
     let size = h.size;
     let game = GameFields::from_header(h, input.bytes());
-    crate::table::check_output(out)?;
+    crate::table::check_output(out, &[input.path()])?;
     let _lock = OutputLock::acquire(out, progress)?;
     // The raw file: header, sections (each page-aligned) and 8 bytes of checksum a block.
     let data = crate::base::cells::words_for(size) * 8

@@ -202,12 +202,18 @@ pub(crate) fn allocate(file: &File, path: &Path, len: u64) -> Result<()> {
     }
 }
 
-/// Refuses an output `out` that exists and is not a regular file: renaming over a device or a
-/// FIFO would replace it (`-o /dev/null` would turn the device into a plain file), and writing
-/// into one is no file at all. The name is followed, so a link to a FIFO or a device is refused
-/// as they are; a link to a regular file is replaced by the new file, as any output is.
-pub fn check_output(out: &Path) -> Result<()> {
-    if let Ok(meta) = std::fs::metadata(out)
+/// The one rule for a command's output `out`, checked before any work: refused when it exists
+/// and is not a regular file (renaming over a device or a FIFO would replace it, `-o /dev/null`
+/// turning the device into a plain file, and writing into one is no file at all), when its
+/// directory does not exist (the work would be lost at its end), and when it is one of the
+/// command's `inputs` by device and inode (a link to an input counts): the output would replace
+/// it (`research tiers --table t.rdb --svg t.rdb` wrote the chart over the table). The name is
+/// followed, so a link to a FIFO or a device is refused as they are; a link to a regular file
+/// is replaced by the new file, as any output is.
+pub fn check_output(out: &Path, inputs: &[&Path]) -> Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(out);
+    if let Ok(meta) = &meta
         && !meta.is_file()
     {
         let (kind, why) = if meta.is_dir() {
@@ -222,6 +228,37 @@ pub fn check_output(out: &Path) -> Result<()> {
             )
         };
         return Err(Error::io(out, std::io::Error::new(kind, why)));
+    }
+    let dir = crate::base::memory::dir_of(out);
+    if !dir.is_dir() {
+        return Err(Error::io(
+            out,
+            std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                format!(
+                    "cannot write it: the directory {} does not exist",
+                    dir.display()
+                ),
+            ),
+        ));
+    }
+    let Ok(meta) = meta else { return Ok(()) };
+    for input in inputs {
+        if let Ok(m) = std::fs::metadata(input)
+            && (m.dev(), m.ino()) == (meta.dev(), meta.ino())
+        {
+            return Err(Error::io(
+                out,
+                std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    format!(
+                        "this output is an input of the command ({}); writing it would destroy \
+                         that input: give another output",
+                        input.display()
+                    ),
+                ),
+            ));
+        }
     }
     Ok(())
 }
@@ -264,7 +301,7 @@ impl TempFile {
     /// Opens `path` as the file that will become `out`; a resumable file keeps its contents and
     /// survives a failed build, a temporary one starts empty and is removed.
     fn open(out: &Path, path: PathBuf, resumable: bool) -> Result<TempFile> {
-        check_output(out)?;
+        check_output(out, &[])?;
         let file = OpenOptions::new()
             .read(true)
             .write(true)
@@ -357,7 +394,7 @@ impl OutputFile {
     /// `progress` as notes. Refused when `out` exists and is not a regular file, when its
     /// directory is missing, or when another process writes it.
     pub fn create(out: &Path, progress: &dyn Progress) -> Result<OutputFile> {
-        check_output(out)?;
+        check_output(out, &[])?;
         let lock = OutputLock::acquire(out, progress)?;
         let tmp = TempFile::create(out)?;
         let file = tmp.file.try_clone().map_err(|e| Error::io(&tmp.path, e))?;

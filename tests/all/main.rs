@@ -36,6 +36,7 @@ mod out_of_core;
 mod peers;
 mod progress;
 mod reliability3;
+mod reliability4;
 mod replaced_tables;
 mod research;
 mod research_late;

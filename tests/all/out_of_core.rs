@@ -376,10 +376,12 @@ fn verify_against_compares_another_table_of_the_board() {
         "50",
         "--quiet",
     ]);
-    assert!(!o.status.success());
-    let out = crate::common::stdout(&o);
+    // A table of another board is refused before any position is compared.
+    assert_eq!(o.status.code(), Some(1));
+    let err = crate::common::stderr(&o);
     assert!(
-        out.contains("disagreements") && !out.contains(": 0 disagreements"),
-        "{out}"
+        err.contains("hex:3,sym") && err.contains("the same game"),
+        "{err}"
     );
+    assert!(!crate::common::stdout(&o).contains("disagreements"));
 }

@@ -50,7 +50,10 @@ fn values_json_counts_every_tier() {
 fn values_refuses_what_it_cannot_do() {
     assert!(fails(&["values", "bridgit:4"]).contains("at most 20 cells"));
     assert!(fails(&["values", "bridgit:5"]).contains("bridgit:5"));
-    assert!(fails(&["values", "bridgit:2,start=L"]).contains("drop ',start=...'"));
+    assert!(
+        fails(&["values", "bridgit:2,start=L"])
+            .contains("drop ',start=L' from the spec: bridgit:2")
+    );
     let seed = format!("digraph:{}/data/seed001.txt", env!("CARGO_MANIFEST_DIR"));
     assert!(fails(&["values", &seed]).contains("only cell games"));
     assert!(fails(&["values", "bridgit:2", "--free-moves", "0"]).contains("0"));

@@ -249,10 +249,22 @@ pub struct ValuesReport {
     pub per_second: f64,
 }
 
+/// The most bytes of position texts `bench values` reads (ten million texts of a 25-cell
+/// board are about 280 MB).
+const MAX_TEXTS: u64 = 1 << 30;
+
 /// Times the batch lookup of the position texts in `texts` (one a line) in the table at
 /// `path`: the work the Python module's `Table.values` hands the library, without Python.
-pub fn values(path: &Path, texts: &Path) -> Result<ValuesReport> {
-    let text = std::fs::read_to_string(texts).map_err(|e| crate::Error::io(texts, e))?;
+pub fn values(
+    path: &Path,
+    texts: &Path,
+    progress: &dyn crate::base::progress::Progress,
+) -> Result<ValuesReport> {
+    let (name, bytes) = crate::base::inputs::read_whole(texts, MAX_TEXTS, progress)?;
+    let text = String::from_utf8(bytes).map_err(|_| crate::Error::InputWhole {
+        file: name,
+        msg: "not UTF-8 text".into(),
+    })?;
     let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
     let t = Table::open(path)?;
     let s = Instant::now();

@@ -112,25 +112,154 @@ pub fn cpu_name() -> String {
         .unwrap_or_else(|| "unknown".to_string())
 }
 
-/// A directory of this process's own under the system's temporary directory, removed when
-/// dropped.
-struct WorkDir(PathBuf);
+/// The name of a work directory starts so, then the process id, a dash and a stamp.
+const WORK_PREFIX: &str = "retrodb-score-";
+
+/// A directory of this process's own under the system's temporary directory (41 MiB of tables
+/// at the end), removed when dropped and when SIGINT, SIGTERM or SIGHUP ends the process while
+/// it exists ([`cleanup`]); one left by a process that died otherwise (SIGKILL, a power cut)
+/// is removed by the next run, which removes every work directory of a process that no longer
+/// runs before it makes its own.
+struct WorkDir {
+    path: PathBuf,
+    _cleanup: Option<cleanup::OnSignal>,
+}
 
 impl WorkDir {
     fn new() -> Result<WorkDir> {
+        let temp = std::env::temp_dir();
+        remove_stale(&temp);
         let stamp = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.subsec_nanos());
-        let dir =
-            std::env::temp_dir().join(format!("retrodb-score-{}-{stamp}", std::process::id()));
-        std::fs::create_dir_all(&dir).map_err(|e| crate::Error::io(&dir, e))?;
-        Ok(WorkDir(dir))
+        let path = temp.join(format!("{WORK_PREFIX}{}-{stamp}", std::process::id()));
+        // Armed first: a signal between the two leaves nothing behind.
+        let cleanup = cleanup::OnSignal::arm(&path);
+        std::fs::create_dir_all(&path).map_err(|e| crate::Error::io(&path, e))?;
+        Ok(WorkDir {
+            path,
+            _cleanup: cleanup,
+        })
     }
 }
 
 impl Drop for WorkDir {
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// Removes the work directories in `temp` of processes that no longer run (by `/proc/PID`).
+fn remove_stale(temp: &Path) {
+    let Ok(entries) = std::fs::read_dir(temp) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(WORK_PREFIX))
+            .and_then(|rest| rest.split_once('-'))
+            .and_then(|(pid, _)| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+        if is_dir && !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// Removing the work directory when a signal ends the process: the handler only writes the
+/// signal's number into a pipe (all a handler may safely do); a thread waiting on the pipe
+/// removes the directory, puts the signal's default action back and raises it again, so the
+/// process ends as the signal would have ended it.
+mod cleanup {
+    use std::path::{Path, PathBuf};
+    use std::sync::atomic::{AtomicI32, Ordering};
+
+    /// The pipe's write end, for the handler (-1: none armed).
+    static PIPE: AtomicI32 = AtomicI32::new(-1);
+    const SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
+
+    extern "C" fn on_signal(sig: libc::c_int) {
+        let fd = PIPE.load(Ordering::Relaxed);
+        let byte = sig as u8;
+        // SAFETY: write(2) is async-signal-safe; the byte lives on this frame.
+        let _ = unsafe { libc::write(fd, (&byte as *const u8).cast(), 1) };
+    }
+
+    /// The handlers installed for one directory; dropping it puts the previous ones back and
+    /// ends the waiting thread.
+    pub(super) struct OnSignal {
+        write: libc::c_int,
+        previous: Vec<(libc::c_int, libc::sighandler_t)>,
+    }
+
+    impl OnSignal {
+        /// Arms the removal of `dir`; `None` where a pipe cannot be made (the directory is then
+        /// left to the next run) or another directory is armed already.
+        pub(super) fn arm(dir: &Path) -> Option<OnSignal> {
+            let mut fds = [0 as libc::c_int; 2];
+            // SAFETY: pipe2 fills the two descriptors it is given.
+            if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+                return None;
+            }
+            let [read, write] = fds;
+            if PIPE
+                .compare_exchange(-1, write, Ordering::SeqCst, Ordering::SeqCst)
+                .is_err()
+            {
+                // SAFETY: both descriptors were just made here and are closed once.
+                unsafe {
+                    libc::close(read);
+                    libc::close(write);
+                }
+                return None;
+            }
+            let dir: PathBuf = dir.to_path_buf();
+            std::thread::spawn(move || wait(read, &dir));
+            let handler = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
+            // SAFETY: the handler only calls write(2) on a descriptor kept open until the
+            // previous handlers are back.
+            let previous = SIGNALS
+                .iter()
+                .map(|&sig| (sig, unsafe { libc::signal(sig, handler) }))
+                .collect();
+            Some(OnSignal { write, previous })
+        }
+    }
+
+    /// Waits for a signal's byte; on one, removes `dir` and ends the process by that signal.
+    /// Returns when the pipe's write end is closed.
+    fn wait(read: libc::c_int, dir: &Path) {
+        let mut byte = 0u8;
+        // SAFETY: reads one byte into `byte`; `read` is this thread's own descriptor.
+        let n = unsafe { libc::read(read, (&mut byte as *mut u8).cast(), 1) };
+        if n == 1 {
+            let _ = std::fs::remove_dir_all(dir);
+            let sig = libc::c_int::from(byte);
+            // SAFETY: the default action, then the signal again: the process ends by it.
+            unsafe {
+                libc::signal(sig, libc::SIG_DFL);
+                libc::raise(sig);
+            }
+        }
+        // SAFETY: closed once, here.
+        unsafe { libc::close(read) };
+    }
+
+    impl Drop for OnSignal {
+        fn drop(&mut self) {
+            for &(sig, previous) in &self.previous {
+                // SAFETY: puts back what `arm` replaced.
+                unsafe { libc::signal(sig, previous) };
+            }
+            PIPE.store(-1, Ordering::SeqCst);
+            // SAFETY: the write end is closed once; the waiting thread then reads end of file.
+            unsafe { libc::close(self.write) };
+        }
     }
 }
 
@@ -150,7 +279,7 @@ pub fn score(runs: usize, mut done: impl FnMut(&Part)) -> Result<Score> {
     };
 
     let hex = AnyGame::open_with("hex:4", crate::base::memory::default_limit(), &Silent)?;
-    let raw = dir.0.join("hex4.rdb");
+    let raw = dir.path.join("hex4.rdb");
     finish(build_part(
         "plain",
         "a values build of hex:4",
@@ -159,7 +288,7 @@ pub fn score(runs: usize, mut done: impl FnMut(&Part)) -> Result<Score> {
         runs,
     )?);
 
-    let grid = dir.0.join("grid3x4.txt");
+    let grid = dir.path.join("grid3x4.txt");
     std::fs::write(&grid, GRID).map_err(|e| crate::Error::io(&grid, e))?;
     let spec = format!("shannon:{},start=L,sliced", grid.display());
     let shannon = AnyGame::open_with(&spec, crate::base::memory::default_limit(), &Silent)?;
@@ -168,7 +297,7 @@ pub fn score(runs: usize, mut done: impl FnMut(&Part)) -> Result<Score> {
         "row",
         work,
         &shannon,
-        &dir.0.join("grid.rdb"),
+        &dir.path.join("grid.rdb"),
         runs,
     )?);
     drop(shannon);
@@ -180,12 +309,12 @@ pub fn score(runs: usize, mut done: impl FnMut(&Part)) -> Result<Score> {
         "counter",
         &work,
         &graph,
-        &dir.0.join("digraph.rdb"),
+        &dir.path.join("digraph.rdb"),
         runs,
     )?);
     drop(graph);
 
-    let zstd = dir.0.join("hex4-zstd.rdb");
+    let zstd = dir.path.join("hex4-zstd.rdb");
     // A fast level and no dictionary: the default parameters take tens of seconds to compress
     // and the part times reading, not writing.
     let params = crate::table::zstd::Params {

@@ -44,12 +44,18 @@ impl Input {
 /// The chart of `files`: the tiers of one table, the shares of Bridg-It reports by size (of the
 /// population `population`, the shares `names`), or the census' rows by vertices. Files of two
 /// kinds, two reports of one size or two rows of one number of vertices are refused, naming
-/// both files.
-pub fn from_files(paths: &[&Path], population: &str, names: &[String]) -> Result<Chart> {
+/// both files. Each file is read as [`crate::base::inputs`] reads (a device refused, a FIFO's
+/// wait told to `progress`, at most [`crate::base::inputs::MAX_REPORT`] bytes).
+pub fn from_files(
+    paths: &[&Path],
+    population: &str,
+    names: &[String],
+    progress: &dyn crate::base::progress::Progress,
+) -> Result<Chart> {
     let mut read: Vec<(String, Input)> = Vec::new();
     for path in paths {
         let name = path.display().to_string();
-        let input = read_input(path, population, names)?;
+        let input = read_input(path, population, names, progress)?;
         if let Some((first, other)) = read.first()
             && other.kind() != input.kind()
         {
@@ -121,17 +127,30 @@ fn clash(first: &str, second: &str, reason: &str) -> crate::apps::error::AppErro
 }
 
 /// Reads one file and tells what it is by its fields.
-fn read_input(path: &Path, population: &str, names: &[String]) -> Result<Input> {
+fn read_input(
+    path: &Path,
+    population: &str,
+    names: &[String],
+    progress: &dyn crate::base::progress::Progress,
+) -> Result<Input> {
+    use crate::base::inputs;
     let bad = |reason: String| ResearchError::ChartInput {
         path: path.display().to_string(),
         reason,
     };
-    let text = std::fs::read_to_string(path).map_err(|e| bad(format!("cannot read it: {e}")))?;
+    let (_, bytes) = inputs::read_whole(path, inputs::MAX_REPORT, progress)?;
+    let text = String::from_utf8(bytes).map_err(|_| bad("not UTF-8 text".into()))?;
     let json: Json = serde_json::from_str(&text).map_err(|e| bad(format!("not JSON: {e}")))?;
     let field = |name: &str| json.get(name).filter(|v| !v.is_null());
     let parse = |what: &str, e: serde_json::Error| bad(format!("a {what} report, but {e}"));
     if field("tiers").is_some() && field("tier_meaning").is_some() {
-        let t = serde_json::from_value(json.clone()).map_err(|e| parse("research tiers", e))?;
+        let t: TierChart =
+            serde_json::from_value(json.clone()).map_err(|e| parse("research tiers", e))?;
+        t.check().map_err(|e| {
+            bad(format!(
+                "a research tiers report whose counts are wrong: {e}"
+            ))
+        })?;
         return Ok(Input::Tiers(t));
     }
     if field("populations").is_some() && field("size").is_some() {

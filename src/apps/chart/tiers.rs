@@ -55,7 +55,39 @@ impl From<&Depth> for TierChart {
 }
 
 impl TierChart {
-    /// The wins and the losses of every tier by remoteness: entry `r` is `(wins, losses)`.
+    /// Refuses a report whose counts do not add up: each tier's wins, losses and draws are its
+    /// positions, its histograms (where given) its wins and losses, and every sum the chart
+    /// draws fits 64 bits (a report with counts near 2^64 was drawn with a wrapped total).
+    pub fn check(&self) -> Result<(), String> {
+        let sum = |parts: &[u64]| parts.iter().try_fold(0u64, |a, &b| a.checked_add(b));
+        let mut total = 0u64;
+        for t in &self.tiers {
+            let why = |what: &str| format!("tier {}: {what}", t.tier);
+            if sum(&[t.wins, t.losses, t.draws]) != Some(t.positions) {
+                return Err(why(&format!(
+                    "wins {} + losses {} + draws {} are not its {} positions",
+                    t.wins, t.losses, t.draws, t.positions
+                )));
+            }
+            for (hist, of, name) in [
+                (&t.win_remoteness, t.wins, "wins"),
+                (&t.loss_remoteness, t.losses, "losses"),
+            ] {
+                if !hist.is_empty() && sum(hist) != Some(of) {
+                    return Err(why(&format!(
+                        "its {name} by remoteness do not add up to its {of} {name}"
+                    )));
+                }
+            }
+            total = total
+                .checked_add(t.positions)
+                .ok_or_else(|| why("the positions of the tiers so far pass 2^64"))?;
+        }
+        Ok(())
+    }
+
+    /// The wins and the losses of every tier by remoteness: entry `r` is `(wins, losses)`
+    /// (each sum at most the positions, which [`TierChart::check`] bounds).
     fn by_remoteness(&self) -> Vec<(u64, u64)> {
         let mut all: Vec<(u64, u64)> = Vec::new();
         for t in &self.tiers {
@@ -64,10 +96,10 @@ impl TierChart {
                 all.resize(longest, (0, 0));
             }
             for (r, n) in t.win_remoteness.iter().enumerate() {
-                all[r].0 += n;
+                all[r].0 = all[r].0.saturating_add(*n);
             }
             for (r, n) in t.loss_remoteness.iter().enumerate() {
-                all[r].1 += n;
+                all[r].1 = all[r].1.saturating_add(*n);
             }
         }
         all
@@ -133,7 +165,7 @@ fn tier_panel(area: &Area<'_>, c: &TierChart) -> Result<(), String> {
         )
         .x_label_area_size(40)
         .y_label_area_size(70)
-        .build_cartesian_2d(-0.5f64..last, 0u64..(most + most / 20).max(1))
+        .build_cartesian_2d(-0.5f64..last, 0u64..most.saturating_add(most / 20).max(1))
         .map_err(why)?;
     chart
         .configure_mesh()
@@ -190,7 +222,7 @@ fn remoteness_panel(area: &Area<'_>, by: &[(u64, u64)]) -> Result<(), String> {
         )
         .x_label_area_size(40)
         .y_label_area_size(70)
-        .build_cartesian_2d(-0.5f64..last, 0u64..(most + most / 20).max(1))
+        .build_cartesian_2d(-0.5f64..last, 0u64..most.saturating_add(most / 20).max(1))
         .map_err(why)?;
     chart
         .configure_mesh()

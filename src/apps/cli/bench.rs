@@ -128,7 +128,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
             }
         }
         What::Values { table, file, json } => {
-            let r = crate::apps::bench::values(&table, &file)?;
+            let r = crate::apps::bench::values(&table, &file, &super::Notes)?;
             if json {
                 outln!("{}", serde_json::to_string(&r)?)?;
             } else {

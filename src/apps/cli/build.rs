@@ -43,11 +43,10 @@ pub struct Args {
     /// where it applies, counter otherwise.
     #[arg(long, value_parser = crate::solve::Engine::parse)]
     engine: Option<crate::solve::Engine>,
-    /// The kernel, which names its engine: counter, per-position, bitplane, plain-remoteness,
-    /// sliced-rows or sliced-remoteness (`--plan` lists those that apply, with their memory and
-    /// disk). Every kernel that applies writes the same table; one that does not apply, or does
-    /// not fit, is refused before any work. Default: the fastest that applies.
-    #[arg(long, value_name = "NAME", value_parser = crate::solve::plan::Kernel::parse)]
+    /// The kernel, which names its engine (`--plan` lists those that apply, with their memory
+    /// and disk). Every kernel that applies writes the same table; one that does not apply, or
+    /// does not fit, is refused before any work. Default: the fastest that applies.
+    #[arg(long, value_name = "NAME", value_parser = KernelName)]
     kernel: Option<crate::solve::plan::Kernel>,
     /// Print every kernel that applies to the game and options, one a line with its estimated
     /// peak memory and disk (from scratch) and whether both fit (--max-memory, the free disk
@@ -90,6 +89,34 @@ pub struct Args {
     /// (docs/DISTRIBUTED.md).
     #[arg(long)]
     mpi: bool,
+}
+
+/// `--kernel`: a name of [`Kernel::ALL`], whose names the help lists (generated, so a new
+/// kernel cannot be left out of it).
+#[derive(Clone)]
+struct KernelName;
+
+impl clap::builder::TypedValueParser for KernelName {
+    type Value = Kernel;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<Kernel, clap::Error> {
+        clap::builder::TypedValueParser::parse_ref(&Kernel::parse, cmd, arg, value)
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            Kernel::ALL
+                .into_iter()
+                .map(|k| clap::builder::PossibleValue::new(k.name())),
+        ))
+    }
 }
 
 pub fn run(a: Args) -> Result<ExitCode> {
@@ -183,7 +210,21 @@ fn print_kernel_plans(
     opts: &BuildOptions,
     json: bool,
 ) -> Result<()> {
+    // The plan says "fits" only of an output the build would take.
+    crate::table::check_output(out, &[])?;
     let plans = builder::kernel_plans(game, out, opts);
+    if plans.is_empty() {
+        let why = match crate::solve::tiered_unsupported(game) {
+            Some(why) if opts.engine == Some(crate::solve::Engine::Tiered) => {
+                format!(": the tiered engine cannot solve this game: {why}")
+            }
+            _ => String::new(),
+        };
+        anyhow::bail!(
+            "build --plan {}: no kernel applies to these options{why}",
+            game.spec()
+        );
+    }
     if json {
         outln!("{}", serde_json::to_string(&plans)?)?;
         return Ok(());

@@ -166,9 +166,9 @@ pub fn run(a: Args) -> Result<ExitCode> {
 
 /// `research chart`: the chart of JSON reports, written to --out.
 fn chart(a: ChartArgs) -> Result<ExitCode> {
-    crate::table::check_output(&a.out)?;
     let paths: Vec<&std::path::Path> = a.reports.iter().map(PathBuf::as_path).collect();
-    let chart = crate::apps::chart::from_files(&paths, &a.population, &a.shares)?;
+    crate::table::check_output(&a.out, &paths)?;
+    let chart = crate::apps::chart::from_files(&paths, &a.population, &a.shares, &super::Notes)?;
     crate::table::write_output(&a.out, chart.svg.as_bytes(), &super::Notes)?;
     errln!("wrote the {} chart to {}", chart.kind, a.out.display());
     Ok(ExitCode::SUCCESS)
@@ -201,7 +201,7 @@ fn late(a: LateArgs) -> Result<ExitCode> {
 /// `research tiers`: every position of the table counted by tier, value and remoteness.
 fn tiers(a: TiersArgs) -> Result<ExitCode> {
     if let Some(svg) = &a.svg {
-        crate::table::check_output(svg)?;
+        crate::table::check_output(svg, &[&a.table])?;
     }
     let table = crate::table::Table::open(&a.table)?;
     research::depth::check_table(&table)?;

@@ -34,7 +34,14 @@ pub fn run(a: Args) -> Result<ExitCode> {
     // Taken first, so that an output that cannot be written (a device, a FIFO, a missing
     // directory) is refused before anything is printed.
     let svg_out = match &a.svg {
-        Some(path) => Some(crate::table::OutputFile::create(path, &super::Notes)?),
+        Some(path) => {
+            // The game's input file (`shannon:g.txt`, with or without a suffix) is not written.
+            let arg = a.game.split_once(':').map_or("", |(_, arg)| arg);
+            let file = arg.split(',').next().unwrap_or(arg);
+            let inputs = [std::path::Path::new(arg), std::path::Path::new(file)];
+            crate::table::check_output(path, &inputs)?;
+            Some(crate::table::OutputFile::create(path, &super::Notes)?)
+        }
         None => None,
     };
     let style = if std::io::stdout().is_terminal() {

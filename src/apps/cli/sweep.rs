@@ -3,7 +3,7 @@
 //! uses no engine (Lehman's criterion, or a memoised minimax), print the counts; exit non-zero on
 //! any disagreement.
 
-use std::io::{BufRead, Read, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -180,8 +180,15 @@ fn run_vertex(a: Args) -> Result<ExitCode> {
             .unwrap_or_else(crate::base::memory::default_limit),
         corrupt: corruption()?,
     };
+    let inputs: Vec<&std::path::Path> = a.graph6.iter().map(PathBuf::as_path).collect();
     if let Some(out) = &a.out {
         PieceFile::refuse_existing(out)?;
+        crate::table::check_output(out, &inputs)?;
+    }
+    if let Some(list) = &a.list {
+        let mut others = inputs.clone();
+        others.extend(a.out.as_deref());
+        crate::table::check_output(list, &others)?;
     }
     let mut sweep = VertexSweep::new(opts);
     let mut list = match &a.list {
@@ -207,16 +214,9 @@ fn run_vertex(a: Args) -> Result<ExitCode> {
     };
     match (&a.graph6, a.max_vertices) {
         (Some(path), _) => {
-            let (name, reader): (String, Box<dyn BufRead>) = if path.as_os_str() == "-" {
-                ("<stdin>".to_string(), Box::new(std::io::stdin().lock()))
-            } else {
-                let file = std::fs::File::open(path).map_err(|e| crate::Error::io(path, e))?;
-                (
-                    path.display().to_string(),
-                    Box::new(std::io::BufReader::new(file)),
-                )
-            };
-            graphs::read_graph6_batches(&name, reader, BATCH, |batch| add(&name, batch))?;
+            let input = crate::base::inputs::open(path, &super::Notes)?;
+            let name = input.name;
+            graphs::read_graph6_batches(&name, input.reader, BATCH, |batch| add(&name, batch))?;
         }
         (None, Some(k)) => {
             for n in 1..=k {
@@ -253,7 +253,7 @@ fn run_vertex(a: Args) -> Result<ExitCode> {
 /// `--merge`: the pieces' census, with the pieces (and any missing) named.
 fn run_merge(a: Args) -> Result<ExitCode> {
     let files = pieces::piece_files(&a.merge)?;
-    let merged = pieces::merge(&files, a.partial)?;
+    let merged = pieces::merge(&files, a.partial, &super::Notes)?;
     let report = merged.report();
     if a.json {
         let mut json = serde_json::to_value(&report)?;
@@ -394,20 +394,32 @@ fn print_vertex_report(r: &VertexSweepReport) -> Result<(), super::out::StdoutEr
     Ok(())
 }
 
-fn read_graphs(path: &PathBuf) -> Result<Vec<Graph>> {
-    let (name, bytes) = if path.as_os_str() == "-" {
-        let mut buf = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut buf)
-            .context("reading graph6 from stdin")?;
-        ("<stdin>".to_string(), buf)
-    } else {
-        let name = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|e| crate::Error::io(path, e))?;
-        (name, bytes)
-    };
-    Ok(graphs::read_graph6(&name, &bytes)?)
+/// The edge version's graphs from `path` (`-`: stdin), held in memory together: at most
+/// [`MAX_EDGE_GRAPHS`], so an endless stream is refused instead of filling the memory.
+fn read_graphs(path: &std::path::Path) -> Result<Vec<Graph>> {
+    let input = crate::base::inputs::open(path, &super::Notes)?;
+    let name = input.name;
+    let mut all = Vec::new();
+    graphs::read_graph6_batches(&name, input.reader, BATCH, |batch| {
+        if all.len() + batch.len() > MAX_EDGE_GRAPHS {
+            return Err(crate::Error::InputWhole {
+                file: name.clone(),
+                msg: format!(
+                    "more than {MAX_EDGE_GRAPHS} graphs; `sweep shannon` holds its graphs in \
+                     memory together: give fewer, or split the input"
+                ),
+            }
+            .into());
+        }
+        all.extend(batch.into_iter().map(|(_, g)| g));
+        Ok(())
+    })?;
+    Ok(all)
 }
+
+/// The most graphs `sweep shannon` reads: its report holds them all (every connected graph on
+/// 9 vertices is 261,080).
+const MAX_EDGE_GRAPHS: usize = 10_000_000;
 
 fn print_report(r: &SweepReport) -> Result<(), super::out::StdoutError> {
     use super::grouped;

@@ -100,6 +100,7 @@ fn sample(count: u64, one: impl Fn(u64) -> Result<Tally> + Sync + Send) -> Resul
 /// `other` that `table` does not hold counts as a disagreement. The report's shape is
 /// [`lehman_sample`]'s.
 pub fn tables_sample(table: &Table, other: &Table, count: u64, seed: u64) -> Result<LehmanReport> {
+    same_game(table, other)?;
     let size = other.header().size;
     let one = |k: u64| -> Result<Tally> {
         let (pos, want) = draw_position(other, size, seed, k)?;
@@ -111,6 +112,41 @@ pub fn tables_sample(table: &Table, other: &Table, count: u64, seed: u64) -> Res
         })
     };
     sample(count, one)
+}
+
+/// Refuses two tables of different games before any position is compared (a table of another
+/// board gave a million disagreements): their specs without the index's suffixes (',start=...',
+/// ',sym', ',sliced') must be one, or, for games read from a file, the files' bytes (length and
+/// xxh3) the same.
+fn same_game(table: &Table, other: &Table) -> Result<()> {
+    let plain = |t: &Table| -> String {
+        let spec = &t.header().spec;
+        let (kind, arg) = spec.split_once(':').unwrap_or((spec, ""));
+        let (arg, _) = crate::games::cell::split_sliced(arg);
+        let base = arg.rsplit_once(",start=").map_or(arg, |(base, _)| base);
+        format!("{kind}:{base}")
+    };
+    let (a, b) = (plain(table), plain(other));
+    let kind = |s: &str| {
+        s.split_once(':')
+            .map_or(s.to_string(), |(k, _)| k.to_string())
+    };
+    let same_file = match (table.game().source(), other.game().source()) {
+        (Some(x), Some(y)) => kind(&a) == kind(&b) && (x.len, x.hash) == (y.len, y.hash),
+        _ => false,
+    };
+    if a == b || same_file {
+        return Ok(());
+    }
+    Err(crate::Error::Usage(format!(
+        "verify --against: {} is a table of {} and {} one of {}: the positions of one game \
+         are compared only with a table of the same game",
+        table.path().display(),
+        table.header().spec,
+        other.path().display(),
+        other.header().spec
+    ))
+    .into())
 }
 
 /// Compares `count` random positions of `table` (the same ones for the same `seed`) with

@@ -425,7 +425,8 @@ pub fn read_graph6(name: &str, bytes: &[u8]) -> Result<Vec<Graph>> {
 }
 
 /// Reads graph6 text from `reader` as [`read_graph6`] does, handing `f` the graphs with their
-/// line numbers in batches of at most `batch` (so a long stream of graphs is never all in memory).
+/// line numbers in batches of at most `batch` (so a long stream of graphs is never all in memory);
+/// a line longer than [`crate::base::lines::MAX_LINE`] is refused naming it, in bounded memory.
 pub fn read_graph6_batches<R: std::io::BufRead>(
     name: &str,
     mut reader: R,
@@ -435,15 +436,26 @@ pub fn read_graph6_batches<R: std::io::BufRead>(
     let mut pending = Vec::new();
     let mut raw = Vec::new();
     let mut number = 0u64;
+    use crate::base::lines::{Line, MAX_LINE, read_capped};
     loop {
-        raw.clear();
-        let read = reader
-            .read_until(b'\n', &mut raw)
-            .map_err(|e| Error::io(name, e))?;
-        if read == 0 {
-            break;
-        }
+        let read = read_capped(&mut reader, &mut raw, MAX_LINE).map_err(|e| Error::io(name, e))?;
         number += 1;
+        match read {
+            Line::End => break,
+            Line::Text => {}
+            Line::TooLong { bytes } => {
+                return Err(Error::Input {
+                    file: name.to_string(),
+                    line: number,
+                    msg: format!(
+                        "a line of {bytes} bytes, longer than any graph6 line retrodb reads ({} \
+                         at most)",
+                        crate::base::error::human_bytes(MAX_LINE as u64)
+                    ),
+                }
+                .into());
+            }
+        }
         let bytes = if number == 1 {
             raw.strip_prefix(b"\xEF\xBB\xBF".as_slice()).unwrap_or(&raw)
         } else {

@@ -20,6 +20,34 @@ pub enum Layout {
     Board(Board),
 }
 
+/// What is wrong with a board's spec `KIND:SIZE,WORD,...` whose suffixes were not all taken off
+/// its end: suffixes out of order (`bridgit:4,sym,start=L`) or a word that is no suffix.
+fn misplaced_suffix(spec: &str) -> String {
+    let (kind, arg) = spec.split_once(':').unwrap_or((spec, ""));
+    let (size, rest) = arg.split_once(',').unwrap_or((arg, ""));
+    let words: Vec<&str> = rest.split(',').collect();
+    let known = |w: &&str| matches!(*w, "sym" | "sliced" | "start=L" | "start=R" | "start=both");
+    match words.iter().find(|w| !known(w)) {
+        Some(word) => format!(
+            "',{}' is not a suffix of a board (',start=L', ',start=R', ',start=both', then \
+             ',sym' or ',sliced')",
+            crate::base::error::cut(word)
+        ),
+        None => {
+            let start = words.iter().find(|w| w.starts_with("start="));
+            let index = words.iter().find(|w| !w.starts_with("start="));
+            let fixed = [start, index].into_iter().flatten().fold(
+                format!("{kind}:{}", crate::base::error::cut(size)),
+                |s, w| format!("{s},{w}"),
+            );
+            format!(
+                "the suffixes go in the order ',start=...' then ',sym' or ',sliced', each once: \
+                 {fixed}"
+            )
+        }
+    }
+}
+
 impl Layout {
     /// Reads the layout a spec names. `bytes` gives a graph file's contents when asked for.
     pub fn from_spec<'a>(
@@ -33,11 +61,14 @@ impl Layout {
                 Ok(n) if (1..=board::MAX_SIDE).contains(&n) => Ok(n),
                 _ => Err(Error::Spec {
                     spec: spec.to_string(),
-                    msg: format!(
-                        "'{}' is not a board size (a whole number from 1 to {})",
-                        crate::base::error::cut(arg),
-                        board::MAX_SIDE
-                    ),
+                    msg: match arg.contains(',') {
+                        true => misplaced_suffix(spec),
+                        false => format!(
+                            "'{}' is not a board size (a whole number from 1 to {})",
+                            crate::base::error::cut(arg),
+                            board::MAX_SIDE
+                        ),
+                    },
                 }),
             }
         };

@@ -219,7 +219,7 @@ fn commit(
 /// Rank 0: checks the destination, takes the output's lock and creates the work file with a
 /// token the other ranks read back.
 fn start_work_file(out: &Path, opts: &BuildOptions) -> Result<(OutputLock, TableFile, u64)> {
-    crate::table::check_output(out)?;
+    crate::table::check_output(out, &[])?;
     let lock = OutputLock::acquire(out, opts.progress())?;
     let tmp = TableFile::create(out)?;
     let token = std::time::SystemTime::now()

@@ -468,7 +468,7 @@ fn build_raw(
             msg: format!("the tiered engine cannot solve this game: {why}"),
         });
     }
-    crate::table::check_output(out)?;
+    crate::table::check_output(out, &[])?;
     let lock = OutputLock::acquire(out, opts.progress())?;
     if engine == solve::Engine::Tiered {
         // Checks memory and disk for the tiers this run will solve.

@@ -22,6 +22,7 @@ use xxhash_rust::xxh3::{Xxh3Default, xxh3_64};
 use super::{Tally, VertexSweep, VertexSweepReport};
 use crate::Error;
 use crate::apps::error::{AppError, OracleError, Result};
+use crate::base::progress::Progress;
 
 /// What a piece file's `format` field holds; a file with another value is of another format.
 pub const FORMAT: &str = "retrodb vertex census piece 1";
@@ -178,15 +179,15 @@ impl PieceFile {
         format!("{:016x}", xxh3_64(&bytes))
     }
 
-    /// Refuses a piece file to write that exists already (asked before a census starts, so that
-    /// no work is lost, and again when writing).
+    /// Refuses a piece file to write that exists already, or whose directory does not (asked
+    /// before a census starts, so that no work is lost, and again when writing).
     pub fn refuse_existing(path: &Path) -> Result<()> {
         match path.exists() {
             true => Err(OracleError::PieceExists {
                 path: path.display().to_string(),
             }
             .into()),
-            false => Ok(()),
+            false => Ok(crate::table::check_output(path, &[])?),
         }
     }
 
@@ -217,13 +218,15 @@ impl PieceFile {
     }
 
     /// Reads and checks a piece file: whole JSON of this format, its checksum, and counts that
-    /// agree with each other.
-    pub fn read(path: &Path) -> Result<PieceFile> {
+    /// agree with each other. Read as [`crate::base::inputs`] reads (a device refused, a FIFO's
+    /// wait told to `progress`, at most [`crate::base::inputs::MAX_REPORT`] bytes).
+    pub fn read(path: &Path, progress: &dyn Progress) -> Result<PieceFile> {
+        use crate::base::inputs;
         let damaged = |reason: String| OracleError::PieceDamaged {
             path: path.display().to_string(),
             reason,
         };
-        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+        let (_, bytes) = inputs::read_whole(path, inputs::MAX_REPORT, progress)?;
         let file: PieceFile = serde_json::from_slice(&bytes)
             .map_err(|e| damaged(format!("not a whole piece file ({e})")))?;
         if file.format != FORMAT {
@@ -365,11 +368,12 @@ fn refuse_unlike(
 }
 
 /// Reads every piece file, checks that they are pieces of one census, each once, and adds their
-/// tallies in increasing `RES`. A missing piece is refused unless `partial`.
-pub fn merge(files: &[PathBuf], partial: bool) -> Result<Merged> {
+/// tallies in increasing `RES`. A missing piece is refused unless `partial`. A FIFO's wait for
+/// its writer is told to `progress`.
+pub fn merge(files: &[PathBuf], partial: bool, progress: &dyn Progress) -> Result<Merged> {
     let mut read = Vec::with_capacity(files.len());
     for f in files {
-        read.push((f.display().to_string(), PieceFile::read(f)?));
+        read.push((f.display().to_string(), PieceFile::read(f, progress)?));
     }
     let Some((first_name, first)) = read.first().cloned() else {
         return Err(OracleError::NoPieces {
@@ -499,18 +503,26 @@ mod tests {
         assert_eq!(file.input.lines, 6);
         let path = dir.path().join("p.json");
         file.write(&path).unwrap();
-        assert_eq!(PieceFile::read(&path).unwrap(), file);
+        assert_eq!(
+            PieceFile::read(&path, &crate::base::progress::Silent).unwrap(),
+            file
+        );
         // Written once: a second write is refused and leaves the file.
         assert!(file.write(&path).is_err());
         // Any value changed is caught, whitespace is not content.
         let text = std::fs::read_to_string(&path).unwrap();
         let spaced = text.replace(": ", ":  ");
         std::fs::write(&path, &spaced).unwrap();
-        assert_eq!(PieceFile::read(&path).unwrap(), file);
+        assert_eq!(
+            PieceFile::read(&path, &crate::base::progress::Silent).unwrap(),
+            file
+        );
         let changed = text.replacen("\"threads\": 2", "\"threads\": 3", 1);
         assert_ne!(changed, text);
         std::fs::write(&path, changed).unwrap();
-        let e = PieceFile::read(&path).unwrap_err().to_string();
+        let e = PieceFile::read(&path, &crate::base::progress::Silent)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("is damaged") && e.contains("checksum"), "{e}");
         // A checksum recomputed over counts that disagree (graphs read, rows) is caught too.
         let mut forged = file.clone();
@@ -518,7 +530,9 @@ mod tests {
         forged.checksum = forged.content_checksum();
         let bytes = serde_json::to_vec(&forged).unwrap();
         std::fs::write(&path, bytes).unwrap();
-        let e = PieceFile::read(&path).unwrap_err().to_string();
+        let e = PieceFile::read(&path, &crate::base::progress::Silent)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("counts disagree"), "{e}");
     }
 
@@ -544,13 +558,13 @@ mod tests {
         }
         // In any order of the files.
         files.reverse();
-        let merged = merge(&files, false).unwrap();
+        let merged = merge(&files, false, &crate::base::progress::Silent).unwrap();
         assert_eq!(merged.tally, whole.tally);
         assert_eq!(merged.missing, Vec::<u64>::new());
         assert_eq!(merged.commits, ["abc"]);
         assert_eq!(merged.wall_ms, 15);
-        let partial = merge(&files[..2], true).unwrap();
+        let partial = merge(&files[..2], true, &crate::base::progress::Silent).unwrap();
         assert_eq!(partial.missing, [0]);
-        assert!(merge(&files[..2], false).is_err());
+        assert!(merge(&files[..2], false, &crate::base::progress::Silent).is_err());
     }
 }

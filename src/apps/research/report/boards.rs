@@ -43,7 +43,7 @@ pub(super) fn draw_counterexamples(
     if let Some(dir) = svg_dir {
         crate::table::output_dir(dir)?;
         for c in counterexamples.iter() {
-            crate::table::check_output(&dir.join(file_of(c)))?;
+            crate::table::check_output(&dir.join(file_of(c)), &[])?;
         }
     }
     for c in counterexamples {

@@ -166,7 +166,7 @@ fn rank0(
         Ok(())
     };
     let result = (|| -> Result<BuildSummary> {
-        crate::table::check_output(out)?;
+        crate::table::check_output(out, &[])?;
         let lock = OutputLock::acquire(out, opts.progress())?;
         let mut cells_solver = |cells: &Cells<'_>,
                                 done_from: u32,

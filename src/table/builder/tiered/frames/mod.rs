@@ -178,6 +178,7 @@ pub(super) fn build(
     };
     let mut reporter = Reporter {
         opts,
+        budget: opts.stop_after_tiers,
         tiers,
         size,
         solved: resumed.as_ref().map_or(0, |c| c.solved),
@@ -479,6 +480,9 @@ impl FrameSink for Frames<'_> {
 /// Reports each finished tier ([`BuildOptions::on_tier`]).
 struct Reporter<'a> {
     opts: &'a BuildOptions,
+    /// The tiers left to solve in this run (`--tiers N`); the build stops, its checkpoint
+    /// kept, at the end of the key tier where it runs out.
+    budget: Option<u32>,
     tiers: u32,
     size: u64,
     solved: u64,
@@ -521,6 +525,12 @@ impl Reporter<'_> {
                 done.tier
             )));
         }
-        Ok(true)
+        Ok(match self.budget.as_mut() {
+            Some(b) => {
+                *b = b.saturating_sub(1);
+                *b > 0
+            }
+            None => true,
+        })
     }
 }
