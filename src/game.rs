@@ -129,9 +129,8 @@ pub trait Notation: Game {
     fn moves(&self, pos: u64) -> Vec<Move>;
 
     /// A move's machine id, read from its name: a number that names the move apart from its
-    /// display text, the same on every board where the move can be made — the cell a cell game's
-    /// move claims, the vertex a token moves to, the edge Hackenbush removes, the amount a
-    /// subtraction takes. `None` (the default) where the game has none: interfaces then give the
+    /// display text, the same in every position where the move can be made — the place a move
+    /// claims, the vertex a token moves to, the edge a move removes, the amount a move takes. `None` (the default) where the game has none: interfaces then give the
     /// move's place in the game's order of moves (docs/NOTATION.md, "Values of moves").
     fn move_id(&self, _name: &str) -> Option<u64> {
         None
@@ -288,8 +287,8 @@ pub trait Tiered: Game {
     /// working state. `None` otherwise.
     fn tier_range(&self, t: u32) -> Option<std::ops::Range<u64>>;
 
-    /// The tier of position `pos` where the index tells it alone (a cell game: the filled
-    /// cells), so that a reader of a table front to back counts by tier without walking the
+    /// The tier of position `pos` where the index tells it alone (the places filled, say), so
+    /// that a reader of a table front to back counts by tier without walking the
     /// tiers; `None` (the default) where it does not. A game answers `Some` for every used
     /// position or for none; [`check_tiers`] checks the answers against the tier walk.
     fn tier_of(&self, _pos: u64) -> Option<u32> {

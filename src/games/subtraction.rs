@@ -57,9 +57,11 @@ impl Family for Subtraction {
             }
         }
         if takes.is_empty() {
-            return Err(bad("expected N,MOVES: at least one amount after the heap, e.g. \
+            return Err(bad(
+                "expected N,MOVES: at least one amount after the heap, e.g. \
                  20,1,3,4"
-                .into()));
+                    .into(),
+            ));
         }
         takes.sort_unstable();
         takes.dedup();

@@ -67,20 +67,7 @@ impl OutputLock {
     /// a note to `progress` for each file. Refused when another process is writing `out`.
     pub fn acquire(out: &Path, progress: &dyn Progress) -> Result<OutputLock> {
         let path = sibling(out, "lock");
-        let dir = crate::base::memory::dir_of(out);
-        if !dir.is_dir() {
-            // A file error (Python's FileError, an OSError), as opening a file there would be.
-            return Err(Error::io(
-                out,
-                std::io::Error::new(
-                    std::io::ErrorKind::NotFound,
-                    format!(
-                        "cannot write it: the directory {} does not exist",
-                        dir.display()
-                    ),
-                ),
-            ));
-        }
+        refuse_missing_directory(out)?;
         loop {
             let file = OpenOptions::new()
                 .read(true)
@@ -229,19 +216,7 @@ pub fn check_output(out: &Path, inputs: &[&Path]) -> Result<()> {
         };
         return Err(Error::io(out, std::io::Error::new(kind, why)));
     }
-    let dir = crate::base::memory::dir_of(out);
-    if !dir.is_dir() {
-        return Err(Error::io(
-            out,
-            std::io::Error::new(
-                std::io::ErrorKind::NotFound,
-                format!(
-                    "cannot write it: the directory {} does not exist",
-                    dir.display()
-                ),
-            ),
-        ));
-    }
+    refuse_missing_directory(out)?;
     let Ok(meta) = meta else { return Ok(()) };
     for input in inputs {
         if let Ok(m) = std::fs::metadata(input)
@@ -261,6 +236,25 @@ pub fn check_output(out: &Path, inputs: &[&Path]) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Refuses an output `out` whose directory does not exist: a file error (Python's FileError,
+/// an OSError), as opening a file there would be.
+fn refuse_missing_directory(out: &Path) -> Result<()> {
+    let dir = crate::base::memory::dir_of(out);
+    if dir.is_dir() {
+        return Ok(());
+    }
+    Err(Error::io(
+        out,
+        std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            format!(
+                "cannot write it: the directory {} does not exist",
+                dir.display()
+            ),
+        ),
+    ))
 }
 
 /// A file being written under a temporary name beside its destination; removed on drop unless

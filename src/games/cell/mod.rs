@@ -31,10 +31,10 @@ pub mod wins;
 use std::sync::OnceLock;
 
 use crate::base::error::{Error, Result, human_bytes};
-use crate::game::{Game, Move, Notation, Omissions, PositionError, Rules, Status, Value};
-use crate::games::source::Source;
 pub use crate::game::shape::Player;
 use crate::game::shape::sliced::Sliced;
+use crate::game::{Game, Move, Notation, Omissions, PositionError, Rules, Status, Value};
+use crate::games::source::Source;
 pub use board::{Board, Symmetry};
 pub use graph::{Graph, Links};
 use index::{Index, PlainIndex};
@@ -567,7 +567,10 @@ impl Omissions for CellGame {
     /// In the sliced index a row's positions with Right to move are its class B, one range.
     fn omissible_ranges(&self, first: u64, n: u64) -> Option<Vec<std::ops::Range<u64>>> {
         let Some(s) = self.sliced() else {
-            return Some(crate::game::marked_ranges(first, &self.omissible_run(first, n)?));
+            return Some(crate::game::marked_ranges(
+                first,
+                &self.omissible_run(first, n)?,
+            ));
         };
         let end = (first + n).min(self.size);
         let mut out = Vec::new();

@@ -8,9 +8,9 @@ use proptest::prelude::*;
 
 use super::*;
 use crate::base::cells::{self, Cells};
+use crate::base::splitmix::SplitMix64;
 use crate::game::check_round_trip;
 use crate::solve::{self, SolveOptions};
-use crate::base::splitmix::SplitMix64;
 
 fn board(b: Board) -> CellGame {
     CellGame::new(format!("{b:?}"), Layout::Board(b), None, u64::MAX).unwrap()

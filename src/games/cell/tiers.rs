@@ -11,9 +11,9 @@
 use super::alternation::Alternation;
 use super::index::Index;
 use super::{CellGame, Links, Player};
-use crate::game::{Game, Status, TierPosition, TierVisitor, Tiered, Value};
 use crate::game::shape::sliced::Sliced;
 use crate::game::shape::{BoardShape, PlainBoard, SlicedBoard, digit_masks};
+use crate::game::{Game, Status, TierPosition, TierVisitor, Tiered, Value};
 
 /// Boards up to this many cells order their children by pivotal counts over every set of
 /// cells (`2^16` floods); larger ones by what a cell touches.
@@ -297,10 +297,7 @@ impl CellGame {
                 let (hl, hr) = (ul | ml, ur | mr);
                 let high_in_order = unit_in_order | mid_in_order;
                 let base = high * low_size;
-                let (from, to) = (
-                    walk.low_start[c as usize],
-                    walk.low_start[c as usize + 1],
-                );
+                let (from, to) = (walk.low_start[c as usize], walk.low_start[c as usize + 1]);
                 for p in &walk.low[from as usize..to as usize] {
                     f(
                         base + p.value as u64,

@@ -353,7 +353,6 @@ fn csr_in_place(
     Csr { off, to }
 }
 
-
 impl crate::games::Family for Digraph {
     const KINDS: &'static [(&'static str, &'static str)] =
         &[("digraph", "an edge-list file: 'u v' per line")];
@@ -472,7 +471,12 @@ mod tests {
     use crate::game::check_round_trip;
 
     fn parse(text: &str) -> Result<Digraph> {
-        Digraph::parse("g.txt", &InputBytes::Borrowed(text.as_bytes()), u64::MAX, Embed::UpToLimit)
+        Digraph::parse(
+            "g.txt",
+            &InputBytes::Borrowed(text.as_bytes()),
+            u64::MAX,
+            Embed::UpToLimit,
+        )
     }
 
     #[test]
@@ -508,9 +512,14 @@ mod tests {
     #[test]
     fn refuses_graphs_over_the_memory_limit() {
         let text = "0 4000000000\n";
-        let e = Digraph::parse("g.txt", &InputBytes::Borrowed(text.as_bytes()), 1 << 30, Embed::UpToLimit)
-            .err()
-            .unwrap();
+        let e = Digraph::parse(
+            "g.txt",
+            &InputBytes::Borrowed(text.as_bytes()),
+            1 << 30,
+            Embed::UpToLimit,
+        )
+        .err()
+        .unwrap();
         assert!(matches!(e, Error::Memory { .. }), "{e}");
     }
 

@@ -9,8 +9,8 @@ use rayon::prelude::*;
 
 use super::{Digraph, MAX_VERTICES};
 use crate::base::error::{Error, Result};
-use crate::games::source::Source;
 use crate::base::splitmix::SplitMix64;
+use crate::games::source::Source;
 
 pub fn check_random(vertices: u64, sinks: u64) -> Result<()> {
     if vertices == 0 || vertices > MAX_VERTICES {

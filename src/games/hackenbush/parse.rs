@@ -8,9 +8,9 @@ use std::fmt::Write as _;
 
 use super::{Colour, Edge, Hackenbush, MAX_EDGES, MAX_VERTEX_ID, bits};
 use crate::base::error::{Error, Result};
+use crate::base::splitmix::SplitMix64;
 use crate::game::PositionError;
 use crate::games::source::{self, Source};
-use crate::base::splitmix::SplitMix64;
 
 impl Hackenbush {
     /// Reads a graph file: one edge `u v C` a line, `#` comments.

@@ -9,8 +9,8 @@
 use std::collections::HashMap;
 
 use super::{Hackenbush, bits};
-use crate::game::cgt::numbers::{self, Dyadic, GameValue};
 use crate::game::Value;
+use crate::game::cgt::numbers::{self, Dyadic, GameValue};
 
 /// The outcome class from the values of the same position with Left and with Right to move:
 /// `L` Left wins whoever starts, `R` Right does, `N` the mover wins, `P` the mover loses.

@@ -144,9 +144,18 @@ fn bridgit_svg(
 /// dots he joins, Left's (blue) beside columns 0 and `m`, Right's (red) beside rows 0 and `m`.
 fn bridgit_goals(s: &mut String, m: u32, p: &dyn Fn(u32) -> f64) {
     let (lo, hi, out) = (p(1), p(m - 1), 14.0);
-    for (player, colour, far) in [("left", BLUE, false), ("left", BLUE, true), ("right", RED, false), ("right", RED, true)] {
+    for (player, colour, far) in [
+        ("left", BLUE, false),
+        ("left", BLUE, true),
+        ("right", RED, false),
+        ("right", RED, true),
+    ] {
         let at = if far { p(m) + out } else { p(0) - out };
-        let (x1, y1, x2, y2) = if player == "left" { (at, lo, at, hi) } else { (lo, at, hi, at) };
+        let (x1, y1, x2, y2) = if player == "left" {
+            (at, lo, at, hi)
+        } else {
+            (lo, at, hi, at)
+        };
         writeln!(
             s,
             "<line class=\"goal\" data-player=\"{player}\" x1=\"{x1}\" y1=\"{y1}\" x2=\"{x2}\" y2=\"{y2}\" stroke=\"{colour}\" stroke-width=\"5\" stroke-linecap=\"round\"/>"
