@@ -63,6 +63,9 @@ def grep_layers():
         out = subprocess.run(["bash", "-c", command], cwd=ROOT, capture_output=True, text=True)
         for hit in out.stdout.splitlines():
             broken.append(f"layers (docs/ARCHITECTURE.md:{n}: {command}): {hit}")
+        # A grep of a path that has moved checks nothing: its complaint is a broken rule too.
+        for err in out.stderr.splitlines():
+            broken.append(f"layers (docs/ARCHITECTURE.md:{n}: {command}): {err}")
     return broken
 
 
@@ -82,6 +85,21 @@ def function_sizes(path, lines):
             found.append((m.group(2), i + 1, end - i + 1))
         i += 1
     return found
+
+
+def test_lines(lines):
+    """The lines of a file's `mod tests` blocks (their `#[cfg(test)]` line included)."""
+    n, i = 0, 0
+    while i < len(lines):
+        m = TEST_MOD.match(lines[i])
+        if m:
+            end = closing(lines, i, m.group(1))
+            attr = i > 0 and lines[i - 1].strip() == "#[cfg(test)]"
+            n += end - i + 1 + int(attr)
+            i = end + 1
+            continue
+        i += 1
+    return n
 
 
 def body_less(lines, i):
@@ -114,8 +132,11 @@ def sizes(files, listing):
         if is_test_file(path):
             continue
         lines = (ROOT / path).read_text().splitlines()
-        if len(lines) > MAX_FILE_LINES:
-            broken.append(f"sizes: {path}: {len(lines)} lines (at most {MAX_FILE_LINES})")
+        counted = len(lines) - test_lines(lines)
+        if counted > MAX_FILE_LINES:
+            broken.append(
+                f"sizes: {path}: {counted} lines, tests aside (at most {MAX_FILE_LINES})"
+            )
         for name, first, length in function_sizes(path, lines):
             if length > MAX_FN_LINES:
                 broken.append(

@@ -11,16 +11,16 @@
 //! player who has just made a line has won: the player to move has lost. A full board without a
 //! line is a draw.
 
-use retrodb::game::{Game, Move, Notation, Omissions, PositionError, Status, Value};
-use retrodb::games::{Family, PictureStyle, SpecInput, Turn};
-use retrodb::{Error, Result};
+use retrodb_core::game::{Game, Move, Notation, Omissions, PositionError, Status, Value};
+use retrodb_core::games::{Family, PictureStyle, SpecInput, Turn};
+use retrodb_core::{Error, Result};
 
 /// The most cells a board may have: `3^20` indices, a table of about 870 MB.
 pub const MAX_CELLS: u32 = 20;
 
-/// Registers the family with retrodb ([`retrodb::games::register`]).
+/// Registers the family with retrodb ([`retrodb_core::games::register`]).
 pub fn register() -> Result<()> {
-    retrodb::games::register::<TicTacToe>()
+    retrodb_core::games::register::<TicTacToe>()
 }
 
 /// A board of `rows` x `cols` cells, `k` in a row (a row, a column or a diagonal) to win.
@@ -307,7 +307,7 @@ mod tests {
     fn the_rules_keep_the_contract() {
         for (r, c, k) in [(3, 3, 3), (2, 3, 2), (2, 4, 3), (1, 4, 2)] {
             let g = TicTacToe::new(r, c, k).unwrap();
-            retrodb::game::check_round_trip(&g, 0..g.size()).unwrap();
+            retrodb_core::game::check_round_trip(&g, 0..g.size()).unwrap();
         }
     }
 

@@ -10,11 +10,11 @@ use std::net::TcpStream;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use retrodb::base::progress::Silent;
-use retrodb::games::AnyGame;
-use retrodb::table::builder::{self, BuildOptions};
-use retrodb::table::{self, Table};
-use retrodb::{Value, with_game};
+use retrodb_core::base::progress::Silent;
+use retrodb_core::games::AnyGame;
+use retrodb_core::table::builder::{self, BuildOptions};
+use retrodb_core::table::{self, Table};
+use retrodb_core::{Value, with_game};
 
 use common::{Rules, text, tictactoe};
 
@@ -102,7 +102,7 @@ fn a_table_verifies_compresses_and_reopens_through_the_registry() {
     assert_eq!((two.value, two.remoteness), (Value::Win, Some(1)));
     let best = two.best.as_ref().map(|m| m.name.clone());
     assert_eq!(best.as_deref(), Some("c1"));
-    let picture = with_game!(t.game(), g => retrodb::Notation::render(g, two.index));
+    let picture = with_game!(t.game(), g => retrodb_core::Notation::render(g, two.index));
     assert_eq!(picture.as_deref(), Some("xx.\noo.\n..."));
 
     let packed = dir.path().join("ttt-z.rdb");

@@ -1,25 +1,33 @@
 //! Converting tables between encodings: raw to zstd-compressed (`compress`, and `build
-//! --compress`) and back (`decompress`).
+//! --compress`) and back (`decompress`, [`decompress`]). They are the builder's: the table a
+//! conversion writes comes from another table, and a one-mover table's decompression decides
+//! its left-out positions with the solver's row kernel (`super::rows`).
 //!
 //! Compression fills the "don't care" cells — positions the rules decide alone — with whatever
 //! compresses best (the value of the cell before, so runs get longer), in frames compressed in
-//! parallel a batch at a time, so memory stays bounded whatever the table's size. Decompression
-//! puts the rules' values back, so a round trip gives back the raw table byte for byte.
+//! parallel a batch at a time, so memory stays bounded whatever the table's size ([`frames`]
+//! makes each frame's contents). Decompression puts the rules' values back, so a round trip
+//! gives back the raw table byte for byte.
+
+mod decompress;
+mod frames;
+
+pub use decompress::decompress;
+pub(crate) use frames::cell_candidates;
+use frames::{candidates, cell_frame, remoteness_frame};
 
 use std::path::Path;
 
 use rayon::prelude::*;
 
-use super::format::put_remoteness;
-use super::format::{self, Encoding, Header, RemotenessEncoding, Section};
-use super::read::Table;
-use super::workfiles::OutputLock;
-use super::write::{GameFields, RawWriter, TableFile, TableSink};
-use super::zstd::{DontCareFill, Entry, Params, compress_frame, seek_table};
-use crate::base::cells;
 use crate::base::error::{ConvertError, Error, Result};
 use crate::base::progress::Progress;
-use crate::game::{Game, Omissions, Rules, by_rules};
+use crate::game::{Game, Omissions};
+use crate::table::format::{self, Encoding, Header, Section};
+use crate::table::read::Table;
+use crate::table::workfiles::OutputLock;
+use crate::table::write::{GameFields, TableFile, TableSink};
+use crate::table::zstd::{DontCareFill, Entry, Params, compress_frame, seek_table};
 use crate::with_game;
 
 /// Frames compressed together before they are written (per thread).
@@ -383,7 +391,7 @@ const DICTIONARY_SAMPLES: usize = 1024;
 /// A zstd dictionary for one stream's frames (`what`, made by `frame`: the cells' or the
 /// remoteness'), when one makes the file smaller: trained on up to [`DICTIONARY_SAMPLES`]
 /// frames of the stream spread evenly over the table
-/// ([`super::zstd::train_dictionaries`]); of the dictionaries and none, the one with which those
+/// ([`crate::table::zstd::train_dictionaries`]); of the dictionaries and none, the one with which those
 /// frames, compressed and scaled to the whole table, plus the dictionary's own bytes (and its
 /// checksum and header fields), come to the least. `None` for tables of a few frames.
 fn choose_dictionary(
@@ -431,7 +439,7 @@ fn choose_dictionary(
     // The samples' bytes scaled to the table, plus the dictionary's own.
     let scale = |bytes: u64| bytes as f64 * frames as f64 / n as f64;
     progress.stage(&format!("training {what} dictionaries"), 0);
-    let dictionaries = super::zstd::train_dictionaries(&samples, params.level);
+    let dictionaries = crate::table::zstd::train_dictionaries(&samples, params.level);
     progress.stage(
         &format!("judging the {what} dictionaries"),
         (n * (1 + dictionaries.len())) as u64,
@@ -451,306 +459,4 @@ fn choose_dictionary(
         }
     }
     Ok(best.1)
-}
-
-/// The contents to try for one frame: every fill for [`DontCareFill::Best`], else the one asked for.
-fn candidates(
-    fill: DontCareFill,
-    make: impl Fn(DontCareFill) -> Result<Vec<u8>>,
-) -> Result<Vec<Vec<u8>>> {
-    match fill {
-        DontCareFill::Best => [
-            DontCareFill::Stored,
-            DontCareFill::Previous,
-            DontCareFill::Second,
-        ]
-        .into_iter()
-        .map(make)
-        .collect(),
-        f => Ok(vec![make(f)?]),
-    }
-}
-
-/// The cell bytes of positions `first..first + n`, don't-care cells filled as `fill` says;
-/// with `omitted`, the positions the game marks omissible are don't-care too.
-fn cell_frame(
-    input: &Table,
-    first: u64,
-    n: u64,
-    fill: DontCareFill,
-    omitted: bool,
-) -> Result<Vec<u8>> {
-    let raw = input.raw_cells(first, n)?;
-    Ok(with_game!(input.game(), g => cell_frame_of(g, raw, first, n, fill, omitted)))
-}
-
-/// [`cell_frame`] from the cells themselves: `raw` holds positions `first..first + n` as a raw
-/// table's bytes do (`first` a multiple of 4), the bits past the last zero. A build that writes
-/// its frames as it solves (the out-of-core kernel) makes them here, so they are the frames
-/// `compress` makes of the raw table.
-pub(crate) fn cell_frame_of<G: Game + Omissions>(
-    g: &G,
-    raw: &[u8],
-    first: u64,
-    n: u64,
-    fill: DontCareFill,
-    omitted: bool,
-) -> Vec<u8> {
-    let bytes = n.div_ceil(4) as usize;
-    // Stored values need no rules: the raw bytes are the frame, left-out cells zeroed.
-    if fill == DontCareFill::Stored {
-        let mut out = raw[..bytes].to_vec();
-        if omitted {
-            for r in g.omissible_ranges(first, n).into_iter().flatten() {
-                clear_cells(&mut out, r.start - first..r.end - first);
-            }
-        }
-        return out;
-    }
-    let left_out = if omitted {
-        g.omissible_run(first, n)
-    } else {
-        None
-    };
-    let mut out = vec![0u8; bytes];
-    let mut prev = 0u8;
-    let searched = g.searched_run(first, n);
-    for i in 0..n {
-        let pos = first + i;
-        let rules = match &searched {
-            _ if left_out.as_ref().is_some_and(|o| o[i as usize]) => Rules::Unused,
-            Some(s) if s[i as usize] => Rules::Search,
-            // Only whether the rules decide matters here, not their value.
-            Some(_) => Rules::Unused,
-            None => by_rules(g, pos),
-        };
-        let code = match (rules, fill) {
-            (Rules::Search, _) | (_, DontCareFill::Stored) => {
-                prev = cells::get_in_bytes(raw, i);
-                prev
-            }
-            (_, DontCareFill::Previous | DontCareFill::Best) => prev,
-            (_, DontCareFill::Zero) => 0,
-            (_, DontCareFill::Second) if i >= 2 => cells::get_in_bytes(&out, i - 2),
-            (_, DontCareFill::Second) => 0,
-        };
-        out[(i / 4) as usize] |= code << ((i % 4) * 2);
-    }
-    out
-}
-
-/// Zeroes the 2-bit cells `range` of `bytes`: whole bytes at once, the cells at its ends one by
-/// one.
-fn clear_cells(bytes: &mut [u8], range: std::ops::Range<u64>) {
-    let (mut a, b) = (range.start, range.end);
-    while a < b && !a.is_multiple_of(4) {
-        bytes[(a / 4) as usize] &= !(3 << ((a % 4) * 2));
-        a += 1;
-    }
-    let whole = (b - a) / 4;
-    bytes[(a / 4) as usize..(a / 4 + whole) as usize].fill(0);
-    a += whole * 4;
-    while a < b {
-        bytes[(a / 4) as usize] &= !(3 << ((a % 4) * 2));
-        a += 1;
-    }
-}
-
-/// The contents to try for one frame of cells made by [`cell_frame_of`]: every fill for
-/// [`DontCareFill::Best`], else the one asked for.
-pub(crate) fn cell_candidates<G: Game + Omissions>(
-    g: &G,
-    raw: &[u8],
-    first: u64,
-    n: u64,
-    params: Params,
-) -> Vec<Vec<u8>> {
-    let made = candidates(params.fill, |fill| {
-        Ok(cell_frame_of(g, raw, first, n, fill, params.one_mover))
-    });
-    made.expect("making a frame from cells does not fail")
-}
-
-/// Which of positions `first..first + n` a one-mover table leaves out (`None`: none).
-fn left_out(input: &Table, first: u64, n: u64, omitted: bool) -> Option<Vec<bool>> {
-    if omitted {
-        with_game!(input.game(), g => g.omissible_run(first, n))
-    } else {
-        None
-    }
-}
-
-/// The remoteness bytes of positions `first..first + n`, don't-care entries filled as `fill`
-/// says; with `omitted`, the positions the game marks omissible are don't-care too (fill
-/// `stored`: zero).
-fn remoteness_frame(
-    input: &Table,
-    first: u64,
-    n: u64,
-    fill: DontCareFill,
-    omitted: bool,
-) -> Result<Vec<u8>> {
-    let out_of_table = left_out(input, first, n, omitted);
-    let w = match input.header().remoteness_encoding {
-        RemotenessEncoding::Nibbles => return nibble_frame(input, first, n, fill, out_of_table),
-        RemotenessEncoding::Bytes(w) => w as usize,
-        RemotenessEncoding::None => 0,
-    };
-    let mut out = vec![0u8; n as usize * w];
-    let mut prev = crate::base::remoteness::NONE;
-    with_game!(input.game(), g => {
-        for i in 0..n as usize {
-            let pos = first + i as u64;
-            let omitted_here = out_of_table.as_ref().is_some_and(|o| o[i]);
-            let rules = if omitted_here { Rules::Unused } else { by_rules(g, pos) };
-            let r = match (rules, fill) {
-                (_, DontCareFill::Stored) if omitted_here => 0,
-                (Rules::Search, _) | (_, DontCareFill::Stored) => {
-                    prev = input.remoteness(pos)?.unwrap_or(crate::base::remoteness::NONE);
-                    prev
-                }
-                (_, DontCareFill::Previous | DontCareFill::Second | DontCareFill::Best) => prev,
-                (_, DontCareFill::Zero) => 0,
-            };
-            put_remoteness(&mut out[i * w..(i + 1) * w], r);
-        }
-        Ok::<(), Error>(())
-    })?;
-    Ok(out)
-}
-
-/// [`remoteness_frame`] of a table with remoteness in nibbles: the stored bytes as they are,
-/// or with the positions the rules decide filled as `fill` says (the previous nibble, or 0);
-/// the positions `left_out` marks are don't-care too (zero with fill `stored`).
-fn nibble_frame(
-    input: &Table,
-    first: u64,
-    n: u64,
-    fill: DontCareFill,
-    left_out: Option<Vec<bool>>,
-) -> Result<Vec<u8>> {
-    let stored = input.raw_nibbles(first, n)?;
-    if fill == DontCareFill::Stored {
-        let mut out = stored.to_vec();
-        for (i, _) in left_out.iter().flatten().enumerate().filter(|(_, o)| **o) {
-            out[i / 2] &= !(15 << (4 * (i % 2)));
-        }
-        return Ok(out);
-    }
-    let nibble = |i: u64| stored[(i / 2) as usize] >> (4 * (i % 2)) & 15;
-    let mut out = vec![0u8; n.div_ceil(2) as usize];
-    let mut prev = 0u8;
-    with_game!(input.game(), g => {
-        let searched = g.searched_run(first, n);
-        for i in 0..n {
-            let search = match &searched {
-                _ if left_out.as_ref().is_some_and(|o| o[i as usize]) => false,
-                Some(s) => s[i as usize],
-                None => matches!(by_rules(g, first + i), Rules::Search),
-            };
-            let x = match fill {
-                _ if search => {
-                    prev = nibble(i);
-                    prev
-                }
-                DontCareFill::Zero => 0,
-                DontCareFill::Second if i >= 2 => out[((i - 2) / 2) as usize] >> (4 * (i % 2)) & 15,
-                DontCareFill::Second => 0,
-                _ => prev,
-            };
-            out[(i / 2) as usize] |= x << (4 * (i % 2));
-        }
-    });
-    Ok(out)
-}
-
-/// Writes the raw table a compressed table stands for (byte for byte what `build` wrote); its
-/// stages (each section decompressed, the table written) are told to `progress`, and so are the
-/// stale work files of `out` it removes, as notes.
-pub fn decompress(input: &Table, out: &Path, progress: &dyn Progress) -> Result<u64> {
-    let h = input.header();
-    if !input.is_compressed() {
-        return Err(ConvertError::NotCompressed {
-            path: input.path().display().to_string(),
-        }
-        .into());
-    }
-    let size = h.size;
-    let game = GameFields::from_header(h, input.bytes());
-    crate::table::check_output(out, &[input.path()])?;
-    let _lock = OutputLock::acquire(out, progress)?;
-    // The raw file: header, sections (each page-aligned) and 8 bytes of checksum a block.
-    let data = crate::base::cells::words_for(size) * 8
-        + h.remoteness_encoding.section_len(size)
-        + h.grundy.map_or(0, |g| size * g.width as u64 + g.sets.len);
-    let raw_bytes = game.header_len() + data + 2 * format::PAGE + (data / h.block as u64 + 2) * 8;
-    crate::base::memory::check_disk(
-        format!("decompressing {}", input.path().display()),
-        out,
-        raw_bytes,
-    )?;
-    let encoding = h.remoteness_encoding;
-    let mut writer = RawWriter::create(out, game, size)?;
-    // Nibbles go straight into the output's mapping; remoteness in bytes and the
-    // Sprague-Grundy codes are handed to the writer whole, as a raw table's writer takes them.
-    if encoding == RemotenessEncoding::Nibbles {
-        writer = writer.with_nibbles()?;
-    }
-    // A table of a sliced board that leaves Right's positions out, remoteness in nibbles: its
-    // stored frames copied as they are, then the rest restored a row at a time by the row
-    // kernel.
-    if super::rows::restore_rows(input, &writer, progress)? {
-        input.check_unchanged()?;
-        progress.stage("writing the raw table", 0);
-        return writer.finish(h.counts, h.rounds, encoding, &[]);
-    }
-    let mut rem = vec![
-        0u8;
-        if encoding == RemotenessEncoding::Nibbles {
-            0
-        } else {
-            encoding.section_len(size) as usize
-        }
-    ];
-    let width = h.grundy.map_or(0, |g| g.width as usize);
-    let mut values = vec![0u8; size as usize * width];
-    // One pass: every section's frames restored together.
-    let stage = match (encoding.is_stored(), h.grundy.is_some()) {
-        (false, false) => "decompressing cells",
-        (true, false) => "decompressing cells and remoteness",
-        (false, true) => "decompressing cells and grundy values",
-        (true, true) => "decompressing cells, remoteness and grundy values",
-    };
-    progress.stage(stage, size);
-    // Frames restored in parallel a batch at a time, front to back, each copied into place.
-    input.restore_frames(Ok, |frame| {
-        let (first, n) = (frame.first as usize, frame.n as usize);
-        writer.bytes_mut()[first / 4..first / 4 + frame.cells.len()].copy_from_slice(&frame.cells);
-        match encoding {
-            RemotenessEncoding::Nibbles => {
-                // Frames start at multiples of 32 positions: two whole words of 16 nibbles.
-                super::frames::store_bytes(&writer.nibble_words()[first / 16..], &frame.remoteness);
-            }
-            RemotenessEncoding::Bytes(w) => {
-                let w = w as usize;
-                rem[first * w..(first + n) * w].copy_from_slice(&frame.remoteness);
-            }
-            RemotenessEncoding::None => {}
-        }
-        values[first * width..(first + n) * width].copy_from_slice(&frame.grundy);
-        progress.advance(frame.n);
-        Ok(())
-    })?;
-    if let Some(g) = h.grundy {
-        writer.set_grundy(super::write::GrundyBytes {
-            finite: g.finite,
-            width: g.width,
-            set_count: g.set_count,
-            values,
-            sets: input.grundy_sets_bytes()?.to_vec(),
-        });
-    }
-    input.check_unchanged()?;
-    progress.stage("writing the raw table", 0);
-    writer.finish(h.counts, h.rounds, encoding, &rem)
 }

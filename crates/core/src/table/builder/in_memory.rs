@@ -8,9 +8,10 @@ use std::io::Cursor;
 use super::*;
 use crate::base::cells::{self, Cells};
 use crate::base::progress::Silent;
+use crate::table::builder::convert::write_compressed;
 use crate::table::write::{GameFields, RawFields, Seekable, TableFile, write_raw};
 use crate::table::zstd::{DontCareFill, Params};
-use crate::table::{Table, compress, write_compressed};
+use crate::table::{Table, compress};
 
 /// The codes of every position of `game`, by the counter engine.
 fn solved(game: &AnyGame) -> Vec<u8> {

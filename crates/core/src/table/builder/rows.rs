@@ -10,8 +10,6 @@
 
 use std::sync::atomic::AtomicU64;
 
-use super::read::Table;
-use super::write::RawWriter;
 use crate::base::cells::{self, Cells};
 use crate::base::error::Result;
 use crate::base::error::table::TableErrorKind;
@@ -23,6 +21,8 @@ use crate::solve::kernels::sliced_remoteness::{
     Nibbles, count_left_out, count_resident_bytes, nibble_words_for, restore_left_out,
     score_meaning,
 };
+use crate::table::read::Table;
+use crate::table::write::RawWriter;
 
 /// Puts the stored bytes of a range of positions in place: the frames it lies in that were not
 /// copied before (a frame shared with a tier done before holds that tier's bytes already).
@@ -63,7 +63,7 @@ impl<'t, B: AsRef<[u8]> + Sync> FrameCopier<'t, B> {
 fn sliced_one_mover<B: AsRef<[u8]> + Sync>(table: &Table<B>) -> bool {
     let h = table.header();
     table.leaves_one_mover_out()
-        && h.remoteness_encoding == super::format::RemotenessEncoding::Nibbles
+        && h.remoteness_encoding == crate::table::format::RemotenessEncoding::Nibbles
         && h.grundy.is_none()
 }
 

@@ -72,13 +72,13 @@ fn entries() -> Vec<FamilyEntry> {
 /// family already reads is refused.
 ///
 /// ```
-/// use retrodb::games::{AnyGame, register, subtraction::Subtraction};
+/// use retrodb_core::games::{AnyGame, register, subtraction::Subtraction};
 /// // A game of another crate registers the same way; a built-in family is registered already,
 /// // and registering it again changes nothing.
 /// register::<Subtraction>()?;
 /// let game = AnyGame::open("subtract:20,1,3,4", u64::MAX)?;
 /// assert_eq!(game.size(), 21);
-/// # Ok::<(), retrodb::Error>(())
+/// # Ok::<(), retrodb_core::Error>(())
 /// ```
 pub fn register<G: Family + Omissions + Send + 'static>() -> Result<()> {
     register_entry(FamilyEntry::of::<G>())

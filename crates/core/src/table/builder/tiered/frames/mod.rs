@@ -8,7 +8,7 @@
 //! and writes the same bytes.
 //!
 //! Invariant: the frames are made by the same function `compress` uses
-//! ([`crate::table::convert::cell_frame_of`]), from cells every one of which is decided, so the
+//! ([`crate::table::builder::convert::cell_frame_of`]), from cells every one of which is decided, so the
 //! file equals `build` then `compress --no-dictionary` with the same parameters, byte for byte.
 
 use std::path::{Path, PathBuf};
@@ -35,7 +35,7 @@ use crate::solve::kernels::sliced_frames::{FrameSink, LossPlanes, RowDeciders, T
 use crate::solve::kernels::sliced_frames::{Resumed, plane_words};
 use crate::solve::plan::TieredKernel;
 use crate::solve::{self, SolveStats};
-use crate::table::convert::{StreamWriter, cell_candidates, smallest};
+use crate::table::builder::convert::{StreamWriter, cell_candidates, smallest};
 use crate::table::format::{self, Encoding, Header, RemotenessEncoding, Section};
 use crate::table::workfiles::TempFile;
 use crate::table::workfiles::{allocate, sibling};

@@ -9,10 +9,12 @@
 
 pub mod cache;
 mod checkpoint;
+pub(crate) mod convert;
 pub mod distributed;
 pub mod generate;
 pub mod kernels;
 pub mod report;
+pub(crate) mod rows;
 pub mod threads;
 mod tiered;
 

@@ -4,8 +4,8 @@
 //! Sprague-Grundy codes). `decompress` writes them out, `research tiers` counts them; neither
 //! looks a position up alone.
 //!
-//! A frame is restored by inverting what `convert.rs` made of it (`cell_frame`, `nibble_frame`,
-//! `remoteness_frame`): a position the rules decide ([`Rules::of`], the one definition of
+//! A frame is restored by inverting what the builder's conversion made of it
+//! (`builder/convert/frames.rs`: `cell_frame`, `nibble_frame`, `remoteness_frame`): a position the rules decide ([`Rules::of`], the one definition of
 //! [`crate::game::by_rules`]) gets the rules' value and remoteness, a position only a search
 //! decides its stored bytes, and in a table that leaves one mover out
 //! ([`Encoding::ZstdOmitted`]) a left-out position the one-move search's answer over its
@@ -47,7 +47,7 @@ const KEPT_BYTES: u64 = 64 << 20;
 type Slot = Option<Arc<[u8]>>;
 
 /// Positions `first..first + n` (one frame) as the raw table stores them.
-pub(crate) struct RawFrame {
+pub struct RawFrame {
     pub first: u64,
     pub n: u64,
     /// The 2-bit codes, four positions a byte, lowest position in the low bits.
@@ -170,7 +170,7 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
     /// Restores every frame of this compressed table ([`RawFrame`]) and hands each to `map`,
     /// in parallel a batch of frames at a time, and `map`'s answers to `take` in frame order
     /// (front to back); stops at the first error.
-    pub(crate) fn restore_frames<T: Send>(
+    pub fn restore_frames<T: Send>(
         &self,
         map: impl Fn(RawFrame) -> Result<T> + Sync,
         mut take: impl FnMut(T) -> Result<()>,
@@ -200,11 +200,10 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
         Ok(())
     }
 
-    /// Copies the frames `frames` lists: their stored cells and remoteness nibbles as they are (the positions
-    /// the rules decide and those left out hold don't-care) into the raw table's words `cells`
-    /// and `nibbles`, the frames decoded (and checked) in parallel. For a kernel that restores
-    /// the rest a row at a time
-    /// ([`crate::solve::kernels::sliced_remoteness::restore_left_out`]).
+    /// Copies the frames `frames` lists: their stored cells and remoteness nibbles as they are
+    /// (the positions the rules decide and those left out hold don't-care) into the raw table's
+    /// words `cells` and `nibbles`, the frames decoded (and checked) in parallel, for the builder
+    /// to restore the rest a row at a time (`table::builder::rows`).
     pub(crate) fn copy_stored_frames(
         &self,
         cells: &[AtomicU64],

@@ -12,10 +12,10 @@
 //! into any sink (`TableSink`): a table file, or memory in the tests.
 //!
 //! This layer knows files and bytes, and games only to rebuild a table's game from its header;
-//! it never calls a solver (that is [`crate::table::builder`]).
+//! it never calls a solver (that is [`crate::table::builder`], where the conversions of
+//! `compress` and `decompress` are too).
 
 pub mod builder;
-pub(crate) mod convert;
 mod cursor;
 pub mod format;
 mod frames;
@@ -23,18 +23,18 @@ pub mod lookup;
 mod payload;
 mod probe;
 mod read;
-mod rows;
 mod verify;
 pub(crate) mod workfiles;
 pub(crate) mod write;
 pub mod zstd;
 
 pub use crate::base::error::table::{Checked, TableError, TableErrorKind};
-#[cfg(test)]
-pub(crate) use convert::write_compressed;
-pub use convert::{compress, decompress};
+// Made by the builder (the conversions, and a one-mover table's rows decided by the row
+// kernel); named here beside the tables they read.
+pub use builder::convert::{compress, decompress};
+pub use builder::rows::CountsByTier;
 pub use cursor::Cursor;
+pub use frames::RawFrame;
 pub use probe::{LineStep, Probe, ProbeMove, SumMove, SumProbe, SumToken, move_rank};
 pub use read::{DEFAULT_CACHE, GrundyInfo, Info, Table};
-pub use rows::CountsByTier;
 pub use workfiles::{OutputFile, OutputLock, check_output, output_dir, raw_sibling, write_output};
