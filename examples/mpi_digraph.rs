@@ -13,7 +13,10 @@ use retrodb::solve::distributed::mpi::MpiComm;
 use retrodb::solve::{SolveOptions, counter};
 
 fn main() -> retrodb::base::error::Result<()> {
-    let comm = MpiComm::init()?;
+    let launched = retrodb::solve::distributed::mpi::LAUNCHER_VARIABLES
+        .iter()
+        .any(|v| std::env::var_os(v).is_some());
+    let comm = MpiComm::init(launched)?;
     let args: Vec<u64> = std::env::args()
         .skip(1)
         .map(|a| a.parse().unwrap())

@@ -5,6 +5,7 @@
 //! sweeps over small graphs).
 
 pub mod bench;
+pub mod cache;
 pub mod chart;
 pub mod cli;
 pub mod error;

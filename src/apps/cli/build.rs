@@ -310,7 +310,11 @@ fn run_mpi(a: Args) -> Result<ExitCode> {
     if let Some(option) = a.zstd.given().filter(|_| !a.compress) {
         anyhow::bail!("{option} applies to the compressed table: add --compress, or leave it out");
     }
-    let comm = crate::solve::distributed::mpi::MpiComm::init()?;
+    use crate::solve::distributed::mpi::{LAUNCHER_VARIABLES, MpiComm};
+    let launched = LAUNCHER_VARIABLES
+        .iter()
+        .any(|v| std::env::var_os(v).is_some());
+    let comm = MpiComm::init(launched)?;
     let out = a.output.clone().unwrap_or_else(|| default_name(&a.game));
     let max_memory = a
         .max_memory

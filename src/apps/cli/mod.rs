@@ -45,7 +45,14 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    // Before anything that may use an instruction of the build's x86-64 level.
+    // Before anything that may use an instruction of the build's x86-64 level: the variables
+    // of docs/RELIABILITY.md handed to the core (which reads none), then the check.
+    let var = |name: &str| std::env::var(name).ok();
+    let cpu = crate::base::cpu::Choice::from_variables(
+        var("RETRODB_CPU").as_deref(),
+        var("RETRODB_PRETEND_CPU_LACKS").as_deref(),
+    );
+    crate::base::cpu::choose(cpu);
     if let Some(message) = crate::base::cpu::unsupported_message() {
         errln!("retrodb: {message}");
         return ExitCode::FAILURE;

@@ -5,11 +5,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use crate::apps::cache;
 use crate::apps::play::{Match, Opponent};
 use crate::base::error::cut;
 use crate::games::PictureStyle;
 use crate::games::cell::Player;
-use crate::table::builder::cache;
 use anyhow::Result;
 
 #[derive(clap::Args)]

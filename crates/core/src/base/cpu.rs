@@ -4,8 +4,9 @@
 //! The repository builds for the baseline x86-64, so a binary or wheel runs on any x86-64 CPU.
 //! The solvers' inner loops (counting bits, finding the lowest set bit, spreading bits, ORing
 //! rows of words) are compiled a second time for x86-64-v3 (POPCNT, BMI1/2, LZCNT, AVX2, FMA)
-//! and that copy is chosen once a solve where the CPU has them ([`v3`]).
-//! `RETRODB_CPU=baseline` forces the baseline copy (the tables are the same either way).
+//! and that copy is chosen once a solve where the CPU has them ([`v3`]). A front end may force
+//! the baseline copy ([`choose`]; the command line and the Python module map
+//! `RETRODB_CPU=baseline` onto it): the tables are the same either way.
 //!
 //! A build for a newer level (`RUSTFLAGS='-C target-cpu=native'`) dies with "Illegal
 //! instruction" on an older CPU, or in a virtual machine that hides AVX2, at the first such
@@ -14,9 +15,10 @@
 //! (CPUID, bit tests, then the standard library's formatting, which is compiled for the
 //! baseline whatever the build's level): nothing in it gives the compiler a loop to vectorise.
 //!
-//! `RETRODB_PRETEND_CPU_LACKS=avx2,bmi2` makes the check treat those extensions as missing,
-//! so that the refusal can be tested on a machine that has them; the run-time choice then takes
-//! the baseline copy.
+//! [`Choice::pretend_lacking`] (the front ends' `RETRODB_PRETEND_CPU_LACKS=avx2,bmi2`) makes the
+//! check treat those extensions as missing, so that the refusal can be tested on a machine that
+//! has them; the run-time choice then takes the baseline copy. The core reads no environment
+//! variable: what the front ends read they hand over here.
 
 use std::sync::OnceLock;
 
@@ -24,20 +26,60 @@ use std::sync::OnceLock;
 /// `#[target_feature(enable = ...)]` of each kernel's v3 copy names the same).
 pub const V3_FEATURES: &str = "avx2,bmi1,bmi2,popcnt,lzcnt,fma";
 
+/// What a front end asks of the instruction level, once a process ([`choose`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Choice {
+    /// Run the kernels' baseline copies whatever the CPU has.
+    pub baseline: bool,
+    /// Extensions to treat as missing (`avx2`, `bmi2`, ...), for tests of the refusal.
+    pub pretend_lacking: Vec<String>,
+}
+
+impl Choice {
+    /// The choice the front ends' variables say: `cpu` is `RETRODB_CPU` (`baseline` forces the
+    /// baseline), `lacking` is `RETRODB_PRETEND_CPU_LACKS` (extensions separated by commas).
+    pub fn from_variables(cpu: Option<&str>, lacking: Option<&str>) -> Choice {
+        Choice {
+            baseline: cpu.is_some_and(|v| v.trim() == "baseline"),
+            pretend_lacking: lacking
+                .unwrap_or("")
+                .split(',')
+                .map(|w| w.trim().to_string())
+                .filter(|w| !w.is_empty())
+                .collect(),
+        }
+    }
+}
+
+static CHOICE: OnceLock<Choice> = OnceLock::new();
+
+/// Sets the process's [`Choice`] before the first kernel or check reads it; `false` (nothing
+/// changed) when it was set, or read, already.
+pub fn choose(choice: Choice) -> bool {
+    CHOICE.set(choice).is_ok()
+}
+
+/// The process's choice: the one [`choose`] set, else the default (the CPU decides).
+fn choice() -> &'static Choice {
+    CHOICE.get_or_init(Choice::default)
+}
+
+/// Whether `name` is pretended missing.
+fn pretended(name: &str) -> bool {
+    choice().pretend_lacking.iter().any(|w| w == name)
+}
+
 /// Whether the kernels' x86-64-v3 copies run: the CPU has every extension of
-/// [`V3_FEATURES`], none is pretended missing (`RETRODB_PRETEND_CPU_LACKS`), and
-/// `RETRODB_CPU` does not say `baseline`. Decided once a process; false on other
-/// architectures.
+/// [`V3_FEATURES`], none is pretended missing and the baseline is not forced ([`Choice`]).
+/// Decided once a process; false on other architectures.
 pub fn v3() -> bool {
     static V3: OnceLock<bool> = OnceLock::new();
     *V3.get_or_init(|| {
-        if std::env::var("RETRODB_CPU").is_ok_and(|v| v.trim() == "baseline") {
+        if choice().baseline {
             return false;
         }
         #[cfg(target_arch = "x86_64")]
         {
-            let pretend = std::env::var("RETRODB_PRETEND_CPU_LACKS").unwrap_or_default();
-            let pretended = |name: &str| pretend.split(',').any(|w| w.trim() == name);
             macro_rules! all {
                 ($($f:tt),*) => {
                     true $(&& std::is_x86_feature_detected!($f) && !pretended($f))*
@@ -62,9 +104,7 @@ pub fn level() -> &'static str {
 pub fn missing_features() -> Vec<&'static str> {
     #[cfg(target_arch = "x86_64")]
     {
-        let pretend = std::env::var("RETRODB_PRETEND_CPU_LACKS").unwrap_or_default();
-        let lacks =
-            |name: &str, detected: bool| !detected || pretend.split(',').any(|w| w.trim() == name);
+        let lacks = |name: &str, detected: bool| !detected || pretended(name);
         let mut missing = Vec::new();
         macro_rules! need {
             ($($f:tt),*) => {$(

@@ -531,7 +531,14 @@ mod tests {
             ("hex:3,start=L", Shape::Tiers),
             ("hex:3,start=L,sym", Shape::SlicedBoard),
             ("bridgit:2,start=R,sliced", Shape::SlicedBoard),
-            ("digraph:data/seed001.txt", Shape::Graph),
+            (
+                concat!(
+                    "digraph:",
+                    env!("CARGO_MANIFEST_DIR"),
+                    "/../../data/seed001.txt"
+                ),
+                Shape::Graph,
+            ),
         ] {
             let game = AnyGame::open(spec, u64::MAX).unwrap();
             assert_eq!(Shape::of(&game), shape, "{spec}");

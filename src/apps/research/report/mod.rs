@@ -53,14 +53,14 @@ pub use text::render_text;
 use value_source::{LehmanCheck, Source};
 
 /// Opens the Bridg-It table of size `n` with remoteness at `path` (default: the table cache,
-/// [`crate::table::builder::cache`]), building it first when the file is absent (reporting to
+/// [`crate::apps::cache`]), building it first when the file is absent (reporting to
 /// `progress`).
 pub fn open_or_build(
     n: u32,
     path: Option<&Path>,
     progress: std::sync::Arc<dyn Progress>,
 ) -> Result<(Table, bool)> {
-    Ok(crate::table::builder::cache::open_or_build(
+    Ok(crate::apps::cache::open_or_build(
         &format!("bridgit:{n}"),
         path,
         progress,

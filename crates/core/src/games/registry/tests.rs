@@ -160,8 +160,16 @@ fn the_built_in_families_keep_their_own_variants() {
     for spec in [
         "hex:2",
         "subtract:5,1,2",
-        "hackenbush:data/hackenbush-house.txt",
-        "digraph:data/seed001.txt",
+        concat!(
+            "hackenbush:",
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../data/hackenbush-house.txt"
+        ),
+        concat!(
+            "digraph:",
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../data/seed001.txt"
+        ),
     ] {
         let game = AnyGame::open(spec, u64::MAX).unwrap();
         assert!(!matches!(game, AnyGame::External(_)), "{spec}");

@@ -34,15 +34,21 @@ pub struct MpiComm {
     _universe: Universe,
 }
 
+/// The environment variables one of which an MPI launcher (`mpirun` of OpenMPI, MPICH's,
+/// PMIx, `srun`) sets in each process it starts: the front end reads them for
+/// [`MpiComm::init`] (the core reads no environment variable).
+pub const LAUNCHER_VARIABLES: [&str; 4] = [
+    "OMPI_COMM_WORLD_SIZE",
+    "PMI_SIZE",
+    "PMIX_RANK",
+    "SLURM_PROCID",
+];
+
 impl MpiComm {
-    /// Initialises MPI; an error when this process was not started by an MPI launcher or MPI
-    /// was initialised already.
-    pub fn init() -> Result<MpiComm> {
-        if std::env::var_os("OMPI_COMM_WORLD_SIZE").is_none()
-            && std::env::var_os("PMI_SIZE").is_none()
-            && std::env::var_os("PMIX_RANK").is_none()
-            && std::env::var_os("SLURM_PROCID").is_none()
-        {
+    /// Initialises MPI; an error when `launched` is false (no MPI launcher started this
+    /// process: one of [`LAUNCHER_VARIABLES`] would be set) or MPI was initialised already.
+    pub fn init(launched: bool) -> Result<MpiComm> {
+        if !launched {
             return Err(MpiError::NoLauncher.into());
         }
         let (universe, level) =

@@ -138,7 +138,11 @@ fn hex_in_memory_as_in_files() {
 
 #[test]
 fn a_digraph_in_memory_as_in_files() {
-    let seed = "digraph:data/seed001.txt";
+    let seed = concat!(
+        "digraph:",
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../data/seed001.txt"
+    );
     assert_eq!(
         every_encoding_in_memory(seed, false),
         (RemotenessEncoding::None, false)

@@ -7,7 +7,6 @@
 //! any work file beside it (`.NAME.tmp-PID`, `.NAME.partial*`, `.NAME.raw`), and holds it until
 //! the table is under its final name or the build has failed.
 
-pub mod cache;
 mod checkpoint;
 pub(crate) mod convert;
 pub mod distributed;

@@ -48,14 +48,22 @@ fn every_kernel_keeps_the_invariant_and_names_its_steps() {
             "key tier ",
         ),
         (
-            "digraph:data/seed001.txt",
+            concat!(
+                "digraph:",
+                env!("CARGO_MANIFEST_DIR"),
+                "/../../data/seed001.txt"
+            ),
             true,
             false,
             Kernel::Counter,
             "round ",
         ),
         (
-            "digraph:data/seed001.txt",
+            concat!(
+                "digraph:",
+                env!("CARGO_MANIFEST_DIR"),
+                "/../../data/seed001.txt"
+            ),
             false,
             true,
             Kernel::Counter,

@@ -1,5 +1,6 @@
 //! A cache of tables built on demand, for commands that need a table with remoteness but were
-//! not given one (`research`, `play`).
+//! not given one (`research`, `play`): the applications' own, since it reads the environment
+//! (the core reads none).
 //!
 //! The directory is `$RETRODB_CACHE`, else `$XDG_CACHE_HOME/retrodb`, else
 //! `$HOME/.cache/retrodb`, else `.retrodb-cache`; a game's file is its spec with every character
@@ -9,11 +10,11 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::{BuildOptions, build};
 use crate::base::error::{Error, Result};
 use crate::base::progress::Progress;
 use crate::games::AnyGame;
 use crate::table::Table;
+use crate::table::builder::{BuildOptions, build};
 
 /// The cache directory (see the module docs).
 pub fn dir() -> PathBuf {
