@@ -134,68 +134,10 @@ pub(super) unsafe fn decide_row(row: &Row<'_>, r: u64, s: &mut Scratch, lost: &m
     row.facts
         .won_columns(board, low, (hl, hr), &mut s.left_won, &mut s.right_won);
     let empty_high = (all >> low) & !((hl | hr) >> low);
-    // Edges: two per undecided configuration and empty cell.
-    let mut edges = 0u64;
-    for (w, (&lw, &rw)) in s.left_won.iter().zip(&s.right_won).enumerate() {
-        let open = row.facts.valid[w] & !(lw | rw);
-        edges += open.count_ones() as u64 * empty_high.count_ones() as u64;
-        for i in 0..low as usize {
-            edges += (open & row.cols.empty_word(i, w)).count_ones() as u64;
-        }
-    }
-    let mut max_byte = 0u8;
-    // The high cells' children: byte offsets from a position's own byte.
-    let mut high_steps = [(0usize, 0usize); 64];
-    let mut n_high = 0;
-    let mut free = empty_high;
-    while free != 0 {
-        let i = free.trailing_zeros() + low;
-        free &= free - 1;
-        let p = 3usize.pow(i);
-        high_steps[n_high] = (2 * p + 1, 4 * p - 1);
-        n_high += 1;
-    }
-    let high_steps = &high_steps[..n_high];
-    let mut low_steps = [(0usize, 0usize); LOW as usize];
-    for (i, step) in low_steps.iter_mut().enumerate().take(low as usize) {
-        let p = 3usize.pow(i as u32);
-        *step = (2 * p + 1, 4 * p - 1);
-    }
-    let low_steps = &low_steps[..low as usize];
+    let edges = count_edges(row, s, empty_high);
+    let steps = Steps::of(empty_high, low);
     let vectors = row.masks.vectors;
-    // The columns past the last whole vector, one at a time, from the last down.
-    for col in (COLUMNS * vectors..columns).rev() {
-        let at = 2 * col;
-        let bit = |set: &[u64]| set[col / 64] >> (col % 64) & 1 == 1;
-        let (left_byte, right_byte) = if bit(&s.left_won) {
-            (2, 3)
-        } else if bit(&s.right_won) {
-            (3, 2)
-        } else {
-            let (cl, cr) = digit_masks(col as u64, low);
-            let (mut left, mut right) = (0u8, 0u8);
-            let mut e = !(cl | cr) & ((1u64 << low) - 1);
-            while e != 0 {
-                let (l_off, r_off) = low_steps[e.trailing_zeros() as usize];
-                e &= e - 1;
-                left = left.max(key(s.buf[at + l_off]));
-                right = right.max(key(s.buf[at + r_off + 1]));
-            }
-            for &(l_off, r_off) in high_steps {
-                let p = row.rem.wrapping_add(2 * base + at);
-                // SAFETY: a finished row's bytes, inside the table (the caller's promise).
-                unsafe {
-                    left = left.max(key(*p.add(l_off)));
-                    right = right.max(key(*p.add(r_off + 1)));
-                }
-            }
-            (byte_of(left), byte_of(right))
-        };
-        s.buf[at] = left_byte;
-        s.buf[at + 1] = right_byte;
-        max_byte = max_byte.max(left_byte).max(right_byte);
-        lost[at / 64] |= ((left_byte & 1) as u64 | ((right_byte & 1) as u64) << 1) << (at % 64);
-    }
+    let mut max_byte = tail_columns(row, base, s, lost, &steps);
     // The whole vectors, from the last down.
     let odd = _mm256_set1_epi16(0xFF00u16 as i16);
     let even = _mm256_set1_epi16(0x00FF);
@@ -220,45 +162,15 @@ pub(super) unsafe fn decide_row(row: &Row<'_>, r: u64, s: &mut Scratch, lost: &m
             _mm256_and_si256(right_won, even),
             _mm256_and_si256(left_won, odd),
         );
-        let mut acc = _mm256_setzero_si256();
         let p = row.rem.wrapping_add(2 * base + at);
-        for &(l_off, r_off) in high_steps {
-            // SAFETY: bytes of finished rows inside the table: a row's children through a
-            // high cell are a row of the level above, the same columns, and the loads stay
-            // inside it (see the module's documentation); the first vector's Right children
-            // are loaded from the child row's start and moved up a byte.
-            let (a, b) = unsafe {
-                let a = _mm256_loadu_si256(p.add(l_off) as *const __m256i);
-                let b = if v == 0 {
-                    up_one(_mm256_loadu_si256(p.add(r_off + 1) as *const __m256i))
-                } else {
-                    _mm256_loadu_si256(p.add(r_off) as *const __m256i)
-                };
-                (a, b)
-            };
-            acc = _mm256_max_epu8(acc, key_v(_mm256_blendv_epi8(a, b, odd)));
-        }
         let q = buf.wrapping_add(at);
         let masks = &row.masks.masks[v * low as usize..(v + 1) * low as usize];
         let mask = |i: usize| {
             // SAFETY: 32 bytes.
             unsafe { _mm256_loadu_si256(masks[i].as_ptr() as *const __m256i) }
         };
-        // Low cells whose children lie in finished vectors: those of cells 4 on in the
-        // buffer, stored at least five vectors ago; cell 3's and cell 2's Right to move
-        // children (35, 55 and 107 bytes on) from the last four vectors, kept in registers
-        // (a load across a vector just stored would wait for the store).
-        for (i, &(l_off, r_off)) in low_steps.iter().enumerate().skip(4) {
-            // SAFETY: inside the buffer (its padding covers the farthest load).
-            let (a, b) = unsafe {
-                (
-                    _mm256_loadu_si256(q.add(l_off) as *const __m256i),
-                    _mm256_loadu_si256(q.add(r_off) as *const __m256i),
-                )
-            };
-            let k = key_v(_mm256_blendv_epi8(a, b, odd));
-            acc = _mm256_max_epu8(acc, _mm256_and_si256(k, mask(i)));
-        }
+        // SAFETY: `p` and `q` as the helper asks (the caller's promise and the buffer's padding).
+        let mut acc = unsafe { finished_children(p, q, v, (&steps, low), masks, odd) };
         let [next, n2, n3, n4] = ahead;
         if low > 3 {
             let k = key_v(_mm256_blendv_epi8(
@@ -325,6 +237,167 @@ pub(super) unsafe fn decide_row(row: &Row<'_>, r: u64, s: &mut Scratch, lost: &m
         max_byte,
         edges: 2 * edges,
     }
+}
+
+/// The best key of vector `v`'s children that lie in finished bytes: through its empty high
+/// cells (a row of the level above, from `p`: the vector's first byte in the table) and
+/// through low cells 4 on (from `q`, the vector's place in the row's buffer, stored at least
+/// five vectors ago), each low cell's masked to the lanes where it is empty (`masks`).
+///
+/// # Safety
+/// The CPU has AVX2; the loads from `p` stay inside finished rows of the table and those from
+/// `q` inside the buffer (its padding covers the farthest), as [`decide_row`] promises.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn finished_children(
+    p: *const u8,
+    q: *const u8,
+    v: usize,
+    (steps, low): (&Steps, u32),
+    masks: &[[u8; 32]],
+    odd: __m256i,
+) -> __m256i {
+    let (high_steps, low_steps) = (steps.high(), steps.low(low));
+    let mask = |i: usize| {
+        // SAFETY: 32 bytes.
+        unsafe { _mm256_loadu_si256(masks[i].as_ptr() as *const __m256i) }
+    };
+    let mut acc = _mm256_setzero_si256();
+    for &(l_off, r_off) in high_steps {
+        // SAFETY: bytes of finished rows inside the table: a row's children through a
+        // high cell are a row of the level above, the same columns, and the loads stay
+        // inside it (see the module's documentation); the first vector's Right children
+        // are loaded from the child row's start and moved up a byte.
+        let (a, b) = unsafe {
+            let a = _mm256_loadu_si256(p.add(l_off) as *const __m256i);
+            let b = if v == 0 {
+                up_one(_mm256_loadu_si256(p.add(r_off + 1) as *const __m256i))
+            } else {
+                _mm256_loadu_si256(p.add(r_off) as *const __m256i)
+            };
+            (a, b)
+        };
+        acc = _mm256_max_epu8(acc, key_v(_mm256_blendv_epi8(a, b, odd)));
+    }
+    // Low cells whose children lie in finished vectors: those of cells 4 on in the
+    // buffer, stored at least five vectors ago; cell 3's and cell 2's Right to move
+    // children (35, 55 and 107 bytes on) from the last four vectors, kept in registers
+    // (a load across a vector just stored would wait for the store).
+    for (i, &(l_off, r_off)) in low_steps.iter().enumerate().skip(4) {
+        // SAFETY: inside the buffer (its padding covers the farthest load).
+        let (a, b) = unsafe {
+            (
+                _mm256_loadu_si256(q.add(l_off) as *const __m256i),
+                _mm256_loadu_si256(q.add(r_off) as *const __m256i),
+            )
+        };
+        let k = key_v(_mm256_blendv_epi8(a, b, odd));
+        acc = _mm256_max_epu8(acc, _mm256_and_si256(k, mask(i)));
+    }
+    acc
+}
+
+/// Edges of the row: two per undecided configuration and empty cell (high cells `empty_high`).
+#[inline]
+fn count_edges(row: &Row<'_>, s: &Scratch, empty_high: u64) -> u64 {
+    let mut edges = 0u64;
+    for (w, (&lw, &rw)) in s.left_won.iter().zip(&s.right_won).enumerate() {
+        let open = row.facts.valid[w] & !(lw | rw);
+        edges += open.count_ones() as u64 * empty_high.count_ones() as u64;
+        for i in 0..row.low as usize {
+            edges += (open & row.cols.empty_word(i, w)).count_ones() as u64;
+        }
+    }
+    edges
+}
+
+/// A row's children as byte offsets from a position's own byte (Left's child, Right's): those
+/// through its empty high cells, and through each low cell.
+struct Steps {
+    high: [(usize, usize); 64],
+    n_high: usize,
+    low: [(usize, usize); LOW as usize],
+}
+
+impl Steps {
+    /// The steps of a row whose empty high cells are `empty_high`, with `low` low cells.
+    #[inline]
+    fn of(empty_high: u64, low: u32) -> Steps {
+        let mut steps = Steps {
+            high: [(0, 0); 64],
+            n_high: 0,
+            low: [(0, 0); LOW as usize],
+        };
+        let mut free = empty_high;
+        while free != 0 {
+            let i = free.trailing_zeros() + low;
+            free &= free - 1;
+            let p = 3usize.pow(i);
+            steps.high[steps.n_high] = (2 * p + 1, 4 * p - 1);
+            steps.n_high += 1;
+        }
+        for (i, step) in steps.low.iter_mut().enumerate().take(low as usize) {
+            let p = 3usize.pow(i as u32);
+            *step = (2 * p + 1, 4 * p - 1);
+        }
+        steps
+    }
+
+    fn high(&self) -> &[(usize, usize)] {
+        &self.high[..self.n_high]
+    }
+
+    fn low(&self, low: u32) -> &[(usize, usize)] {
+        &self.low[..low as usize]
+    }
+}
+
+/// Decides the columns past the row's last whole vector, one at a time, from the last down,
+/// into `s.buf` and `lost`; returns their largest byte.
+#[inline]
+fn tail_columns(
+    row: &Row<'_>,
+    base: usize,
+    s: &mut Scratch,
+    lost: &mut [u64],
+    steps: &Steps,
+) -> u8 {
+    let (low, columns) = (row.low, 3usize.pow(row.low));
+    let (high_steps, low_steps) = (steps.high(), steps.low(low));
+    let mut max_byte = 0u8;
+    for col in (COLUMNS * row.masks.vectors..columns).rev() {
+        let at = 2 * col;
+        let bit = |set: &[u64]| set[col / 64] >> (col % 64) & 1 == 1;
+        let (left_byte, right_byte) = if bit(&s.left_won) {
+            (2, 3)
+        } else if bit(&s.right_won) {
+            (3, 2)
+        } else {
+            let (cl, cr) = digit_masks(col as u64, low);
+            let (mut left, mut right) = (0u8, 0u8);
+            let mut e = !(cl | cr) & ((1u64 << low) - 1);
+            while e != 0 {
+                let (l_off, r_off) = low_steps[e.trailing_zeros() as usize];
+                e &= e - 1;
+                left = left.max(key(s.buf[at + l_off]));
+                right = right.max(key(s.buf[at + r_off + 1]));
+            }
+            for &(l_off, r_off) in high_steps {
+                let p = row.rem.wrapping_add(2 * base + at);
+                // SAFETY: a finished row's bytes, inside the table (the caller's promise).
+                unsafe {
+                    left = left.max(key(*p.add(l_off)));
+                    right = right.max(key(*p.add(r_off + 1)));
+                }
+            }
+            (byte_of(left), byte_of(right))
+        };
+        s.buf[at] = left_byte;
+        s.buf[at + 1] = right_byte;
+        max_byte = max_byte.max(left_byte).max(right_byte);
+        lost[at / 64] |= ((left_byte & 1) as u64 | ((right_byte & 1) as u64) << 1) << (at % 64);
+    }
+    max_byte
 }
 
 /// [`key`] of each byte.

@@ -294,22 +294,7 @@ pub(crate) fn solve_with(
                 // Whole frames go out; the table's last positions end a frame of their own.
                 let cut = if b1 == s.size() { b1 } else { b1 / f * f };
                 if cut > w0 {
-                    let taken = ((cut - w0) / CELLS_PER_WORD) as usize;
-                    let plain: Vec<u64> = window[..(cut - w0).div_ceil(CELLS_PER_WORD) as usize]
-                        .par_iter()
-                        .map(|w| w.load(Ordering::Relaxed))
-                        .collect();
-                    sink.take(w0, cut - w0, &plain)?;
-                    let left = words - taken.min(words);
-                    for i in 0..words {
-                        let v = if i < left {
-                            window[taken + i].load(Ordering::Relaxed)
-                        } else {
-                            0
-                        };
-                        window[i].store(v, Ordering::Relaxed);
-                    }
-                    w0 = cut;
+                    w0 = hand_over(&window, (w0, cut), words, sink)?;
                 }
                 at = end;
             }
@@ -318,11 +303,7 @@ pub(crate) fn solve_with(
         deciders.tier_decided(k, batches)?;
         let ended = (|| {
             let used = (decided - w0).div_ceil(CELLS_PER_WORD) as usize;
-            let tail: Vec<u64> = window[..used.min(window.len())]
-                .iter()
-                .map(|w| w.load(Ordering::Relaxed))
-                .collect();
-            sink.tier_end(k, w0, &tail, counts)?;
+            sink.tier_end(k, w0, &loaded(&window[..used.min(window.len())]), counts)?;
             plan.finished(s, k, after)
         })();
         if !deciders.tier_ended(k, ended)? {
@@ -345,6 +326,38 @@ pub(crate) fn solve_with(
         },
         remoteness: Remoteness::None,
     }))
+}
+
+/// Hands `sink` the cells of the window from position `w0` to `cut` (whole frames, or the
+/// table's end), and moves the window's `words` words after them to its front; returns `cut`,
+/// the window's new first position.
+fn hand_over(
+    window: &[AtomicU64],
+    (w0, cut): (u64, u64),
+    words: usize,
+    sink: &dyn FrameSink,
+) -> crate::Result<u64> {
+    let taken = ((cut - w0) / CELLS_PER_WORD) as usize;
+    let plain: Vec<u64> = window[..(cut - w0).div_ceil(CELLS_PER_WORD) as usize]
+        .par_iter()
+        .map(|w| w.load(Ordering::Relaxed))
+        .collect();
+    sink.take(w0, cut - w0, &plain)?;
+    let left = words - taken.min(words);
+    for i in 0..words {
+        let v = if i < left {
+            window[taken + i].load(Ordering::Relaxed)
+        } else {
+            0
+        };
+        window[i].store(v, Ordering::Relaxed);
+    }
+    Ok(cut)
+}
+
+/// The words' values.
+fn loaded(words: &[AtomicU64]) -> Vec<u64> {
+    words.iter().map(|w| w.load(Ordering::Relaxed)).collect()
 }
 
 /// Who decides the rows of a batch: this process's threads ([`Threads`]), or every rank of a

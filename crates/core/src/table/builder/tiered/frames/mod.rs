@@ -99,25 +99,7 @@ pub(super) fn build(
     let size = game.size();
     let params = frames_params(opts);
     let identity = Identity::of(game, opts);
-    let found = if opts.restart {
-        Found::Nothing
-    } else {
-        checkpoint::read(out, &identity, params)?
-    };
-    let resumed = match found {
-        Found::Nothing => None,
-        Found::Resume(c) => Some(c),
-        Found::Differs(why) => {
-            return Err(BuildError::OtherBuild {
-                checkpoint: checkpoint::path(out).display().to_string(),
-                why,
-            }
-            .into());
-        }
-    };
-    if resumed.is_none() {
-        checkpoint::remove(out);
-    }
+    let resumed = resumed_checkpoint(out, &identity, params, opts.restart)?;
     let fields = GameFields::of(game);
     let stream_at = fields.header_len();
     let table_path = sibling(out, "partial-z");
@@ -131,24 +113,7 @@ pub(super) fn build(
         None => StreamWriter::new(stream_at, size.div_ceil(params.frame_positions) as usize),
     };
     let words = LossPlanes::words_for(board.index);
-    let paths = plane_paths(out);
-    let files = paths
-        .iter()
-        .map(|p| open_plane(p, words * 8))
-        .collect::<Result<Vec<_>>>()?;
-    if let Some(c) = &resumed {
-        let k = c.key_tier;
-        let p = &paths[k as usize % 2];
-        let sum = plane_sum(&files[k as usize % 2], p, plane_words(board.index, k))?;
-        if sum != c.plane_sum {
-            return Err(super::super::checkpoint::damaged(
-                p,
-                format!(
-                    "the loss plane of key tier {k} fails the checksum its checkpoint recorded"
-                ),
-            ));
-        }
-    }
+    let (files, paths) = open_planes(out, board.index, resumed.as_ref())?;
     let maps = map_planes(&files, &paths, words)?;
     // SAFETY: each map is a writable shared mapping of a work file this build alone holds (the
     // output's lock; in a build across ranks the others only read it), of whole words, kept
@@ -235,6 +200,65 @@ pub(super) fn build(
     }
     checkpoint::remove(out);
     Ok(run.summary(&stats, out.display().to_string(), true, file_bytes))
+}
+
+/// The checkpoint of this build beside `out` to resume from (`None`: a fresh start, whose
+/// stale checkpoint is removed); a checkpoint of another build is refused naming what differs.
+fn resumed_checkpoint(
+    out: &Path,
+    identity: &Identity,
+    params: Params,
+    restart: bool,
+) -> Result<Option<FramesCheckpoint>> {
+    let found = if restart {
+        Found::Nothing
+    } else {
+        checkpoint::read(out, identity, params)?
+    };
+    let resumed = match found {
+        Found::Nothing => None,
+        Found::Resume(c) => Some(c),
+        Found::Differs(why) => {
+            return Err(BuildError::OtherBuild {
+                checkpoint: checkpoint::path(out).display().to_string(),
+                why,
+            }
+            .into());
+        }
+    };
+    if resumed.is_none() {
+        checkpoint::remove(out);
+    }
+    Ok(resumed)
+}
+
+/// The two loss planes' files beside `out`, of `index`'s length, opened (made when missing);
+/// a resumed build's plane of its last key tier checked against the checkpoint's sum.
+fn open_planes(
+    out: &Path,
+    index: &Sliced,
+    resumed: Option<&FramesCheckpoint>,
+) -> Result<(Vec<std::fs::File>, [PathBuf; 2])> {
+    let words = LossPlanes::words_for(index);
+    let paths = plane_paths(out);
+    let files = paths
+        .iter()
+        .map(|p| open_plane(p, words * 8))
+        .collect::<Result<Vec<_>>>()?;
+    if let Some(c) = resumed {
+        let k = c.key_tier;
+        let p = &paths[k as usize % 2];
+        let sum = plane_sum(&files[k as usize % 2], p, plane_words(index, k))?;
+        if sum != c.plane_sum {
+            return Err(super::super::checkpoint::damaged(
+                p,
+                format!(
+                    "the loss plane of key tier {k} fails the checksum its checkpoint recorded"
+                ),
+            ));
+        }
+    }
+    Ok((files, paths))
 }
 
 /// Checks every frame the checkpoint `c` records in the table's work file `path` (the stream
