@@ -642,11 +642,9 @@ fn _retrodb(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // which, not a crashed interpreter.
     // The core reads no environment variable: the module hands it RETRODB_CPU and
     // RETRODB_PRETEND_CPU_LACKS, as the command line does.
-    let var = |name: &str| std::env::var(name).ok();
-    retrodb::base::cpu::choose(retrodb::base::cpu::Choice::from_variables(
-        var("RETRODB_CPU").as_deref(),
-        var("RETRODB_PRETEND_CPU_LACKS").as_deref(),
-    ));
+    retrodb::base::cpu::choose(retrodb::base::cpu::Choice::from_variables(|name| {
+        std::env::var(name).ok()
+    }));
     if let Some(message) = retrodb::base::cpu::unsupported_message() {
         return Err(pyo3::exceptions::PyImportError::new_err(message));
     }

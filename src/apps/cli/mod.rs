@@ -47,11 +47,7 @@ where
 {
     // Before anything that may use an instruction of the build's x86-64 level: the variables
     // of docs/RELIABILITY.md handed to the core (which reads none), then the check.
-    let var = |name: &str| std::env::var(name).ok();
-    let cpu = crate::base::cpu::Choice::from_variables(
-        var("RETRODB_CPU").as_deref(),
-        var("RETRODB_PRETEND_CPU_LACKS").as_deref(),
-    );
+    let cpu = crate::base::cpu::Choice::from_variables(|name| std::env::var(name).ok());
     crate::base::cpu::choose(cpu);
     if let Some(message) = crate::base::cpu::unsupported_message() {
         errln!("retrodb: {message}");

@@ -41,14 +41,11 @@ pub fn run(a: Args) -> Result<ExitCode> {
         );
     };
     let Some(board) = cell.board_shape().and_then(|b| b.plain()) else {
-        // The plain spec: the suffixes (',start=...', ',sym', ',sliced') taken off.
-        let (kind, arg) = a.game.split_once(':').unwrap_or((&a.game, ""));
-        let (base, _) =
-            crate::games::cell::split_start(&a.game, crate::games::cell::split_sliced(arg).0)?;
-        let dropped = arg.get(base.len()..).unwrap_or("");
+        let plain = crate::games::cell::plain_spec(&a.game);
+        let dropped = &a.game[plain.len()..];
         bail!(
             "values {}: the values need every configuration of the board in its plain index; \
-             drop '{dropped}' from the spec: {kind}:{base}",
+             drop '{dropped}' from the spec: {plain}",
             a.game
         );
     };

@@ -119,13 +119,7 @@ pub fn tables_sample(table: &Table, other: &Table, count: u64, seed: u64) -> Res
 /// ',sym', ',sliced') must be one, or, for games read from a file, the files' bytes (length and
 /// xxh3) the same.
 fn same_game(table: &Table, other: &Table) -> Result<()> {
-    let plain = |t: &Table| -> String {
-        let spec = &t.header().spec;
-        let (kind, arg) = spec.split_once(':').unwrap_or((spec, ""));
-        let (arg, _) = crate::games::cell::split_sliced(arg);
-        let base = arg.rsplit_once(",start=").map_or(arg, |(base, _)| base);
-        format!("{kind}:{base}")
-    };
+    let plain = |t: &Table| crate::games::cell::plain_spec(&t.header().spec).to_string();
     let (a, b) = (plain(table), plain(other));
     let kind = |s: &str| {
         s.split_once(':')

@@ -36,13 +36,14 @@ pub struct Choice {
 }
 
 impl Choice {
-    /// The choice the front ends' variables say: `cpu` is `RETRODB_CPU` (`baseline` forces the
-    /// baseline), `lacking` is `RETRODB_PRETEND_CPU_LACKS` (extensions separated by commas).
-    pub fn from_variables(cpu: Option<&str>, lacking: Option<&str>) -> Choice {
+    /// The choice the front ends' variables say, read by `var` (the front end's: the core reads
+    /// no environment): `RETRODB_CPU=baseline` forces the baseline, `RETRODB_PRETEND_CPU_LACKS`
+    /// lists extensions to treat as missing, separated by commas.
+    pub fn from_variables(var: impl Fn(&str) -> Option<String>) -> Choice {
+        let lacking = var("RETRODB_PRETEND_CPU_LACKS").unwrap_or_default();
         Choice {
-            baseline: cpu.is_some_and(|v| v.trim() == "baseline"),
+            baseline: var("RETRODB_CPU").is_some_and(|v| v.trim() == "baseline"),
             pretend_lacking: lacking
-                .unwrap_or("")
                 .split(',')
                 .map(|w| w.trim().to_string())
                 .filter(|w| !w.is_empty())

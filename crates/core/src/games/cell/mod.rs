@@ -40,7 +40,7 @@ pub use graph::{Graph, Links};
 use index::{Index, PlainIndex};
 pub use layout::Layout;
 pub use notation::{
-    mask_of, masks_of_states, parse_cells, split_sliced, split_start, text_of_states,
+    mask_of, masks_of_states, parse_cells, plain_spec, split_sliced, split_start, text_of_states,
 };
 use tiers::TierWalk;
 pub use wins::{MAX_TABULATED_CELLS, WinTable};

@@ -106,6 +106,17 @@ pub fn split_sliced(arg: &str) -> (&str, Option<bool>) {
     }
 }
 
+/// The plain game of `spec`: `KIND:ARG` with the index's suffixes (`,start=...`, then `,sym` or
+/// `,sliced`) taken off, as written (`bridgit:4,start=L,sym` is `bridgit:4`).
+pub fn plain_spec(spec: &str) -> &str {
+    let Some((kind, arg)) = spec.split_once(':') else {
+        return spec;
+    };
+    let (arg, _) = split_sliced(arg);
+    let base = arg.rsplit_once(",start=").map_or(arg, |(base, _)| base);
+    &spec[..kind.len() + 1 + base.len()]
+}
+
 /// The cells of `states` in state `want`, as a bitboard (at most 64 cells).
 pub fn mask_of(states: &[u8], want: u8) -> u64 {
     states
