@@ -33,5 +33,6 @@ pub mod apps;
 
 pub use retrodb_core::{
     AnyGame, BuildOptions, Error, Game, Move, Notation, Omissions, Probe, Result, Status, Table,
-    Value, base, build, game, games, register, solve, table, with_game, with_tiered_game,
+    Value, base, build, game, games, register, register_tiered, solve, table, with_game,
+    with_tiered_game,
 };

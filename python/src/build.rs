@@ -24,6 +24,18 @@ const LINE: usize = 79;
 /// How often a running build looks for Ctrl-C and redraws its progress line.
 const POLL: Duration = Duration::from_millis(100);
 
+/// The pool of `threads` threads a build runs on (`None`: rayon's global one).
+fn pool_of(threads: Option<usize>) -> PyResult<Option<rayon::ThreadPool>> {
+    let Some(n) = threads else {
+        return Ok(None);
+    };
+    threads::pool(n).map(Some).map_err(|e| match e {
+        ThreadsError::Zero => PyValueError::new_err(format!("threads {e}")),
+        ThreadsError::TooMany { .. } => PyValueError::new_err(format!("threads={n}: {e}")),
+        ThreadsError::Start { .. } => raise("BuildError", e.to_string()),
+    })
+}
+
 /// Builds a game's table into `path` as `retrodb build` does: the same engines, memory and
 /// disk estimates, and refusals (BuildError before any work when the estimate exceeds
 /// `max_memory` or the free disk). The interpreter is released while solving; Ctrl-C stops the
@@ -44,14 +56,7 @@ pub fn build<'py>(
     max_memory: Option<u64>,
     grundy: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let pool = match threads {
-        None => None,
-        Some(n) => Some(threads::pool(n).map_err(|e| match e {
-            ThreadsError::Zero => PyValueError::new_err(format!("threads {e}")),
-            ThreadsError::TooMany { .. } => PyValueError::new_err(format!("threads={n}: {e}")),
-            ThreadsError::Start { .. } => raise("BuildError", e.to_string()),
-        })?),
-    };
+    let pool = pool_of(threads)?;
     let max_memory = max_memory.unwrap_or_else(retrodb::base::memory::default_limit);
     let solving = Arc::new(Kept::default());
     let compressing = Arc::new(Kept::default());
@@ -75,8 +80,11 @@ pub fn build<'py>(
         stderr.call_method0("flush")?;
         Ok(())
     };
+    let plan = py
+        .detach(|| table_build::BuildPlan::make(&game, &path, &opts))
+        .map_err(error)?;
     if progress {
-        let lines = py.detach(|| table_build::report::before_build(&game, &path, &opts));
+        let lines = table_build::report::before_build(&game, &opts, &plan);
         for line in &lines {
             say(&format!("{line}\n"))?;
         }
@@ -95,7 +103,7 @@ pub fn build<'py>(
         let (game, opts, path) = (&game, &opts, &path);
         let pool = pool.as_ref();
         s.spawn(move || {
-            let run = || table_build::build(game, path, opts);
+            let run = || table_build::build_planned(game, path, opts, plan);
             // A panic stays on this thread (as an error), never unwinding into Python.
             let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match pool {
                 Some(p) => p.install(run),

@@ -17,7 +17,8 @@
 //!   of a position ([`Value`]), the board shapes a game may declare, and combinatorial game
 //!   theory's canonical forms ([`game::cgt`]).
 //! - [`games`]: the built-in families behind one enum ([`AnyGame`]) and the registry a program
-//!   adds its own families to ([`register`]).
+//!   adds its own families to ([`register`], [`register_tiered`]: with the kernels instantiated
+//!   for their types).
 //! - [`solve`]: the solvers and the plan that picks a kernel for a game's board (across the
 //!   ranks of an MPI job with the feature `mpi`).
 //! - [`table`]: the table files — built ([`build`], [`BuildOptions`]; the builder is
@@ -45,11 +46,13 @@
 pub mod base;
 pub mod game;
 pub mod games;
+mod registration;
 pub mod solve;
 pub mod table;
 
 pub use base::error::{Error, Result};
 pub use game::{Game, Move, Notation, Omissions, Status, Value};
-pub use games::{AnyGame, register};
+pub use games::AnyGame;
+pub use registration::{register, register_tiered};
 pub use table::builder::{BuildOptions, build};
 pub use table::{Probe, Table};

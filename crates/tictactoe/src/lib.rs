@@ -18,9 +18,12 @@ use retrodb_core::{Error, Result};
 /// The most cells a board may have: `3^20` indices, a table of about 870 MB.
 pub const MAX_CELLS: u32 = 20;
 
-/// Registers the family with retrodb ([`retrodb_core::games::register`]).
+mod tiers;
+
+/// Registers the family with retrodb, with its tiers ([`retrodb_core::register_tiered`]): its
+/// tables are built by the tiered engine.
 pub fn register() -> Result<()> {
-    retrodb_core::games::register::<TicTacToe>()
+    retrodb_core::register_tiered::<TicTacToe>()
 }
 
 /// A board of `rows` x `cols` cells, `k` in a row (a row, a column or a diagonal) to win.
@@ -32,6 +35,8 @@ pub struct TicTacToe {
     lines: Vec<u32>,
     /// `3^i` for each cell `i`.
     pow3: Vec<u64>,
+    /// The low parts of the index a tier's walk runs through.
+    low_parts: tiers::LowParts,
 }
 
 /// The contents of one board: the cells of X and of O as masks.
@@ -65,13 +70,14 @@ impl TicTacToe {
                 }
             }
         }
-        let pow3 = (0..cells).map(|i| 3u64.pow(i)).collect();
+        let pow3 = (0..=cells).map(|i| 3u64.pow(i)).collect();
         Some(TicTacToe {
             rows,
             cols,
             k: k as u32,
             lines,
             pow3,
+            low_parts: tiers::LowParts::new(cells.min(tiers::LOW_CELLS)),
         })
     }
 
@@ -112,6 +118,23 @@ impl TicTacToe {
             (b.x, b.o, 1)
         } else {
             (b.o, b.x, 2)
+        }
+    }
+
+    /// What the rules say of a board (see [`Game::status`]).
+    fn status_of(&self, b: Board) -> Status {
+        let Some(x_moves) = Self::x_to_move(b) else {
+            return Status::Unused;
+        };
+        let (mine, theirs, _) = Self::sides(b, x_moves);
+        if self.has_line(mine) {
+            Status::Unused
+        } else if self.has_line(theirs) {
+            Status::Over(Value::Loss)
+        } else if (b.x | b.o).count_ones() == self.cells() {
+            Status::Over(Value::Draw)
+        } else {
+            Status::Open
         }
     }
 
@@ -176,22 +199,8 @@ impl Game for TicTacToe {
     }
 
     fn status(&self, pos: u64) -> Status {
-        let b = self.board(pos);
-        let Some(x_moves) = Self::x_to_move(b) else {
-            return Status::Unused;
-        };
-        let (mine, theirs, _) = Self::sides(b, x_moves);
-        if self.has_line(mine) {
-            Status::Unused
-        } else if self.has_line(theirs) {
-            Status::Over(Value::Loss)
-        } else if (b.x | b.o).count_ones() == self.cells() {
-            Status::Over(Value::Draw)
-        } else {
-            Status::Open
-        }
+        self.status_of(self.board(pos))
     }
-
     fn for_each_child(&self, pos: u64, mut f: impl FnMut(u64)) {
         if self.status(pos) != Status::Open {
             return;

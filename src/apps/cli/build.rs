@@ -173,10 +173,13 @@ pub fn run(a: Args) -> Result<ExitCode> {
         print_kernel_plans(&game, &out, &opts, a.json)?;
         return Ok(ExitCode::SUCCESS);
     }
+    let plan = builder::BuildPlan::make(&game, &out, &opts)?;
+    let estimated_peak = plan.estimate.memory_bytes;
     if !a.quiet && !a.json {
-        show_plan(&game, &out, &mut opts, &solving);
+        let lines = builder::report::before_build(&game, &opts, &plan);
+        show_plan(&lines, &mut opts, &solving);
     }
-    let mut summary = builder::build(&game, &out, &opts)?;
+    let mut summary = builder::build_planned(&game, &out, &opts, plan)?;
     compressing.clear();
     solving.clear();
     // The whole command's work: reading the input and building the game count too.
@@ -185,7 +188,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
     if a.json {
         let mut v = serde_json::to_value(&summary)?;
         v["peak_rss_bytes"] = serde_json::json!(peak);
-        v["estimated_peak_bytes"] = serde_json::json!(builder::estimate(&game, &opts).memory_bytes);
+        v["estimated_peak_bytes"] = serde_json::json!(estimated_peak);
         v["threads"] = serde_json::json!(rayon::current_num_threads());
         v["load_seconds"] = serde_json::json!(load_seconds);
         outln!("{v}")?;
@@ -264,12 +267,11 @@ fn seconds(text: &str) -> std::result::Result<std::time::Duration, String> {
         .map_err(|_| bad("not a number of seconds from 0 to 2^64 - 1"))
 }
 
-/// Prints the build's plan; for a tiered build (a plan of more than one line) also a line,
-/// above `bar`, for the run's first tier and for each tier that took a while or became a
-/// checkpoint.
-fn show_plan(game: &AnyGame, out: &std::path::Path, opts: &mut BuildOptions, bar: &Arc<Bar>) {
-    let lines = builder::report::before_build(game, out, opts);
-    for line in &lines {
+/// Prints the build's plan (`lines`, [`builder::report::before_build`]); for a tiered build (a
+/// plan of more than one line) also a line, above `bar`, for the run's first tier and for each
+/// tier that took a while or became a checkpoint.
+fn show_plan(lines: &[String], opts: &mut BuildOptions, bar: &Arc<Bar>) {
+    for line in lines {
         errln!("{line}");
     }
     if lines.len() > 1 {
@@ -291,7 +293,8 @@ fn run_mpi(_: Args) -> Result<ExitCode> {
 #[cfg(feature = "mpi")]
 fn run_mpi(a: Args) -> Result<ExitCode> {
     use crate::solve::distributed::comm::Comm;
-    let digraph = a.game.starts_with("digraph:");
+    let route = builder::distributed::Route::of(&a.game)?;
+    let digraph = route == builder::distributed::Route::DigraphShares;
     if a.grundy {
         anyhow::bail!(
             "--grundy: a build across MPI ranks writes no generalized Sprague-Grundy values; \
@@ -401,16 +404,18 @@ fn run_mpi_sliced(
         },
         ..BuildOptions::default()
     };
-    if rank0 && !a.quiet && !a.json {
-        // The plan and the tier lines of a single-process build (the game is opened once more
-        // here, before the ranks open it, for the plan's figures).
-        if let Ok(game) = AnyGame::open_with(&a.game, max_memory, &*solving)
-            && builder::distributed::sliced_unsupported(&game, &opts).is_none()
-        {
-            show_plan(&game, out, &mut opts, &solving);
-        }
+    // The plan's lines and the tier lines of a single-process build, on rank 0.
+    let show = rank0 && !a.quiet && !a.json;
+    if show {
+        let bar = Arc::clone(&solving);
+        opts.on_tier = Some(builder::report::tier_lines(move |line| bar.line(&line)));
     }
-    let summary = match builder::distributed::build_sliced(comm, &a.game, out, &opts) {
+    let show_plan = |lines: &[String]| {
+        for line in lines.iter().filter(|_| show) {
+            errln!("{line}");
+        }
+    };
+    let summary = match builder::distributed::build_sliced(comm, &a.game, out, &opts, &show_plan) {
         Ok(s) => s,
         Err(e) => {
             solving.clear();

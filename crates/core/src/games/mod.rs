@@ -75,6 +75,7 @@ macro_rules! __games_do {
     (@tiered [$($arms:tt)*] [] ($any:expr) $g:ident ($body:expr) ($o:pat) ($other:expr)) => {
         match $any {
             $($arms)*
+            $crate::games::AnyGame::External($g) if $g.is_tiered() => $body,
             $o => $other,
         }
     };
@@ -93,7 +94,8 @@ use crate::game::{Game, Notation};
 pub use external::ExternalGame;
 pub use family::{Family, SpecInput};
 use registry::open_kind;
-pub use registry::{FamilyEntry, is_registered, kinds, register, register_entry, tiered_kinds};
+pub(crate) use registry::register_entry;
+pub use registry::{FamilyEntry, is_registered, kinds, tiered_kinds};
 pub use source::{Embed, InputBytes, Source};
 
 /// Who is to move at a position and, where the game is over, who has won: in words, for people
@@ -121,8 +123,10 @@ macro_rules! with_game {
 
 /// Like `with_game!` for the games that implement [`crate::game::Tiered`] (the acyclic ones):
 /// `$body` with `$g` bound to the tiered game, or `$other` with `$o` bound to the [`AnyGame`]
-/// for the rest (the built-in games not marked `tiered`, and every [`AnyGame::External`]: a
-/// family registered at run time is solved by the counter engine).
+/// for the rest (the built-in games not marked `tiered`, and an [`AnyGame::External`] whose
+/// family was registered without tiers). An external game with tiers is taken as
+/// [`ExternalGame`], which walks its tiers through a dynamic call a position: the engines solve
+/// it through the kernels made for its type instead (`solve::erased`).
 #[macro_export]
 macro_rules! with_tiered_game {
     ($any:expr, $g:ident => $body:expr, $o:pat => $other:expr) => {
@@ -140,6 +144,15 @@ pub enum Input<'a> {
 }
 
 impl AnyGame {
+    /// The game of a family from outside ([`AnyGame::External`]), for the engines that solve it
+    /// through its own kernels; `None` for a built-in family's.
+    pub fn external(&self) -> Option<&ExternalGame> {
+        match self {
+            AnyGame::External(g) => Some(g),
+            _ => None,
+        }
+    }
+
     /// Builds the game a spec names, reading its input file from disk.
     pub fn open(spec: &str, max_memory: u64) -> Result<AnyGame> {
         Self::open_with(spec, max_memory, &Silent)

@@ -1,5 +1,5 @@
 //! The game families a program knows, by spec kind: filled at first use with the built-in
-//! families (`games/mod.rs`'s list), and open to more at run time through [`register`] — the
+//! families (`games/mod.rs`'s list), and open to more at run time through [`crate::register`] — the
 //! same entry ([`FamilyEntry::of`]) either way. [`super::AnyGame::open`] asks it which family
 //! reads a spec's kind; a table's header names its spec, so a table of a family this program has
 //! not registered says which family is missing ([`crate::base::error::table::TableErrorKind`]'s
@@ -8,7 +8,7 @@
 use std::any::TypeId;
 use std::sync::{LazyLock, RwLock};
 
-use super::{AnyGame, Family, SpecInput};
+use super::{AnyGame, ExternalGame, Family, SpecInput};
 use crate::base::error::{Error, Result};
 use crate::game::Omissions;
 
@@ -23,6 +23,8 @@ pub struct FamilyEntry {
     kinds: &'static [(&'static str, &'static str)],
     open: fn(&SpecInput<'_>) -> Result<AnyGame>,
     tiered: bool,
+    /// A family from outside: its kernels, instantiated for its type ([`crate::register`]).
+    solvers: Option<super::external::Solvers>,
 }
 
 impl FamilyEntry {
@@ -36,6 +38,26 @@ impl FamilyEntry {
             kinds: G::KINDS,
             open: |spec| G::open(spec).map(G::into_any),
             tiered: false,
+            solvers: None,
+        }
+    }
+
+    /// The entry of family `G` from outside, with tiers: its games are
+    /// [`AnyGame::External`] with tiers, which the tiered engine solves.
+    pub(crate) fn tiered_of<G: Family + Omissions + crate::game::Tiered + Send + 'static>()
+    -> FamilyEntry {
+        FamilyEntry {
+            open: |spec| G::open(spec).map(|g| AnyGame::External(ExternalGame::with_tiers(g))),
+            tiered: true,
+            ..Self::of::<G>()
+        }
+    }
+
+    /// The entry with the family's kernels (`solve::erased::Solvers`).
+    pub(crate) fn with_solvers(self, solvers: super::external::Solvers) -> FamilyEntry {
+        FamilyEntry {
+            solvers: Some(solvers),
+            ..self
         }
     }
 
@@ -66,26 +88,9 @@ fn entries() -> Vec<FamilyEntry> {
     REGISTRY.read().unwrap_or_else(|e| e.into_inner()).clone()
 }
 
-/// Registers game family `G` for this program: from now on a spec of one of its kinds opens
-/// one of its games ([`AnyGame::open`]), in the builder, the table reader, the command line
-/// (`apps::cli`) and the server. Registering a family again changes nothing; a kind another
-/// family already reads is refused.
-///
-/// ```
-/// use retrodb_core::games::{AnyGame, register, subtraction::Subtraction};
-/// // A game of another crate registers the same way; a built-in family is registered already,
-/// // and registering it again changes nothing.
-/// register::<Subtraction>()?;
-/// let game = AnyGame::open("subtract:20,1,3,4", u64::MAX)?;
-/// assert_eq!(game.size(), 21);
-/// # Ok::<(), retrodb_core::Error>(())
-/// ```
-pub fn register<G: Family + Omissions + Send + 'static>() -> Result<()> {
-    register_entry(FamilyEntry::of::<G>())
-}
-
-/// [`register`], for an entry made beforehand ([`FamilyEntry::of`]).
-pub fn register_entry(entry: FamilyEntry) -> Result<()> {
+/// Registers the family of `entry` ([`crate::register`], [`crate::register_tiered`]):
+/// registering a family again changes nothing; a kind another family already reads is refused.
+pub(crate) fn register_entry(entry: FamilyEntry) -> Result<()> {
     let mut all = REGISTRY.write().unwrap_or_else(|e| e.into_inner());
     if all.iter().any(|e| e.type_id == entry.type_id) {
         return Ok(());
@@ -128,7 +133,7 @@ pub fn kinds() -> impl Iterator<Item = &'static (&'static str, &'static str)> {
 }
 
 /// The spec kinds of the families solved tier by tier (with a tier walk), for the messages of
-/// what reads tiers: built-in families only (a family registered at run time has no tiers).
+/// what reads tiers.
 pub fn tiered_kinds() -> impl Iterator<Item = &'static str> {
     entries()
         .into_iter()
@@ -136,14 +141,27 @@ pub fn tiered_kinds() -> impl Iterator<Item = &'static str> {
         .flat_map(|e| e.kinds.iter().map(|(kind, _)| *kind))
 }
 
+/// Whether the family that reads spec kind `kind` is `G` (`false` for a kind no registered
+/// family reads).
+pub fn read_by<G: 'static>(kind: &str) -> bool {
+    entries()
+        .iter()
+        .find(|e| e.kinds.iter().any(|(k, _)| *k == kind))
+        .is_some_and(|e| e.type_id == TypeId::of::<G>())
+}
+
 /// The game a spec names, by the family that reads its kind; `None` for a kind no registered
 /// family reads. The registry is not locked while the family reads the spec.
 pub(super) fn open_kind(spec: &SpecInput<'_>) -> Option<Result<AnyGame>> {
-    let open = entries()
+    let entry = entries()
         .into_iter()
-        .find(|e| e.kinds.iter().any(|(k, _)| *k == spec.kind))?
-        .open;
-    Some(open(spec))
+        .find(|e| e.kinds.iter().any(|(k, _)| *k == spec.kind))?;
+    Some((entry.open)(spec).map(|mut game| {
+        if let AnyGame::External(g) = &mut game {
+            g.set_solvers(entry.solvers);
+        }
+        game
+    }))
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@
 pub mod counter;
 pub mod digest;
 pub mod distributed;
+pub mod erased;
 pub mod finished;
 pub mod grundy;
 pub mod kernels;

@@ -53,6 +53,17 @@ impl Shape {
     }
 }
 
+/// A name that is no kernel; its message lists the kernels.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "unknown kernel '{}': the kernels are {}",
+    crate::base::error::cut(name),
+    Kernel::ALL.map(Kernel::name).join(", ")
+)]
+pub struct UnknownKernel {
+    pub name: String,
+}
+
 /// The kernel that decides a game's positions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kernel {
@@ -111,17 +122,12 @@ impl Kernel {
     }
 
     /// The kernel named `name` ([`Kernel::name`]).
-    pub fn parse(name: &str) -> Result<Kernel, String> {
+    pub fn parse(name: &str) -> Result<Kernel, UnknownKernel> {
         Kernel::ALL
             .into_iter()
             .find(|k| k.name() == name)
-            .ok_or_else(|| {
-                let names: Vec<&str> = Kernel::ALL.iter().map(|k| k.name()).collect();
-                format!(
-                    "unknown kernel '{}': the kernels are {}",
-                    crate::base::error::cut(name),
-                    names.join(", ")
-                )
+            .ok_or_else(|| UnknownKernel {
+                name: name.to_string(),
             })
     }
 
@@ -500,7 +506,9 @@ mod tests {
         for k in Kernel::ALL {
             assert_eq!(Kernel::parse(k.name()), Ok(k));
         }
-        assert!(Kernel::parse("fast").unwrap_err().contains("sliced-rows"));
+        let e = Kernel::parse("fast").unwrap_err();
+        assert_eq!(e.name, "fast");
+        assert!(e.to_string().contains("sliced-rows"), "{e}");
         let game = AnyGame::open("hex:3,sym", u64::MAX).unwrap();
         let err = check_kernel(&game, Kernel::BitPlane, false, true).unwrap_err();
         let text = err.to_string();

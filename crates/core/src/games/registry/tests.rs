@@ -74,9 +74,9 @@ impl Omissions for Toy {}
 
 #[test]
 fn a_registered_family_opens_and_solves_like_a_built_in() {
-    games::register::<Toy>().unwrap();
+    crate::register::<Toy>().unwrap();
     // Again: nothing changes.
-    games::register::<Toy>().unwrap();
+    crate::register::<Toy>().unwrap();
     assert!(games::is_registered("toy"));
     assert!(games::kinds().any(|(k, _)| *k == "toy"));
     assert!(!games::tiered_kinds().any(|k| k == "toy"));
@@ -144,7 +144,7 @@ fn a_kind_read_by_another_family_is_refused() {
         }
     }
     impl Omissions for Hex {}
-    let e = games::register::<Hex>().unwrap_err().to_string();
+    let e = crate::register::<Hex>().unwrap_err().to_string();
     assert!(
         e.contains("'hex'") && e.contains("reads this kind already"),
         "{e}"

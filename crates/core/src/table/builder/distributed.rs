@@ -36,6 +36,32 @@ use crate::table::write::{GameFields, RawFields, RawLayout, TableFile};
 // remoteness (1 to 4 bytes), so each rank's checksums are the table's.
 const _: () = assert!((engine::ALIGN / 4).is_multiple_of(format::BLOCK as u64));
 
+/// How a build across ranks goes, by the family that reads the spec's kind: a digraph is read
+/// in shares (no rank holds it whole) and solved by the counter engine across ranks
+/// ([`build_digraph`]); every other game is opened on every rank and built by the tiered engine
+/// with its key tiers decided by all ([`build_sliced`], which refuses a game outside the sliced
+/// index).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Route {
+    DigraphShares,
+    SlicedTiers,
+}
+
+impl Route {
+    /// The route of a build of `spec`; an unknown kind is refused as opening it would be.
+    pub fn of(spec: &str) -> Result<Route> {
+        let kind = spec.split_once(':').map_or(spec, |(kind, _)| kind);
+        if crate::games::registry::read_by::<crate::games::digraph::Digraph>(kind) {
+            return Ok(Route::DigraphShares);
+        }
+        if !crate::games::is_registered(kind) {
+            // The registry's own message, naming the known kinds.
+            crate::games::AnyGame::open(spec, 0)?;
+        }
+        Ok(Route::SlicedTiers)
+    }
+}
+
 /// What a distributed build did, as one rank saw it.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct DistributedSummary {

@@ -12,7 +12,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::{BuildOptions, estimate_for, plan_tiered};
-use crate::base::error::{Error, Result, human_bytes};
+use crate::base::error::{Error, Result};
 use crate::games::AnyGame;
 use crate::solve::plan::{self, Kernel, Shape};
 
@@ -36,7 +36,7 @@ pub fn kernel_plans(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Vec<Kern
     plan::applicable(Shape::of(game), opts.remoteness, true)
         .into_iter()
         .filter(|k| opts.engine.is_none_or(|e| e == k.engine()))
-        .map(|k| kernel_plan(game, out, opts, k, true))
+        .map(|k| kernel_plan(game, out, opts, k))
         .collect()
 }
 
@@ -52,19 +52,12 @@ pub fn default_kernel(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Option
     }
 }
 
-/// The estimates of a build with `kernel` (from scratch, or resuming the checkpoint beside
-/// `out` as the build would where `from_scratch` is false).
-fn kernel_plan(
-    game: &AnyGame,
-    out: &Path,
-    opts: &BuildOptions,
-    kernel: Kernel,
-    from_scratch: bool,
-) -> KernelPlan {
+/// The estimates of a build with `kernel` from scratch.
+fn kernel_plan(game: &AnyGame, out: &Path, opts: &BuildOptions, kernel: Kernel) -> KernelPlan {
     let opts = BuildOptions {
         kernel: Some(kernel),
         engine: None,
-        restart: opts.restart || from_scratch,
+        restart: true,
         ..opts.clone()
     };
     let estimate = estimate_for(game, &opts, kernel.engine());
@@ -107,21 +100,4 @@ pub(super) fn check_chosen(game: &AnyGame, opts: &BuildOptions) -> Result<()> {
         });
     }
     plan::check_kernel(game, kernel, opts.remoteness, true)
-}
-
-/// Refuses, before any work, a build with the kernel `opts` names whose memory or disk do not
-/// fit, naming both.
-pub(super) fn refuse_unfitting(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<()> {
-    let Some(kernel) = opts.kernel else {
-        return Ok(());
-    };
-    let p = kernel_plan(game, out, opts, kernel, false);
-    let what = format!(
-        "building {} with --kernel {kernel} (estimated peak memory {}, disk {})",
-        game.spec(),
-        human_bytes(p.memory_bytes),
-        human_bytes(p.disk_bytes)
-    );
-    crate::base::memory::check(what.clone(), p.memory_bytes, opts.max_memory)?;
-    crate::base::memory::check_disk(what, out, p.disk_bytes)
 }

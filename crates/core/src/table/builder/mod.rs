@@ -12,12 +12,13 @@ pub(crate) mod convert;
 pub mod distributed;
 pub mod generate;
 pub mod kernels;
+mod plan;
 pub mod report;
 pub(crate) mod rows;
 pub mod threads;
 mod tiered;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Instant;
 
 use serde::Serialize;
@@ -36,6 +37,8 @@ use crate::with_game;
 
 pub use checkpoint::{Checkpoint, Identity};
 pub use kernels::{KernelPlan, default_kernel, kernel_plans};
+pub use plan::BuildPlan;
+use plan::Run;
 pub use tiered::frames::{FRAMES_DEFAULT, frames_params};
 pub use tiered::{TierReport, TieredPlan, plan_tiered};
 
@@ -288,16 +291,6 @@ fn engine_of(game: &AnyGame, opts: &BuildOptions) -> solve::Engine {
         .unwrap_or_else(|| solve::Engine::default_for(game))
 }
 
-/// Where a build of `out` solves into: `out` itself, or the raw table beside it when the build
-/// compresses.
-pub fn solved_into(out: &Path, opts: &BuildOptions) -> PathBuf {
-    if opts.compress.is_some() {
-        raw_sibling(out)
-    } else {
-        out.to_path_buf()
-    }
-}
-
 /// Refuses options that do not apply to `game` before anything is done (a front end calls it
 /// before printing a plan; [`build`] calls it too).
 pub fn check_options(game: &AnyGame, opts: &BuildOptions) -> Result<()> {
@@ -329,22 +322,31 @@ fn refuse_embedding_too_much(game: &AnyGame) -> Result<()> {
     }
 }
 
-/// Solves `game` and writes its table to `out`, raw or compressed as `opts` asks.
+/// Solves `game` and writes its table to `out`, raw or compressed as `opts` asks: its plan
+/// made ([`BuildPlan::make`]) and run ([`build_planned`]).
 pub fn build(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<BuildSummary> {
-    refuse_writing_the_input(game, out)?;
-    let engine = engine_of(game, opts);
-    check_options_for(game, opts, engine)?;
-    kernels::refuse_unfitting(game, out, opts)?;
-    // The out-of-core kernel writes the table compressed itself (`--compress` gives its
-    // parameters), with no raw table beside it.
-    let frames = engine == solve::Engine::Tiered
-        && plan_tiered(game, out, opts).kernel == Some(solve::plan::Kernel::SlicedFrames);
-    let Some(params) = opts.compress.filter(|_| !frames) else {
-        return build_raw(game, out, opts, engine);
+    build_planned(game, out, opts, BuildPlan::make(game, out, opts)?)
+}
+
+/// Runs a build as `plan` says: `plan` is [`BuildPlan::make`]'s for the same game, output and
+/// options (a front end shows it before the run).
+pub fn build_planned(
+    game: &AnyGame,
+    out: &Path,
+    opts: &BuildOptions,
+    plan: BuildPlan<'_>,
+) -> Result<BuildSummary> {
+    let started = Instant::now();
+    plan.check_fits(game, opts)?;
+    let raw = plan.compress_after.then(|| plan.solved_into.clone());
+    let result = run(game, opts, plan, started, None);
+    let Some(raw) = raw else {
+        return result;
     };
-    let raw = raw_sibling(out);
-    check_disk_for_both(game, out, opts, engine)?;
-    let result = build_raw(game, &raw, opts, engine).and_then(|mut s| {
+    let params = opts
+        .compress
+        .expect("a plan compresses where the options do");
+    let result = result.and_then(|mut s| {
         if !s.complete {
             return Ok(s);
         }
@@ -362,6 +364,30 @@ pub fn build(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Result<BuildSum
     });
     let _ = std::fs::remove_file(&raw);
     result
+}
+
+/// The one dispatch on a plan's kernel: the counter engine, the out-of-core kernel (which
+/// writes the table compressed itself), or the tiered engine's kernels that write cells.
+/// `across` solves the tiers across ranks ([`distributed`]). The plan, and so its lock, ends
+/// with the run.
+pub(crate) fn run(
+    game: &AnyGame,
+    opts: &BuildOptions,
+    plan: BuildPlan<'_>,
+    started: Instant,
+    across: Option<tiered::Across<'_, '_>>,
+) -> Result<BuildSummary> {
+    let (cells, frames) = match across {
+        Some(a) => (Some(a.cells), Some(a.frames)),
+        None => (None, None),
+    };
+    match &plan.run {
+        Run::Counter => build_counter(game, opts, &plan, started),
+        Run::Tiered(k) if k.kernel() == solve::plan::Kernel::SlicedFrames => {
+            tiered::frames::build(game, &plan.solved_into, opts, k, started, frames)
+        }
+        Run::Tiered(k) => tiered::build_cells(game, opts, &plan, k, started, cells),
+    }
 }
 
 /// Refuses generalized Sprague-Grundy values where they do not apply: games that are not
@@ -423,14 +449,9 @@ fn refuse_writing_the_input(game: &AnyGame, out: &Path) -> Result<()> {
 /// quarter of the raw cells (a half bit a position; the tables measured compress to about 0.11,
 /// docs/FORMAT.md) plus the remoteness whole. What the raw table's work file holds already
 /// counts as written.
-fn check_disk_for_both(
-    game: &AnyGame,
-    out: &Path,
-    opts: &BuildOptions,
-    engine: solve::Engine,
-) -> Result<()> {
+fn check_disk_for_both(game: &AnyGame, out: &Path, estimate: &BuildEstimate) -> Result<()> {
     use std::os::unix::fs::MetadataExt;
-    let both = both_on_disk(game, &estimate_for(game, opts, engine));
+    let both = both_on_disk(game, estimate);
     let have =
         std::fs::metadata(sibling(&raw_sibling(out), "partial")).map_or(0, |m| m.blocks() * 512);
     crate::base::memory::check_disk(
@@ -451,37 +472,17 @@ fn both_on_disk(game: &AnyGame, estimate: &BuildEstimate) -> u64 {
     raw.saturating_add(cells / 4 + raw.saturating_sub(cells))
 }
 
-/// Solves `game` and writes its raw table to `out`.
-fn build_raw(
+/// The counter engine's run of `plan`: solves `game` and writes its raw table.
+fn build_counter(
     game: &AnyGame,
-    out: &Path,
     opts: &BuildOptions,
-    engine: solve::Engine,
+    plan: &BuildPlan<'_>,
+    started: Instant,
 ) -> Result<BuildSummary> {
-    let started = Instant::now();
     let spec = game.spec();
     let size = game.size();
-    if engine == solve::Engine::Tiered
-        && let Some(why) = solve::tiered_unsupported(game)
-    {
-        return Err(Error::Spec {
-            spec: spec.clone(),
-            msg: format!("the tiered engine cannot solve this game: {why}"),
-        });
-    }
-    crate::table::check_output(out, &[])?;
-    let lock = OutputLock::acquire(out, opts.progress())?;
-    if engine == solve::Engine::Tiered {
-        // Checks memory and disk for the tiers this run will solve.
-        return tiered::build(game, out, &lock, opts, started);
-    }
-    let what = format!(
-        "solving {spec} ({size} positions) with the {} engine",
-        engine.name()
-    );
-    let needs = estimate_for(game, opts, engine);
-    crate::base::memory::check(what.clone(), needs.memory_bytes, opts.max_memory)?;
-    crate::base::memory::check_disk(what, out, needs.file_bytes)?;
+    let out = plan.solved_into.as_path();
+    let engine = plan.engine;
     let fields = if opts.grundy {
         GameFields::of(game).with_grundy()
     } else {
@@ -492,7 +493,7 @@ fn build_raw(
     let sopts = opts.solve_options();
     let (stats, encoding, rem_bytes) = {
         let cells = writer.cells(size);
-        let stats = with_game!(game, g => solve::counter::solve(g, &cells, &sopts));
+        let stats = solve::erased::counter(game, &cells, &sopts);
         // A stopped solve's cells are incomplete; the temporary file goes with the writer.
         opts.stop.check().map_err(|_| interrupted(&spec, None))?;
         let (encoding, rem_bytes) = encode_remoteness(game, &stats, &cells)?;

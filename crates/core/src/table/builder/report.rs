@@ -4,9 +4,7 @@
 //! They only format; the figures come from [`estimate`](super::estimate),
 //! [`plan_tiered`](super::plan_tiered) and [`TierReport`].
 
-use std::path::Path;
-
-use super::{BuildOptions, OnTier, TierReport, TieredPlan};
+use super::{BuildOptions, BuildPlan, OnTier, TierReport, TieredPlan};
 use crate::base::error::human_bytes;
 use crate::games::AnyGame;
 
@@ -14,7 +12,16 @@ use crate::games::AnyGame;
 /// memory against the limit and the table's size (`compress`: the raw table solved first, then
 /// compressed).
 pub fn estimate_line(game: &AnyGame, opts: &BuildOptions, compress: bool) -> String {
-    let e = super::estimate(game, opts);
+    estimate_line_of(game, opts, &super::estimate(game, opts), compress)
+}
+
+/// [`estimate_line`] of the estimate `e`.
+fn estimate_line_of(
+    game: &AnyGame,
+    opts: &BuildOptions,
+    e: &super::BuildEstimate,
+    compress: bool,
+) -> String {
     let kernel = e.kernel.map_or(String::new(), |k| format!(" ({k} kernel)"));
     let grundy = if opts.grundy {
         " and the generalized Sprague-Grundy labelling"
@@ -35,18 +42,15 @@ pub fn estimate_line(game: &AnyGame, opts: &BuildOptions, compress: bool) -> Str
     )
 }
 
-/// The estimate and, for a tiered build of `out` (solved into the raw table beside it when
-/// compressing, [`super::solved_into`]), its plan: the lines a build prints before it starts. Empty when
-/// the chosen engine cannot solve the game (the build itself then says why).
-pub fn before_build(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Vec<String> {
-    let compress = opts.compress.is_some();
-    let solved_into = super::solved_into(out, opts);
-    let tiered = crate::solve::Engine::Tiered;
-    let engine = super::engine_of(game, opts);
-    if engine == tiered && crate::solve::tiered_unsupported(game).is_some() {
-        return Vec::new();
-    }
-    let mut lines = vec![estimate_line(game, opts, compress)];
+/// The lines a build prints before it starts, from its plan: the estimate, the sliced index of a
+/// game that has one and, for a tiered build, the run (its tiers, kernel, memory and disk).
+pub fn before_build(game: &AnyGame, opts: &BuildOptions, plan: &BuildPlan<'_>) -> Vec<String> {
+    let mut lines = vec![estimate_line_of(
+        game,
+        opts,
+        &plan.estimate,
+        plan.compress_after,
+    )];
     if let Some(p) = game.sliced_plan() {
         lines.push(sliced_line(
             &p,
@@ -55,11 +59,8 @@ pub fn before_build(game: &AnyGame, out: &Path, opts: &BuildOptions) -> Vec<Stri
             opts.remoteness,
         ));
     }
-    if engine == tiered {
-        lines.push(plan_line(
-            &super::plan_tiered(game, &solved_into, opts),
-            opts.max_memory,
-        ));
+    if let Some(p) = &plan.tiered {
+        lines.push(plan_line(p, opts.max_memory));
     }
     lines
 }
@@ -218,7 +219,9 @@ mod tests {
             compress: Some(crate::table::zstd::Params::default()),
             ..BuildOptions::default()
         };
-        let lines = before_build(&game, Path::new("/nonexistent/hex-3.rdb"), &opts);
+        let dir = tempfile::tempdir().unwrap();
+        let plan = BuildPlan::make(&game, &dir.path().join("hex-3.rdb"), &opts).unwrap();
+        let lines = before_build(&game, &opts, &plan);
         assert_eq!(lines.len(), 2, "{lines:?}");
         assert!(
             lines[0].starts_with("hex:3: 39,366 positions, tiered engine (bitplane kernel), "),

@@ -1,6 +1,6 @@
 //! A sliced game's table across ranks: `retrodb build hex:4,start=L,sym --mpi` under `mpirun`
 //! (or ranks run as threads, in the tests). Rank 0 runs the single-process tiered build
-//! ([`super::super::tiered::build_with`]: the output's lock, the plan, the work file
+//! ([`BuildPlan::make`] and its run: the output's lock, the plan, the work file
 //! `.NAME.partial`, the checkpoints, the table's checksums and header) with the key tiers solved
 //! by every rank ([`crate::solve::distributed::sliced`]); the other ranks open the same work
 //! file, map its cells to read the finished rows, and write the rows they decide into it.
@@ -32,10 +32,9 @@ use crate::solve::distributed::sliced::{JobSink, solve};
 use crate::solve::finished::{Solved, TierDone};
 use crate::solve::kernels::sliced_frames::LossPlanes;
 use crate::solve::plan::Kernel;
-use crate::table::OutputLock;
+use crate::table::builder::tiered::Across;
 use crate::table::builder::tiered::frames::{FramesAcross, map_planes, plane_paths};
-use crate::table::builder::tiered::{Across, build_with};
-use crate::table::builder::{BuildOptions, BuildSummary};
+use crate::table::builder::{BuildOptions, BuildPlan, BuildSummary, run};
 use crate::table::format::Section;
 use crate::table::workfiles::sibling;
 use crate::table::write::{GameFields, raw_sections};
@@ -82,12 +81,15 @@ pub fn unsupported(game: &AnyGame, opts: &BuildOptions) -> Option<String> {
 
 /// Builds the table of `spec` (a cell game in the sliced index) into `out` with every rank of
 /// `comm`, resuming the checkpoint beside `out` if there is one. `opts` counts on rank 0 (its
-/// tier limit, checkpoints, progress and hooks); the others use its memory limit only.
+/// tier limit, checkpoints, progress and hooks); the others use its memory limit only. Rank 0
+/// hands the lines of its plan ([`crate::table::builder::report::before_build`]) to `show_plan`
+/// before the solve.
 pub fn build_sliced(
     comm: &dyn Comm,
     spec: &str,
     out: &Path,
     opts: &BuildOptions,
+    show_plan: &dyn Fn(&[String]),
 ) -> Result<SlicedSummary> {
     let started = Instant::now();
     let game = agree(
@@ -102,7 +104,7 @@ pub fn build_sliced(
         });
     }
     let build = if comm.rank() == 0 {
-        Some(rank0(comm, &game, out, opts, started)?)
+        Some(rank0(comm, &game, out, opts, started, show_plan)?)
     } else {
         worker(comm, &game, out)?;
         None
@@ -137,6 +139,7 @@ fn rank0(
     out: &Path,
     opts: &BuildOptions,
     started: Instant,
+    show_plan: &dyn Fn(&[String]),
 ) -> Result<BuildSummary> {
     let phase = Cell::new(Phase::Before);
     // Rank 0 has made the work file `path` (`ready`: and opened what it needs) and knows the
@@ -166,8 +169,11 @@ fn rank0(
         Ok(())
     };
     let result = (|| -> Result<BuildSummary> {
-        crate::table::check_output(out, &[])?;
-        let lock = OutputLock::acquire(out, opts.progress())?;
+        let plan = BuildPlan::make(game, out, opts)?;
+        show_plan(&crate::table::builder::report::before_build(
+            game, opts, &plan,
+        ));
+        plan.check_fits(game, opts)?;
         let mut cells_solver = |cells: &Cells<'_>,
                                 done_from: u32,
                                 sopts: &SolveOptions,
@@ -191,7 +197,7 @@ fn rank0(
                 start: &mut frames_start,
             },
         };
-        build_with(game, out, &lock, opts, started, Some(across))
+        run(game, opts, plan, started, Some(across))
     })();
     match phase.get() {
         Phase::Before => {
@@ -478,7 +484,7 @@ mod tests {
             for ranks in 1..=3 {
                 let out = dir.path().join(format!("r{ranks}.rdb"));
                 let sums = run_local(ranks, |c| {
-                    build_sliced(c, spec, &out, &BuildOptions::default())
+                    build_sliced(c, spec, &out, &BuildOptions::default(), &|_| ())
                 })
                 .unwrap();
                 assert!(
@@ -532,7 +538,8 @@ mod tests {
             std::fs::remove_file(&single).unwrap();
             for ranks in 1..=3 {
                 let out = dir.path().join(format!("r{ranks}.rdb"));
-                let sums = run_local(ranks, |c| build_sliced(c, spec, &out, &opts)).unwrap();
+                let sums =
+                    run_local(ranks, |c| build_sliced(c, spec, &out, &opts, &|_| ())).unwrap();
                 assert!(
                     std::fs::read(&out).unwrap() == want,
                     "{spec} on {ranks} ranks"
@@ -579,14 +586,14 @@ mod tests {
                 ..frames()
             }
         };
-        let e = run_local(3, |c| build_sliced(c, spec, &out, &halt_after(2)))
+        let e = run_local(3, |c| build_sliced(c, spec, &out, &halt_after(2), &|_| ()))
             .unwrap_err()
             .to_string();
         assert!(e.contains("interrupted"), "{e}");
         assert!(!out.exists());
         let first = crate::table::builder::build(&game, &out, &halt_after(2)).unwrap_err();
         assert!(matches!(first, Error::Interrupted(_)), "{first}");
-        let sums = run_local(2, |c| build_sliced(c, spec, &out, &frames())).unwrap();
+        let sums = run_local(2, |c| build_sliced(c, spec, &out, &frames(), &|_| ())).unwrap();
         let b = sums[0].build.as_ref().unwrap();
         assert!(b.complete);
         assert!(b.resumed_from_tier.is_some(), "{b:?}");
@@ -607,7 +614,7 @@ mod tests {
             ..BuildOptions::default()
         };
         let across = |ranks, opts: &BuildOptions| {
-            run_local(ranks, |c| build_sliced(c, spec, &out, opts)).unwrap()[0]
+            run_local(ranks, |c| build_sliced(c, spec, &out, opts, &|_| ())).unwrap()[0]
                 .build
                 .clone()
                 .unwrap()
@@ -639,12 +646,15 @@ mod tests {
             halt_after_tier: Some(std::sync::Arc::new(|r| r.tier == 9)),
             ..BuildOptions::default()
         };
-        let e = run_local(3, |c| build_sliced(c, spec, &out, &halted))
+        let e = run_local(3, |c| build_sliced(c, spec, &out, &halted, &|_| ()))
             .unwrap_err()
             .to_string();
         assert!(e.contains("interrupted"), "{e}");
         assert!(!out.exists());
-        let b = run_local(2, |c| build_sliced(c, spec, &out, &BuildOptions::default())).unwrap()[0]
+        let b = run_local(2, |c| {
+            build_sliced(c, spec, &out, &BuildOptions::default(), &|_| ())
+        })
+        .unwrap()[0]
             .build
             .clone()
             .unwrap();

@@ -26,7 +26,7 @@ pub(crate) mod frames;
 mod plan;
 mod streaming;
 
-use plan::plan_with_kernel;
+pub(crate) use plan::plan_with_kernel;
 pub use plan::{TieredPlan, plan_tiered};
 use streaming::NibbleStream;
 
@@ -47,10 +47,32 @@ pub struct TierReport {
     pub checkpoint: bool,
 }
 
-/// A tiered build through work files beside `out`: `.NAME.partial` holds the cells (a shared
-/// mapping: the table being written), `.NAME.partial-rem.T` the remoteness a run resumed below
-/// tier `T` starts from, `.NAME.partial-tier` names the checkpoint. While solving, the engine
-/// keeps remoteness in anonymous memory (two tiers of it where the game has slots).
+/// What solves a tiered build's tiers in place of the single-process engine (the build across
+/// ranks, [`super::distributed`]): called once with the cells (the work file's map), the tier the
+/// run starts below (the tier count for a fresh run), the solve's options and the callback that
+/// reports each finished tier and may make it a checkpoint, which it must call exactly as
+/// [`solve::tiered::solve_tiers`] does. Values only.
+pub(crate) type TierSolver<'s> = dyn FnMut(
+        &Cells<'_>,
+        u32,
+        &SolveOptions,
+        &mut dyn FnMut(solve::finished::TierDone<'_>) -> Result<bool>,
+    ) -> Result<Option<solve::finished::Solved>>
+    + 's;
+
+/// How a build across ranks ([`super::distributed`]) solves, whichever kernel the plan takes:
+/// `cells` for the kernels that write the table's cells, `frames` for the out-of-core kernel.
+pub(crate) struct Across<'a, 's> {
+    pub cells: &'a mut TierSolver<'s>,
+    pub frames: frames::FramesAcross<'a>,
+}
+
+/// A tiered build's run with a kernel that writes the table's cells, through work files beside
+/// the file `plan` solves into (`out`): `.NAME.partial` holds the cells (a shared mapping: the
+/// table being written), `.NAME.partial-rem.T` the remoteness a run resumed below tier `T`
+/// starts from, `.NAME.partial-tier` names the checkpoint. While solving, the engine keeps
+/// remoteness in anonymous memory (two tiers of it where the game has slots). `solver`, where
+/// given, solves the tiers in place of the single-process engine (the build across ranks).
 ///
 /// A finished tier becomes a checkpoint when [`BuildOptions::checkpoint_every`] has passed since
 /// the last one (and where `stop_after_tiers` stops): its remoteness is written to a new work
@@ -61,65 +83,22 @@ pub struct TierReport {
 /// pages the write-back had made read-only (hex:4: 4.1 s against 3.2 s), and first touches of a
 /// file-backed remoteness map serialised the two threads on page faults (docs/TIERED.md).
 ///
-/// `lock` is the output's: it makes the work files this build's alone while it runs.
-pub(super) fn build(
+/// The plan's lock makes the work files this build's alone while it runs.
+pub(super) fn build_cells(
     game: &AnyGame,
-    out: &Path,
-    lock: &OutputLock,
     opts: &BuildOptions,
+    plan: &super::BuildPlan<'_>,
+    kernel: &TieredKernel<'_>,
     started: Instant,
-) -> Result<BuildSummary> {
-    build_with(game, out, lock, opts, started, None)
-}
-
-/// What solves a tiered build's tiers in place of the single-process engine (the build across
-/// ranks, [`super::distributed`]): called once with the cells (the work file's map), the tier the
-/// run starts below (the tier count for a fresh run), the solve's options and the callback that
-/// reports each finished tier and may make it a checkpoint, which it must call exactly as
-/// [`solve::tiered::solve_tiers`] does. Values only.
-pub(super) type TierSolver<'s> = dyn FnMut(
-        &Cells<'_>,
-        u32,
-        &SolveOptions,
-        &mut dyn FnMut(solve::finished::TierDone<'_>) -> Result<bool>,
-    ) -> Result<Option<solve::finished::Solved>>
-    + 's;
-
-/// How a build across ranks ([`super::distributed`]) solves, whichever kernel the plan takes:
-/// `cells` for the kernels that write the table's cells, `frames` for the out-of-core kernel.
-pub(super) struct Across<'a, 's> {
-    pub cells: &'a mut TierSolver<'s>,
-    pub frames: frames::FramesAcross<'a>,
-}
-
-/// [`build`], its tiers solved across ranks when `across` is given.
-pub(super) fn build_with(
-    game: &AnyGame,
-    out: &Path,
-    lock: &OutputLock,
-    opts: &BuildOptions,
-    started: Instant,
-    across: Option<Across<'_, '_>>,
+    solver: Option<&mut TierSolver<'_>>,
 ) -> Result<BuildSummary> {
     let spec = game.spec();
     let size = game.size();
-    let (plan, chosen) = plan_with_kernel(game, out, opts);
-    let TieredPlan {
-        tiers, done_from, ..
-    } = plan;
-    let resumed = plan.resumed.clone();
-    if let Some(k) = opts.kernel {
-        forced_kernel_applies(game, k, out, opts, &plan)?;
-    }
-    let kernel = checked_kernel(&spec, size, out, opts, &plan, chosen)?;
-    let (solver, frames_across) = match across {
-        Some(a) => (Some(a.cells), Some(a.frames)),
-        None => (None, None),
-    };
-    if kernel.kernel() == Kernel::SlicedFrames {
-        let _ = lock;
-        return frames::build(game, out, opts, &kernel, started, frames_across);
-    }
+    let out = plan.solved_into.as_path();
+    let tiered = plan.tiered.as_ref().expect("a tiered plan");
+    let (tiers, done_from) = (tiered.tiers, tiered.done_from);
+    let resumed = tiered.resumed.clone();
+    let lock = &plan.lock;
     let identity = Identity::of(game, opts);
     if resumed.is_none() {
         // A fresh start: whatever the work files held belongs to no finished tier.
@@ -160,15 +139,15 @@ pub(super) fn build_with(
         };
         let solved = match solver {
             Some(solve) => solve(&cells, done_from, &sopts, &mut checkpoint),
-            None => with_tiered_game!(game, g => solve::tiered::solve_tiers(
-                g,
-                &kernel,
+            None => solve::erased::tiers(
+                game,
+                kernel,
                 &cells,
                 done_from,
                 &stores,
                 &sopts,
-                &mut checkpoint
-            ), _ => unreachable!("build checked that the tiered engine applies")),
+                &mut checkpoint,
+            ),
         };
         solved.map_err(|e| match e {
             Error::Interrupted(_) => interrupted(&spec, Some(out)),
@@ -193,58 +172,6 @@ pub(super) fn build_with(
     checkpoint::remove_rem_files(out, None);
     let _ = std::fs::remove_file(checkpoint::path(out));
     Ok(run.summary(&stats, out.display().to_string(), true, file_bytes))
-}
-
-/// Refuses the kernel a build names (`--kernel`) where it does not apply to the run `plan`
-/// makes: one that solves from scratch only, for a run that resumes a checkpoint.
-fn forced_kernel_applies(
-    game: &AnyGame,
-    kernel: Kernel,
-    out: &Path,
-    opts: &BuildOptions,
-    plan: &TieredPlan,
-) -> Result<()> {
-    let fresh = plan.resumed.is_none();
-    solve::plan::check_kernel(game, kernel, opts.remoteness, fresh).map_err(|e| match e {
-        Error::Spec { spec, msg } if !fresh => Error::Spec {
-            spec,
-            msg: format!(
-                "{msg} (this build resumes below tier {} of the checkpoint {}; --restart \
-                 starts over)",
-                plan.done_from,
-                checkpoint::path(out).display()
-            ),
-        },
-        e => e,
-    })
-}
-
-/// The kernel `plan` chose, once the build may go ahead: no other build's checkpoint is in the
-/// way, the tiered engine solves the game `spec` (`size` positions), and memory and disk hold
-/// the run.
-fn checked_kernel<'g>(
-    spec: &str,
-    size: u64,
-    out: &Path,
-    opts: &BuildOptions,
-    plan: &TieredPlan,
-    chosen: Option<TieredKernel<'g>>,
-) -> Result<TieredKernel<'g>> {
-    if let Some(why) = &plan.refused {
-        // Resuming would mix cells of another game, input or option into this table; starting
-        // over silently would throw away the other build's work.
-        return Err(crate::base::error::BuildError::OtherBuild {
-            checkpoint: checkpoint::path(out).display().to_string(),
-            why: why.to_string(),
-        }
-        .into());
-    }
-    let kernel = chosen.ok_or_else(|| Error::Spec {
-        spec: spec.to_string(),
-        msg: "the tiered engine cannot solve this game".into(),
-    })?;
-    check_resources(spec, size, out, opts, plan, kernel.kernel())?;
-    Ok(kernel)
 }
 
 /// The digest of the finished `tiers`' cells, and of their nibbles where the work file holds
@@ -315,28 +242,6 @@ fn open_writer(
         RemStore::Streamed => writer.stream_nibbles(),
         RemStore::None | RemStore::EngineBytes => Ok(writer),
     }
-}
-
-/// Checks that memory and disk hold the tiers `plan` solves of the game `spec` (`size`
-/// positions) with `kernel`.
-fn check_resources(
-    spec: &str,
-    size: u64,
-    out: &Path,
-    opts: &BuildOptions,
-    plan: &TieredPlan,
-    kernel: Kernel,
-) -> Result<()> {
-    let (lowest, done_from) = (plan.lowest, plan.done_from);
-    let what = format!(
-        "solving tiers {lowest}..{done_from} of {spec} with the tiered engine ({kernel} kernel)"
-    );
-    crate::base::memory::check(
-        format!("{what} ({size} positions)"),
-        plan.memory_bytes,
-        opts.max_memory,
-    )?;
-    crate::base::memory::check_disk(what, out, plan.disk_bytes)
 }
 
 /// Writes the table of a finished solve through `writer`: the engine's remoteness turned into

@@ -71,11 +71,13 @@ pub fn plan_tiered(game: &AnyGame, out: &Path, opts: &BuildOptions) -> TieredPla
 
 /// [`plan_tiered`], and the kernel it chose as a value the solve runs
 /// ([`solve::tiered::solve_tiers`]): the build chooses it here, once.
-pub(super) fn plan_with_kernel<'g>(
+pub(crate) fn plan_with_kernel<'g>(
     game: &'g AnyGame,
     out: &Path,
     opts: &BuildOptions,
 ) -> (TieredPlan, Option<TieredKernel<'g>>) {
+    #[cfg(test)]
+    super::super::plan::counts::count(&super::super::plan::counts::TIERED_PLANS);
     let size = game.size();
     let tiers = with_tiered_game!(game, g => g.tier_count(), _ => 0);
     let (mut resumed, refused) = match checkpoint::read(out, &Identity::of(game, opts)) {

@@ -84,7 +84,7 @@ pub(crate) struct FramesAcross<'a> {
 
 /// Builds `game` into `out` (compressed) with the out-of-core kernel `kernel`, from the
 /// checkpoint beside `out` when there is one of this build; across ranks with `across`.
-pub(super) fn build(
+pub(crate) fn build(
     game: &AnyGame,
     out: &Path,
     opts: &BuildOptions,
