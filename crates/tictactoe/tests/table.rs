@@ -79,6 +79,37 @@ fn every_board_has_its_minimax_value() {
     );
 }
 
+/// Registered with its tiers, the game is built by the tiered engine, and its file, values and
+/// remoteness, is byte for byte the counter engine's.
+#[test]
+fn the_tiered_engine_builds_it_as_the_counter_engine_does() {
+    register();
+    let dir = tempfile::tempdir().unwrap();
+    for spec in ["ttt:3x3,3", "ttt:3x4,3"] {
+        let game = AnyGame::open(spec, u64::MAX).unwrap();
+        for remoteness in [false, true] {
+            let tiered = dir.path().join("tiered.rdb");
+            let opts = BuildOptions {
+                remoteness,
+                ..BuildOptions::default()
+            };
+            let s = builder::build(&game, &tiered, &opts).unwrap();
+            assert_eq!(s.engine, retrodb_core::solve::Engine::Tiered, "{spec}");
+            assert_eq!(s.kernel.name(), "per-position", "{spec}");
+            let counter = dir.path().join("counter.rdb");
+            let opts = BuildOptions {
+                engine: Some(retrodb_core::solve::Engine::Counter),
+                ..opts
+            };
+            builder::build(&game, &counter, &opts).unwrap();
+            assert!(
+                std::fs::read(&tiered).unwrap() == std::fs::read(&counter).unwrap(),
+                "{spec} remoteness {remoteness}: the files differ"
+            );
+        }
+    }
+}
+
 #[test]
 fn a_table_verifies_compresses_and_reopens_through_the_registry() {
     register();
