@@ -302,7 +302,15 @@ fn kill_after(args: &[&str], after: Duration) -> bool {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    std::thread::sleep(after);
+    // Waits for the moment to kill, or for the command's end if it comes first (most of these
+    // commands end in tens of milliseconds: sleeping the whole time took most of the test's).
+    let started = std::time::Instant::now();
+    while started.elapsed() < after {
+        if child.try_wait().unwrap().is_some() {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(2).min(after));
+    }
     let running = child.try_wait().unwrap().is_none();
     let _ = child.kill();
     let _ = child.wait();
