@@ -3,7 +3,7 @@
 //!
 //! It is a part of the library so that another program can run it: [`main`] (what the
 //! `retrodb` binary calls) and [`run_from`] are its only public items. A program that registers
-//! its own game family ([`crate::games::register`]) and then calls [`main`] gets the whole
+//! its own game family ([`crate::register`]) and then calls [`main`] gets the whole
 //! command line (`build`, `probe`, `verify`, `serve`, ...) for its games too.
 
 #[macro_use]

@@ -170,7 +170,7 @@ pub fn check_memory(graphs: &[Graph], opts: &SweepOptions) -> Result<()> {
         // The tiered engine's: the cells and the loss planes of a plain board.
         let need = size
             .div_ceil(4)
-            .saturating_add(solve::kernels::bitplane::memory_estimate(m as u32))
+            .saturating_add(solve::plan::plain_board_planes(m as u32))
             .saturating_add(solve::PROCESS_BYTES);
         crate::base::memory::check(
             format!(

@@ -1,7 +1,7 @@
 //! Generalized Sprague-Grundy values (Smith 1966; Fraenkel and Yesha) of the positions of an
 //! impartial game, and the sum rule that gives a sum of such games — several tokens on one
 //! digraph, a move moving one of them — its value, its outcome and its winning moves. Neutral
-//! ground like [`crate::base::cells`]: the labelling kernel ([`crate::solve::grundy`]) computes the
+//! ground like [`crate::base::cells`]: the labelling kernel (`crate::solve::grundy`) computes the
 //! values, the table files store them, probes combine them (docs/SUMS.md).
 //!
 //! A position's value is a number `n` or `∞(K)`, `K` the finite values among its followers

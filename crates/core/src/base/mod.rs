@@ -1,6 +1,6 @@
 //! What every layer shares, beside the stack of docs/ARCHITECTURE.md: the 2-bit cells and the
 //! decision rule ([`cells`]), bounds and cancellation of work done for a request ([`budget`]), generalized Sprague-Grundy values and the sum rule ([`grundy`]),
-//! what "no remoteness" is in each encoding ([`remoteness`]), memory limits and disk space
+//! what "no remoteness" is in each encoding (`remoteness`), memory limits and disk space
 //! ([`memory`]), lines read with a cap on their length ([`lines`]) and the inputs read
 //! through that cap, devices refused ([`inputs`]), the progress trait every
 //! long operation reports through ([`progress`]), the one random generator ([`splitmix`]), and
@@ -18,6 +18,6 @@ pub mod inputs;
 pub mod lines;
 pub mod memory;
 pub mod progress;
-pub mod remoteness;
+pub(crate) mod remoteness;
 pub mod splitmix;
 pub mod value;

@@ -40,7 +40,7 @@ impl<'a> SpecInput<'a> {
 }
 
 /// A game family as the registry knows it: a built-in one (`crates/core/src/games/mod.rs`, one line per
-/// family) or one registered at run time ([`super::register`]).
+/// family) or one registered at run time ([`crate::register`]).
 pub trait Family: Notation + Sized {
     /// The spec kinds the family reads and what their argument is, for help texts and errors:
     /// `("hex", "the side N of the N x N rhombus")`.

@@ -1,4 +1,4 @@
-//! The games, one module per family, and the registry ([`registry`]) that turns a game spec
+//! The games, one module per family, and the registry (`registry`) that turns a game spec
 //! (`hex:4`, `digraph:FILE`) into a concrete game.
 //!
 //! Adding a game (docs/ARCHITECTURE.md, "Adding a game"; `subtraction.rs` is the worked example):
@@ -10,7 +10,7 @@
 //! registry. Nothing outside `games/` names a game.
 //!
 //! A game from outside retrodb (docs/ARCHITECTURE.md, "Adding a game from outside") implements
-//! the same traits in its own crate and is registered at run time ([`register`]); its games are
+//! the same traits in its own crate and is registered at run time ([`crate::register`]); its games are
 //! [`AnyGame::External`], which every `with_game!` takes like the others.
 
 /// The games retrodb knows, one line each: `Variant(module::Type) tiered` for an acyclic game
@@ -41,8 +41,8 @@ macro_rules! __games_do {
         /// type, and [`AnyGame::External`] for the families registered at run time.
         pub enum AnyGame {
             $($v($m::$t),)*
-            /// A game of a family registered at run time ([`register`]), held behind
-            /// [`external::DynGame`].
+            /// A game of a family registered at run time ([`crate::register`]), held behind
+            /// `external::DynGame`.
             External(external::ExternalGame),
         }
 
@@ -83,10 +83,10 @@ macro_rules! __games_do {
 
 crate::__games!(declare);
 
-pub mod external;
-pub mod family;
-pub mod registry;
-pub mod source;
+pub(crate) mod external;
+pub(crate) mod family;
+pub(crate) mod registry;
+pub(crate) mod source;
 
 use crate::base::error::{Error, Result};
 use crate::base::progress::{Progress, Silent};

@@ -21,7 +21,7 @@ pub const EMBED_LIMIT: u64 = 64 << 20;
 /// Whether a table keeps its game's input file in its header.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Embed {
-    /// Inputs up to [`EMBED_LIMIT`] are embedded; a larger one is referred to by its absolute
+    /// Inputs up to `EMBED_LIMIT` are embedded; a larger one is referred to by its absolute
     /// path, and the table needs the file where it was.
     #[default]
     UpToLimit,
@@ -38,7 +38,7 @@ pub struct Source {
     pub len: u64,
     /// xxh3-64 of the bytes.
     pub hash: u64,
-    /// The bytes, kept when at most [`EMBED_LIMIT`] long.
+    /// The bytes, kept when at most `EMBED_LIMIT` long.
     pub bytes: Option<Arc<[u8]>>,
 }
 
@@ -54,8 +54,8 @@ impl Source {
 
     /// [`Source::of`] an input, its mapped pages released behind the hash a block at a time,
     /// so a large input never counts whole in the process's memory. Kept whole with
-    /// [`Embed::Always`]; otherwise an input over [`EMBED_LIMIT`] is named by its absolute path
-    /// ([`absolute_name`]), so that the table that refers to it opens from any directory.
+    /// [`Embed::Always`]; otherwise an input over `EMBED_LIMIT` is named by its absolute path
+    /// (`absolute_name`), so that the table that refers to it opens from any directory.
     pub fn of_released(name: &str, input: &InputBytes<'_>, embed: Embed) -> Source {
         let bytes = input.bytes();
         if embed == Embed::Always || bytes.len() as u64 <= EMBED_LIMIT {

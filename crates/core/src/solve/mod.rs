@@ -4,20 +4,20 @@
 //! - [`counter`]: the counter-decrement engine, for any game (cycles and draws included).
 //! - [`tiered`]: the tiered engine, for acyclic games that number their tiers; it decides every
 //!   position exactly as the counter engine does (values, remoteness, rounds), with one of four
-//!   kernels: per position through the game's walk, or by the game's shape ([`kernels`]:
+//!   kernels: per position through the game's walk, or by the game's shape (`kernels`:
 //!   bitplane, plain remoteness, sliced rows, sliced remoteness).
-//! - [`grundy`]: the generalized Sprague-Grundy labelling of an impartial game (values for sums
+//! - `grundy`: the generalized Sprague-Grundy labelling of an impartial game (values for sums
 //!   of tokens), in retrograde rounds like the counter engine's.
 //! - [`plan`]: which kernel solves a game, chosen once from its shape and the options, and the
 //!   memory that kernel needs.
 
 pub mod counter;
-pub mod digest;
+pub(crate) mod digest;
 pub mod distributed;
-pub mod erased;
-pub mod finished;
-pub mod grundy;
-pub mod kernels;
+pub(crate) mod erased;
+pub(crate) mod finished;
+pub(crate) mod grundy;
+pub(crate) mod kernels;
 pub mod plan;
 pub mod tiered;
 
@@ -161,7 +161,7 @@ pub struct SolveStats {
     /// fewer than the edges where a values-only solve stops at a position's first lost child).
     pub child_probes: u64,
     /// Per position, the round it was decided in; present when asked for. Draws and unused
-    /// indices hold [`crate::base::remoteness::NONE`].
+    /// indices hold `crate::base::remoteness::NONE`.
     pub remoteness: Option<Vec<u32>>,
 }
 

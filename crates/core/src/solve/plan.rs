@@ -73,19 +73,19 @@ pub enum Kernel {
     /// game's tier walk, with or without remoteness, fresh or resumed.
     PerPosition,
     /// A plain board, values only, from scratch: 64 configurations a word operation
-    /// ([`super::kernels::bitplane`]).
+    /// (`super::kernels::bitplane`).
     BitPlane,
     /// A plain board with remoteness, from scratch: children by arithmetic
     /// (`super::kernels::plain_remoteness`).
     PlainRemoteness,
-    /// A sliced board, values only, fresh or resumed: a row at a time ([`super::kernels::sliced_rows`]).
+    /// A sliced board, values only, fresh or resumed: a row at a time (`super::kernels::sliced_rows`).
     SlicedRows,
     /// A sliced board with remoteness, fresh or resumed: a row at a time, remoteness in half a
-    /// byte a position ([`super::kernels::sliced_remoteness`]).
+    /// byte a position (`super::kernels::sliced_remoteness`).
     SlicedRemoteness,
     /// A sliced board, values only, out of core: a row at a time as [`Kernel::SlicedRows`],
     /// reading one key tier's loss bits and writing the table compressed as it goes
-    /// ([`super::kernels::sliced_frames`]).
+    /// (`super::kernels::sliced_frames`).
     SlicedFrames,
 }
 
@@ -277,7 +277,7 @@ pub enum RemStore {
     /// Nowhere: a values-only solve.
     None,
     /// A byte a position in memory, as the engine keeps it
-    /// ([`crate::base::remoteness::ENGINE_NONE`]); the table's encoding is made at the end.
+    /// (`crate::base::remoteness::ENGINE_NONE`); the table's encoding is made at the end.
     EngineBytes,
     /// A nibble a position, relative to the value, written in place: in the build's work file
     /// ([`super::tiered::TierStores::nibbles`]), else in memory.
@@ -376,6 +376,12 @@ impl<'g> TieredKernel<'g> {
 pub fn memory_estimate(engine: Engine, game: &AnyGame, remoteness: bool) -> u64 {
     let kernel = kernel(game, engine, remoteness, true).unwrap_or(Kernel::Counter);
     kernel_memory(kernel, game, remoteness)
+}
+
+/// Bytes the bit-plane kernel's loss planes take for a plain board of `cells` cells, for a
+/// caller that sizes builds before it has their games (a sweep over many graphs).
+pub fn plain_board_planes(cells: u32) -> u64 {
+    super::kernels::bitplane::memory_estimate(cells)
 }
 
 /// Bytes `kernel` needs for a whole build of `game` from scratch (without the process's own);

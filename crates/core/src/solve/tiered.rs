@@ -76,7 +76,7 @@ pub trait TierStores {
     }
 
     /// Fills `engine_bytes` (a byte per index, zeroed) with the remoteness of the finished
-    /// tiers a resumed solve starts from, as [`TierDone::remoteness`] held it (the
+    /// tiers a resumed solve starts from, as `TierDone::remoteness` held it (the
     /// per-position kernel reads it into its memory directly, with no second copy).
     fn resume(&self, engine_bytes: &mut [u8]) -> crate::Result<()> {
         let _ = engine_bytes;

@@ -4,10 +4,10 @@
 use std::io;
 use std::path::Path;
 
-pub mod build;
-pub mod convert;
-pub mod lookup;
-pub mod mpi;
+pub(crate) mod build;
+pub(crate) mod convert;
+pub(crate) mod lookup;
+pub(crate) mod mpi;
 pub mod table;
 
 pub use build::BuildError;

@@ -1,7 +1,7 @@
 //! Cell games: games where the players take turns claiming empty cells, Left's cells and Right's
 //! cells deciding the end. One core serves four specs — the Shannon switching game on a graph
 //! file's edges (`shannon:PATH`) or vertices (`shannon-vertex:PATH`), Bridg-It (`bridgit:N`) and
-//! Hex (`hex:N`) — each of which is a Shannon game on some graph (see [`board`]).
+//! Hex (`hex:N`) — each of which is a Shannon game on some graph (see `board`).
 //!
 //! Indexing: with `E` cells and digit `d_i` of cell `i` (0 empty, 1 Left's, 2 Right's), a
 //! position is `mover + 2 * sum(d_i * 3^i)` with `mover` 0 when Left is to move and 1 when Right
@@ -12,21 +12,21 @@
 //! parent enumeration undoes exactly one digit of the player who just moved, keeping only parents
 //! where the game was still open — the exact inverse of the children.
 //!
-//! The files: [`layout`] says what the cells are, [`notation`] reads and prints positions,
+//! The files: `layout` says what the cells are, [`notation`] reads and prints positions,
 //! `index` numbers them (plain, alternation or sliced), `tiers` walks a tier for the tiered
-//! engine, and [`wins`] holds the winning test and its table.
+//! engine, and `wins` holds the winning test and its table.
 
 pub mod alternation;
-pub mod board;
+pub(crate) mod board;
 mod family;
-pub mod graph;
+pub(crate) mod graph;
 mod index;
-pub mod layout;
+pub(crate) mod layout;
 pub mod notation;
 pub mod picture;
 mod tiers;
 pub mod values;
-pub mod wins;
+pub(crate) mod wins;
 
 use std::sync::OnceLock;
 

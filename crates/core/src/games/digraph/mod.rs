@@ -11,7 +11,7 @@ use crate::base::error::{Error, Result};
 use crate::game::{Game, Move, Notation, Omissions, PositionError, Status};
 use crate::games::source::{Embed, InputBytes, Source};
 
-pub mod parse;
+pub(crate) mod parse;
 mod random;
 
 use parse::parse_edges;

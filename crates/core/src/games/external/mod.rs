@@ -28,7 +28,7 @@ use crate::game::{
 /// type (`solve::erased::Solvers`), which this layer holds without naming.
 pub type Solvers = &'static (dyn Any + Send + Sync);
 
-/// A game of a family registered at run time, held behind [`DynGame`]: what
+/// A game of a family registered at run time, held behind `DynGame`: what
 /// [`super::AnyGame::External`] holds. It plays every role of a game by forwarding, so the
 /// generic table writers and lookups take it as they take a built-in game.
 pub struct ExternalGame {

@@ -174,7 +174,7 @@ fn route(
 pub struct Solved {
     /// The owned vertices' cells, in the table's packed words (2 bits each).
     pub words: Vec<std::sync::atomic::AtomicU64>,
-    /// Per owned vertex: the remoteness, [`crate::base::remoteness::NONE`] for draws and unused ids.
+    /// Per owned vertex: the remoteness, `crate::base::remoteness::NONE` for draws and unused ids.
     pub remoteness: Option<Vec<u32>>,
     /// The last round that decided a vertex anywhere (the counter engine's round count).
     pub rounds: u32,

@@ -8,11 +8,11 @@
 //! - [`sliced_rows`]: a sliced board, values only, a row at a time.
 //! - [`sliced_remoteness`]: a sliced board with remoteness, a row at a time, a nibble a position.
 
-pub mod bitplane;
+pub(crate) mod bitplane;
 pub(crate) mod plain_remoteness;
 #[cfg(target_arch = "x86_64")]
 mod plain_remoteness_avx2;
-pub mod plain_remoteness_streamed;
-pub mod sliced_frames;
-pub mod sliced_remoteness;
-pub mod sliced_rows;
+pub(crate) mod plain_remoteness_streamed;
+pub(crate) mod sliced_frames;
+pub(crate) mod sliced_remoteness;
+pub(crate) mod sliced_rows;

@@ -34,7 +34,7 @@ pub struct Checkpoint {
     /// Size and xxh3 of the checkpoint's remoteness file.
     pub rem_bytes: u64,
     pub rem_sum: u64,
-    /// The digest of the finished tiers' cells ([`crate::solve::digest`]); `None` in
+    /// The digest of the finished tiers' cells (`crate::solve::digest`); `None` in
     /// checkpoints written before it was recorded.
     pub cells_sum: Option<u64>,
 }

@@ -11,7 +11,7 @@ mod checkpoint;
 pub(crate) mod convert;
 pub mod distributed;
 pub mod generate;
-pub mod kernels;
+pub(crate) mod kernels;
 mod plan;
 pub mod report;
 pub(crate) mod rows;

@@ -16,7 +16,7 @@ use crate::base::remoteness::stored_none;
 pub enum RemotenessEncoding {
     /// No remoteness.
     None,
-    /// This many bytes a position (1, 2 or 4), little-endian, all-ones ([`stored_none`]) for none.
+    /// This many bytes a position (1, 2 or 4), little-endian, all-ones (`stored_none`) for none.
     Bytes(u8),
     /// Half a byte a position relative to its value ([`nibble_of`]), the lower half for the even
     /// index: the tables of the boards the solvers know (plain and sliced), whose remoteness
@@ -28,7 +28,7 @@ pub enum RemotenessEncoding {
 const NIBBLES_BYTE: u8 = 0x80;
 
 impl RemotenessEncoding {
-    /// The narrowest bytes whose none ([`stored_none`], all-ones) exceeds `max`, the largest
+    /// The narrowest bytes whose none (`stored_none`, all-ones) exceeds `max`, the largest
     /// finite remoteness.
     pub fn narrowest(max: u32) -> RemotenessEncoding {
         RemotenessEncoding::Bytes(remoteness_width(max))
@@ -130,8 +130,8 @@ pub fn remoteness_of_nibble(code: u8, n: u8) -> Option<u32> {
     }
 }
 
-/// Stores `r` ([`crate::base::remoteness::NONE`] for none) in `d.len()` bytes, none as
-/// [`stored_none`] (all-ones).
+/// Stores `r` (`crate::base::remoteness::NONE` for none) in `d.len()` bytes, none as
+/// `stored_none` (all-ones).
 pub fn put_remoteness(d: &mut [u8], r: u32) {
     let none = stored_none(d.len() as u8);
     match d.len() {
@@ -141,7 +141,7 @@ pub fn put_remoteness(d: &mut [u8], r: u32) {
     }
 }
 
-/// Reads a remoteness of `b.len()` bytes; [`stored_none`] (all-ones) is none.
+/// Reads a remoteness of `b.len()` bytes; `stored_none` (all-ones) is none.
 pub fn get_remoteness(b: &[u8]) -> Option<u32> {
     let r = match b.len() {
         1 => b[0] as u32,
@@ -151,7 +151,7 @@ pub fn get_remoteness(b: &[u8]) -> Option<u32> {
     (r != stored_none(b.len() as u8)).then_some(r)
 }
 
-/// The narrowest remoteness width (bytes) whose none ([`stored_none`], all-ones) exceeds `max`,
+/// The narrowest remoteness width (bytes) whose none (`stored_none`, all-ones) exceeds `max`,
 /// the largest finite remoteness.
 pub fn remoteness_width(max: u32) -> u8 {
     if max < stored_none(1) {
@@ -163,7 +163,7 @@ pub fn remoteness_width(max: u32) -> u8 {
     }
 }
 
-/// `rem` (in memory, [`crate::base::remoteness::NONE`] for none) stored `width` bytes each, as a raw table's remoteness
+/// `rem` (in memory, `crate::base::remoteness::NONE` for none) stored `width` bytes each, as a raw table's remoteness
 /// section holds it (empty for width 0).
 pub fn remoteness_bytes(rem: &[u32], width: u8) -> Vec<u8> {
     if width == 0 {
@@ -181,7 +181,7 @@ pub fn remoteness_bytes(rem: &[u32], width: u8) -> Vec<u8> {
 }
 
 /// The table's one-byte remoteness (all-ones for none) of the engine's bytes
-/// (`2 * (remoteness + 1) + lost`, [`crate::base::remoteness::ENGINE_NONE`] for none), in place.
+/// (`2 * (remoteness + 1) + lost`, `crate::base::remoteness::ENGINE_NONE` for none), in place.
 pub fn bytes_of_engine(bytes: &mut [u8]) {
     bytes
         .par_chunks_mut(1 << 16)
