@@ -47,7 +47,7 @@ fn pool_of(threads: Option<usize>) -> PyResult<Option<rayon::ThreadPool>> {
 #[allow(clippy::too_many_arguments)]
 pub fn build<'py>(
     py: Python<'py>,
-    spec: &str,
+    spec: &Bound<'py, PyAny>,
     path: PathBuf,
     remoteness: bool,
     compress: bool,
@@ -60,9 +60,14 @@ pub fn build<'py>(
     let max_memory = max_memory.unwrap_or_else(retrodb::base::memory::default_limit);
     let solving = Arc::new(Kept::default());
     let compressing = Arc::new(Kept::default());
-    let game = py
-        .detach(|| AnyGame::open_with(spec, max_memory, &*solving))
-        .map_err(error)?;
+    let game = match spec.extract::<String>() {
+        Ok(spec) => py
+            .detach(|| AnyGame::open_with(&spec, max_memory, &*solving))
+            .map_err(error)?,
+        // A game written in Python: its move graph, read through its callbacks.
+        Err(_) => crate::pygame::read(py, spec, progress)?,
+    };
+    let spec = game.spec();
     let tier_lines: Arc<Mutex<Vec<String>>> = Arc::default();
     let mut opts = BuildOptions {
         remoteness,

@@ -22,6 +22,7 @@ use retrodb::{Game as _, Notation as _, Status, Value, with_game};
 mod build;
 mod game;
 mod positions;
+mod pygame;
 
 use game::{Game, GameRef, Position};
 use positions::Positions;

@@ -29,7 +29,7 @@ fn a_table_of_an_unregistered_family_names_the_family() {
         .to_string();
     let want = format!(
         "table {}: its game family `ttt` is not registered in this program \
-         (retrodb::games::register)",
+         (retrodb::register)",
         path.display()
     );
     assert_eq!(e, want);

@@ -39,6 +39,20 @@ class FileError(RetrodbError, OSError):
     """A file that cannot be read or written."""
 
 
+class GameError(RetrodbError):
+    """A game written in Python whose callbacks broke the protocol (docs/PYTHON.md): the
+    message names the callback and the position; an exception the callback raised is the
+    cause (``__cause__``), with its traceback."""
+
+
+# The status codes a Python game's `status` callback answers (uint8), for the player to move.
+OPEN = 0
+WIN = 1
+LOSS = 2
+DRAW = 3
+UNUSED = 4
+
+
 import os  # noqa: E402
 
 from ._retrodb import Game, Position, Positions, Table, __version__, build, open  # noqa: E402
@@ -72,7 +86,13 @@ def open_dir(path: "str | os.PathLike[str]") -> "dict[str, Table]":
 
 __all__ = [
     "BuildError",
+    "DRAW",
     "FileError",
+    "GameError",
+    "LOSS",
+    "OPEN",
+    "UNUSED",
+    "WIN",
     "Game",
     "Position",
     "PositionError",

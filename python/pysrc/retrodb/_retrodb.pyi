@@ -57,7 +57,7 @@ def open(path: Union[str, os.PathLike[str]]) -> Table:
     read."""
 
 def build(
-    spec: str,
+    spec: Any,
     path: Union[str, os.PathLike[str]],
     remoteness: bool = False,
     compress: bool = False,
@@ -73,9 +73,16 @@ def build(
     `grundy` also stores every vertex's generalized Sprague-Grundy value (digraph games), so
     that Table.sum answers sums of tokens.
 
+    `spec` is a game spec (`"hex:3"`) or a game written in Python: an object with `name`,
+    `size` and the batched callbacks `status(positions)` and `children(positions)` on NumPy
+    arrays (docs/PYTHON.md, "Your own game in Python"), whose table's spec is
+    `graph:NAME,SIZE` (reopened without the game, it answers by index).
+
     The interpreter is released while solving; Ctrl-C stops the build (KeyboardInterrupt).
-    Raises SpecError for a bad spec or grundy=True on a game that is not impartial, BuildError
-    when the build is refused (memory, disk), ValueError for a bad thread count."""
+    Raises SpecError for a bad spec or grundy=True on a game that is not impartial, GameError
+    for a Python game's callback that breaks the protocol or raises (the exception its
+    cause), BuildError when the build is refused (memory, disk), ValueError for a bad thread
+    count."""
 
 class Table:
     """A table opened for lookups. Values are for the player to move. Positions are texts in the

@@ -48,7 +48,7 @@ pub enum TableErrorKind {
     /// The game the table names cannot be rebuilt, or is not the one it was built from.
     Game(String),
     /// The table's game family (its spec's kind, named here) is not registered in this
-    /// program (`retrodb::games::register`), so its game cannot be rebuilt.
+    /// program (`retrodb::register`), so its game cannot be rebuilt.
     FamilyNotRegistered(String),
     /// A build's work file beside the table that fails a check (the text says which).
     WorkFile(String),
@@ -171,7 +171,7 @@ impl fmt::Display for TableErrorKind {
             FamilyNotRegistered(kind) => write!(
                 f,
                 "its game family `{kind}` is not registered in this program \
-                 (retrodb::games::register)"
+                 (retrodb::register)"
             ),
             Game(what) | WorkFile(what) | Other(what) => write!(f, "{what}"),
         }

@@ -1,0 +1,171 @@
+"""Games written in Python: retrodb.build with a game object whose batched NumPy callbacks
+give each position's status and children (docs/PYTHON.md, "Your own game in Python"). Their
+tables equal the built-in games' on the same graph, reopen without the game by index, and a
+callback that breaks the protocol is refused naming it, with nothing left behind."""
+
+import numpy as np
+import pytest
+
+import retrodb
+
+
+class Token:
+    """The token game on a directed graph, the digraph game's rules: a position is the vertex
+    holding the token, a move follows an out-edge, the player who cannot move loses; a vertex
+    no edge touches is no position. Cycles give draws."""
+
+    def __init__(self, n, edges):
+        self.name = "token"
+        self.size = n
+        order = np.lexsort((edges[:, 1], edges[:, 0]))
+        src, dst = edges[order, 0], edges[order, 1]
+        self.deg = np.bincount(src, minlength=n).astype(np.uint32)
+        self.off = np.concatenate(([0], np.cumsum(self.deg))).astype(np.uint64)
+        self.to = dst.astype(np.uint64)
+        touched = np.zeros(n, bool)
+        touched[src] = True
+        touched[dst] = True
+        self.codes = np.where(self.deg > 0, retrodb.OPEN, retrodb.LOSS).astype(np.uint8)
+        self.codes[~touched] = retrodb.UNUSED
+
+    def status(self, positions):
+        return self.codes[positions]
+
+    def children(self, positions):
+        counts = self.deg[positions]
+        starts = np.repeat(self.off[positions], counts)
+        within = np.arange(counts.sum(), dtype=np.uint64) - np.repeat(
+            np.cumsum(counts, dtype=np.uint64) - counts, counts)
+        return counts, self.to[starts + within]
+
+
+def random_graph(seed, n, m):
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, n, size=(m, 2), dtype=np.int64)
+
+
+def test_a_loopy_game_equals_the_digraph_on_every_position(tmp_path):
+    n, edges = 3000, random_graph(7, 3000, 7000)
+    text = tmp_path / "g.txt"
+    text.write_text("".join(f"{u} {v}\n" for u, v in edges))
+    s = retrodb.build(Token(n, edges), tmp_path / "py.rdb", remoteness=True, progress=False)
+    assert s["spec"] == f"graph:token,{n}" and s["engine"] == "counter"
+    d = retrodb.build(f"digraph:{text}", tmp_path / "dg.rdb", remoteness=True, progress=False)
+    # [unused, win, loss, draw]: the digraph's ids end at its largest vertex.
+    assert s["counts"][1:] == d["counts"][1:] and s["counts"][3] > 0, (s["counts"], d["counts"])
+    py, dg = retrodb.open(tmp_path / "py.rdb"), retrodb.open(tmp_path / "dg.rdb")
+    for v in range(n):
+        if str(v) in dg:
+            assert py.value(str(v)) == dg.value(str(v)), v
+            assert py.remoteness(str(v)) == dg.remoteness(str(v)), v
+
+
+class Heaps:
+    """Three heaps of 0..H tokens; a move takes 1, 2 or 3 tokens from one heap; the player who
+    cannot move loses. A position is lost exactly where the heaps' sizes modulo 4 XOR to 0."""
+
+    def __init__(self, h):
+        self.h = h
+        self.name = f"heaps-{h}"
+        self.size = (h + 1) ** 3
+
+    def heaps(self, p):
+        b = self.h + 1
+        return p // (b * b), (p // b) % b, p % b
+
+    def status(self, positions):
+        a, b, c = self.heaps(positions)
+        return np.where(a + b + c == 0, retrodb.LOSS, retrodb.OPEN).astype(np.uint8)
+
+    def children(self, positions):
+        base = self.h + 1
+        heaps = self.heaps(positions.astype(np.int64))
+        weights = (base * base, base, 1)
+        kids = []
+        for heap, w in zip(heaps, weights):
+            for take in (1, 2, 3):
+                kids.append(np.where(heap >= take, positions.astype(np.int64) - take * w, -1))
+        kids = np.stack(kids, axis=1)
+        ok = kids >= 0
+        return ok.sum(axis=1).astype(np.uint32), kids[ok].astype(np.uint64)
+
+
+def test_a_vectorised_game_has_its_closed_form(tmp_path):
+    game = Heaps(24)
+    retrodb.build(game, tmp_path / "h.rdb", progress=False)
+    t = retrodb.open(tmp_path / "h.rdb")
+    assert t.spec == f"graph:heaps-24,{25 ** 3}"
+    p = np.arange(game.size)
+    a, b, c = game.heaps(p)
+    lost = ((a % 4) ^ (b % 4) ^ (c % 4)) == 0
+    got = t.values([str(i) for i in range(game.size)])
+    assert got == ["loss" if x else "win" for x in lost]
+
+
+def test_a_table_reopens_without_the_game_by_index(tmp_path, cli):
+    retrodb.build(Heaps(5), tmp_path / "h.rdb", remoteness=True, progress=False)
+    t = retrodb.open(tmp_path / "h.rdb")
+    # Position 3 is one heap of 3 (taken at once), 4 one of 4 (lost in two plies).
+    assert t.value("0") == "loss" and t.value("3") == "win" and t.remoteness("3") == 1
+    assert t.value("4") == "loss" and t.remoteness("4") == 2
+    out = cli("probe", str(tmp_path / "h.rdb"), "3")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("3\t") and "win" in out.stdout, out.stdout
+
+
+class Broken(Heaps):
+    """Heaps with one planted fault in its answers."""
+
+    def __init__(self, fault):
+        super().__init__(6)
+        self.fault = fault
+
+    def status(self, positions):
+        codes = super().status(positions)
+        if self.fault == "dtype":
+            return codes.astype(np.int64)
+        if self.fault == "length":
+            return codes[:-1]
+        if self.fault == "unused":
+            codes[positions == 1] = retrodb.UNUSED
+        return codes
+
+    def children(self, positions):
+        if self.fault == "raises":
+            raise ZeroDivisionError("planted")
+        counts, kids = super().children(positions)
+        if self.fault == "out of range":
+            kids[5] = self.size + 10
+        if self.fault == "counts":
+            counts[0] += 1
+        return counts, kids
+
+
+@pytest.mark.parametrize("fault, says", [
+    ("dtype", "status (the batch from position 0): expected a NumPy array of uint8, got int64"),
+    ("length", "expected 343 uint8 values"),
+    ("out of range", "has child 353, outside 0..343"),
+    ("counts", "the counts add up to"),
+    ("raises", "children raised an exception on the batch from position 0"),
+    ("unused", "position 2 has child 1, which status calls UNUSED"),
+])
+def test_a_broken_callback_is_named_and_leaves_nothing(tmp_path, fault, says):
+    out = tmp_path / "t.rdb"
+    with pytest.raises(retrodb.GameError) as e:
+        retrodb.build(Broken(fault), out, progress=False)
+    assert says in str(e.value), str(e.value)
+    if fault == "raises":
+        assert isinstance(e.value.__cause__, ZeroDivisionError)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_open_position_without_children_is_refused(tmp_path):
+    class Stuck(Heaps):
+        def status(self, positions):
+            codes = super().status(positions)
+            codes[positions == 0] = retrodb.OPEN
+            return codes
+
+    with pytest.raises(retrodb.GameError, match="position 0 is open .* but has no children"):
+        retrodb.build(Stuck(3), tmp_path / "t.rdb", progress=False)
+    assert list(tmp_path.iterdir()) == []
