@@ -2,7 +2,9 @@
 //! object instead of a spec. The object gives `name`, `size` and two batched callbacks on NumPy
 //! arrays, `status(positions) -> codes` (uint8: `retrodb.OPEN`, `WIN`, `LOSS`, `DRAW`, `UNUSED`)
 //! and `children(positions) -> (counts, children)` (uint32 and uint64, the open positions'
-//! children concatenated); retrodb asks them over every index in batches and holds the graph in
+//! children concatenated), and optionally `tier(positions) -> tiers` (uint32, every move to a
+//! higher tier: the tiered engine solves it); retrodb asks them over every index in batches and
+//! holds the graph in
 //! native memory ([`retrodb::games::explicit::MoveGraph`]), which the engine solves like any
 //! game (`graph:NAME,N`).
 //!
@@ -110,6 +112,9 @@ pub fn read(py: Python<'_>, game: &Bound<'_, PyAny>, progress: bool) -> PyResult
         off: vec![0],
         to: Vec::new(),
     };
+    // The optional tiers: an acyclic game's, every move to a higher tier.
+    let tiered = game.hasattr("tier")?;
+    let mut tiers = Vec::new();
     let stderr = py.import("sys")?.getattr("stderr")?;
     let mut first = 0;
     while first < size {
@@ -117,6 +122,12 @@ pub fn read(py: Python<'_>, game: &Bound<'_, PyAny>, progress: bool) -> PyResult
         let end = (first + BATCH).min(size);
         let (codes, counts, kids) = read_batch(game, first, end)?;
         rows.append(py, first, &codes, &counts, &kids)?;
+        if tiered {
+            let positions = arange(py, first, end)?;
+            let answer = call(game, "tier", &positions, first)?;
+            let len = Some((end - first) as usize);
+            tiers.extend(array::<u32>(&answer, len, "tier", "uint32", first)?);
+        }
         if progress {
             let line = format!("\rreading {name}: {end} of {size} positions");
             let _ = stderr.call_method1("write", (line,));
@@ -127,11 +138,24 @@ pub fn read(py: Python<'_>, game: &Bound<'_, PyAny>, progress: bool) -> PyResult
         let _ = stderr.call_method1("write", ("\n",));
     }
     rows.check_children(py)?;
-    let graph =
+    let mut graph =
         MoveGraph::new(rows.codes, rows.off, rows.to).map_err(|e| game_error(py, e, None))?;
+    if tiered {
+        graph = graph
+            .with_tiers(tiers)
+            .map_err(|e| game_error(py, format!("tier: {e}"), None))?;
+    }
     Explicit::new(&name, graph)
         .map(retrodb::games::Family::into_any)
         .map_err(crate::error)
+}
+
+/// The positions `first..end` as a NumPy array of uint64.
+fn arange(py: Python<'_>, first: u64, end: u64) -> PyResult<Bound<'_, PyAny>> {
+    let numpy = py.import("numpy")?;
+    let kwargs = pyo3::types::PyDict::new(py);
+    kwargs.set_item("dtype", numpy.getattr("uint64")?)?;
+    numpy.call_method("arange", (first, end), Some(&kwargs))
 }
 
 /// The batch `first..end` of `game`: its status codes and, for its open positions, their
@@ -143,9 +167,7 @@ fn read_batch(
 ) -> PyResult<(Vec<u8>, Vec<u32>, Vec<u64>)> {
     let py = game.py();
     let numpy = py.import("numpy")?;
-    let kwargs = pyo3::types::PyDict::new(py);
-    kwargs.set_item("dtype", numpy.getattr("uint64")?)?;
-    let positions = numpy.call_method("arange", (first, end), Some(&kwargs))?;
+    let positions = arange(py, first, end)?;
     let codes: Vec<u8> = array(
         &call(game, "status", &positions, first)?,
         Some((end - first) as usize),

@@ -113,6 +113,79 @@ def test_a_table_reopens_without_the_game_by_index(tmp_path, cli):
     assert out.stdout.startswith("3\t") and "win" in out.stdout, out.stdout
 
 
+def connects(cells, who, across):
+    """Whether `who`'s cells of a 3 x 3 Hex board (row-major) join its two sides: columns 0 and
+    2 for Left (1), rows 0 and 2 for Right (2)."""
+    start = [i for i in range(9) if cells[i] == who and (i % 3 if across == "cols" else i // 3) == 0]
+    seen, todo = set(start), list(start)
+    while todo:
+        r, c = divmod(todo.pop(), 3)
+        if (c if across == "cols" else r) == 2:
+            return True
+        for dr, dc in ((0, 1), (0, -1), (1, 0), (-1, 0), (-1, 1), (1, -1)):
+            rr, cc = r + dr, c + dc
+            j = rr * 3 + cc
+            if 0 <= rr < 3 and 0 <= cc < 3 and cells[j] == who and j not in seen:
+                seen.add(j)
+                todo.append(j)
+    return False
+
+
+class Hex3:
+    """Hex on the 3 x 3 rhombus written in Python, with tiers (the stones on the board): index
+    2 * board + mover, the board's cell i a base-3 digit (0 empty, 1 Left's, 2 Right's), mover 0
+    for Left; every configuration with either player to move, as the built-in hex:3 has."""
+
+    def __init__(self):
+        self.name, self.size = "hex3", 2 * 3 ** 9
+        boards = np.arange(3 ** 9)
+        self.digits = (boards[:, None] // 3 ** np.arange(9)) % 3
+        left = np.array([connects(d, 1, "cols") for d in self.digits])
+        right = np.array([connects(d, 2, "rows") for d in self.digits])
+        codes = np.full((3 ** 9, 2), retrodb.OPEN, np.uint8)
+        codes[left] = (retrodb.WIN, retrodb.LOSS)
+        codes[right] = (retrodb.LOSS, retrodb.WIN)
+        self.codes = codes.ravel()
+
+    def status(self, positions):
+        return self.codes[positions]
+
+    def children(self, positions):
+        b, m = positions // 2, positions % 2
+        rows, cols = np.nonzero(self.digits[b] == 0)
+        boards = b[rows] + (m[rows] + 1) * 3 ** cols.astype(np.uint64)
+        counts = np.bincount(rows, minlength=len(positions)).astype(np.uint32)
+        return counts, (2 * boards + 1 - m[rows]).astype(np.uint64)
+
+    def tier(self, positions):
+        return (self.digits[positions // 2] != 0).sum(axis=1).astype(np.uint32)
+
+    def text(self, p):
+        return "".join(".LR"[x] for x in self.digits[p // 2]) + ("/L", "/R")[p % 2]
+
+
+def test_an_acyclic_game_with_tiers_equals_its_built_in_counterpart(tmp_path):
+    game = Hex3()
+    s = retrodb.build(game, tmp_path / "py.rdb", remoteness=True, progress=False)
+    assert s["engine"] == "tiered" and s["kernel"] == "per-position", s
+    retrodb.build("hex:3", tmp_path / "hex.rdb", remoteness=True, progress=False)
+    py, hx = retrodb.open(tmp_path / "py.rdb"), retrodb.open(tmp_path / "hex.rdb")
+    every = range(game.size)
+    assert py.values([str(p) for p in every]) == hx.values([game.text(p) for p in every])
+    for p in range(0, game.size, 7):
+        assert py.remoteness(str(p)) == hx.remoteness(game.text(p)), game.text(p)
+
+
+def test_tiers_that_a_move_goes_down_are_refused(tmp_path):
+    class Upside(Hex3):
+        def tier(self, positions):
+            return (9 - super().tier(positions)).astype(np.uint32)
+
+    with pytest.raises(retrodb.GameError, match="tier: position .* not a higher one"):
+        retrodb.build(Upside(), tmp_path / "t.rdb", progress=False)
+    assert list(tmp_path.iterdir()) == []
+
+
 class Broken(Heaps):
     """Heaps with one planted fault in its answers."""
 

@@ -75,7 +75,8 @@ def build(
 
     `spec` is a game spec (`"hex:3"`) or a game written in Python: an object with `name`,
     `size` and the batched callbacks `status(positions)` and `children(positions)` on NumPy
-    arrays (docs/PYTHON.md, "Your own game in Python"), whose table's spec is
+    arrays, and optionally `tier(positions)` for the tiered engine (docs/PYTHON.md, "Your own
+    game in Python"), whose table's spec is
     `graph:NAME,SIZE` (reopened without the game, it answers by index).
 
     The interpreter is released while solving; Ctrl-C stops the build (KeyboardInterrupt).

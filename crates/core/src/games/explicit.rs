@@ -11,7 +11,10 @@
 use std::sync::OnceLock;
 
 use crate::base::error::{Error, Result};
-use crate::game::{Game, Move, Notation, Omissions, PositionError, Status, Value};
+use crate::game::{
+    Game, Move, Notation, Omissions, PositionError, Status, TierPosition, TierVisitor, Tiered,
+    Value,
+};
 use crate::games::{AnyGame, Family, SpecInput};
 
 /// The status codes of a move graph, as a program hands them over.
@@ -36,6 +39,9 @@ pub struct MoveGraph {
     /// The parents in compressed rows, made when a solve first asks ([`Game::prepare`]).
     parents: OnceLock<(Vec<u64>, Vec<u32>)>,
     max_children: u64,
+    /// Where the program gave tiers ([`MoveGraph::with_tiers`]): each tier's positions in
+    /// increasing order, and each position's tier.
+    tiers: Option<(Vec<Vec<u32>>, Vec<u32>)>,
 }
 
 impl MoveGraph {
@@ -86,7 +92,41 @@ impl MoveGraph {
             to,
             parents: OnceLock::new(),
             max_children,
+            tiers: None,
         })
+    }
+
+    /// The graph with the tier of each position (`tier[p]`, unused positions' ignored), which
+    /// lets the tiered engine solve it; refused, naming the first move that breaks it, unless
+    /// every move goes to a higher tier.
+    pub fn with_tiers(mut self, tier: Vec<u32>) -> std::result::Result<Self, String> {
+        let n = self.codes.len();
+        if tier.len() != n {
+            return Err(format!("{} tiers for {n} positions", tier.len()));
+        }
+        let mut count = 0;
+        for p in 0..n {
+            if self.codes[p] == UNUSED {
+                continue;
+            }
+            count = count.max(tier[p] as usize + 1);
+            for &c in self.row(p as u64) {
+                if tier[c as usize] <= tier[p] {
+                    return Err(format!(
+                        "position {p} in tier {} moves to {c} in tier {}, not a higher one",
+                        tier[p], tier[c as usize]
+                    ));
+                }
+            }
+        }
+        let mut lists = vec![Vec::new(); count];
+        for p in 0..n {
+            if self.codes[p] != UNUSED {
+                lists[tier[p] as usize].push(p as u32);
+            }
+        }
+        self.tiers = Some((lists, tier));
+        Ok(self)
     }
 
     fn row(&self, p: u64) -> &[u32] {
@@ -119,7 +159,8 @@ impl MoveGraph {
     /// Bytes the graph holds: codes, children and, once made, parents.
     fn bytes(&self) -> u64 {
         let rows = (self.codes.len() as u64 + 1) * 8 + self.to.len() as u64 * 4;
-        self.codes.len() as u64 + rows * if self.parents.get().is_some() { 2 } else { 1 }
+        let tiers = if self.tiers.is_some() { 8 } else { 0 } * self.codes.len() as u64;
+        self.codes.len() as u64 + tiers + rows * if self.parents.get().is_some() { 2 } else { 1 }
     }
 }
 
@@ -255,6 +296,53 @@ impl Game for Explicit {
     }
 }
 
+/// Positions of a tier one work unit of [`Tiered::visit_tier`] walks.
+const UNIT: usize = 1 << 16;
+
+impl Explicit {
+    fn tiers(&self) -> Option<&(Vec<Vec<u32>>, Vec<u32>)> {
+        self.graph.as_ref()?.tiers.as_ref()
+    }
+}
+
+/// A graph with tiers is solved tier by tier; one without has none, and the counter engine
+/// solves it.
+impl Tiered for Explicit {
+    fn tier_count(&self) -> u32 {
+        self.tiers().map_or(0, |(lists, _)| lists.len() as u32)
+    }
+
+    fn tier_units(&self, t: u32) -> u64 {
+        self.tiers().map_or(0, |(lists, _)| {
+            lists[t as usize].len().div_ceil(UNIT) as u64
+        })
+    }
+
+    fn visit_tier(&self, t: u32, unit: u64, visitor: &mut impl TierVisitor) {
+        let (Some(g), Some((lists, _))) = (&self.graph, self.tiers()) else {
+            return;
+        };
+        let list = &lists[t as usize];
+        let from = unit as usize * UNIT;
+        for &p in &list[from..(from + UNIT).min(list.len())] {
+            visitor.visit(TierPosition {
+                index: p as u64,
+                status: self.status(p as u64),
+                children: g.row(p as u64).iter().map(|&c| c as u64),
+            });
+        }
+    }
+
+    fn tier_range(&self, _t: u32) -> Option<std::ops::Range<u64>> {
+        None
+    }
+
+    fn tier_of(&self, pos: u64) -> Option<u32> {
+        self.tiers()
+            .and_then(|(_, tier)| tier.get(pos as usize).copied())
+    }
+}
+
 impl Notation for Explicit {
     fn parse_position(&self, text: &str) -> std::result::Result<u64, PositionError> {
         let p: u64 = text
@@ -331,6 +419,36 @@ mod tests {
         assert!(bad(vec![LOSS, WIN], vec![0, 1, 1], vec![1]).contains("has ended"));
         assert!(bad(vec![9], vec![0, 0], vec![]).contains("code 9"));
         assert!(bad(vec![OPEN], vec![0, 2], vec![0]).contains("offsets"));
+    }
+
+    /// A heap of 0..=5 tokens, a move takes one or two: tiers by tokens taken keep the tiered
+    /// engine's contract; a graph whose moves go down the tiers is refused.
+    #[test]
+    fn tiers_keep_the_contract_or_are_refused() {
+        let (n, mut off, mut to) = (6u32, vec![0u64], Vec::new());
+        let mut codes = Vec::new();
+        for h in 0..n {
+            codes.push(if h == 0 { LOSS } else { OPEN });
+            to.extend((1..=2.min(h)).map(|t| h - t));
+            off.push(to.len() as u64);
+        }
+        let tier: Vec<u32> = (0..n).map(|h| n - 1 - h).collect();
+        let g = MoveGraph::new(codes.clone(), off.clone(), to.clone()).unwrap();
+        let g = Explicit::new("heap", g.with_tiers(tier).unwrap()).unwrap();
+        assert_eq!(g.tier_count(), 6);
+        crate::game::check_tiers(&g).unwrap();
+        let any = g.into_any();
+        assert_eq!(
+            crate::solve::Engine::default_for(&any),
+            crate::solve::Engine::Tiered
+        );
+        let upside = (0..n).collect();
+        let e = MoveGraph::new(codes, off, to)
+            .unwrap()
+            .with_tiers(upside)
+            .err()
+            .unwrap();
+        assert!(e.contains("not a higher one"), "{e}");
     }
 
     #[test]

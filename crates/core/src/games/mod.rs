@@ -24,7 +24,7 @@ macro_rules! __games {
             Hackenbush(hackenbush::Hackenbush) tiered,
             Cell(cell::CellGame) tiered,
             Subtraction(subtraction::Subtraction) plain,
-            Explicit(explicit::Explicit) plain,
+            Explicit(explicit::Explicit) tiered,
         ] $($then)* }
     };
 }
