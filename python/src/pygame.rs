@@ -24,6 +24,9 @@ use crate::raise;
 /// Positions a callback is asked about at once.
 const BATCH: u64 = 1 << 20;
 
+/// Positions asked about a second time, to see that the answers do not change.
+const SAMPLE: u64 = 4096;
+
 /// The game's error: `GameError` naming the callback, the Python exception (if any) its cause.
 fn game_error(py: Python<'_>, what: String, cause: Option<PyErr>) -> PyErr {
     let e = raise("GameError", what);
@@ -138,6 +141,7 @@ pub fn read(py: Python<'_>, game: &Bound<'_, PyAny>, progress: bool) -> PyResult
         let _ = stderr.call_method1("write", ("\n",));
     }
     rows.check_children(py)?;
+    rows.ask_again(game)?;
     let mut graph =
         MoveGraph::new(rows.codes, rows.off, rows.to).map_err(|e| game_error(py, e, None))?;
     if tiered {
@@ -269,6 +273,71 @@ impl Rows {
             self.off.push(self.to.len() as u64);
         }
         self.codes.extend_from_slice(codes);
+        Ok(())
+    }
+
+    /// Asks `game` again about a sample of positions spread over the index (the same every
+    /// time) and refuses answers that differ from the first ones: a game whose answers change
+    /// between calls (state kept between calls, randomness) would give a table of no game.
+    fn ask_again(&self, game: &Bound<'_, PyAny>) -> PyResult<()> {
+        let py = game.py();
+        let n = self.size.min(SAMPLE);
+        let sample: Vec<u64> = (0..n).map(|i| i * self.size / n).collect();
+        let numpy = py.import("numpy")?;
+        let kwargs = pyo3::types::PyDict::new(py);
+        kwargs.set_item("dtype", numpy.getattr("uint64")?)?;
+        let list = pyo3::types::PyList::new(py, &sample)?;
+        let asked = numpy.call_method("array", (list,), Some(&kwargs))?;
+        let codes: Vec<u8> = array(
+            &call(game, "status", &asked, 0)?,
+            Some(sample.len()),
+            "status",
+            "uint8",
+            0,
+        )?;
+        let changed = |callback: &str, p: u64| {
+            let what = format!(
+                "{callback} answered for position {p} otherwise when asked again: a game's \
+                 answers must not change between calls"
+            );
+            game_error(py, what, None)
+        };
+        for (&p, &c) in sample.iter().zip(&codes) {
+            if c != self.codes[p as usize] {
+                return Err(changed("status", p));
+            }
+        }
+        let open: Vec<u64> = sample
+            .into_iter()
+            .filter(|&p| self.codes[p as usize] == OPEN)
+            .collect();
+        if open.is_empty() {
+            return Ok(());
+        }
+        let list = pyo3::types::PyList::new(py, &open)?;
+        let asked = numpy.call_method("array", (list,), Some(&kwargs))?;
+        let answer = call(game, "children", &asked, 0)?;
+        let pair = answer.cast::<PyTuple>().ok().filter(|t| t.len() == 2);
+        let Some(pair) = pair else {
+            return Err(changed("children", open[0]));
+        };
+        let counts: Vec<u32> = array(
+            &pair.get_item(0)?,
+            Some(open.len()),
+            "children",
+            "uint32",
+            0,
+        )?;
+        let kids: Vec<u64> = array(&pair.get_item(1)?, None, "children", "uint64", 0)?;
+        let mut at = 0usize;
+        for (&p, &count) in open.iter().zip(&counts) {
+            let row = &self.to[self.off[p as usize] as usize..self.off[p as usize + 1] as usize];
+            let again = kids.get(at..at + count as usize);
+            if again.is_none_or(|k| !k.iter().map(|&c| c as u32).eq(row.iter().copied())) {
+                return Err(changed("children", p));
+            }
+            at += count as usize;
+        }
         Ok(())
     }
 

@@ -192,6 +192,7 @@ class Broken(Heaps):
     def __init__(self, fault):
         super().__init__(6)
         self.fault = fault
+        self.calls = 0
 
     def status(self, positions):
         codes = super().status(positions)
@@ -201,6 +202,9 @@ class Broken(Heaps):
             return codes[:-1]
         if self.fault == "unused":
             codes[positions == 1] = retrodb.UNUSED
+        self.calls += 1
+        if self.fault == "changes" and self.calls > 1:
+            codes[positions == 0] = retrodb.DRAW
         return codes
 
     def children(self, positions):
@@ -221,6 +225,7 @@ class Broken(Heaps):
     ("counts", "the counts add up to"),
     ("raises", "children raised an exception on the batch from position 0"),
     ("unused", "position 2 has child 1, which status calls UNUSED"),
+    ("changes", "status answered for position 0 otherwise when asked again"),
 ])
 def test_a_broken_callback_is_named_and_leaves_nothing(tmp_path, fault, says):
     out = tmp_path / "t.rdb"
