@@ -77,9 +77,14 @@ fn call<'py>(
     positions: &Bound<'py, PyAny>,
     first: u64,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let py = game.py();
     game.call_method1(callback, (positions,)).map_err(|e| {
+        // Ctrl-C while the callback runs is the user's, not the game's.
+        if e.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) {
+            return e;
+        }
         game_error(
-            game.py(),
+            py,
             format!("{callback} raised an exception on the batch from position {first}"),
             Some(e),
         )

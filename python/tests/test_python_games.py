@@ -247,3 +247,16 @@ def test_an_open_position_without_children_is_refused(tmp_path):
     with pytest.raises(retrodb.GameError, match="position 0 is open .* but has no children"):
         retrodb.build(Stuck(3), tmp_path / "t.rdb", progress=False)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_ctrl_c_while_reading_stops_with_nothing_left(tmp_path):
+    import signal
+
+    class Interrupted(Heaps):
+        def children(self, positions):
+            signal.raise_signal(signal.SIGINT)  # as Ctrl-C would, inside the callback
+            return super().children(positions)
+
+    with pytest.raises(KeyboardInterrupt):
+        retrodb.build(Interrupted(6), tmp_path / "t.rdb", progress=False)
+    assert list(tmp_path.iterdir()) == []
