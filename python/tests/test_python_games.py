@@ -260,3 +260,46 @@ def test_ctrl_c_while_reading_stops_with_nothing_left(tmp_path):
     with pytest.raises(KeyboardInterrupt):
         retrodb.build(Interrupted(6), tmp_path / "t.rdb", progress=False)
     assert list(tmp_path.iterdir()) == []
+
+
+class TakeTwo(Heaps):
+    """The heaps under other rules (a move takes 1 or 2 tokens), under the same name."""
+
+    def children(self, positions):
+        b, p = self.h + 1, positions.astype(np.int64)
+        kids = np.stack([np.where(heap >= t, p - t * w, -1)
+                         for heap, w in zip(self.heaps(p), (b * b, b, 1)) for t in (1, 2)],
+                        axis=1)
+        ok = kids >= 0
+        return ok.sum(axis=1).astype(np.uint32), kids[ok].astype(np.uint64)
+
+
+def test_verify_checks_a_sample_against_the_game(tmp_path):
+    game = Heaps(20)
+    retrodb.build(game, tmp_path / "h.rdb", remoteness=True, progress=False)
+    assert retrodb.verify(tmp_path / "h.rdb", game) == 4096
+    with pytest.raises(retrodb.GameError, match="verify: position "):
+        retrodb.verify(tmp_path / "h.rdb", TakeTwo(20))
+    with pytest.raises(retrodb.GameError, match="not of this game"):
+        retrodb.verify(tmp_path / "h.rdb", Heaps(5))
+
+
+def test_a_table_with_its_game_answers_by_text_and_names_moves(tmp_path):
+    class Named(Hex3):
+        def parse(self, text):
+            cells, mover = text.split("/")
+            board = sum(".LR".index(ch) * 3 ** i for i, ch in enumerate(cells))
+            return 2 * board + "LR".index(mover)
+
+        def move_name(self, p, child):
+            return "abc"[int(np.flatnonzero(self.digits[child // 2] != self.digits[p // 2])[0]) % 3] + \
+                str(int(np.flatnonzero(self.digits[child // 2] != self.digits[p // 2])[0]) // 3 + 1)
+
+    game = Named()
+    retrodb.build(game, tmp_path / "x.rdb", progress=False)
+    t = retrodb.GameTable(tmp_path / "x.rdb", game)
+    assert t.value("........./L") == "win" and t.text(0) == "........./L"
+    moves = t.moves("........./L")
+    assert len(moves) == 9 and {m[0] for m in moves} == {c + r for c in "abc" for r in "123"}
+    # The centre wins for Left: the child is lost for Right.
+    assert ("b2", 2 * 3 ** 4 + 1, "loss") in moves

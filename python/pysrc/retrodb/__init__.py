@@ -56,6 +56,7 @@ UNUSED = 4
 import os  # noqa: E402
 
 from ._retrodb import Game, Position, Positions, Table, __version__, build, open  # noqa: E402
+from .pygames import GameTable, verify  # noqa: E402
 
 
 def open_dir(path: "str | os.PathLike[str]") -> "dict[str, Table]":
@@ -89,6 +90,7 @@ __all__ = [
     "DRAW",
     "FileError",
     "GameError",
+    "GameTable",
     "LOSS",
     "OPEN",
     "UNUSED",
@@ -105,4 +107,5 @@ __all__ = [
     "build",
     "open",
     "open_dir",
+    "verify",
 ]
