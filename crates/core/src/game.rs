@@ -192,6 +192,14 @@ pub trait Omissions: Game {
         None
     }
 
+    /// Whether a compressed table may leave out the positions the rules decide ([`by_rules`])
+    /// and recompute them when read: true (the default) for a game whose reader has its rules,
+    /// false for one a table may be read without them (a move graph opened by its size alone),
+    /// whose tables store every position ([`table_rules`]).
+    fn rules_known(&self) -> bool {
+        true
+    }
+
     /// Games in which every move passes the turn and the index says who moves: whether `pos`
     /// belongs to the side a compressed table may leave out (say, one player to move). The
     /// contract: no child of such a position belongs to it, so it is answered by a one-move
@@ -486,6 +494,18 @@ impl Rules {
 /// and recompute them with this function when probed.
 pub fn by_rules<G: Game>(game: &G, pos: u64) -> Rules {
     Rules::of(game.status(pos), || game.child_count(pos))
+}
+
+/// What a table's encoding may take from the rules about `pos`: [`by_rules`], or, for a game
+/// whose tables store every position ([`Omissions::rules_known`] false), that only the table
+/// knows it.
+#[inline]
+pub fn table_rules<G: Omissions>(game: &G, pos: u64) -> Rules {
+    if game.rules_known() {
+        by_rules(game, pos)
+    } else {
+        Rules::Search
+    }
 }
 
 /// Checks that `board` describes `game`: its size, and every position's status and children.

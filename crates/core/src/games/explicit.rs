@@ -379,7 +379,13 @@ impl Notation for Explicit {
     }
 }
 
-impl Omissions for Explicit {}
+/// A table of a move graph may be read without the graph (by its size alone), so it stores
+/// every position: the rules a reader would recompute the others from are the graph's.
+impl Omissions for Explicit {
+    fn rules_known(&self) -> bool {
+        false
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -18,7 +18,7 @@ use super::format::{Encoding, RemotenessEncoding, Section, get_remoteness, remot
 use super::payload::ZstdFrames;
 use crate::base::cells;
 use crate::base::error::Result;
-use crate::game::{Rules, Value, by_rules};
+use crate::game::{Rules, Value, table_rules};
 use crate::with_game;
 
 /// The checked bytes `start..start + bytes.len()` of a section.
@@ -115,11 +115,11 @@ impl<'t, B: AsRef<[u8]> + Sync> Cursor<'t, B> {
     #[inline]
     pub fn value_and_remoteness(&mut self, pos: u64) -> Result<(Option<Value>, Option<u32>)> {
         let game = self.table.game();
-        self.value_and_remoteness_by(pos, || with_game!(game, g => by_rules(g, pos)))
+        self.value_and_remoteness_by(pos, || with_game!(game, g => table_rules(g, pos)))
     }
 
     /// [`Cursor::value_and_remoteness`], with what the rules say of `pos` from `rules` (asked
-    /// only of a compressed table): `by_rules` of the table's game, or [`Rules::of`] a tier
+    /// only of a compressed table): `table_rules` of the table's game, or [`Rules::of`] a tier
     /// walk's status and children, which the walk has at hand.
     #[inline(always)]
     pub fn value_and_remoteness_by(

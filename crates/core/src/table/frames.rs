@@ -33,7 +33,7 @@ use crate::base::cells;
 use crate::base::error::table::TableErrorKind;
 use crate::base::error::{ConvertError, Error, Result};
 use crate::base::remoteness::NONE;
-use crate::game::{Game, Omissions, Rules, by_rules};
+use crate::game::{Game, Omissions, Rules, table_rules};
 use crate::with_game;
 
 /// Frames restored together (per thread) before they are handed on in order.
@@ -332,7 +332,8 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
                     (Some(rules), _) => rules[i as usize],
                     (None, Some(s)) if s[i as usize] => Rules::Search,
                     // Decided by the rules: its status says how, without its children.
-                    (None, Some(_)) => by_rules(g, pos),
+                    (None, Some(_)) => table_rules(g, pos),
+                    (None, None) if !g.rules_known() => Rules::Search,
                     (None, None) => rules_of(g, pos),
                 };
                 let (code, r) = match rules {

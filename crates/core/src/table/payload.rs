@@ -19,7 +19,7 @@ use super::read::guard::FileGuard;
 use super::zstd::{FrameCache, Stream, decompress_frame};
 use crate::base::cells;
 use crate::base::error::table::{Checked, TableErrorKind};
-use crate::game::{Rules, by_rules};
+use crate::game::{Rules, table_rules};
 use crate::games::AnyGame;
 use crate::with_game;
 
@@ -54,7 +54,7 @@ impl Stored<'_> {
     /// What the rules say of `pos`.
     #[inline]
     fn rules(&self, pos: u64) -> Rules {
-        with_game!(self.game, g => by_rules(g, pos))
+        with_game!(self.game, g => table_rules(g, pos))
     }
 }
 

@@ -10,7 +10,7 @@ use serde::Serialize;
 use super::Table;
 use crate::base::error::{Error, LookupError, Result};
 use crate::base::grundy::Grundy;
-use crate::game::{Annotations, Game, Move, Notation, PositionError, Rules, Value, by_rules};
+use crate::game::{Annotations, Game, Move, Notation, PositionError, Rules, Value, table_rules};
 use crate::with_game;
 
 /// The answer for one position.
@@ -338,10 +338,11 @@ impl<B: AsRef<[u8]> + Sync> Table<B> {
     }
 
     /// Whether the game is over at `pos` by the rules: finished, or open with no move left
-    /// (which loses) — the positions [`by_rules`] knows without a search.
+    /// (which loses) — the positions [`table_rules`] knows without a search (none, for a game
+    /// whose tables store every position).
     pub fn game_over(&self, pos: u64) -> bool {
         matches!(
-            with_game!(self.game(), g => by_rules(g, pos)),
+            with_game!(self.game(), g => table_rules(g, pos)),
             Rules::Known(..)
         )
     }

@@ -41,6 +41,7 @@ pub trait DynGame: Send + Sync + 'static {
 
     fn dyn_searched_run(&self, first: u64, n: u64) -> Option<Vec<bool>>;
     fn dyn_rules_run(&self, first: u64, n: u64) -> Option<Vec<Rules>>;
+    fn dyn_rules_known(&self) -> bool;
     fn dyn_omissible(&self, pos: u64) -> Option<bool>;
     fn dyn_omissible_run(&self, first: u64, n: u64) -> Option<Vec<bool>>;
     fn dyn_omissible_ranges(&self, first: u64, n: u64) -> Option<Vec<std::ops::Range<u64>>>;
@@ -130,6 +131,9 @@ impl<G: Family + Omissions + Send + 'static> DynGame for G {
     }
     fn dyn_rules_run(&self, first: u64, n: u64) -> Option<Vec<Rules>> {
         Omissions::rules_run(self, first, n)
+    }
+    fn dyn_rules_known(&self) -> bool {
+        Omissions::rules_known(self)
     }
     fn dyn_omissible(&self, pos: u64) -> Option<bool> {
         Omissions::omissible(self, pos)

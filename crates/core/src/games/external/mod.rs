@@ -158,6 +158,9 @@ impl Omissions for ExternalGame {
     fn rules_run(&self, first: u64, n: u64) -> Option<Vec<Rules>> {
         self.game.dyn_rules_run(first, n)
     }
+    fn rules_known(&self) -> bool {
+        self.game.dyn_rules_known()
+    }
     fn omissible(&self, pos: u64) -> Option<bool> {
         self.game.dyn_omissible(pos)
     }

@@ -8,7 +8,7 @@
 use super::{Answer, CellSource, Stored};
 use crate::base::cells;
 use crate::base::error::table::TableErrorKind;
-use crate::game::{Game, Omissions, Rules, by_rules};
+use crate::game::{Game, Omissions, Rules, table_rules};
 use crate::with_game;
 
 /// The one-mover omission around any payload `P`: the positions the game marks omissible
@@ -33,7 +33,7 @@ impl<P: CellSource> OneMover<P> {
     /// slowest child's (docs/FORMAT.md, "Remoteness"), a draw has none.
     fn searched(&self, at: &Stored<'_>, pos: u64, remoteness: bool) -> Answer<(u8, Option<u32>)> {
         with_game!(at.game, g => {
-            match by_rules(g, pos) {
+            match table_rules(g, pos) {
                 Rules::Unused => Ok((cells::UNUSED, None)),
                 Rules::Known(v, r) => Ok((cells::code(v), r.filter(|_| remoteness))),
                 Rules::Search => {

@@ -4,7 +4,7 @@
 
 use crate::base::cells;
 use crate::base::error::{Error, Result};
-use crate::game::{Game, Omissions, Rules, by_rules};
+use crate::game::{Game, Omissions, Rules, table_rules};
 use crate::table::format::{RemotenessEncoding, put_remoteness};
 use crate::table::read::Table;
 use crate::table::zstd::{DontCareFill, Params};
@@ -79,7 +79,7 @@ pub(crate) fn cell_frame_of<G: Game + Omissions>(
             Some(s) if s[i as usize] => Rules::Search,
             // Only whether the rules decide matters here, not their value.
             Some(_) => Rules::Unused,
-            None => by_rules(g, pos),
+            None => table_rules(g, pos),
         };
         let code = match (rules, fill) {
             (Rules::Search, _) | (_, DontCareFill::Stored) => {
@@ -159,7 +159,7 @@ pub(super) fn remoteness_frame(
         for i in 0..n as usize {
             let pos = first + i as u64;
             let omitted_here = out_of_table.as_ref().is_some_and(|o| o[i]);
-            let rules = if omitted_here { Rules::Unused } else { by_rules(g, pos) };
+            let rules = if omitted_here { Rules::Unused } else { table_rules(g, pos) };
             let r = match (rules, fill) {
                 (_, DontCareFill::Stored) if omitted_here => 0,
                 (Rules::Search, _) | (_, DontCareFill::Stored) => {
@@ -203,7 +203,7 @@ pub(super) fn nibble_frame(
             let search = match &searched {
                 _ if left_out.as_ref().is_some_and(|o| o[i as usize]) => false,
                 Some(s) => s[i as usize],
-                None => matches!(by_rules(g, first + i), Rules::Search),
+                None => matches!(table_rules(g, first + i), Rules::Search),
             };
             let x = match fill {
                 _ if search => {
