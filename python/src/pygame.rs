@@ -159,12 +159,26 @@ pub fn read(py: Python<'_>, game: &Bound<'_, PyAny>, progress: bool) -> PyResult
         .map_err(crate::error)
 }
 
-/// The positions `first..end` as a NumPy array of uint64.
-fn arange(py: Python<'_>, first: u64, end: u64) -> PyResult<Bound<'_, PyAny>> {
+/// `numpy.FUNCTION(*args, dtype=numpy.uint64)`: positions as the callbacks take them.
+fn uint64s<'py>(
+    py: Python<'py>,
+    function: &str,
+    args: impl pyo3::call::PyCallArgs<'py>,
+) -> PyResult<Bound<'py, PyAny>> {
     let numpy = py.import("numpy")?;
     let kwargs = pyo3::types::PyDict::new(py);
     kwargs.set_item("dtype", numpy.getattr("uint64")?)?;
-    numpy.call_method("arange", (first, end), Some(&kwargs))
+    numpy.call_method(function, args, Some(&kwargs))
+}
+
+/// The positions `first..end` as a NumPy array of uint64.
+fn arange(py: Python<'_>, first: u64, end: u64) -> PyResult<Bound<'_, PyAny>> {
+    uint64s(py, "arange", (first, end))
+}
+
+/// `positions` as a NumPy array of uint64.
+fn positions_array<'py>(py: Python<'py>, positions: &[u64]) -> PyResult<Bound<'py, PyAny>> {
+    uint64s(py, "array", (pyo3::types::PyList::new(py, positions)?,))
 }
 
 /// The batch `first..end` of `game`: its status codes and, for its open positions, their
@@ -288,11 +302,7 @@ impl Rows {
         let py = game.py();
         let n = self.size.min(SAMPLE);
         let sample: Vec<u64> = (0..n).map(|i| i * self.size / n).collect();
-        let numpy = py.import("numpy")?;
-        let kwargs = pyo3::types::PyDict::new(py);
-        kwargs.set_item("dtype", numpy.getattr("uint64")?)?;
-        let list = pyo3::types::PyList::new(py, &sample)?;
-        let asked = numpy.call_method("array", (list,), Some(&kwargs))?;
+        let asked = positions_array(py, &sample)?;
         let codes: Vec<u8> = array(
             &call(game, "status", &asked, 0)?,
             Some(sample.len()),
@@ -319,8 +329,7 @@ impl Rows {
         if open.is_empty() {
             return Ok(());
         }
-        let list = pyo3::types::PyList::new(py, &open)?;
-        let asked = numpy.call_method("array", (list,), Some(&kwargs))?;
+        let asked = positions_array(py, &open)?;
         let answer = call(game, "children", &asked, 0)?;
         let pair = answer.cast::<PyTuple>().ok().filter(|t| t.len() == 2);
         let Some(pair) = pair else {
